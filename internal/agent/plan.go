@@ -1,0 +1,87 @@
+package agent
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/rtcagent/rtcagent/internal/llm"
+	"github.com/rtcagent/rtcagent/internal/protocol"
+	"github.com/rtcagent/rtcagent/internal/tools"
+)
+
+// PlanInput is what PlanRTCs decides from.
+type PlanInput struct {
+	Calls     []llm.ToolCall
+	Tools     *tools.Set
+	WorkMode  string
+	Limits    protocol.Limits
+	Step      int
+	FirstSeq  int // seq of the first RTC of this step within the turn
+	SessionID string
+	TurnID    string
+	UserID    string
+	MessageID string
+	NewID     func() string
+}
+
+// PlanRTCs turns the model's tool calls into RTC rows. Calls that cannot run end at
+// once: unknown tools and bad arguments as failed, plan-mode writes as rejected, each
+// with a message the model can act on. The others start queued; the caller delivers
+// the first. Calls that need the user (confirmation, askUser) get the human-wait
+// budget instead of the execution deadline.
+func PlanRTCs(in PlanInput) []protocol.RTC {
+	out := make([]protocol.RTC, 0, len(in.Calls))
+	for i, c := range in.Calls {
+		r := protocol.RTC{ID: in.NewID(), SessionID: in.SessionID, TurnID: in.TurnID, UserID: in.UserID, MessageID: in.MessageID,
+			ToolCallID: c.ID, Seq: in.FirstSeq + i, Step: in.Step, ToolName: c.Name, Arguments: safeArgs(c.Arguments),
+			Status: protocol.RTCQueued}
+		tool, err := in.Tools.CheckCall(c.Name, c.Arguments, in.Limits)
+		if err != nil {
+			r.Status, r.Error = protocol.RTCFailed, err.Error()
+			out = append(out, r)
+			continue
+		}
+		d := tools.Decide(in.WorkMode, tool.Kind)
+		if d.Refused {
+			r.Status, r.Error = protocol.RTCRejected, tools.PlanRefusal(c.Name)
+			out = append(out, r)
+			continue
+		}
+		r.NeedsConfirmation = d.NeedsConfirmation
+		budget := in.Limits.ExecTimeout
+		if d.NeedsConfirmation || tool.Kind == tools.KindAsk {
+			budget = in.Limits.HumanTimeout
+		}
+		r.TimeoutMS = budget.Milliseconds()
+		out = append(out, r)
+	}
+	return out
+}
+
+// safeArgs keeps arguments storable as JSON: invalid JSON from the model is kept as
+// a JSON string so the browser and the transcript still see what was sent.
+func safeArgs(raw json.RawMessage) json.RawMessage {
+	if len(raw) == 0 {
+		return json.RawMessage(`{}`)
+	}
+	if json.Valid(raw) {
+		return raw
+	}
+	s, _ := json.Marshal(string(raw))
+	return s
+}
+
+// Checkpoint is the state needed to resume a turn suspended on RTCs. The transcript
+// itself is in the database; this names the position in it.
+type Checkpoint struct {
+	Version     int       `json:"v"`
+	TurnID      string    `json:"turn_id"`
+	Step        int       `json:"step"`
+	MessageID   string    `json:"message_id"`   // the assistant message whose calls are pending
+	ToolCallIDs []string  `json:"tool_call_ids"` // the calls of that step
+	Model       string    `json:"model"`
+	SavedAt     time.Time `json:"saved_at"`
+}
+
+// CheckpointVersion is the current Checkpoint.Version.
+const CheckpointVersion = 1

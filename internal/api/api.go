@@ -1,0 +1,138 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+
+	"github.com/rtcagent/rtcagent/internal/core"
+	"github.com/rtcagent/rtcagent/internal/protocol"
+	"github.com/rtcagent/rtcagent/internal/store"
+)
+
+// Runner is what the API needs from the session workers: hints and partial text.
+type Runner interface {
+	CancelTurn(turnID string)
+	Partial(messageID string) (text string, seq int64, ok bool)
+}
+
+// API serves the v1 methods.
+type API struct {
+	store   store.Store
+	runner  Runner
+	lim     protocol.Limits
+	log     *slog.Logger
+	methods map[string]handler
+}
+
+type handler func(ctx context.Context, c core.Caller, params json.RawMessage) (any, error)
+
+// New builds the handler table.
+func New(st store.Store, runner Runner, lim protocol.Limits, log *slog.Logger) *API {
+	a := &API{store: st, runner: runner, lim: lim.WithDefaults(), log: log}
+	a.methods = map[string]handler{
+		protocol.MethodMessageSend:     a.messageSend,
+		protocol.MethodMessageList:     a.messageList,
+		protocol.MethodMessageGet:      a.messageGet,
+		protocol.MethodSessionList:     a.sessionList,
+		protocol.MethodSessionGet:      a.sessionGet,
+		protocol.MethodSessionUpdate:   a.sessionUpdate,
+		protocol.MethodSessionClose:    a.sessionClose,
+		protocol.MethodSessionOpen:     a.sessionOpen,
+		protocol.MethodSessionDelete:   a.sessionDelete,
+		protocol.MethodTurnStop:        a.turnStop,
+		protocol.MethodTurnList:        a.turnList,
+		protocol.MethodTurnGet:         a.turnGet,
+		protocol.MethodRTCUpdateStatus: a.rtcUpdateStatus,
+		protocol.MethodRTCSubmitResult: a.rtcSubmitResult,
+		protocol.MethodRTCList:         a.rtcList,
+		protocol.MethodRTCGet:          a.rtcGet,
+		protocol.MethodRTCPending:      a.rtcPending,
+		protocol.MethodUpdateList:      a.updateList,
+	}
+	return a
+}
+
+// Limits returns the limits in force.
+func (a *API) Limits() protocol.Limits { return a.lim }
+
+// Call runs one method and returns its JSON result. The error is always a
+// *protocol.Error.
+func (a *API) Call(ctx context.Context, c core.Caller, method string, params []byte) ([]byte, *protocol.Error) {
+	h, ok := a.methods[method]
+	if !ok {
+		return nil, protocol.Errorf(protocol.CodeUnknownMethod, "unknown method %q", method)
+	}
+	if len(params) > a.lim.RequestBytes {
+		return nil, protocol.Errorf(protocol.CodeTooLarge, "request is %d bytes, more than the limit of %d", len(params), a.lim.RequestBytes)
+	}
+	if c.UserID == "" {
+		return nil, protocol.Errorf(protocol.CodeUnauthenticated, "no user")
+	}
+	if len(c.DeviceID) > a.lim.IDBytes {
+		return nil, protocol.Errorf(protocol.CodeInvalidArgument, "device id longer than %d bytes", a.lim.IDBytes)
+	}
+	if len(params) == 0 {
+		params = []byte("{}")
+	}
+	res, err := h(ctx, c, params)
+	if err != nil {
+		return nil, a.toError(method, err)
+	}
+	out, err := json.Marshal(res)
+	if err != nil {
+		return nil, a.toError(method, err)
+	}
+	return out, nil
+}
+
+// toError is the one place where internal errors become protocol codes.
+func (a *API) toError(method string, err error) *protocol.Error {
+	var pe *protocol.Error
+	switch {
+	case errors.As(err, &pe):
+		return pe
+	case errors.Is(err, store.ErrConflict):
+		return protocol.Errorf(protocol.CodeConflict, "the entity changed concurrently; read it again")
+	case errors.Is(err, store.ErrNotFound):
+		return protocol.Errorf(protocol.CodeNotFound, "not found")
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return protocol.Errorf(protocol.CodeUnavailable, "the request was cancelled")
+	}
+	a.log.Error("method failed", "method", method, "err", err)
+	return protocol.Errorf(protocol.CodeInternal, "internal error")
+}
+
+// decode reads params into v; malformed JSON is invalid_argument.
+func decode(params json.RawMessage, v any) error {
+	if err := json.Unmarshal(params, v); err != nil {
+		return protocol.Errorf(protocol.CodeInvalidArgument, "params: %v", err)
+	}
+	return nil
+}
+
+// checkID validates a required id field.
+func (a *API) checkID(name, v string) error {
+	if v == "" {
+		return protocol.Errorf(protocol.CodeInvalidArgument, "%s is required", name)
+	}
+	if len(v) > a.lim.IDBytes {
+		return protocol.Errorf(protocol.CodeInvalidArgument, "%s longer than %d bytes", name, a.lim.IDBytes)
+	}
+	return nil
+}
+
+// limit bounds a page size.
+func (a *API) limit(n int) int {
+	if n <= 0 || n > a.lim.ListLimit {
+		return a.lim.ListLimit
+	}
+	return n
+}
+
+// write runs fn in a write transaction.
+func (a *API) write(ctx context.Context, fn func(tx store.Tx) error) error { return a.store.Write(ctx, fn) }
+
+// read runs fn in a read transaction.
+func (a *API) read(ctx context.Context, fn func(tx store.Tx) error) error { return a.store.Read(ctx, fn) }

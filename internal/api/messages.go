@@ -1,0 +1,138 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/rtcagent/rtcagent/internal/core"
+	"github.com/rtcagent/rtcagent/internal/protocol"
+	"github.com/rtcagent/rtcagent/internal/store"
+	"github.com/rtcagent/rtcagent/internal/tools"
+)
+
+func (a *API) messageSend(ctx context.Context, c core.Caller, params json.RawMessage) (any, error) {
+	var req protocol.MessageSendRequest
+	if err := decode(params, &req); err != nil {
+		return nil, err
+	}
+	if err := a.checkID("client_id", req.ClientID); err != nil {
+		return nil, err
+	}
+	if req.SessionID != "" {
+		if err := a.checkID("session_id", req.SessionID); err != nil {
+			return nil, err
+		}
+	}
+	switch {
+	case req.Content.Text == "":
+		return nil, protocol.Errorf(protocol.CodeInvalidArgument, "content.text is required")
+	case len(req.Content.Text) > a.lim.MessageTextBytes:
+		return nil, protocol.Errorf(protocol.CodeTooLarge, "content.text is %d bytes, more than the limit of %d", len(req.Content.Text), a.lim.MessageTextBytes)
+	case !utf8.ValidString(req.Content.Text):
+		return nil, protocol.Errorf(protocol.CodeInvalidArgument, "content.text must be UTF-8")
+	case req.WorkMode != "" && !protocol.ValidWorkMode(req.WorkMode):
+		return nil, protocol.Errorf(protocol.CodeInvalidArgument, "work_mode %q: one of manual, edit, plan, bypass", req.WorkMode)
+	}
+	if err := tools.ValidateHostTools(req.Tools, a.lim); err != nil {
+		return nil, err
+	}
+	var res *protocol.MessageSendResult
+	err := a.write(ctx, func(tx store.Tx) error {
+		var err error
+		res, err = core.SendMessage(tx, c, &req)
+		return err
+	})
+	return res, err
+}
+
+// cursor parses a numeric list cursor ("" = from the start).
+func cursor(s string) (int64, error) {
+	if s == "" {
+		return 0, nil
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || n < 0 {
+		return 0, protocol.Errorf(protocol.CodeInvalidArgument, "cursor %q is not valid", s)
+	}
+	return n, nil
+}
+
+func (a *API) messageList(ctx context.Context, c core.Caller, params json.RawMessage) (any, error) {
+	var req protocol.ListRequest
+	if err := decode(params, &req); err != nil {
+		return nil, err
+	}
+	if err := a.checkID("session_id", req.SessionID); err != nil {
+		return nil, err
+	}
+	after, err := cursor(req.Cursor)
+	if err != nil {
+		return nil, err
+	}
+	limit := a.limit(req.Limit)
+	res := &protocol.MessageListResult{Messages: []protocol.Message{}}
+	err = a.read(ctx, func(tx store.Tx) error {
+		if _, err := core.SessionFor(tx, c, req.SessionID); err != nil {
+			return err
+		}
+		if res.Offset, err = topOffset(tx, c.UserID); err != nil {
+			return err
+		}
+		msgs, err := tx.MessageList(req.SessionID, store.Page{After: after, Limit: limit})
+		if err != nil {
+			return err
+		}
+		res.Messages = append(res.Messages, msgs...)
+		if len(msgs) == limit {
+			res.NextCursor = strconv.FormatInt(msgs[len(msgs)-1].Seq, 10)
+		}
+		return nil
+	})
+	for i := range res.Messages {
+		a.withPartial(&res.Messages[i])
+	}
+	return res, err
+}
+
+// withPartial fills a streaming message with the text streamed so far.
+func (a *API) withPartial(m *protocol.Message) int64 {
+	if m.Status != protocol.MessageStreaming {
+		return 0
+	}
+	text, seq, ok := a.runner.Partial(m.ID)
+	if ok {
+		m.Text = text
+	}
+	return seq
+}
+
+func (a *API) messageGet(ctx context.Context, c core.Caller, params json.RawMessage) (any, error) {
+	var req protocol.IDRequest
+	if err := decode(params, &req); err != nil {
+		return nil, err
+	}
+	if err := a.checkID("message_id", req.MessageID); err != nil {
+		return nil, err
+	}
+	var m *protocol.Message
+	err := a.read(ctx, func(tx store.Tx) error {
+		var err error
+		if m, err = tx.MessageGet(req.MessageID); err != nil || m.UserID != c.UserID {
+			return protocol.ErrNotFound("message", req.MessageID)
+		}
+		_, err = core.SessionFor(tx, c, m.SessionID)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	seq := a.withPartial(m)
+	return &protocol.MessageGetResult{Message: *m, DeltaSeq: seq}, nil
+}
+
+func topOffset(tx store.Tx, userID string) (int64, error) {
+	p, err := tx.StreamGet(userID)
+	return p.Top, err
+}

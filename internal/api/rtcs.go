@@ -1,0 +1,151 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/rtcagent/rtcagent/internal/core"
+	"github.com/rtcagent/rtcagent/internal/protocol"
+	"github.com/rtcagent/rtcagent/internal/store"
+)
+
+func (a *API) rtcUpdateStatus(ctx context.Context, c core.Caller, params json.RawMessage) (any, error) {
+	var req protocol.RTCUpdateStatusRequest
+	if err := decode(params, &req); err != nil {
+		return nil, err
+	}
+	if err := a.checkID("rtc_id", req.RTCID); err != nil {
+		return nil, err
+	}
+	if err := a.checkID("client_id", req.ClientID); err != nil {
+		return nil, err
+	}
+	switch req.Status {
+	case protocol.RTCSent, protocol.RTCExecuting, protocol.RTCRejected:
+	default:
+		return nil, protocol.Errorf(protocol.CodeInvalidArgument, "status %q: one of sent, executing, rejected", req.Status)
+	}
+	if len(req.Reason) > a.lim.ToolResultBytes {
+		return nil, protocol.Errorf(protocol.CodeTooLarge, "reason longer than %d bytes", a.lim.ToolResultBytes)
+	}
+	var r *protocol.RTC
+	err := a.write(ctx, func(tx store.Tx) error {
+		var err error
+		r, err = core.UpdateRTCStatus(tx, c, &req)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &protocol.RTCResult{RTC: *r}, nil
+}
+
+func (a *API) rtcSubmitResult(ctx context.Context, c core.Caller, params json.RawMessage) (any, error) {
+	var req protocol.RTCSubmitResultRequest
+	if err := decode(params, &req); err != nil {
+		return nil, err
+	}
+	if err := a.checkID("rtc_id", req.RTCID); err != nil {
+		return nil, err
+	}
+	if err := a.checkID("client_id", req.ClientID); err != nil {
+		return nil, err
+	}
+	if len(req.Error) > a.lim.RequestBytes {
+		return nil, protocol.Errorf(protocol.CodeTooLarge, "error longer than %d bytes", a.lim.RequestBytes)
+	}
+	if req.OK && len(req.Output) > 0 && !json.Valid(req.Output) {
+		return nil, protocol.Errorf(protocol.CodeInvalidArgument, "output must be JSON")
+	}
+	var r *protocol.RTC
+	err := a.write(ctx, func(tx store.Tx) error {
+		var err error
+		r, err = core.SubmitResult(tx, c, &req)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &protocol.RTCResult{RTC: *r}, nil
+}
+
+func (a *API) rtcList(ctx context.Context, c core.Caller, params json.RawMessage) (any, error) {
+	var req protocol.ListRequest
+	if err := decode(params, &req); err != nil {
+		return nil, err
+	}
+	if err := a.checkID("session_id", req.SessionID); err != nil {
+		return nil, err
+	}
+	after, err := cursor(req.Cursor)
+	if err != nil {
+		return nil, err
+	}
+	res := &protocol.RTCListResult{RTCs: []protocol.RTC{}}
+	err = a.read(ctx, func(tx store.Tx) error {
+		if _, err := core.SessionFor(tx, c, req.SessionID); err != nil {
+			return err
+		}
+		var err error
+		if res.Offset, err = topOffset(tx, c.UserID); err != nil {
+			return err
+		}
+		list, err := tx.RTCListBySession(req.SessionID, store.Page{After: after, Limit: a.limit(req.Limit)})
+		res.RTCs = append(res.RTCs, list...)
+		return err
+	})
+	return res, err
+}
+
+func (a *API) rtcGet(ctx context.Context, c core.Caller, params json.RawMessage) (any, error) {
+	var req protocol.IDRequest
+	if err := decode(params, &req); err != nil {
+		return nil, err
+	}
+	if err := a.checkID("rtc_id", req.RTCID); err != nil {
+		return nil, err
+	}
+	var r *protocol.RTC
+	err := a.read(ctx, func(tx store.Tx) error {
+		var err error
+		if r, err = tx.RTCGet(req.RTCID); err != nil || r.UserID != c.UserID {
+			return protocol.ErrNotFound("rtc", req.RTCID)
+		}
+		_, err = core.SessionFor(tx, c, r.SessionID)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &protocol.RTCResult{RTC: *r}, nil
+}
+
+// rtcPending lists the open RTCs of the caller's device, for re-delivery after a
+// reconnect or reload.
+func (a *API) rtcPending(ctx context.Context, c core.Caller, _ json.RawMessage) (any, error) {
+	res := &protocol.RTCListResult{RTCs: []protocol.RTC{}}
+	err := a.read(ctx, func(tx store.Tx) error {
+		var err error
+		if res.Offset, err = topOffset(tx, c.UserID); err != nil {
+			return err
+		}
+		list, err := tx.RTCListOpenByUser(c.UserID, a.lim.ListLimit)
+		if err != nil {
+			return err
+		}
+		mine := map[string]bool{}
+		for _, r := range list {
+			ok, seen := mine[r.SessionID]
+			if !seen {
+				_, err := core.SessionForDevice(tx, c, r.SessionID)
+				ok = err == nil
+				mine[r.SessionID] = ok
+			}
+			if ok {
+				res.RTCs = append(res.RTCs, r)
+			}
+		}
+		return nil
+	})
+	return res, err
+}

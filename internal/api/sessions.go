@@ -1,0 +1,147 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/rtcagent/rtcagent/internal/core"
+	"github.com/rtcagent/rtcagent/internal/protocol"
+	"github.com/rtcagent/rtcagent/internal/store"
+)
+
+func (a *API) sessionList(ctx context.Context, c core.Caller, params json.RawMessage) (any, error) {
+	var req protocol.ListRequest
+	if err := decode(params, &req); err != nil {
+		return nil, err
+	}
+	if len(req.Cursor) > a.lim.IDBytes {
+		return nil, protocol.Errorf(protocol.CodeInvalidArgument, "cursor is not valid")
+	}
+	limit := a.limit(req.Limit)
+	res := &protocol.SessionListResult{Sessions: []protocol.Session{}}
+	err := a.read(ctx, func(tx store.Tx) error {
+		var err error
+		if res.Offset, err = topOffset(tx, c.UserID); err != nil {
+			return err
+		}
+		list, err := tx.SessionList(c.UserID, req.Cursor, limit)
+		if err != nil {
+			return err
+		}
+		for _, s := range list {
+			if !s.Deleted {
+				res.Sessions = append(res.Sessions, s)
+			}
+		}
+		if len(list) == limit {
+			res.NextCursor = list[len(list)-1].ID
+		}
+		return nil
+	})
+	return res, err
+}
+
+func (a *API) sessionGet(ctx context.Context, c core.Caller, params json.RawMessage) (any, error) {
+	id, err := a.sessionID(params)
+	if err != nil {
+		return nil, err
+	}
+	var s *protocol.Session
+	err = a.read(ctx, func(tx store.Tx) error {
+		s, err = core.SessionFor(tx, c, id)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &protocol.SessionResult{Session: *s}, nil
+}
+
+func (a *API) sessionID(params json.RawMessage) (string, error) {
+	var req protocol.IDRequest
+	if err := decode(params, &req); err != nil {
+		return "", err
+	}
+	return req.SessionID, a.checkID("session_id", req.SessionID)
+}
+
+func (a *API) sessionUpdate(ctx context.Context, c core.Caller, params json.RawMessage) (any, error) {
+	var req protocol.SessionUpdateRequest
+	if err := decode(params, &req); err != nil {
+		return nil, err
+	}
+	if err := a.checkID("session_id", req.SessionID); err != nil {
+		return nil, err
+	}
+	if req.Title != nil && (len(*req.Title) > a.lim.TitleBytes || *req.Title == "") {
+		return nil, protocol.Errorf(protocol.CodeInvalidArgument, "title must be 1-%d bytes", a.lim.TitleBytes)
+	}
+	if req.WorkMode != nil && !protocol.ValidWorkMode(*req.WorkMode) {
+		return nil, protocol.Errorf(protocol.CodeInvalidArgument, "work_mode %q: one of manual, edit, plan, bypass", *req.WorkMode)
+	}
+	return a.changeSession(ctx, c, req.SessionID, func(s *protocol.Session) {
+		if req.Title != nil {
+			s.Title = *req.Title
+		}
+		if req.WorkMode != nil {
+			s.WorkMode = *req.WorkMode
+		}
+	})
+}
+
+// changeSession applies change to a session and emits session.updated. Closing or
+// deleting a session first stops its running turn.
+func (a *API) changeSession(ctx context.Context, c core.Caller, id string, change func(s *protocol.Session)) (any, error) {
+	var s *protocol.Session
+	var stopped string
+	err := a.write(ctx, func(tx store.Tx) error {
+		var err error
+		if s, err = core.SessionFor(tx, c, id); err != nil {
+			return err
+		}
+		probe := *s
+		change(&probe)
+		if (probe.Deleted || probe.Status == protocol.SessionClosed) && s.ActiveTurnID != "" {
+			stopped = s.ActiveTurnID
+			if _, err := core.StopTurn(tx, c, id); err != nil {
+				return err
+			}
+			if s, err = tx.SessionGet(id); err != nil {
+				return err
+			}
+		}
+		change(s)
+		return core.EmitSession(tx, s, protocol.UpdSessionUpdated)
+	})
+	if err != nil {
+		return nil, err
+	}
+	if stopped != "" {
+		a.runner.CancelTurn(stopped)
+	}
+	return &protocol.SessionResult{Session: *s}, nil
+}
+
+func (a *API) sessionClose(ctx context.Context, c core.Caller, params json.RawMessage) (any, error) {
+	return a.setSessionStatus(ctx, c, params, protocol.SessionClosed)
+}
+
+func (a *API) sessionOpen(ctx context.Context, c core.Caller, params json.RawMessage) (any, error) {
+	return a.setSessionStatus(ctx, c, params, protocol.SessionOpen)
+}
+
+func (a *API) setSessionStatus(ctx context.Context, c core.Caller, params json.RawMessage, status string) (any, error) {
+	id, err := a.sessionID(params)
+	if err != nil {
+		return nil, err
+	}
+	return a.changeSession(ctx, c, id, func(s *protocol.Session) { s.Status = status })
+}
+
+func (a *API) sessionDelete(ctx context.Context, c core.Caller, params json.RawMessage) (any, error) {
+	id, err := a.sessionID(params)
+	if err != nil {
+		return nil, err
+	}
+	return a.changeSession(ctx, c, id, func(s *protocol.Session) { s.Deleted = true })
+}

@@ -1,0 +1,103 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/rtcagent/rtcagent/internal/core"
+	"github.com/rtcagent/rtcagent/internal/protocol"
+	"github.com/rtcagent/rtcagent/internal/store"
+)
+
+func (a *API) turnStop(ctx context.Context, c core.Caller, params json.RawMessage) (any, error) {
+	id, err := a.sessionID(params)
+	if err != nil {
+		return nil, err
+	}
+	var t *protocol.Turn
+	err = a.write(ctx, func(tx store.Tx) error {
+		t, err = core.StopTurn(tx, c, id)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	a.runner.CancelTurn(t.ID)
+	return &protocol.TurnResult{Turn: *t}, nil
+}
+
+func (a *API) turnList(ctx context.Context, c core.Caller, params json.RawMessage) (any, error) {
+	var req protocol.ListRequest
+	if err := decode(params, &req); err != nil {
+		return nil, err
+	}
+	if err := a.checkID("session_id", req.SessionID); err != nil {
+		return nil, err
+	}
+	after, err := cursor(req.Cursor)
+	if err != nil {
+		return nil, err
+	}
+	res := &protocol.TurnListResult{Turns: []protocol.Turn{}}
+	err = a.read(ctx, func(tx store.Tx) error {
+		if _, err := core.SessionFor(tx, c, req.SessionID); err != nil {
+			return err
+		}
+		if res.Offset, err = topOffset(tx, c.UserID); err != nil {
+			return err
+		}
+		list, err := tx.TurnList(req.SessionID, store.Page{After: after, Limit: a.limit(req.Limit)})
+		res.Turns = append(res.Turns, list...)
+		return err
+	})
+	return res, err
+}
+
+func (a *API) turnGet(ctx context.Context, c core.Caller, params json.RawMessage) (any, error) {
+	var req protocol.IDRequest
+	if err := decode(params, &req); err != nil {
+		return nil, err
+	}
+	if err := a.checkID("turn_id", req.TurnID); err != nil {
+		return nil, err
+	}
+	var t *protocol.Turn
+	err := a.read(ctx, func(tx store.Tx) error {
+		var err error
+		if t, err = tx.TurnGet(req.TurnID); err != nil || t.UserID != c.UserID {
+			return protocol.ErrNotFound("turn", req.TurnID)
+		}
+		_, err = core.SessionFor(tx, c, t.SessionID)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &protocol.TurnResult{Turn: *t}, nil
+}
+
+func (a *API) updateList(ctx context.Context, c core.Caller, params json.RawMessage) (any, error) {
+	var req protocol.UpdateListRequest
+	if err := decode(params, &req); err != nil {
+		return nil, err
+	}
+	if req.SinceOffset < 0 || len(req.Epoch) > a.lim.IDBytes {
+		return nil, protocol.Errorf(protocol.CodeInvalidArgument, "since_offset must be >= 0 and epoch at most %d bytes", a.lim.IDBytes)
+	}
+	res := &protocol.UpdateListResult{Updates: []protocol.Update{}}
+	err := a.read(ctx, func(tx store.Tx) error {
+		list, pos, err := tx.UpdateList(c.UserID, req.SinceOffset, a.limit(req.Limit))
+		if err != nil {
+			return err
+		}
+		res.Epoch, res.Top = pos.Epoch, pos.Top
+		// The client's position is not on this timeline, or the history it needs is gone.
+		if (req.Epoch != "" && req.Epoch != pos.Epoch) || req.SinceOffset < pos.Floor || req.SinceOffset > pos.Top {
+			res.Reset = true
+			return nil
+		}
+		res.Updates = append(res.Updates, list...)
+		return nil
+	})
+	return res, err
+}

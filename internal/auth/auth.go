@@ -1,0 +1,74 @@
+// Package auth verifies and issues the connection tokens of RTC Agent: HS256 JWTs
+// whose sub is the user id. The user id of every request comes from here, never from
+// a payload.
+package auth
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/golang-jwt/jwt/v5"
+)
+
+// MaxTokenBytes bounds a token before it is parsed.
+const MaxTokenBytes = 4096
+
+// ErrExpired marks a token whose exp has passed (the client should refresh it).
+var ErrExpired = errors.New("token expired")
+
+// Claims are what a valid token says.
+type Claims struct {
+	UserID    string
+	ExpiresAt time.Time // zero when the token has no exp
+}
+
+// Verifier checks tokens signed with one HS256 secret.
+type Verifier struct {
+	secret []byte
+}
+
+// NewVerifier returns a Verifier; the secret must be at least 16 bytes.
+func NewVerifier(secret []byte) (*Verifier, error) {
+	if len(secret) < 16 {
+		return nil, errors.New("token secret must be at least 16 bytes")
+	}
+	return &Verifier{secret: secret}, nil
+}
+
+// Verify parses and checks a token: signature, algorithm, exp, and a non-empty sub
+// of at most 128 bytes.
+func (v *Verifier) Verify(token string) (Claims, error) {
+	if token == "" {
+		return Claims{}, errors.New("no token")
+	}
+	if len(token) > MaxTokenBytes {
+		return Claims{}, errors.New("token too long")
+	}
+	var rc jwt.RegisteredClaims
+	_, err := jwt.ParseWithClaims(token, &rc, func(*jwt.Token) (any, error) { return v.secret, nil },
+		jwt.WithValidMethods([]string{"HS256"}), jwt.WithExpirationRequired())
+	if errors.Is(err, jwt.ErrTokenExpired) {
+		return Claims{}, ErrExpired
+	}
+	if err != nil {
+		return Claims{}, fmt.Errorf("invalid token: %w", err)
+	}
+	if rc.Subject == "" || len(rc.Subject) > 128 {
+		return Claims{}, errors.New("invalid token: sub must name the user (1-128 bytes)")
+	}
+	c := Claims{UserID: rc.Subject}
+	if rc.ExpiresAt != nil {
+		c.ExpiresAt = rc.ExpiresAt.Time
+	}
+	return c, nil
+}
+
+// Issue signs a token for userID valid for ttl. The server uses it only for the
+// development token endpoint and tests; production sites issue their own.
+func (v *Verifier) Issue(userID string, ttl time.Duration) (string, time.Time, error) {
+	exp := time.Now().Add(ttl).Truncate(time.Second)
+	tok := jwt.NewWithClaims(jwt.SigningMethodHS256, jwt.RegisteredClaims{Subject: userID, ExpiresAt: jwt.NewNumericDate(exp), IssuedAt: jwt.NewNumericDate(time.Now())})
+	s, err := tok.SignedString(v.secret)
+	return s, exp, err
+}

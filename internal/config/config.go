@@ -1,0 +1,148 @@
+// Package config holds the one configuration struct of the rtcagent server, its
+// defaults, its flags and environment variables, and its validation.
+package config
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Config is the server configuration. Every field names its flag, environment
+// variable and default.
+type Config struct {
+	Addr      string // -addr, RTCAGENT_ADDR; default ":8080"
+	DataFile  string // -data, RTCAGENT_DATA; SQLite file; default "rtcagent.db"
+	Secret    string // -token-secret, RTCAGENT_TOKEN_SECRET; HS256 secret of connection tokens (>= 16 bytes); required unless -dev
+	Dev       bool   // -dev, RTCAGENT_DEV; enables POST /api/dev/token (anyone can get a token for any user) and a random secret when none is set
+	LogLevel  string // -log-level, RTCAGENT_LOG_LEVEL; debug, info, warn, error; default info
+	Origins   string // -allowed-origins, RTCAGENT_ALLOWED_ORIGINS; comma-separated WebSocket origins; default any
+	System    string // -system-prompt, RTCAGENT_SYSTEM_PROMPT; default a short built-in prompt
+	Provider  string // -model-provider, RTCAGENT_MODEL_PROVIDER; openai, anthropic or scripted; default: openai when RTCAGENT_OPENAI_API_KEY or -openai-base-url is set, anthropic when RTCAGENT_ANTHROPIC_API_KEY is set, else scripted (the demo model)
+	Script    string // -script, RTCAGENT_SCRIPT; JSON script file for the scripted model; default the built-in demo script
+	OpenAIURL string // -openai-base-url, RTCAGENT_OPENAI_BASE_URL; default https://api.openai.com/v1 (Ollama: http://localhost:11434/v1)
+	OpenAIKey string // RTCAGENT_OPENAI_API_KEY (environment only)
+	OpenAIMdl string // -openai-model, RTCAGENT_OPENAI_MODEL; default gpt-4o-mini
+	AnthURL   string // -anthropic-base-url, RTCAGENT_ANTHROPIC_BASE_URL; default https://api.anthropic.com
+	AnthKey   string // RTCAGENT_ANTHROPIC_API_KEY (environment only)
+	AnthMdl   string // -anthropic-model, RTCAGENT_ANTHROPIC_MODEL; default claude-sonnet-4-5
+	MaxTokens int    // -max-tokens, RTCAGENT_MAX_TOKENS; per model step; default 4096
+
+	LeaseTTL     time.Duration // -lease-ttl, RTCAGENT_LEASE_TTL; session lease; default 30s
+	PollInterval time.Duration // -poll-interval, RTCAGENT_POLL_INTERVAL; inbox/deadline backstop poll; default 1s
+	ExecTimeout  time.Duration // -exec-timeout, RTCAGENT_EXEC_TIMEOUT; RTC execution deadline; default 5m
+	HumanTimeout time.Duration // -human-timeout, RTCAGENT_HUMAN_TIMEOUT; confirmation/askUser wait and checkpoint TTL; default 24h
+	StepLimit    int           // -step-limit, RTCAGENT_STEP_LIMIT; model steps per turn; default 50
+	Retention    time.Duration // -update-retention, RTCAGENT_UPDATE_RETENTION; Topic history kept; default 168h
+	ShutdownWait time.Duration // -shutdown-timeout, RTCAGENT_SHUTDOWN_TIMEOUT; default 10s
+}
+
+// Default returns the defaults.
+func Default() Config {
+	return Config{Addr: ":8080", DataFile: "rtcagent.db", LogLevel: "info", OpenAIMdl: "gpt-4o-mini", AnthMdl: "claude-sonnet-4-5",
+		MaxTokens: 4096, LeaseTTL: 30 * time.Second, PollInterval: time.Second, ExecTimeout: 5 * time.Minute,
+		HumanTimeout: 24 * time.Hour, StepLimit: 50, Retention: 7 * 24 * time.Hour, ShutdownWait: 10 * time.Second}
+}
+
+// Parse reads flags from args, with environment variables as defaults.
+func Parse(args []string, getenv func(string) string) (Config, error) {
+	c := Default()
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	str := func(p *string, name, env, usage string) {
+		if v := getenv(env); v != "" {
+			*p = v
+		}
+		fs.StringVar(p, name, *p, usage+" ("+env+")")
+	}
+	dur := func(p *time.Duration, name, env, usage string) {
+		if v, err := time.ParseDuration(getenv(env)); err == nil {
+			*p = v
+		}
+		fs.DurationVar(p, name, *p, usage+" ("+env+")")
+	}
+	num := func(p *int, name, env, usage string) {
+		if v, err := strconv.Atoi(getenv(env)); err == nil {
+			*p = v
+		}
+		fs.IntVar(p, name, *p, usage+" ("+env+")")
+	}
+	str(&c.Addr, "addr", "RTCAGENT_ADDR", "listen address")
+	str(&c.DataFile, "data", "RTCAGENT_DATA", "SQLite database file")
+	str(&c.Secret, "token-secret", "RTCAGENT_TOKEN_SECRET", "HS256 secret of connection tokens")
+	c.Dev = getenv("RTCAGENT_DEV") == "1" || getenv("RTCAGENT_DEV") == "true"
+	fs.BoolVar(&c.Dev, "dev", c.Dev, "development mode: token endpoint for any user (RTCAGENT_DEV)")
+	str(&c.LogLevel, "log-level", "RTCAGENT_LOG_LEVEL", "debug, info, warn or error")
+	str(&c.Origins, "allowed-origins", "RTCAGENT_ALLOWED_ORIGINS", "comma-separated WebSocket origins; empty = any")
+	str(&c.System, "system-prompt", "RTCAGENT_SYSTEM_PROMPT", "system prompt")
+	str(&c.Provider, "model-provider", "RTCAGENT_MODEL_PROVIDER", "openai, anthropic or scripted")
+	str(&c.Script, "script", "RTCAGENT_SCRIPT", "script file for the scripted model")
+	str(&c.OpenAIURL, "openai-base-url", "RTCAGENT_OPENAI_BASE_URL", "OpenAI-compatible base URL")
+	str(&c.OpenAIMdl, "openai-model", "RTCAGENT_OPENAI_MODEL", "OpenAI model")
+	str(&c.AnthURL, "anthropic-base-url", "RTCAGENT_ANTHROPIC_BASE_URL", "Anthropic base URL")
+	str(&c.AnthMdl, "anthropic-model", "RTCAGENT_ANTHROPIC_MODEL", "Anthropic model")
+	num(&c.MaxTokens, "max-tokens", "RTCAGENT_MAX_TOKENS", "max output tokens per model step")
+	dur(&c.LeaseTTL, "lease-ttl", "RTCAGENT_LEASE_TTL", "session lease TTL")
+	dur(&c.PollInterval, "poll-interval", "RTCAGENT_POLL_INTERVAL", "inbox and deadline poll")
+	dur(&c.ExecTimeout, "exec-timeout", "RTCAGENT_EXEC_TIMEOUT", "RTC execution deadline")
+	dur(&c.HumanTimeout, "human-timeout", "RTCAGENT_HUMAN_TIMEOUT", "confirmation/askUser wait and checkpoint TTL")
+	num(&c.StepLimit, "step-limit", "RTCAGENT_STEP_LIMIT", "model steps per turn")
+	dur(&c.Retention, "update-retention", "RTCAGENT_UPDATE_RETENTION", "Topic history retention")
+	dur(&c.ShutdownWait, "shutdown-timeout", "RTCAGENT_SHUTDOWN_TIMEOUT", "graceful shutdown limit")
+	c.OpenAIKey = getenv("RTCAGENT_OPENAI_API_KEY")
+	c.AnthKey = getenv("RTCAGENT_ANTHROPIC_API_KEY")
+	if err := fs.Parse(args); err != nil {
+		return c, err
+	}
+	if c.Provider == "" {
+		switch {
+		case c.OpenAIKey != "" || c.OpenAIURL != "":
+			c.Provider = "openai"
+		case c.AnthKey != "":
+			c.Provider = "anthropic"
+		default:
+			c.Provider = "scripted"
+		}
+	}
+	return c, c.Validate()
+}
+
+// Validate checks the configuration.
+func (c Config) Validate() error {
+	var errs []error
+	if c.Secret == "" && !c.Dev {
+		errs = append(errs, errors.New("token secret is required (-token-secret or RTCAGENT_TOKEN_SECRET), or run with -dev"))
+	}
+	if c.Secret != "" && len(c.Secret) < 16 {
+		errs = append(errs, errors.New("token secret must be at least 16 bytes"))
+	}
+	switch c.Provider {
+	case "openai", "anthropic", "scripted":
+	default:
+		errs = append(errs, fmt.Errorf("model provider %q: one of openai, anthropic, scripted", c.Provider))
+	}
+	if c.Provider == "anthropic" && c.AnthKey == "" {
+		errs = append(errs, errors.New("anthropic needs RTCAGENT_ANTHROPIC_API_KEY"))
+	}
+	if c.LeaseTTL < 300*time.Millisecond || c.PollInterval <= 0 || c.ExecTimeout <= 0 || c.HumanTimeout <= 0 || c.StepLimit <= 0 {
+		errs = append(errs, errors.New("lease TTL (>= 300ms), poll interval, timeouts and step limit must be positive"))
+	}
+	return errors.Join(errs...)
+}
+
+// AllowedOrigins splits Origins.
+func (c Config) AllowedOrigins() []string {
+	var out []string
+	for _, o := range strings.Split(c.Origins, ",") {
+		if o = strings.TrimSpace(o); o != "" {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+// Getenv is os.Getenv, for Parse.
+var Getenv = os.Getenv

@@ -1,0 +1,94 @@
+package core
+
+import (
+	"errors"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/rtcagent/rtcagent/internal/protocol"
+	"github.com/rtcagent/rtcagent/internal/store"
+)
+
+// SendMessage stores a user message and its turn. The turn starts at once when the
+// session is idle; otherwise it waits, queued, for the running turn to end. A
+// repeated client_id returns the first result and changes nothing.
+// The request must have been validated (see api).
+func SendMessage(tx store.Tx, c Caller, req *protocol.MessageSendRequest) (*protocol.MessageSendResult, error) {
+	if prev, err := tx.MessageByClientID(c.UserID, req.ClientID); err == nil {
+		return &protocol.MessageSendResult{SessionID: prev.SessionID, MessageID: prev.ID, TurnID: prev.TurnID}, nil
+	} else if !errors.Is(err, store.ErrNotFound) {
+		return nil, err
+	}
+
+	sess, err := sessionForMessage(tx, c, req)
+	if err != nil {
+		return nil, err
+	}
+	turnSeq, err := tx.TurnMaxSeq(sess.ID)
+	if err != nil {
+		return nil, err
+	}
+	msgSeq, err := tx.MessageMaxSeq(sess.ID)
+	if err != nil {
+		return nil, err
+	}
+	turn := &protocol.Turn{ID: NewID(), SessionID: sess.ID, UserID: c.UserID, Seq: turnSeq + 1, Status: protocol.TurnQueued, Tools: req.Tools}
+	msg := &protocol.Message{ID: NewID(), SessionID: sess.ID, TurnID: turn.ID, UserID: c.UserID, Seq: msgSeq + 1,
+		Role: protocol.RoleUser, Text: req.Content.Text, Status: protocol.MessageComplete}
+	turn.UserMessageID = msg.ID
+	if err := EmitMessage(tx, msg, "", req.ClientID); err != nil {
+		return nil, err
+	}
+	if err := EmitTurn(tx, turn, ""); err != nil {
+		return nil, err
+	}
+	if sess.ActiveTurnID == "" {
+		if err := tx.InboxInsert(&store.InboxItem{SessionID: sess.ID, Kind: KindTurnStart, TurnID: turn.ID}); err != nil {
+			return nil, err
+		}
+	}
+	return &protocol.MessageSendResult{SessionID: sess.ID, MessageID: msg.ID, TurnID: turn.ID}, nil
+}
+
+func sessionForMessage(tx store.Tx, c Caller, req *protocol.MessageSendRequest) (*protocol.Session, error) {
+	if req.SessionID == "" {
+		mode := req.WorkMode
+		if mode == "" {
+			mode = protocol.ModeEdit
+		}
+		s := &protocol.Session{ID: NewID(), UserID: c.UserID, DeviceID: c.DeviceID, Title: TitleFrom(req.Content.Text),
+			WorkMode: mode, Status: protocol.SessionOpen}
+		return s, EmitSession(tx, s, protocol.UpdSessionCreated)
+	}
+	s, err := SessionForDevice(tx, c, req.SessionID)
+	if err != nil {
+		return nil, err
+	}
+	if s.Status == protocol.SessionClosed {
+		return nil, protocol.Errorf(protocol.CodeConflict, "session %q is closed; open it before sending", s.ID)
+	}
+	if req.WorkMode != "" && req.WorkMode != s.WorkMode {
+		s.WorkMode = req.WorkMode
+		if err := EmitSession(tx, s, protocol.UpdSessionUpdated); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+// TitleFrom makes a session title from the first message: its first line, at most
+// 60 characters.
+func TitleFrom(text string) string {
+	line := strings.TrimSpace(text)
+	if i := strings.IndexByte(line, '\n'); i >= 0 {
+		line = strings.TrimSpace(line[:i])
+	}
+	if utf8.RuneCountInString(line) > 60 {
+		r := []rune(line)
+		line = string(r[:57]) + "..."
+	}
+	if line == "" {
+		line = "New session"
+	}
+	return line
+}

@@ -1,0 +1,123 @@
+package core
+
+import (
+	"errors"
+	"time"
+
+	"github.com/rtcagent/rtcagent/internal/protocol"
+	"github.com/rtcagent/rtcagent/internal/store"
+)
+
+// UpdateRTCStatus moves an RTC forward to sent, executing or rejected. Repeating
+// the status it already has is accepted (a retried request); moving backwards or out
+// of a terminal status is a conflict.
+func UpdateRTCStatus(tx store.Tx, c Caller, req *protocol.RTCUpdateStatusRequest) (*protocol.RTC, error) {
+	r, err := RTCForDevice(tx, c, req.RTCID)
+	if err != nil {
+		return nil, err
+	}
+	if r.Status == req.Status {
+		return r, nil
+	}
+	if r.Status == protocol.RTCQueued {
+		return nil, protocol.Errorf(protocol.CodeConflict, "rtc %q is queued behind an earlier call of its session", r.ID)
+	}
+	if !protocol.RTCTransitionAllowed(r.Status, req.Status) {
+		return nil, protocol.Errorf(protocol.CodeConflict, "rtc %q cannot go from %s to %s", r.ID, r.Status, req.Status)
+	}
+	prev := r.Status
+	r.Status = req.Status
+	if req.Status == protocol.RTCRejected {
+		r.ClientID = req.ClientID
+		r.Error = req.Reason
+		return r, endRTC(tx, r, prev)
+	}
+	if err := EmitRTC(tx, r, prev); err != nil {
+		return nil, casConflict(err, r.ID)
+	}
+	return r, nil
+}
+
+// SubmitResult records the outcome of an RTC exactly once. A replay (the RTC is
+// already terminal) returns the stored RTC and changes nothing, whatever client_id
+// it carries.
+func SubmitResult(tx store.Tx, c Caller, req *protocol.RTCSubmitResultRequest) (*protocol.RTC, error) {
+	r, err := RTCForDevice(tx, c, req.RTCID)
+	if err != nil {
+		return nil, err
+	}
+	if protocol.RTCTerminal(r.Status) {
+		return r, nil
+	}
+	if r.Status == protocol.RTCQueued {
+		return nil, protocol.Errorf(protocol.CodeConflict, "rtc %q is queued behind an earlier call of its session and was not delivered", r.ID)
+	}
+	prev := r.Status
+	r.ClientID = req.ClientID
+	if req.OK {
+		r.Status, r.Output = protocol.RTCCompleted, req.Output
+	} else {
+		r.Status, r.Error = protocol.RTCFailed, req.Error
+		if r.Error == "" {
+			r.Error = "the tool failed without a message"
+		}
+	}
+	return r, endRTC(tx, r, prev)
+}
+
+// ExpireRTC marks an RTC whose deadline passed as timeout. It is a no-op when the
+// RTC ended meanwhile.
+func ExpireRTC(tx store.Tx, id string) error {
+	r, err := tx.RTCGet(id)
+	if err != nil || protocol.RTCTerminal(r.Status) || r.DeadlineAt == nil || r.DeadlineAt.After(tx.Now()) {
+		return err
+	}
+	prev := r.Status
+	r.Status = protocol.RTCTimeout
+	r.Error = "no result before the deadline"
+	return endRTC(tx, r, prev)
+}
+
+// endRTC writes r in its new terminal status (compare-and-set from prev) and then,
+// in the same transaction, delivers the next queued RTC of the turn or, when none is
+// left open, queues the turn's resumption.
+func endRTC(tx store.Tx, r *protocol.RTC, prev string) error {
+	if err := EmitRTC(tx, r, prev); err != nil {
+		return casConflict(err, r.ID)
+	}
+	rtcs, err := tx.RTCListByTurn(r.TurnID)
+	if err != nil {
+		return err
+	}
+	for i := range rtcs {
+		next := &rtcs[i]
+		if next.Step != r.Step || protocol.RTCTerminal(next.Status) {
+			continue
+		}
+		if next.Status == protocol.RTCQueued {
+			return Deliver(tx, next, protocol.RTCQueued)
+		}
+		return nil // another call of the step is still open (not expected: one at a time)
+	}
+	turn, err := tx.TurnGet(r.TurnID)
+	if err != nil || turn.Status != protocol.TurnWaiting {
+		return err // a stopped or failed turn does not resume
+	}
+	return tx.InboxInsert(&store.InboxItem{SessionID: r.SessionID, Kind: KindTurnResume, TurnID: r.TurnID})
+}
+
+// Deliver makes an RTC pending: visible to the browser for execution, with its
+// deadline starting now. prev is its stored status ("" for a new row).
+func Deliver(tx store.Tx, r *protocol.RTC, prev string) error {
+	r.Status = protocol.RTCPending
+	d := tx.Now().Add(time.Duration(r.TimeoutMS) * time.Millisecond)
+	r.DeadlineAt = &d
+	return EmitRTC(tx, r, prev)
+}
+
+func casConflict(err error, id string) error {
+	if errors.Is(err, store.ErrConflict) {
+		return protocol.Errorf(protocol.CodeConflict, "rtc %q changed concurrently; read it again", id)
+	}
+	return err
+}

@@ -1,0 +1,89 @@
+package core
+
+import (
+	"errors"
+
+	"github.com/rtcagent/rtcagent/internal/protocol"
+	"github.com/rtcagent/rtcagent/internal/store"
+)
+
+// EndTurn moves a turn to a terminal status (compare-and-set from its stored
+// status), fails its open RTCs with reason, drops its checkpoint, marks the session
+// idle and queues the session's next turn if one waits.
+func EndTurn(tx store.Tx, t *protocol.Turn, status string, terr *protocol.TurnError, reason string) error {
+	prev := t.Status
+	t.Status, t.Error = status, terr
+	if err := EmitTurn(tx, t, prev); err != nil {
+		return err
+	}
+	rtcs, err := tx.RTCListByTurn(t.ID)
+	if err != nil {
+		return err
+	}
+	for i := range rtcs {
+		r := &rtcs[i]
+		if protocol.RTCTerminal(r.Status) {
+			continue
+		}
+		was := r.Status
+		r.Status, r.Error = protocol.RTCFailed, reason
+		if err := EmitRTC(tx, r, was); err != nil {
+			return err
+		}
+	}
+	if err := tx.CheckpointDelete(t.ID); err != nil {
+		return err
+	}
+	s, err := tx.SessionGet(t.SessionID)
+	if err != nil {
+		return err
+	}
+	if s.ActiveTurnID == t.ID {
+		s.ActiveTurnID = ""
+		if err := EmitSession(tx, s, protocol.UpdSessionUpdated); err != nil {
+			return err
+		}
+	}
+	return QueueNextTurn(tx, t.SessionID)
+}
+
+// QueueNextTurn queues the start of the session's oldest queued turn, if any.
+func QueueNextTurn(tx store.Tx, sessionID string) error {
+	next, err := tx.TurnNextQueued(sessionID)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return tx.InboxInsert(&store.InboxItem{SessionID: sessionID, Kind: KindTurnStart, TurnID: next.ID})
+}
+
+// StopTurn stops the session's active turn, or its oldest queued turn when none is
+// active. Its open RTCs end as failed ("cancelled"). A worker streaming the turn
+// notices at its next write, which then fails.
+func StopTurn(tx store.Tx, c Caller, sessionID string) (*protocol.Turn, error) {
+	s, err := SessionFor(tx, c, sessionID)
+	if err != nil {
+		return nil, err
+	}
+	var t *protocol.Turn
+	if s.ActiveTurnID != "" {
+		t, err = tx.TurnGet(s.ActiveTurnID)
+	} else {
+		t, err = tx.TurnNextQueued(s.ID)
+	}
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, protocol.Errorf(protocol.CodeConflict, "session %q has no running turn", sessionID)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if protocol.TurnTerminal(t.Status) {
+		return t, nil
+	}
+	if err := EndTurn(tx, t, protocol.TurnStopped, nil, "cancelled: the user stopped the turn"); err != nil {
+		return nil, err
+	}
+	return t, nil
+}

@@ -1,0 +1,213 @@
+package protocol
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Work modes of a session (the permission matrix lives in internal/tools).
+const (
+	ModeManual = "manual"
+	ModeEdit   = "edit"
+	ModePlan   = "plan"
+	ModeBypass = "bypass"
+)
+
+// ValidWorkMode reports whether m names a work mode.
+func ValidWorkMode(m string) bool {
+	switch m {
+	case ModeManual, ModeEdit, ModePlan, ModeBypass:
+		return true
+	}
+	return false
+}
+
+// Session statuses.
+const (
+	SessionOpen   = "open"
+	SessionClosed = "closed"
+)
+
+// Session is one conversation. It belongs to the user and to the device (browser
+// profile) that created it: only that device executes its RTCs.
+type Session struct {
+	ID           string    `json:"id"`
+	UserID       string    `json:"user_id"`
+	DeviceID     string    `json:"device_id"`
+	Title        string    `json:"title"`
+	WorkMode     string    `json:"work_mode"`
+	Status       string    `json:"status"`
+	Deleted      bool      `json:"deleted,omitempty"`
+	ActiveTurnID string    `json:"active_turn_id,omitempty"`
+	CreatedAt    time.Time `json:"created_at"`
+	UpdatedAt    time.Time `json:"updated_at"`
+	Offset       int64     `json:"offset"` // offset of the update that produced this state
+}
+
+// Turn statuses. queued → running ⇄ waiting → completed | failed | stopped.
+const (
+	TurnQueued    = "queued"
+	TurnRunning   = "running"
+	TurnWaiting   = "waiting" // suspended until the RTCs of its step are terminal
+	TurnCompleted = "completed"
+	TurnFailed    = "failed"
+	TurnStopped   = "stopped"
+)
+
+// TurnTerminal reports whether a turn in status s is finished.
+func TurnTerminal(s string) bool {
+	return s == TurnCompleted || s == TurnFailed || s == TurnStopped
+}
+
+// TurnError explains why a turn failed.
+type TurnError struct {
+	Category  string `json:"category"` // step_limit, model_error, checkpoint_expired, internal
+	Message   string `json:"message"`
+	Retryable bool   `json:"retryable"`
+}
+
+// Turn is one run of the agent loop, started by one user message.
+type Turn struct {
+	ID            string     `json:"id"`
+	SessionID     string     `json:"session_id"`
+	UserID        string     `json:"user_id"`
+	Seq           int64      `json:"seq"` // order within the session, from 1
+	UserMessageID string     `json:"user_message_id"`
+	Status        string     `json:"status"`
+	Step          int        `json:"step"` // model steps taken so far
+	Error         *TurnError `json:"error,omitempty"`
+	Tools         []HostTool `json:"tools,omitempty"` // host tools offered in this turn
+	CreatedAt     time.Time  `json:"created_at"`
+	UpdatedAt     time.Time  `json:"updated_at"`
+	Offset        int64      `json:"offset"`
+}
+
+// Message roles and statuses.
+const (
+	RoleUser      = "user"
+	RoleAssistant = "assistant"
+
+	MessageStreaming   = "streaming"
+	MessageComplete    = "complete"
+	MessageInterrupted = "interrupted" // the stream ended early (stop, crash); Text holds what arrived
+	MessageError       = "error"       // a visible error message of a failed turn
+)
+
+// ToolCall is a tool call requested by the model, as stored on its message.
+type ToolCall struct {
+	ID        string          `json:"id"`
+	Name      string          `json:"name"`
+	Arguments json.RawMessage `json:"arguments"`
+}
+
+// Message is one entry of a session's conversation.
+type Message struct {
+	ID        string     `json:"id"`
+	SessionID string     `json:"session_id"`
+	TurnID    string     `json:"turn_id"`
+	UserID    string     `json:"user_id"`
+	Seq       int64      `json:"seq"` // order within the session, from 1
+	Role      string     `json:"role"`
+	Text      string     `json:"text"`
+	ToolCalls []ToolCall `json:"tool_calls,omitempty"`
+	Status    string     `json:"status"`
+	Error     *TurnError `json:"error,omitempty"`
+	Model     string     `json:"model,omitempty"`
+	CreatedAt time.Time  `json:"created_at"`
+	UpdatedAt time.Time  `json:"updated_at"`
+	Offset    int64      `json:"offset"`
+}
+
+// RTC statuses. queued is the state of a call waiting for the previous call of its
+// session to end: RTCs are delivered one at a time. The model sees "[Tool Pending]"
+// for every non-terminal status.
+const (
+	RTCQueued    = "queued"
+	RTCPending   = "pending"
+	RTCSent      = "sent"
+	RTCExecuting = "executing"
+	RTCCompleted = "completed"
+	RTCFailed    = "failed"
+	RTCTimeout   = "timeout"
+	RTCRejected  = "rejected"
+)
+
+// RTCTerminal reports whether an RTC in status s is final.
+func RTCTerminal(s string) bool {
+	switch s {
+	case RTCCompleted, RTCFailed, RTCTimeout, RTCRejected:
+		return true
+	}
+	return false
+}
+
+// rtcRank orders the non-terminal states; transitions only move forward.
+var rtcRank = map[string]int{RTCQueued: 0, RTCPending: 1, RTCSent: 2, RTCExecuting: 3}
+
+// RTCTransitionAllowed reports whether an RTC may move from status from to to.
+func RTCTransitionAllowed(from, to string) bool {
+	if RTCTerminal(from) {
+		return false
+	}
+	if RTCTerminal(to) {
+		return true
+	}
+	f, ok1 := rtcRank[from]
+	t, ok2 := rtcRank[to]
+	return ok1 && ok2 && t > f
+}
+
+// RTC is one remote tool call, executed by the browser of the session's device.
+type RTC struct {
+	ID                string          `json:"id"`
+	SessionID         string          `json:"session_id"`
+	TurnID            string          `json:"turn_id"`
+	UserID            string          `json:"user_id"`
+	MessageID         string          `json:"message_id"` // the assistant message that requested it
+	ToolCallID        string          `json:"tool_call_id"`
+	Seq               int             `json:"seq"`  // order in the turn, from 1
+	Step              int             `json:"step"` // model step of the turn that requested it
+	ToolName          string          `json:"tool_name"`
+	Arguments         json.RawMessage `json:"arguments"`
+	Status            string          `json:"status"`
+	NeedsConfirmation bool            `json:"needs_confirmation"`
+	TimeoutMS         int64           `json:"timeout_ms"`            // budget from delivery to deadline
+	DeadlineAt        *time.Time      `json:"deadline_at,omitempty"` // set when delivered (pending)
+	Output            json.RawMessage `json:"output,omitempty"`
+	Error             string          `json:"error,omitempty"`
+	ClientID          string          `json:"client_id,omitempty"` // the submission that ended it
+	CreatedAt         time.Time       `json:"created_at"`
+	UpdatedAt         time.Time       `json:"updated_at"`
+	Offset            int64           `json:"offset"`
+}
+
+// Update types on the Topic channel.
+const (
+	UpdSessionCreated = "session.created"
+	UpdSessionUpdated = "session.updated"
+	UpdTurnCreated    = "turn.created"
+	UpdTurnUpdated    = "turn.updated"
+	UpdMessageCreated = "message.created"
+	UpdMessageUpdated = "message.updated"
+	UpdRTCUpdated     = "rtc.updated"
+)
+
+// Update is one Topic event: a state change of one entity, with the per-user offset
+// assigned in the transaction that made the change.
+type Update struct {
+	Offset int64           `json:"offset"`
+	Epoch  string          `json:"epoch"`
+	Type   string          `json:"type"`
+	Data   json.RawMessage `json:"data"`
+	UserID string          `json:"-"`
+}
+
+// Delta is one Live event: a chunk of a streaming message.
+type Delta struct {
+	Type      string `json:"type"` // always "message.delta"
+	SessionID string `json:"session_id"`
+	MessageID string `json:"message_id"`
+	Seq       int64  `json:"seq"` // from 1 per message
+	Kind      string `json:"kind"`
+	Delta     string `json:"delta"`
+}

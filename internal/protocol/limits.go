@@ -1,0 +1,45 @@
+package protocol
+
+import "time"
+
+// Limits bounds every outside input. Zero values are replaced by the defaults.
+type Limits struct {
+	RequestBytes     int           // whole RPC request body; default 1 MiB
+	MessageTextBytes int           // v1.message.send text; default 64 KiB
+	ToolResultBytes  int           // RTC output or error; default 256 KiB
+	ToolArgsBytes    int           // arguments of one tool call kept from the model; default 256 KiB
+	HostTools        int           // host tools per message; default 64
+	HostToolBytes    int           // one host tool schema; default 16 KiB
+	TitleBytes       int           // session title; default 200
+	IDBytes          int           // any id or client_id; default 128
+	ListLimit        int           // max page size of list methods; default 200
+	ExecTimeout      time.Duration // RTC execution deadline; default 5 min
+	HumanTimeout     time.Duration // wait for a confirmation or askUser answer; default 24 h
+	StepLimit        int           // model steps per turn; default 50
+}
+
+// WithDefaults returns l with every zero field set to its default.
+func (l Limits) WithDefaults() Limits {
+	def := func(v *int, d int) {
+		if *v <= 0 {
+			*v = d
+		}
+	}
+	def(&l.RequestBytes, 1<<20)
+	def(&l.MessageTextBytes, 64<<10)
+	def(&l.ToolResultBytes, 256<<10)
+	def(&l.ToolArgsBytes, 256<<10)
+	def(&l.HostTools, 64)
+	def(&l.HostToolBytes, 16<<10)
+	def(&l.TitleBytes, 200)
+	def(&l.IDBytes, 128)
+	def(&l.ListLimit, 200)
+	def(&l.StepLimit, 50)
+	if l.ExecTimeout <= 0 {
+		l.ExecTimeout = 5 * time.Minute
+	}
+	if l.HumanTimeout <= 0 {
+		l.HumanTimeout = 24 * time.Hour
+	}
+	return l
+}

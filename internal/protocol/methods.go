@@ -1,0 +1,147 @@
+package protocol
+
+import "encoding/json"
+
+// Method names.
+const (
+	MethodMessageSend     = "v1.message.send"
+	MethodMessageList     = "v1.message.list"
+	MethodMessageGet      = "v1.message.get"
+	MethodSessionList     = "v1.session.list"
+	MethodSessionGet      = "v1.session.get"
+	MethodSessionUpdate   = "v1.session.update"
+	MethodSessionClose    = "v1.session.close"
+	MethodSessionOpen     = "v1.session.open"
+	MethodSessionDelete   = "v1.session.delete"
+	MethodTurnStop        = "v1.turn.stop"
+	MethodTurnList        = "v1.turn.list"
+	MethodTurnGet         = "v1.turn.get"
+	MethodRTCUpdateStatus = "v1.rtc.update_status"
+	MethodRTCSubmitResult = "v1.rtc.submit_result"
+	MethodRTCList         = "v1.rtc.list"
+	MethodRTCGet          = "v1.rtc.get"
+	MethodRTCPending      = "v1.rtc.pending"
+	MethodUpdateList      = "v1.update.list"
+)
+
+// HostTool is a tool the host page registers; it travels with v1.message.send.
+type HostTool struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	Parameters  json.RawMessage `json:"parameters"`
+}
+
+// MessageContent is the content of a user message.
+type MessageContent struct {
+	Text string `json:"text"`
+}
+
+type MessageSendRequest struct {
+	ClientID  string         `json:"client_id"`
+	SessionID string         `json:"session_id,omitempty"`
+	Content   MessageContent `json:"content"`
+	WorkMode  string         `json:"work_mode,omitempty"`
+	Tools     []HostTool     `json:"tools,omitempty"`
+}
+
+type MessageSendResult struct {
+	SessionID string `json:"session_id"`
+	MessageID string `json:"message_id"`
+	TurnID    string `json:"turn_id"`
+}
+
+// ListRequest pages through the entities of one session (or of the user for
+// sessions and RTCs). Cursor is the seq/offset after which to continue ("" = start).
+type ListRequest struct {
+	SessionID string `json:"session_id,omitempty"`
+	Cursor    string `json:"cursor,omitempty"`
+	Limit     int    `json:"limit,omitempty"`
+}
+
+// IDRequest names one entity.
+type IDRequest struct {
+	ID        string `json:"id,omitempty"`
+	SessionID string `json:"session_id,omitempty"`
+	MessageID string `json:"message_id,omitempty"`
+	TurnID    string `json:"turn_id,omitempty"`
+	RTCID     string `json:"rtc_id,omitempty"`
+}
+
+type SessionListResult struct {
+	Sessions   []Session `json:"sessions"`
+	NextCursor string    `json:"next_cursor,omitempty"`
+	Offset     int64     `json:"offset"` // the user's top offset when read
+}
+
+type MessageListResult struct {
+	Messages   []Message `json:"messages"`
+	NextCursor string    `json:"next_cursor,omitempty"`
+	Offset     int64     `json:"offset"`
+}
+
+// MessageGetResult carries the message; for a streaming message Text is the partial
+// text so far and Seq the last Live delta included in it.
+type MessageGetResult struct {
+	Message  Message `json:"message"`
+	DeltaSeq int64   `json:"delta_seq"`
+}
+
+type SessionUpdateRequest struct {
+	SessionID string  `json:"session_id"`
+	Title     *string `json:"title,omitempty"`
+	WorkMode  *string `json:"work_mode,omitempty"`
+}
+
+type SessionResult struct {
+	Session Session `json:"session"`
+}
+
+type TurnListResult struct {
+	Turns  []Turn `json:"turns"`
+	Offset int64  `json:"offset"`
+}
+
+type TurnResult struct {
+	Turn Turn `json:"turn"`
+}
+
+type RTCUpdateStatusRequest struct {
+	RTCID    string `json:"rtc_id"`
+	Status   string `json:"status"`
+	ClientID string `json:"client_id"`
+	Reason   string `json:"reason,omitempty"` // shown to the model for rejected
+}
+
+type RTCSubmitResultRequest struct {
+	RTCID    string          `json:"rtc_id"`
+	ClientID string          `json:"client_id"`
+	OK       bool            `json:"ok"`
+	Output   json.RawMessage `json:"output,omitempty"`
+	Error    string          `json:"error,omitempty"`
+}
+
+type RTCResult struct {
+	RTC RTC `json:"rtc"`
+}
+
+type RTCListResult struct {
+	RTCs   []RTC `json:"rtcs"`
+	Offset int64 `json:"offset"`
+}
+
+type UpdateListRequest struct {
+	SinceOffset int64  `json:"since_offset"`
+	Epoch       string `json:"epoch,omitempty"`
+	Limit       int    `json:"limit,omitempty"`
+}
+
+// UpdateListResult: when Reset is true the client discards its state, reloads it
+// with the list methods and continues from Top.
+type UpdateListResult struct {
+	Epoch   string   `json:"epoch"`
+	Updates []Update `json:"updates"`
+	Top     int64    `json:"top"`
+	Reset   bool     `json:"reset"`
+}
+
+type Empty struct{}

@@ -1,0 +1,233 @@
+package realtime
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/centrifugal/centrifuge"
+
+	"github.com/rtcagent/rtcagent/internal/api"
+	"github.com/rtcagent/rtcagent/internal/auth"
+	"github.com/rtcagent/rtcagent/internal/core"
+	"github.com/rtcagent/rtcagent/internal/protocol"
+	"github.com/rtcagent/rtcagent/internal/store"
+)
+
+// Config configures the realtime node.
+type Config struct {
+	Store    store.Store
+	API      *api.API
+	Verifier *auth.Verifier
+	Logger   *slog.Logger
+	// RecoveryLimit is the most updates pushed on reconnect; beyond it the client
+	// refills with v1.update.list. Default 300.
+	RecoveryLimit int
+	// AllowedOrigins for WebSocket upgrades; empty allows any origin (the token is
+	// the credential, not a cookie).
+	AllowedOrigins []string
+}
+
+// Node is the Centrifuge node with RTC Agent's channels and methods.
+type Node struct {
+	cfg   Config
+	node  *centrifuge.Node
+	relay *relay
+	log   *slog.Logger
+}
+
+type connInfo struct {
+	deviceID string
+}
+
+type connKey struct{}
+
+// connectData is what a client sends in its connect request.
+type connectData struct {
+	DeviceID string `json:"device_id"`
+}
+
+// New creates the node; call Run before serving.
+func New(cfg Config) (*Node, error) {
+	if cfg.RecoveryLimit <= 0 {
+		cfg.RecoveryLimit = 300
+	}
+	log := cfg.Logger.With("component", "realtime")
+	node, err := centrifuge.New(centrifuge.Config{
+		LogLevel:                    centrifuge.LogLevelWarn,
+		LogHandler:                  func(e centrifuge.LogEntry) { log.Warn(e.Message, "fields", e.Fields) },
+		RecoveryMaxPublicationLimit: cfg.RecoveryLimit,
+		ClientQueueMaxSize:          16 << 20,
+	})
+	if err != nil {
+		return nil, err
+	}
+	inner, err := centrifuge.NewMemoryBroker(node, centrifuge.MemoryBrokerConfig{})
+	if err != nil {
+		return nil, err
+	}
+	node.SetBroker(&topicBroker{inner: inner, store: cfg.Store})
+	n := &Node{cfg: cfg, node: node, log: log}
+	n.relay = newRelay(node, log)
+	node.OnConnecting(n.onConnecting)
+	node.OnConnect(n.onConnect)
+	return n, nil
+}
+
+// Run starts the node and the relay.
+func (n *Node) Run() error {
+	if err := n.node.Run(); err != nil {
+		return err
+	}
+	n.relay.start()
+	return nil
+}
+
+// Shutdown disconnects clients and stops the relay after it published what it has.
+func (n *Node) Shutdown(ctx context.Context) error {
+	n.relay.stop()
+	return n.node.Shutdown(ctx)
+}
+
+// OnCommit is the store's commit hook: it queues the committed updates for
+// publication, in commit order.
+func (n *Node) OnCommit(c store.Commit) {
+	if len(c.Updates) > 0 {
+		n.relay.enqueue(c.Updates)
+	}
+}
+
+// PublishDelta publishes a Live chunk (best effort, no history).
+func (n *Node) PublishDelta(userID string, d protocol.Delta) error {
+	data, err := json.Marshal(d)
+	if err != nil {
+		return err
+	}
+	_, err = n.node.Publish(LiveChannel(userID), data)
+	return err
+}
+
+// WebSocketHandler serves /connection/websocket.
+func (n *Node) WebSocketHandler() http.Handler {
+	cfg := centrifuge.WebsocketConfig{ReadBufferSize: 4096, WriteBufferSize: 4096}
+	if len(n.cfg.AllowedOrigins) > 0 {
+		allowed := map[string]bool{}
+		for _, o := range n.cfg.AllowedOrigins {
+			allowed[o] = true
+		}
+		cfg.CheckOrigin = func(r *http.Request) bool { return allowed[r.Header.Get("Origin")] }
+	} else {
+		cfg.CheckOrigin = func(*http.Request) bool { return true }
+	}
+	return centrifuge.NewWebsocketHandler(n.node, cfg)
+}
+
+func (n *Node) onConnecting(ctx context.Context, e centrifuge.ConnectEvent) (centrifuge.ConnectReply, error) {
+	claims, err := n.cfg.Verifier.Verify(e.Token)
+	if errors.Is(err, auth.ErrExpired) {
+		return centrifuge.ConnectReply{}, centrifuge.ErrorTokenExpired
+	}
+	if err != nil {
+		return centrifuge.ConnectReply{}, centrifuge.DisconnectInvalidToken
+	}
+	var cd connectData
+	if len(e.Data) > 0 && len(e.Data) <= 1024 {
+		_ = json.Unmarshal(e.Data, &cd)
+	}
+	if len(cd.DeviceID) > 128 {
+		return centrifuge.ConnectReply{}, centrifuge.ErrorBadRequest
+	}
+	return centrifuge.ConnectReply{
+		Context:           context.WithValue(ctx, connKey{}, connInfo{deviceID: cd.DeviceID}),
+		Credentials:       &centrifuge.Credentials{UserID: claims.UserID, ExpireAt: claims.ExpiresAt.Unix()},
+		ClientSideRefresh: true,
+		Subscriptions: map[string]centrifuge.SubscribeOptions{
+			TopicChannel(claims.UserID): {EnableRecovery: true, RecoveryMode: centrifuge.RecoveryModeStream},
+			LiveChannel(claims.UserID):  {},
+		},
+	}, nil
+}
+
+func (n *Node) onConnect(c *centrifuge.Client) {
+	info, _ := c.Context().Value(connKey{}).(connInfo)
+	caller := core.Caller{UserID: c.UserID(), DeviceID: info.deviceID}
+	c.OnRefresh(func(e centrifuge.RefreshEvent, cb centrifuge.RefreshCallback) {
+		claims, err := n.cfg.Verifier.Verify(e.Token)
+		if err != nil || claims.UserID != caller.UserID {
+			cb(centrifuge.RefreshReply{Expired: true}, nil)
+			return
+		}
+		cb(centrifuge.RefreshReply{ExpireAt: claims.ExpiresAt.Unix()}, nil)
+	})
+	c.OnRPC(func(e centrifuge.RPCEvent, cb centrifuge.RPCCallback) {
+		ctx, cancel := context.WithTimeout(c.Context(), 30*time.Second)
+		defer cancel()
+		res, perr := n.cfg.API.Call(ctx, caller, e.Method, e.Data)
+		if perr != nil {
+			cb(centrifuge.RPCReply{}, &centrifuge.Error{Code: protocol.RPCCode(perr.Code), Message: perr.Message,
+				Temporary: perr.Code == protocol.CodeUnavailable})
+			return
+		}
+		cb(centrifuge.RPCReply{Data: res}, nil)
+	})
+}
+
+// relay publishes committed updates in commit order from one queue.
+type relay struct {
+	node   *centrifuge.Node
+	log    *slog.Logger
+	ch     chan []protocol.Update
+	done   chan struct{}
+	mu     sync.RWMutex
+	closed bool
+}
+
+func newRelay(node *centrifuge.Node, log *slog.Logger) *relay {
+	return &relay{node: node, log: log, ch: make(chan []protocol.Update, 4096), done: make(chan struct{})}
+}
+
+func (r *relay) start() { go r.loop() }
+
+func (r *relay) stop() {
+	r.mu.Lock()
+	if !r.closed {
+		r.closed = true
+		close(r.ch)
+	}
+	r.mu.Unlock()
+	<-r.done
+}
+
+// enqueue may block when the queue is full: back-pressure on writers rather than
+// unbounded memory. Updates never wait on a client. After stop, updates are only
+// in the store; clients recover them from there.
+func (r *relay) enqueue(u []protocol.Update) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	if !r.closed {
+		r.ch <- u
+	}
+}
+
+func (r *relay) loop() {
+	defer close(r.done)
+	for batch := range r.ch {
+		for _, u := range batch {
+			_, err := r.node.Publish(TopicChannel(u.UserID), mustPayload(u), centrifuge.WithTags(map[string]string{
+				tagOffset: strconv.FormatInt(u.Offset, 10), tagEpoch: u.Epoch}))
+			if err != nil {
+				r.log.Warn("publish update", "user", u.UserID, "offset", u.Offset, "err", err)
+			}
+		}
+	}
+}
+
+func mustPayload(u protocol.Update) []byte {
+	b, _ := json.Marshal(u)
+	return b
+}

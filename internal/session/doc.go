@@ -1,0 +1,19 @@
+// Package session runs the per-session workers of RTC Agent.
+//
+// Work for a session is a row in its durable inbox, written in the transaction that
+// caused it. A Runner claims sessions with inbox work, takes the session's lease
+// (holder, fencing token, expiry), and drains the inbox while holding it
+// (hold-lock), renewing the lease well before it expires. Every write a worker makes
+// checks the lease first, so an owner that lost its lease cannot change anything.
+// The lease is released when the inbox is empty, in particular while a turn waits
+// for the browser: nothing holds a lease across a wait.
+//
+// Wake-ups are hints (Wake, called after commits); a slow poll of the inbox is the
+// backstop, so a lost hint costs latency, never progress. An inbox item is deleted
+// in the transaction that completes its work, so a crash re-runs the item on the
+// next owner, which resumes from the durable state. On start only sessions whose
+// lease expired are taken over.
+//
+// The Runner also enforces RTC deadlines: expired RTCs become timeout and their turn
+// resumes.
+package session

@@ -1,0 +1,155 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/rtcagent/rtcagent/internal/core"
+	"github.com/rtcagent/rtcagent/internal/protocol"
+	"github.com/rtcagent/rtcagent/internal/store"
+)
+
+// maxAttempts bounds retries of one inbox item that fails for reasons other than the
+// model (database errors, bugs); after that its turn fails visibly.
+const maxAttempts = 5
+
+// owner is the lease of a session being drained, renewed in the background.
+type owner struct {
+	mu    sync.Mutex
+	lease store.Lease
+}
+
+func (o *owner) get() store.Lease {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.lease
+}
+
+// write runs fn in a transaction that first checks this owner still holds the lease.
+func (r *Runner) write(ctx context.Context, o *owner, fn func(tx store.Tx) error) error {
+	return r.cfg.Store.Write(ctx, func(tx store.Tx) error {
+		if err := tx.LeaseCheck(o.get()); err != nil {
+			return err
+		}
+		return fn(tx)
+	})
+}
+
+// drain processes the session's inbox until it is empty, then releases the lease.
+func (r *Runner) drain(parent context.Context, lease store.Lease) {
+	ctx, cancel := context.WithCancel(parent)
+	defer cancel()
+	o := &owner{lease: lease}
+	renewDone := make(chan struct{})
+	go func() {
+		defer close(renewDone)
+		r.renew(ctx, cancel, o)
+	}()
+	defer func() { cancel(); <-renewDone }()
+
+	log := r.log.With("session", lease.SessionID)
+	attempts := 0
+	for ctx.Err() == nil {
+		var item *store.InboxItem
+		err := r.write(ctx, o, func(tx store.Tx) error {
+			var err error
+			item, err = tx.InboxNext(lease.SessionID)
+			if errors.Is(err, store.ErrNotFound) {
+				item = nil
+				return tx.LeaseRelease(o.get())
+			}
+			return err
+		})
+		if err != nil || item == nil {
+			if err != nil && ctx.Err() == nil && !errors.Is(err, store.ErrLeaseLost) {
+				log.Error("read inbox", "err", err)
+			}
+			return
+		}
+		err = r.process(ctx, o, item)
+		switch {
+		case err == nil:
+			attempts = 0
+		case errors.Is(err, store.ErrLeaseLost) || ctx.Err() != nil:
+			log.Warn("lease lost while working; the next owner resumes", "item", item.ID)
+			return
+		default:
+			attempts++
+			log.Error("inbox item failed", "item", item.ID, "kind", item.Kind, "turn", item.TurnID, "attempt", attempts, "err", err)
+			if attempts >= maxAttempts {
+				r.giveUp(ctx, o, item, err)
+				attempts = 0
+				continue
+			}
+			select {
+			case <-ctx.Done():
+			case <-time.After(time.Duration(attempts) * 200 * time.Millisecond):
+			}
+		}
+	}
+}
+
+// renew extends the lease every third of its TTL; losing it cancels the drain.
+func (r *Runner) renew(ctx context.Context, cancel context.CancelFunc, o *owner) {
+	t := time.NewTicker(r.cfg.LeaseTTL / 3)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		err := r.cfg.Store.Write(ctx, func(tx store.Tx) error {
+			l, err := tx.LeaseRenew(o.get(), r.cfg.LeaseTTL)
+			if err == nil {
+				o.mu.Lock()
+				o.lease = l
+				o.mu.Unlock()
+			}
+			return err
+		})
+		if errors.Is(err, store.ErrLeaseLost) {
+			cancel()
+			return
+		}
+		if err != nil && ctx.Err() == nil {
+			r.log.Warn("renew lease", "session", o.get().SessionID, "err", err)
+		}
+	}
+}
+
+// giveUp fails the item's turn visibly and drops the item.
+func (r *Runner) giveUp(ctx context.Context, o *owner, item *store.InboxItem, cause error) {
+	err := r.write(ctx, o, func(tx store.Tx) error {
+		if err := tx.InboxDelete(item.ID); err != nil {
+			return err
+		}
+		t, err := tx.TurnGet(item.TurnID)
+		if err != nil || protocol.TurnTerminal(t.Status) {
+			return err
+		}
+		terr := &protocol.TurnError{Category: "internal", Message: "the server could not continue this turn", Retryable: true}
+		if err := addErrorMessage(tx, t, terr); err != nil {
+			return err
+		}
+		return core.EndTurn(tx, t, protocol.TurnFailed, terr, "cancelled: the turn failed")
+	})
+	if err != nil {
+		r.log.Error("give up inbox item", "item", item.ID, "cause", cause, "err", err)
+	}
+}
+
+// addErrorMessage appends a visible error message to the turn's session.
+func addErrorMessage(tx store.Tx, t *protocol.Turn, terr *protocol.TurnError) error {
+	seq, err := tx.MessageMaxSeq(t.SessionID)
+	if err != nil {
+		return err
+	}
+	m := &protocol.Message{ID: core.NewID(), SessionID: t.SessionID, TurnID: t.ID, UserID: t.UserID, Seq: seq + 1,
+		Role: protocol.RoleAssistant, Text: terr.Message, Status: protocol.MessageError, Error: terr}
+	return core.EmitMessage(tx, m, "", "")
+}
+
+func expireRTC(tx store.Tx, id string) error { return core.ExpireRTC(tx, id) }

@@ -1,0 +1,227 @@
+package session
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/rtcagent/rtcagent/internal/llm"
+	"github.com/rtcagent/rtcagent/internal/protocol"
+	"github.com/rtcagent/rtcagent/internal/store"
+)
+
+// LivePublisher sends Live deltas to a user's connections (best effort).
+type LivePublisher interface {
+	PublishDelta(userID string, d protocol.Delta) error
+}
+
+// Config configures a Runner. Zero durations take the documented defaults.
+type Config struct {
+	Store        store.Store
+	Model        llm.Model
+	Live         LivePublisher
+	Logger       *slog.Logger
+	Limits       protocol.Limits
+	System       string        // system prompt
+	LeaseTTL     time.Duration // default 30 s; renewed every third of it
+	PollInterval time.Duration // inbox and deadline backstop poll; default 1 s
+	Concurrency  int           // sessions drained at once; default 64
+	Holder       string        // lease holder id; default random per process
+}
+
+// Runner claims sessions with work and drains them.
+type Runner struct {
+	cfg     Config
+	log     *slog.Logger
+	wake    chan struct{}
+	sem     chan struct{}
+	wg      sync.WaitGroup
+	mu      sync.Mutex
+	active  map[string]bool               // sessions drained by this process
+	cancels map[string]context.CancelFunc // running turns, for stop
+	parts   partials
+}
+
+// New creates a Runner; call Run to start it.
+func New(cfg Config) *Runner {
+	if cfg.LeaseTTL <= 0 {
+		cfg.LeaseTTL = 30 * time.Second
+	}
+	if cfg.PollInterval <= 0 {
+		cfg.PollInterval = time.Second
+	}
+	if cfg.Concurrency <= 0 {
+		cfg.Concurrency = 64
+	}
+	if cfg.Holder == "" {
+		var b [8]byte
+		_, _ = rand.Read(b[:])
+		cfg.Holder = hex.EncodeToString(b[:])
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	cfg.Limits = cfg.Limits.WithDefaults()
+	return &Runner{cfg: cfg, log: cfg.Logger.With("component", "session"), wake: make(chan struct{}, 1),
+		sem: make(chan struct{}, cfg.Concurrency), active: map[string]bool{}, cancels: map[string]context.CancelFunc{},
+		parts: partials{m: map[string]*partial{}}}
+}
+
+// Wake is a hint that sessions got inbox work. It never blocks.
+func (r *Runner) Wake(sessionIDs []string) {
+	select {
+	case r.wake <- struct{}{}:
+	default:
+	}
+}
+
+// CancelTurn is a hint that a turn was stopped: its model stream, if this process
+// runs it, is cancelled now rather than at the next write.
+func (r *Runner) CancelTurn(turnID string) {
+	r.mu.Lock()
+	cancel := r.cancels[turnID]
+	r.mu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
+}
+
+// Partial returns the text streamed so far of a message this process is streaming
+// and the Live seq of its last delta.
+func (r *Runner) Partial(messageID string) (string, int64, bool) { return r.parts.get(messageID) }
+
+// Run claims and drains sessions and enforces deadlines until ctx ends, then waits
+// for the drains in progress to stop.
+func (r *Runner) Run(ctx context.Context) {
+	poll := time.NewTicker(r.cfg.PollInterval)
+	defer poll.Stop()
+	defer r.wg.Wait()
+	for {
+		r.claim(ctx)
+		r.expireDeadlines(ctx)
+		select {
+		case <-ctx.Done():
+			return
+		case <-r.wake:
+		case <-poll.C:
+		}
+	}
+}
+
+// claim starts a drain for each session with inbox work and a free lease.
+func (r *Runner) claim(ctx context.Context) {
+	var ids []string
+	err := r.cfg.Store.Read(ctx, func(tx store.Tx) error {
+		var err error
+		ids, err = tx.InboxSessions(r.cfg.Concurrency)
+		return err
+	})
+	if err != nil {
+		if ctx.Err() == nil {
+			r.log.Error("list sessions with work", "err", err)
+		}
+		return
+	}
+	for _, id := range ids {
+		r.mu.Lock()
+		busy := r.active[id]
+		r.mu.Unlock()
+		if busy {
+			continue
+		}
+		select {
+		case r.sem <- struct{}{}:
+		default:
+			return // at capacity; the poll comes back
+		}
+		var lease store.Lease
+		err := r.cfg.Store.Write(ctx, func(tx store.Tx) error {
+			var err error
+			lease, err = tx.LeaseAcquire(id, r.cfg.Holder, r.cfg.LeaseTTL)
+			return err
+		})
+		if err != nil {
+			<-r.sem
+			continue // another worker has it, or a transient error: retried at the next poll
+		}
+		r.mu.Lock()
+		r.active[id] = true
+		r.mu.Unlock()
+		r.wg.Add(1)
+		go func() {
+			defer r.wg.Done()
+			defer func() { <-r.sem }()
+			r.drain(ctx, lease)
+			r.mu.Lock()
+			delete(r.active, id)
+			r.mu.Unlock()
+			r.Wake(nil) // work may have arrived while we released
+		}()
+	}
+}
+
+// expireDeadlines times out RTCs whose deadline passed.
+func (r *Runner) expireDeadlines(ctx context.Context) {
+	var expired []protocol.RTC
+	err := r.cfg.Store.Read(ctx, func(tx store.Tx) error {
+		var err error
+		expired, err = tx.RTCListExpired(tx.Now(), 100)
+		return err
+	})
+	if err != nil {
+		if ctx.Err() == nil {
+			r.log.Error("list expired rtcs", "err", err)
+		}
+		return
+	}
+	for _, rtc := range expired {
+		err := r.cfg.Store.Write(ctx, func(tx store.Tx) error { return expireRTC(tx, rtc.ID) })
+		if err != nil && ctx.Err() == nil {
+			r.log.Error("expire rtc", "rtc", rtc.ID, "err", err)
+		}
+	}
+}
+
+// partials holds the text of messages being streamed by this process, so a client
+// that joins mid-stream can fetch the text so far (v1.message.get).
+type partials struct {
+	mu sync.Mutex
+	m  map[string]*partial
+}
+
+type partial struct {
+	text []byte
+	seq  int64
+}
+
+func (p *partials) append(id, delta string) int64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	e := p.m[id]
+	if e == nil {
+		e = &partial{}
+		p.m[id] = e
+	}
+	e.text = append(e.text, delta...)
+	e.seq++
+	return e.seq
+}
+
+func (p *partials) get(id string) (string, int64, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	e := p.m[id]
+	if e == nil {
+		return "", 0, false
+	}
+	return string(e.text), e.seq, true
+}
+
+func (p *partials) drop(id string) {
+	p.mu.Lock()
+	delete(p.m, id)
+	p.mu.Unlock()
+}

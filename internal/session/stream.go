@@ -1,0 +1,163 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"github.com/rtcagent/rtcagent/internal/core"
+	"github.com/rtcagent/rtcagent/internal/llm"
+	"github.com/rtcagent/rtcagent/internal/protocol"
+	"github.com/rtcagent/rtcagent/internal/store"
+)
+
+// stepOutput is what one model step produced.
+type stepOutput struct {
+	msg   *protocol.Message // the streaming message, created at the first text chunk
+	text  strings.Builder
+	calls []llm.ToolCall
+	usage llm.Usage
+}
+
+func (o *stepOutput) msgID() string {
+	if o == nil || o.msg == nil {
+		return ""
+	}
+	return o.msg.ID
+}
+
+// errStopped: the turn was stopped while the model streamed.
+var errStopped = errors.New("turn stopped")
+
+// stream runs one model step. The first text chunk creates the message on the Topic
+// channel; every chunk goes to the Live channel with its seq and into the partial
+// buffer; the caller writes the final message.
+func (r *Runner) stream(ctx context.Context, o *owner, t *protocol.Turn, req *llm.Request) (*stepOutput, error) {
+	tctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	r.mu.Lock()
+	r.cancels[t.ID] = cancel
+	r.mu.Unlock()
+	defer func() {
+		r.mu.Lock()
+		delete(r.cancels, t.ID)
+		r.mu.Unlock()
+	}()
+
+	out := &stepOutput{}
+	s, err := r.cfg.Model.Stream(tctx, req)
+	if err != nil {
+		return out, stopOr(ctx, tctx, err)
+	}
+	defer s.Close()
+	for s.Next() {
+		ev := s.Current()
+		switch ev.Kind {
+		case llm.EventText:
+			if ev.Text == "" {
+				continue
+			}
+			if out.msg == nil {
+				if err := r.createStreaming(ctx, o, t, out); err != nil {
+					return out, err
+				}
+			}
+			out.text.WriteString(ev.Text)
+			seq := r.parts.append(out.msg.ID, ev.Text)
+			d := protocol.Delta{Type: "message.delta", SessionID: t.SessionID, MessageID: out.msg.ID, Seq: seq, Kind: "text", Delta: ev.Text}
+			if err := r.cfg.Live.PublishDelta(t.UserID, d); err != nil {
+				r.log.Debug("live publish", "err", err) // Live may lose chunks; the final message is on Topic
+			}
+		case llm.EventToolCall:
+			out.calls = append(out.calls, ev.ToolCall)
+		case llm.EventUsage:
+			if ev.Usage.InputTokens > 0 {
+				out.usage.InputTokens = ev.Usage.InputTokens
+			}
+			if ev.Usage.OutputTokens > 0 {
+				out.usage.OutputTokens = ev.Usage.OutputTokens
+			}
+		}
+	}
+	if err := s.Err(); err != nil {
+		return out, stopOr(ctx, tctx, err)
+	}
+	if tctx.Err() != nil {
+		return out, stopOr(ctx, tctx, tctx.Err())
+	}
+	return out, nil
+}
+
+// stopOr classifies a stream error: the drain ending (lease lost, shutdown) wins,
+// then a stop of the turn, else the model's error.
+func stopOr(drainCtx, turnCtx context.Context, err error) error {
+	if drainCtx.Err() != nil {
+		return drainCtx.Err()
+	}
+	if turnCtx.Err() != nil {
+		return errStopped
+	}
+	return err
+}
+
+func (r *Runner) createStreaming(ctx context.Context, o *owner, t *protocol.Turn, out *stepOutput) error {
+	return r.write(ctx, o, func(tx store.Tx) error {
+		cur, err := tx.TurnGet(t.ID)
+		if err != nil {
+			return err
+		}
+		if cur.Status != protocol.TurnRunning {
+			return errStopped
+		}
+		seq, err := tx.MessageMaxSeq(t.SessionID)
+		if err != nil {
+			return err
+		}
+		m := &protocol.Message{ID: core.NewID(), SessionID: t.SessionID, TurnID: t.ID, UserID: t.UserID, Seq: seq + 1,
+			Role: protocol.RoleAssistant, Status: protocol.MessageStreaming, Model: r.cfg.Model.Name()}
+		if err := core.EmitMessage(tx, m, "", ""); err != nil {
+			return err
+		}
+		out.msg = m
+		return nil
+	})
+}
+
+// streamFailed ends a step whose stream did not complete.
+func (r *Runner) streamFailed(ctx context.Context, o *owner, item *store.InboxItem, t *protocol.Turn, out *stepOutput, err error) error {
+	defer r.parts.drop(out.msgID())
+	if ctx.Err() != nil || errors.Is(err, store.ErrLeaseLost) {
+		return err // the next owner recovers the turn
+	}
+	if errors.Is(err, errStopped) {
+		return r.write(ctx, o, func(tx store.Tx) error { return r.closeInterrupted(tx, item, out) })
+	}
+	me := llm.AsError(err)
+	r.log.Warn("model step failed", "turn", t.ID, "err", err)
+	terr := &protocol.TurnError{Category: "model_error", Message: "The model could not answer: " + me.Category + ".", Retryable: me.Retryable}
+	if werr := r.write(ctx, o, func(tx store.Tx) error { return r.interruptMsg(tx, out) }); werr != nil {
+		return werr
+	}
+	return r.fail(ctx, o, item, t, terr)
+}
+
+// closeInterrupted keeps what streamed of a stopped step and drops the item.
+func (r *Runner) closeInterrupted(tx store.Tx, item *store.InboxItem, out *stepOutput) error {
+	if err := r.interruptMsg(tx, out); err != nil {
+		return err
+	}
+	return tx.InboxDelete(item.ID)
+}
+
+func (r *Runner) interruptMsg(tx store.Tx, out *stepOutput) error {
+	if out == nil || out.msg == nil {
+		return nil
+	}
+	m := out.msg
+	m.Text, m.Status = out.text.String(), protocol.MessageInterrupted
+	err := core.EmitMessage(tx, m, protocol.MessageStreaming, "")
+	if errors.Is(err, store.ErrConflict) {
+		return nil
+	}
+	return err
+}

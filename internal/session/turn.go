@@ -1,0 +1,284 @@
+package session
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/rtcagent/rtcagent/internal/agent"
+	"github.com/rtcagent/rtcagent/internal/core"
+	"github.com/rtcagent/rtcagent/internal/llm"
+	"github.com/rtcagent/rtcagent/internal/protocol"
+	"github.com/rtcagent/rtcagent/internal/store"
+	"github.com/rtcagent/rtcagent/internal/tools"
+)
+
+// errDone means the item needs no more work (it was deleted in the same transaction).
+var errDone = errors.New("item done")
+
+// process runs one inbox item: it brings the turn to running and runs model steps
+// until the turn suspends on RTCs, completes or fails.
+func (r *Runner) process(ctx context.Context, o *owner, item *store.InboxItem) error {
+	var turn *protocol.Turn
+	err := r.write(ctx, o, func(tx store.Tx) error {
+		var err error
+		turn, err = r.begin(tx, item)
+		return err
+	})
+	if errors.Is(err, errDone) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return r.runSteps(ctx, o, item, turn)
+}
+
+// begin moves the item's turn to running, or finds it already running (the previous
+// owner died mid-step) and cleans up after it. It returns errDone when there is
+// nothing to run.
+func (r *Runner) begin(tx store.Tx, item *store.InboxItem) (*protocol.Turn, error) {
+	done := func() (*protocol.Turn, error) {
+		if err := tx.InboxDelete(item.ID); err != nil {
+			return nil, err
+		}
+		return nil, errDone
+	}
+	t, err := tx.TurnGet(item.TurnID)
+	if errors.Is(err, store.ErrNotFound) {
+		return done()
+	}
+	if err != nil {
+		return nil, err
+	}
+	s, err := tx.SessionGet(t.SessionID)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case protocol.TurnTerminal(t.Status):
+		return done()
+	case t.Status == protocol.TurnRunning:
+		return t, interruptStreaming(tx, t)
+	case item.Kind == core.KindTurnStart && t.Status == protocol.TurnQueued:
+		if s.ActiveTurnID != "" && s.ActiveTurnID != t.ID {
+			return done() // queued behind the active turn, which queues it again when it ends
+		}
+		if err := startTurn(tx, t, s); err != nil {
+			return nil, err
+		}
+		return t, nil
+	case item.Kind == core.KindTurnResume && t.Status == protocol.TurnWaiting:
+		if _, err := tx.CheckpointGet(t.ID); errors.Is(err, store.ErrNotFound) {
+			terr := &protocol.TurnError{Category: "checkpoint_expired", Message: "The turn waited longer than its checkpoint is kept and was ended. Send the message again to continue."}
+			if err := addErrorMessage(tx, t, terr); err != nil {
+				return nil, err
+			}
+			if err := core.EndTurn(tx, t, protocol.TurnFailed, terr, "cancelled: checkpoint expired"); err != nil {
+				return nil, err
+			}
+			return done()
+		} else if err != nil {
+			return nil, err
+		}
+		t.Status = protocol.TurnRunning
+		return t, core.EmitTurn(tx, t, protocol.TurnWaiting)
+	}
+	return done() // a stale item (such as a start for a turn already waiting)
+}
+
+func startTurn(tx store.Tx, t *protocol.Turn, s *protocol.Session) error {
+	t.Status = protocol.TurnRunning
+	if err := core.EmitTurn(tx, t, protocol.TurnQueued); err != nil {
+		return err
+	}
+	s.ActiveTurnID = t.ID
+	return core.EmitSession(tx, s, protocol.UpdSessionUpdated)
+}
+
+// interruptStreaming closes messages a dead owner left streaming.
+func interruptStreaming(tx store.Tx, t *protocol.Turn) error {
+	msgs, err := tx.MessageList(t.SessionID, store.Page{Limit: 1 << 30})
+	if err != nil {
+		return err
+	}
+	for i := range msgs {
+		m := &msgs[i]
+		if m.TurnID == t.ID && m.Status == protocol.MessageStreaming {
+			m.Status = protocol.MessageInterrupted
+			if err := core.EmitMessage(tx, m, protocol.MessageStreaming, ""); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// runSteps calls the model until the turn suspends, completes or fails.
+func (r *Runner) runSteps(ctx context.Context, o *owner, item *store.InboxItem, t *protocol.Turn) error {
+	for {
+		if t.Step >= r.cfg.Limits.StepLimit {
+			terr := &protocol.TurnError{Category: "step_limit", Message: fmt.Sprintf("The turn stopped after %d model steps, the limit for one turn. Send a message to continue.", t.Step)}
+			return r.fail(ctx, o, item, t, terr)
+		}
+		var sess *protocol.Session
+		var tr agent.Transcript
+		err := r.cfg.Store.Read(ctx, func(tx store.Tx) error {
+			var err error
+			if sess, err = tx.SessionGet(t.SessionID); err != nil {
+				return err
+			}
+			return loadTranscript(tx, t.SessionID, &tr)
+		})
+		if err != nil {
+			return err
+		}
+		set := tools.NewSet(t.Tools)
+		req := &llm.Request{System: r.cfg.System, Tools: set.Specs(),
+			Messages: agent.BuildMessages(tr, t.Seq, r.cfg.Limits.ToolResultBytes)}
+		out, err := r.stream(ctx, o, t, req)
+		if err != nil {
+			return r.streamFailed(ctx, o, item, t, out, err)
+		}
+		suspended, err := r.commitStep(ctx, o, item, t, sess.WorkMode, set, out, tr)
+		if err != nil || suspended {
+			return err
+		}
+	}
+}
+
+// commitStep stores the step's final message and its RTCs. It reports whether the
+// turn ended or suspended (true) or should take another step (false).
+func (r *Runner) commitStep(ctx context.Context, o *owner, item *store.InboxItem, t *protocol.Turn, mode string,
+	set *tools.Set, out *stepOutput, tr agent.Transcript) (bool, error) {
+	defer r.parts.drop(out.msgID())
+	stop := false
+	err := r.write(ctx, o, func(tx store.Tx) error {
+		cur, err := tx.TurnGet(t.ID)
+		if err != nil {
+			return err
+		}
+		if cur.Status != protocol.TurnRunning {
+			stop = true // stopped meanwhile: keep what streamed, run nothing
+			return r.closeInterrupted(tx, item, out)
+		}
+		*t = *cur
+		msg, err := finalMessage(tx, t, out, r.cfg.Model.Name())
+		if err != nil {
+			return err
+		}
+		t.Step++
+		if len(out.calls) == 0 {
+			stop = true
+			if err := tx.InboxDelete(item.ID); err != nil {
+				return err
+			}
+			return core.EndTurn(tx, t, protocol.TurnCompleted, nil, "")
+		}
+		rtcs := agent.PlanRTCs(agent.PlanInput{Calls: out.calls, Tools: set, WorkMode: mode, Limits: r.cfg.Limits, Step: t.Step,
+			FirstSeq: countTurnRTCs(tr, t.ID) + 1, SessionID: t.SessionID, TurnID: t.ID, UserID: t.UserID, MessageID: msg.ID, NewID: core.NewID})
+		open := false
+		for i := range rtcs {
+			rc := &rtcs[i]
+			if rc.Status == protocol.RTCQueued && !open {
+				open = true
+				err = core.Deliver(tx, rc, "")
+			} else {
+				err = core.EmitRTC(tx, rc, "")
+			}
+			if err != nil {
+				return err
+			}
+		}
+		if !open {
+			return core.EmitTurn(tx, t, protocol.TurnRunning) // every call ended at once: next step
+		}
+		stop = true
+		if err := saveCheckpoint(tx, t, msg, out.calls, r.cfg.Model.Name(), r.cfg.Limits); err != nil {
+			return err
+		}
+		if err := tx.InboxDelete(item.ID); err != nil {
+			return err
+		}
+		t.Status = protocol.TurnWaiting
+		return core.EmitTurn(tx, t, protocol.TurnRunning)
+	})
+	return stop, err
+}
+
+// finalMessage writes the step's assistant message in its final state, creating it
+// when no text was streamed.
+func finalMessage(tx store.Tx, t *protocol.Turn, out *stepOutput, model string) (*protocol.Message, error) {
+	calls := make([]protocol.ToolCall, len(out.calls))
+	for i, c := range out.calls {
+		calls[i] = protocol.ToolCall{ID: c.ID, Name: c.Name, Arguments: c.Arguments}
+		if !json.Valid(c.Arguments) {
+			s, _ := json.Marshal(string(c.Arguments))
+			calls[i].Arguments = s
+		}
+	}
+	if out.msg != nil {
+		m := out.msg
+		m.Text, m.ToolCalls, m.Status = out.text.String(), calls, protocol.MessageComplete
+		return m, core.EmitMessage(tx, m, protocol.MessageStreaming, "")
+	}
+	seq, err := tx.MessageMaxSeq(t.SessionID)
+	if err != nil {
+		return nil, err
+	}
+	m := &protocol.Message{ID: core.NewID(), SessionID: t.SessionID, TurnID: t.ID, UserID: t.UserID, Seq: seq + 1,
+		Role: protocol.RoleAssistant, ToolCalls: calls, Status: protocol.MessageComplete, Model: model}
+	return m, core.EmitMessage(tx, m, "", "")
+}
+
+func saveCheckpoint(tx store.Tx, t *protocol.Turn, msg *protocol.Message, calls []llm.ToolCall, model string, lim protocol.Limits) error {
+	cp := agent.Checkpoint{Version: agent.CheckpointVersion, TurnID: t.ID, Step: t.Step, MessageID: msg.ID, Model: model, SavedAt: tx.Now()}
+	for _, c := range calls {
+		cp.ToolCallIDs = append(cp.ToolCallIDs, c.ID)
+	}
+	data, err := json.Marshal(cp)
+	if err != nil {
+		return err
+	}
+	return tx.CheckpointPut(&store.Checkpoint{TurnID: t.ID, Data: data, ExpiresAt: tx.Now().Add(lim.HumanTimeout)})
+}
+
+func countTurnRTCs(tr agent.Transcript, turnID string) int {
+	n := 0
+	for _, r := range tr.RTCs {
+		if r.TurnID == turnID {
+			n++
+		}
+	}
+	return n
+}
+
+func loadTranscript(tx store.Tx, sessionID string, tr *agent.Transcript) error {
+	var err error
+	if tr.Turns, err = tx.TurnList(sessionID, store.Page{Limit: 1 << 30}); err != nil {
+		return err
+	}
+	if tr.Messages, err = tx.MessageList(sessionID, store.Page{Limit: 1 << 30}); err != nil {
+		return err
+	}
+	tr.RTCs, err = tx.RTCListBySession(sessionID, store.Page{Limit: 1 << 30})
+	return err
+}
+
+// fail ends the turn with a visible error message and drops the item.
+func (r *Runner) fail(ctx context.Context, o *owner, item *store.InboxItem, t *protocol.Turn, terr *protocol.TurnError) error {
+	return r.write(ctx, o, func(tx store.Tx) error {
+		if err := tx.InboxDelete(item.ID); err != nil {
+			return err
+		}
+		cur, err := tx.TurnGet(t.ID)
+		if err != nil || protocol.TurnTerminal(cur.Status) {
+			return err
+		}
+		if err := addErrorMessage(tx, cur, terr); err != nil {
+			return err
+		}
+		return core.EndTurn(tx, cur, protocol.TurnFailed, terr, "cancelled: the turn failed")
+	})
+}

@@ -1,0 +1,17 @@
+// Package store defines the durable state of RTC Agent behind one interface.
+//
+// Guarantees every implementation must give (checked by storetest):
+//   - Store.Write runs fn in one transaction. Everything it writes commits together,
+//     including Topic updates (UpdateAppend) and inbox items (InboxInsert): no change
+//     without its event, no event without its change, no work without its cause.
+//   - Per-user offsets are assigned inside the transaction, start at 1 and grow by
+//     exactly 1; the epoch names the timeline and changes only when history is
+//     discarded.
+//   - After a successful commit, the commit hook (SetCommitHook) is called with the
+//     committed updates and the sessions that got inbox work, before any later
+//     transaction's hook: hooks see commits in commit order.
+//   - Compare-and-set updates (…Update with an expected status) change nothing and
+//     return ErrConflict when the row is not in the expected status.
+//   - A lease has one holder; acquiring an expired lease bumps its fencing token, so
+//     LeaseCheck fails for the previous holder.
+package store

@@ -1,0 +1,172 @@
+package sqlitestore
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	_ "modernc.org/sqlite" // registers the "sqlite" driver
+
+	"github.com/rtcagent/rtcagent/internal/store"
+)
+
+//go:embed migrations/*.sql
+var migrations embed.FS
+
+// Store is the SQLite implementation of store.Store.
+type Store struct {
+	w    *sql.DB // one connection: all writes
+	r    *sql.DB // read-only pool
+	mu   sync.Mutex
+	hook func(store.Commit)
+	now  func() time.Time
+}
+
+// Options tune a Store; the zero value is fine.
+type Options struct {
+	Now      func() time.Time // clock, for tests; default time.Now
+	ReadPool int              // read connections; default 4
+}
+
+// Open opens (creating if needed) the database file at path and applies migrations.
+func Open(ctx context.Context, path string, opt Options) (*Store, error) {
+	if opt.Now == nil {
+		opt.Now = time.Now
+	}
+	if opt.ReadPool <= 0 {
+		opt.ReadPool = 4
+	}
+	dsn := func(ro bool) string {
+		q := url.Values{}
+		for _, p := range []string{"busy_timeout(10000)", "journal_mode(WAL)", "synchronous(NORMAL)", "foreign_keys(1)"} {
+			q.Add("_pragma", p)
+		}
+		if ro {
+			q.Add("_pragma", "query_only(1)")
+		} else {
+			q.Set("_txlock", "immediate")
+		}
+		return "file:" + path + "?" + q.Encode()
+	}
+	w, err := sql.Open("sqlite", dsn(false))
+	if err != nil {
+		return nil, fmt.Errorf("open sqlite %s: %w", path, err)
+	}
+	w.SetMaxOpenConns(1)
+	w.SetConnMaxIdleTime(0)
+	s := &Store{w: w, now: opt.Now, hook: func(store.Commit) {}}
+	if err := s.migrate(ctx); err != nil {
+		w.Close()
+		return nil, err
+	}
+	r, err := sql.Open("sqlite", dsn(true))
+	if err != nil {
+		w.Close()
+		return nil, fmt.Errorf("open sqlite reader %s: %w", path, err)
+	}
+	r.SetMaxOpenConns(opt.ReadPool)
+	s.r = r
+	return s, nil
+}
+
+func (s *Store) migrate(ctx context.Context) error {
+	if _, err := s.w.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY)`); err != nil {
+		return fmt.Errorf("create schema_migrations: %w", err)
+	}
+	names, err := fs.Glob(migrations, "migrations/*.sql")
+	if err != nil {
+		return err
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		base := strings.TrimPrefix(name, "migrations/")
+		v, err := strconv.Atoi(strings.SplitN(base, "_", 2)[0])
+		if err != nil {
+			return fmt.Errorf("migration %s: bad name", name)
+		}
+		var n int
+		if err := s.w.QueryRowContext(ctx, `SELECT count(*) FROM schema_migrations WHERE version = ?`, v).Scan(&n); err != nil {
+			return fmt.Errorf("read schema_migrations: %w", err)
+		}
+		if n > 0 {
+			continue
+		}
+		body, err := migrations.ReadFile(name)
+		if err != nil {
+			return err
+		}
+		tx, err := s.w.BeginTx(ctx, nil)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, string(body)); err != nil {
+			tx.Rollback()
+			return fmt.Errorf("apply migration %s: %w", name, err)
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version) VALUES (?)`, v); err != nil {
+			tx.Rollback()
+			return err
+		}
+		if err := tx.Commit(); err != nil {
+			return fmt.Errorf("commit migration %s: %w", name, err)
+		}
+	}
+	return nil
+}
+
+// SetCommitHook implements store.Store.
+func (s *Store) SetCommitHook(h func(store.Commit)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.hook = h
+}
+
+// Write implements store.Store.
+func (s *Store) Write(ctx context.Context, fn func(tx store.Tx) error) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	sqlTx, err := s.w.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	t := &tx{ctx: ctx, q: sqlTx, now: s.now().UTC(), writable: true}
+	if err := fn(t); err != nil {
+		sqlTx.Rollback()
+		return err
+	}
+	if err := sqlTx.Commit(); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	if len(t.updates) > 0 || len(t.wake) > 0 {
+		s.hook(store.Commit{Updates: t.updates, Wake: t.wakeList()})
+	}
+	return nil
+}
+
+// Read implements store.Store.
+func (s *Store) Read(ctx context.Context, fn func(tx store.Tx) error) error {
+	sqlTx, err := s.r.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return fmt.Errorf("begin read: %w", err)
+	}
+	defer sqlTx.Rollback()
+	return fn(&tx{ctx: ctx, q: sqlTx, now: s.now().UTC()})
+}
+
+// Close implements store.Store.
+func (s *Store) Close() error {
+	err1 := s.r.Close()
+	err2 := s.w.Close()
+	if err1 != nil {
+		return err1
+	}
+	return err2
+}

@@ -1,0 +1,218 @@
+package sqlitestore
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/rtcagent/rtcagent/internal/protocol"
+	"github.com/rtcagent/rtcagent/internal/store"
+)
+
+type querier interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+type tx struct {
+	ctx      context.Context
+	q        querier
+	now      time.Time
+	writable bool
+	updates  []protocol.Update
+	wake     []string
+}
+
+var errReadOnly = errors.New("sqlitestore: write in a read transaction")
+
+func (t *tx) Now() time.Time { return t.now }
+
+func (t *tx) exec(query string, args ...any) (sql.Result, error) {
+	if !t.writable {
+		return nil, errReadOnly
+	}
+	return t.q.ExecContext(t.ctx, query, args...)
+}
+
+func (t *tx) wakeList() []string { return t.wake }
+
+func ms(tm time.Time) int64 { return tm.UnixMilli() }
+
+func newEpoch() string {
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// stream returns the user's stream row, creating it on first write.
+func (t *tx) stream(userID string, create bool) (store.StreamPos, error) {
+	var p store.StreamPos
+	err := t.q.QueryRowContext(t.ctx, `SELECT epoch, top, floor FROM user_streams WHERE user_id = ?`, userID).Scan(&p.Epoch, &p.Top, &p.Floor)
+	if errors.Is(err, sql.ErrNoRows) {
+		p = store.StreamPos{Epoch: newEpoch()}
+		if !create {
+			return p, nil
+		}
+		_, err = t.exec(`INSERT INTO user_streams (user_id, epoch, top, floor) VALUES (?, ?, 0, 0)`, userID, p.Epoch)
+	}
+	if err != nil {
+		return p, fmt.Errorf("user stream %s: %w", userID, err)
+	}
+	return p, nil
+}
+
+func (t *tx) NextOffset(userID string) (int64, error) {
+	p, err := t.stream(userID, t.writable)
+	return p.Top + 1, err
+}
+
+func (t *tx) UpdateAppend(userID, typ string, data any) (protocol.Update, error) {
+	p, err := t.stream(userID, true)
+	if err != nil {
+		return protocol.Update{}, err
+	}
+	raw, err := json.Marshal(data)
+	if err != nil {
+		return protocol.Update{}, fmt.Errorf("marshal %s: %w", typ, err)
+	}
+	u := protocol.Update{Offset: p.Top + 1, Epoch: p.Epoch, Type: typ, Data: raw, UserID: userID}
+	payload, err := json.Marshal(u)
+	if err != nil {
+		return protocol.Update{}, err
+	}
+	if _, err := t.exec(`INSERT INTO updates (user_id, offset, payload, created_at) VALUES (?, ?, ?, ?)`, userID, u.Offset, payload, ms(t.now)); err != nil {
+		return protocol.Update{}, fmt.Errorf("insert update: %w", err)
+	}
+	if _, err := t.exec(`UPDATE user_streams SET top = ? WHERE user_id = ?`, u.Offset, userID); err != nil {
+		return protocol.Update{}, fmt.Errorf("bump offset: %w", err)
+	}
+	t.updates = append(t.updates, u)
+	return u, nil
+}
+
+func (t *tx) StreamGet(userID string) (store.StreamPos, error) {
+	return t.stream(userID, t.writable)
+}
+
+func (t *tx) StreamReset(userID string) (store.StreamPos, error) {
+	p, err := t.stream(userID, true)
+	if err != nil {
+		return p, err
+	}
+	p.Epoch = newEpoch()
+	p.Floor = p.Top
+	if _, err := t.exec(`DELETE FROM updates WHERE user_id = ?`, userID); err != nil {
+		return p, err
+	}
+	if _, err := t.exec(`UPDATE user_streams SET epoch = ?, floor = ? WHERE user_id = ?`, p.Epoch, p.Floor, userID); err != nil {
+		return p, err
+	}
+	return p, nil
+}
+
+func (t *tx) UpdateList(userID string, since int64, limit int) ([]protocol.Update, store.StreamPos, error) {
+	p, err := t.stream(userID, false)
+	if err != nil {
+		return nil, p, err
+	}
+	rows, err := t.q.QueryContext(t.ctx, `SELECT payload FROM updates WHERE user_id = ? AND offset > ? ORDER BY offset LIMIT ?`, userID, since, limit)
+	if err != nil {
+		return nil, p, fmt.Errorf("list updates: %w", err)
+	}
+	defer rows.Close()
+	var out []protocol.Update
+	for rows.Next() {
+		var payload []byte
+		if err := rows.Scan(&payload); err != nil {
+			return nil, p, err
+		}
+		var u protocol.Update
+		if err := json.Unmarshal(payload, &u); err != nil {
+			return nil, p, fmt.Errorf("decode update: %w", err)
+		}
+		u.UserID = userID
+		out = append(out, u)
+	}
+	return out, p, rows.Err()
+}
+
+func (t *tx) UpdatePrune(before time.Time, keep int) (int64, error) {
+	// Per user: delete rows older than before, except the newest keep; then raise the
+	// floor to just below the oldest remaining offset.
+	res, err := t.exec(`DELETE FROM updates WHERE created_at < ? AND offset <= (
+		SELECT s.top - ? FROM user_streams s WHERE s.user_id = updates.user_id)`, ms(before), keep)
+	if err != nil {
+		return 0, fmt.Errorf("prune updates: %w", err)
+	}
+	n, _ := res.RowsAffected()
+	if n > 0 {
+		if _, err := t.exec(`UPDATE user_streams SET floor = COALESCE(
+			(SELECT MIN(offset) - 1 FROM updates u WHERE u.user_id = user_streams.user_id), top)`); err != nil {
+			return n, fmt.Errorf("raise floor: %w", err)
+		}
+	}
+	return n, nil
+}
+
+// getJSON reads one data column into v, mapping no rows to store.ErrNotFound.
+func (t *tx) getJSON(v any, query string, args ...any) error {
+	var data []byte
+	err := t.q.QueryRowContext(t.ctx, query, args...).Scan(&data)
+	if errors.Is(err, sql.ErrNoRows) {
+		return store.ErrNotFound
+	}
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(data, v)
+}
+
+// listJSON reads data columns into a slice.
+func listJSON[T any](t *tx, query string, args ...any) ([]T, error) {
+	rows, err := t.q.QueryContext(t.ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []T
+	for rows.Next() {
+		var data []byte
+		if err := rows.Scan(&data); err != nil {
+			return nil, err
+		}
+		var v T
+		if err := json.Unmarshal(data, &v); err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
+}
+
+// casResult maps an UPDATE … WHERE status = ? result to ErrConflict/ErrNotFound.
+func (t *tx) casResult(res sql.Result, err error, table, id string) error {
+	if err != nil {
+		return fmt.Errorf("update %s %s: %w", table, id, err)
+	}
+	if n, _ := res.RowsAffected(); n == 1 {
+		return nil
+	}
+	var one int
+	if err := t.q.QueryRowContext(t.ctx, `SELECT 1 FROM `+table+` WHERE id = ?`, id).Scan(&one); errors.Is(err, sql.ErrNoRows) {
+		return store.ErrNotFound
+	}
+	return store.ErrConflict
+}
+
+func limitOf(p store.Page) int {
+	if p.Limit <= 0 {
+		return 100
+	}
+	return p.Limit
+}

@@ -1,0 +1,117 @@
+package sqlitestore
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/rtcagent/rtcagent/internal/protocol"
+	"github.com/rtcagent/rtcagent/internal/store"
+)
+
+func (t *tx) SessionInsert(s *protocol.Session) error {
+	data, _ := json.Marshal(s)
+	_, err := t.exec(`INSERT INTO sessions (id, user_id, data) VALUES (?, ?, ?)`, s.ID, s.UserID, data)
+	if err != nil {
+		return fmt.Errorf("insert session: %w", err)
+	}
+	return nil
+}
+
+func (t *tx) SessionGet(id string) (*protocol.Session, error) {
+	var s protocol.Session
+	return &s, t.getJSON(&s, `SELECT data FROM sessions WHERE id = ?`, id)
+}
+
+func (t *tx) SessionList(userID, beforeID string, limit int) ([]protocol.Session, error) {
+	if limit <= 0 {
+		limit = 100
+	}
+	if beforeID == "" {
+		return listJSON[protocol.Session](t, `SELECT data FROM sessions WHERE user_id = ? ORDER BY ord DESC LIMIT ?`, userID, limit)
+	}
+	return listJSON[protocol.Session](t, `SELECT data FROM sessions WHERE user_id = ?
+		AND ord < (SELECT ord FROM sessions WHERE id = ?) ORDER BY ord DESC LIMIT ?`, userID, beforeID, limit)
+}
+
+func (t *tx) SessionUpdate(s *protocol.Session) error {
+	data, _ := json.Marshal(s)
+	res, err := t.exec(`UPDATE sessions SET data = ? WHERE id = ?`, data, s.ID)
+	return t.casResult(res, err, "sessions", s.ID)
+}
+
+func (t *tx) TurnInsert(tr *protocol.Turn) error {
+	data, _ := json.Marshal(tr)
+	_, err := t.exec(`INSERT INTO turns (id, session_id, seq, status, data) VALUES (?, ?, ?, ?, ?)`, tr.ID, tr.SessionID, tr.Seq, tr.Status, data)
+	if err != nil {
+		return fmt.Errorf("insert turn: %w", err)
+	}
+	return nil
+}
+
+func (t *tx) TurnGet(id string) (*protocol.Turn, error) {
+	var tr protocol.Turn
+	return &tr, t.getJSON(&tr, `SELECT data FROM turns WHERE id = ?`, id)
+}
+
+func (t *tx) TurnList(sessionID string, p store.Page) ([]protocol.Turn, error) {
+	return listJSON[protocol.Turn](t, `SELECT data FROM turns WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?`, sessionID, p.After, limitOf(p))
+}
+
+func (t *tx) TurnUpdate(tr *protocol.Turn, expectStatus string) error {
+	data, _ := json.Marshal(tr)
+	res, err := t.exec(`UPDATE turns SET status = ?, data = ? WHERE id = ? AND status = ?`, tr.Status, data, tr.ID, expectStatus)
+	return t.casResult(res, err, "turns", tr.ID)
+}
+
+func (t *tx) TurnNextQueued(sessionID string) (*protocol.Turn, error) {
+	var tr protocol.Turn
+	return &tr, t.getJSON(&tr, `SELECT data FROM turns WHERE session_id = ? AND status = ? ORDER BY seq LIMIT 1`, sessionID, protocol.TurnQueued)
+}
+
+func (t *tx) maxSeq(table, sessionID string) (int64, error) {
+	var n int64
+	err := t.q.QueryRowContext(t.ctx, `SELECT COALESCE(MAX(seq), 0) FROM `+table+` WHERE session_id = ?`, sessionID).Scan(&n)
+	return n, err
+}
+
+func (t *tx) TurnMaxSeq(sessionID string) (int64, error) { return t.maxSeq("turns", sessionID) }
+
+func (t *tx) MessageInsert(m *protocol.Message, clientID string) error {
+	data, _ := json.Marshal(m)
+	var cid any
+	if clientID != "" {
+		cid = clientID
+	}
+	_, err := t.exec(`INSERT INTO messages (id, session_id, user_id, seq, status, client_id, data) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+		m.ID, m.SessionID, m.UserID, m.Seq, m.Status, cid, data)
+	if err != nil && strings.Contains(err.Error(), "UNIQUE") && strings.Contains(err.Error(), "client_id") {
+		return store.ErrDuplicate
+	}
+	if err != nil {
+		return fmt.Errorf("insert message: %w", err)
+	}
+	return nil
+}
+
+func (t *tx) MessageGet(id string) (*protocol.Message, error) {
+	var m protocol.Message
+	return &m, t.getJSON(&m, `SELECT data FROM messages WHERE id = ?`, id)
+}
+
+func (t *tx) MessageByClientID(userID, clientID string) (*protocol.Message, error) {
+	var m protocol.Message
+	return &m, t.getJSON(&m, `SELECT data FROM messages WHERE user_id = ? AND client_id = ?`, userID, clientID)
+}
+
+func (t *tx) MessageList(sessionID string, p store.Page) ([]protocol.Message, error) {
+	return listJSON[protocol.Message](t, `SELECT data FROM messages WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?`, sessionID, p.After, limitOf(p))
+}
+
+func (t *tx) MessageMaxSeq(sessionID string) (int64, error) { return t.maxSeq("messages", sessionID) }
+
+func (t *tx) MessageUpdate(m *protocol.Message, expectStatus string) error {
+	data, _ := json.Marshal(m)
+	res, err := t.exec(`UPDATE messages SET status = ?, data = ? WHERE id = ? AND status = ?`, m.Status, data, m.ID, expectStatus)
+	return t.casResult(res, err, "messages", m.ID)
+}

@@ -1,0 +1,206 @@
+package sqlitestore
+
+import (
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/rtcagent/rtcagent/internal/protocol"
+	"github.com/rtcagent/rtcagent/internal/store"
+)
+
+func rtcCols(r *protocol.RTC) (open int, deadline any, data []byte) {
+	if !protocol.RTCTerminal(r.Status) {
+		open = 1
+	}
+	if r.DeadlineAt != nil {
+		deadline = ms(*r.DeadlineAt)
+	}
+	data, _ = json.Marshal(r)
+	return
+}
+
+func (t *tx) RTCInsert(r *protocol.RTC) error {
+	open, deadline, data := rtcCols(r)
+	_, err := t.exec(`INSERT INTO rtcs (id, session_id, turn_id, user_id, seq, status, open, deadline_at, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		r.ID, r.SessionID, r.TurnID, r.UserID, r.Seq, r.Status, open, deadline, data)
+	if err != nil {
+		return fmt.Errorf("insert rtc: %w", err)
+	}
+	return nil
+}
+
+func (t *tx) RTCGet(id string) (*protocol.RTC, error) {
+	var r protocol.RTC
+	return &r, t.getJSON(&r, `SELECT data FROM rtcs WHERE id = ?`, id)
+}
+
+func (t *tx) RTCListByTurn(turnID string) ([]protocol.RTC, error) {
+	return listJSON[protocol.RTC](t, `SELECT data FROM rtcs WHERE turn_id = ? ORDER BY seq`, turnID)
+}
+
+func (t *tx) RTCListBySession(sessionID string, p store.Page) ([]protocol.RTC, error) {
+	return listJSON[protocol.RTC](t, `SELECT data FROM rtcs WHERE session_id = ? AND ord > ? ORDER BY ord LIMIT ?`, sessionID, p.After, limitOf(p))
+}
+
+func (t *tx) RTCListOpenByUser(userID string, limit int) ([]protocol.RTC, error) {
+	return listJSON[protocol.RTC](t, `SELECT data FROM rtcs WHERE user_id = ? AND open = 1 ORDER BY ord LIMIT ?`, userID, limit)
+}
+
+func (t *tx) RTCListExpired(now time.Time, limit int) ([]protocol.RTC, error) {
+	return listJSON[protocol.RTC](t, `SELECT data FROM rtcs WHERE open = 1 AND deadline_at IS NOT NULL AND deadline_at <= ? ORDER BY deadline_at LIMIT ?`, ms(now), limit)
+}
+
+func (t *tx) RTCNextDeadline() (time.Time, bool, error) {
+	var d sql.NullInt64
+	err := t.q.QueryRowContext(t.ctx, `SELECT MIN(deadline_at) FROM rtcs WHERE open = 1 AND deadline_at IS NOT NULL`).Scan(&d)
+	if err != nil || !d.Valid {
+		return time.Time{}, false, err
+	}
+	return time.UnixMilli(d.Int64).UTC(), true, nil
+}
+
+func (t *tx) RTCUpdate(r *protocol.RTC, expectStatus string) error {
+	open, deadline, data := rtcCols(r)
+	res, err := t.exec(`UPDATE rtcs SET status = ?, open = ?, deadline_at = ?, data = ? WHERE id = ? AND status = ?`,
+		r.Status, open, deadline, data, r.ID, expectStatus)
+	return t.casResult(res, err, "rtcs", r.ID)
+}
+
+func (t *tx) InboxInsert(item *store.InboxItem) error {
+	item.CreatedAt = t.now
+	res, err := t.exec(`INSERT INTO inbox (session_id, kind, turn_id, created_at) VALUES (?, ?, ?, ?)`, item.SessionID, item.Kind, item.TurnID, ms(t.now))
+	if err != nil {
+		return fmt.Errorf("insert inbox item: %w", err)
+	}
+	item.ID, _ = res.LastInsertId()
+	t.wake = append(t.wake, item.SessionID)
+	return nil
+}
+
+func (t *tx) InboxNext(sessionID string) (*store.InboxItem, error) {
+	var it store.InboxItem
+	var created int64
+	err := t.q.QueryRowContext(t.ctx, `SELECT id, session_id, kind, turn_id, created_at FROM inbox WHERE session_id = ? ORDER BY id LIMIT 1`, sessionID).
+		Scan(&it.ID, &it.SessionID, &it.Kind, &it.TurnID, &created)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, store.ErrNotFound
+	}
+	if err != nil {
+		return nil, fmt.Errorf("next inbox item: %w", err)
+	}
+	it.CreatedAt = time.UnixMilli(created).UTC()
+	return &it, nil
+}
+
+func (t *tx) InboxDelete(id int64) error {
+	_, err := t.exec(`DELETE FROM inbox WHERE id = ?`, id)
+	return err
+}
+
+func (t *tx) InboxSessions(limit int) ([]string, error) {
+	rows, err := t.q.QueryContext(t.ctx, `SELECT i.session_id FROM inbox i
+		LEFT JOIN leases l ON l.session_id = i.session_id AND l.expires_at > ?
+		WHERE l.session_id IS NULL GROUP BY i.session_id ORDER BY MIN(i.id) LIMIT ?`, ms(t.now), limit)
+	if err != nil {
+		return nil, fmt.Errorf("inbox sessions: %w", err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		out = append(out, id)
+	}
+	return out, rows.Err()
+}
+
+func (t *tx) LeaseAcquire(sessionID, holder string, ttl time.Duration) (store.Lease, error) {
+	l := store.Lease{SessionID: sessionID, Holder: holder, ExpiresAt: t.now.Add(ttl)}
+	var curHolder string
+	var token, expires int64
+	err := t.q.QueryRowContext(t.ctx, `SELECT holder, token, expires_at FROM leases WHERE session_id = ?`, sessionID).Scan(&curHolder, &token, &expires)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		l.Token = 1
+		_, err = t.exec(`INSERT INTO leases (session_id, holder, token, expires_at) VALUES (?, ?, ?, ?)`, sessionID, holder, l.Token, ms(l.ExpiresAt))
+	case err != nil:
+	case curHolder == holder && expires > ms(t.now):
+		l.Token = token
+		_, err = t.exec(`UPDATE leases SET expires_at = ? WHERE session_id = ?`, ms(l.ExpiresAt), sessionID)
+	case expires > ms(t.now):
+		return l, store.ErrConflict
+	default:
+		l.Token = token + 1
+		_, err = t.exec(`UPDATE leases SET holder = ?, token = ?, expires_at = ? WHERE session_id = ?`, holder, l.Token, ms(l.ExpiresAt), sessionID)
+	}
+	if err != nil {
+		return l, fmt.Errorf("acquire lease %s: %w", sessionID, err)
+	}
+	return l, nil
+}
+
+func (t *tx) LeaseCheck(l store.Lease) error {
+	var n int
+	err := t.q.QueryRowContext(t.ctx, `SELECT count(*) FROM leases WHERE session_id = ? AND holder = ? AND token = ? AND expires_at > ?`,
+		l.SessionID, l.Holder, l.Token, ms(t.now)).Scan(&n)
+	if err != nil {
+		return fmt.Errorf("check lease: %w", err)
+	}
+	if n != 1 {
+		return store.ErrLeaseLost
+	}
+	return nil
+}
+
+func (t *tx) LeaseRenew(l store.Lease, ttl time.Duration) (store.Lease, error) {
+	l.ExpiresAt = t.now.Add(ttl)
+	res, err := t.exec(`UPDATE leases SET expires_at = ? WHERE session_id = ? AND holder = ? AND token = ? AND expires_at > ?`,
+		ms(l.ExpiresAt), l.SessionID, l.Holder, l.Token, ms(t.now))
+	if err != nil {
+		return l, fmt.Errorf("renew lease: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n != 1 {
+		return l, store.ErrLeaseLost
+	}
+	return l, nil
+}
+
+func (t *tx) LeaseRelease(l store.Lease) error {
+	// Keep the row (and its token) so the next holder's token is higher.
+	_, err := t.exec(`UPDATE leases SET expires_at = 0 WHERE session_id = ? AND holder = ? AND token = ?`, l.SessionID, l.Holder, l.Token)
+	return err
+}
+
+func (t *tx) CheckpointPut(c *store.Checkpoint) error {
+	_, err := t.exec(`INSERT INTO checkpoints (turn_id, data, expires_at) VALUES (?, ?, ?)
+		ON CONFLICT (turn_id) DO UPDATE SET data = excluded.data, expires_at = excluded.expires_at`, c.TurnID, string(c.Data), ms(c.ExpiresAt))
+	if err != nil {
+		return fmt.Errorf("put checkpoint %s: %w", c.TurnID, err)
+	}
+	return nil
+}
+
+func (t *tx) CheckpointGet(turnID string) (*store.Checkpoint, error) {
+	var c store.Checkpoint
+	var data string
+	var exp int64
+	err := t.q.QueryRowContext(t.ctx, `SELECT data, expires_at FROM checkpoints WHERE turn_id = ? AND expires_at > ?`, turnID, ms(t.now)).Scan(&data, &exp)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, store.ErrNotFound
+	}
+	if err != nil {
+		return nil, fmt.Errorf("get checkpoint %s: %w", turnID, err)
+	}
+	c.TurnID, c.Data, c.ExpiresAt = turnID, json.RawMessage(data), time.UnixMilli(exp).UTC()
+	return &c, nil
+}
+
+func (t *tx) CheckpointDelete(turnID string) error {
+	_, err := t.exec(`DELETE FROM checkpoints WHERE turn_id = ?`, turnID)
+	return err
+}

@@ -1,0 +1,149 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"time"
+
+	"github.com/rtcagent/rtcagent/internal/protocol"
+)
+
+var (
+	// ErrNotFound: no such row.
+	ErrNotFound = errors.New("store: not found")
+	// ErrConflict: a compare-and-set found the row in another state.
+	ErrConflict = errors.New("store: conflict")
+	// ErrLeaseLost: the caller no longer holds the session lease (fencing).
+	ErrLeaseLost = errors.New("store: lease lost")
+	// ErrDuplicate: a unique key (such as a message client_id) already exists.
+	ErrDuplicate = errors.New("store: duplicate")
+)
+
+// Commit is what a committed write transaction produced.
+type Commit struct {
+	Updates []protocol.Update // in offset order per user
+	Wake    []string          // session ids that got inbox items
+}
+
+// Store is the durable state. Implementations: sqlitestore (embedded default).
+type Store interface {
+	// Write runs fn in a write transaction and commits when fn returns nil.
+	Write(ctx context.Context, fn func(tx Tx) error) error
+	// Read runs fn in a read-only snapshot.
+	Read(ctx context.Context, fn func(tx Tx) error) error
+	// SetCommitHook installs the function called after each commit (see package doc).
+	// Set it once, before the first Write.
+	SetCommitHook(func(Commit))
+	Close() error
+}
+
+// StreamPos is the state of a user's Topic stream.
+type StreamPos struct {
+	Epoch string
+	Top   int64 // last assigned offset, 0 when none
+	Floor int64 // oldest retained offset minus one: updates with offset > Floor exist
+}
+
+// InboxItem is one unit of work for a session's worker.
+type InboxItem struct {
+	ID        int64
+	SessionID string
+	Kind      string // see internal/session for kinds
+	TurnID    string
+	CreatedAt time.Time
+}
+
+// Lease grants one worker the right to run a session.
+type Lease struct {
+	SessionID string
+	Holder    string
+	Token     int64 // fencing token, grows with every new acquisition
+	ExpiresAt time.Time
+}
+
+// Checkpoint is the small, versioned state needed to resume a suspended turn.
+type Checkpoint struct {
+	TurnID    string
+	Data      json.RawMessage
+	ExpiresAt time.Time
+}
+
+// Page selects a slice of an ordered list: rows with order key > After.
+type Page struct {
+	After int64
+	Limit int
+}
+
+// Tx is the set of operations available inside a transaction. Read-only
+// transactions may call only the getters and listers.
+type Tx interface {
+	Now() time.Time
+
+	// UpdateAppend assigns the user's next offset to an update of the given type
+	// carrying data (marshalled as JSON) and stores it. It returns the update.
+	UpdateAppend(userID, typ string, data any) (protocol.Update, error)
+	// NextOffset returns the offset the next UpdateAppend of the user will assign.
+	NextOffset(userID string) (int64, error)
+	UpdateList(userID string, since int64, limit int) ([]protocol.Update, StreamPos, error)
+	StreamGet(userID string) (StreamPos, error)
+	// StreamReset discards the user's history and starts a new epoch; offsets go on
+	// from the old top.
+	StreamReset(userID string) (StreamPos, error)
+	// UpdatePrune deletes updates older than before, keeping at least keep per user.
+	UpdatePrune(before time.Time, keep int) (int64, error)
+
+	SessionInsert(s *protocol.Session) error
+	SessionGet(id string) (*protocol.Session, error)
+	// SessionList returns the user's sessions newest first, those created before
+	// beforeID when it is set.
+	SessionList(userID, beforeID string, limit int) ([]protocol.Session, error)
+	SessionUpdate(s *protocol.Session) error
+
+	TurnInsert(t *protocol.Turn) error
+	TurnGet(id string) (*protocol.Turn, error)
+	TurnList(sessionID string, p Page) ([]protocol.Turn, error) // by seq
+	// TurnUpdate writes t when the stored status equals expectStatus.
+	TurnUpdate(t *protocol.Turn, expectStatus string) error
+	// TurnNextQueued returns the oldest queued turn of the session.
+	TurnNextQueued(sessionID string) (*protocol.Turn, error)
+	TurnMaxSeq(sessionID string) (int64, error)
+
+	MessageInsert(m *protocol.Message, clientID string) error // ErrDuplicate on a used (user, clientID)
+	MessageGet(id string) (*protocol.Message, error)
+	MessageByClientID(userID, clientID string) (*protocol.Message, error)
+	MessageList(sessionID string, p Page) ([]protocol.Message, error) // by seq
+	MessageMaxSeq(sessionID string) (int64, error)
+	MessageUpdate(m *protocol.Message, expectStatus string) error
+
+	RTCInsert(r *protocol.RTC) error
+	RTCGet(id string) (*protocol.RTC, error)
+	RTCListByTurn(turnID string) ([]protocol.RTC, error) // by seq
+	RTCListBySession(sessionID string, p Page) ([]protocol.RTC, error)
+	RTCListOpenByUser(userID string, limit int) ([]protocol.RTC, error)
+	// RTCListExpired returns non-terminal RTCs whose deadline passed.
+	RTCListExpired(now time.Time, limit int) ([]protocol.RTC, error)
+	// RTCNextDeadline returns the earliest deadline of a non-terminal RTC.
+	RTCNextDeadline() (time.Time, bool, error)
+	RTCUpdate(r *protocol.RTC, expectStatus string) error
+
+	InboxInsert(item *InboxItem) error
+	// InboxNext returns the oldest item of the session, or ErrNotFound.
+	InboxNext(sessionID string) (*InboxItem, error)
+	InboxDelete(id int64) error
+	// InboxSessions returns up to limit sessions that have inbox items and no live
+	// lease, oldest work first.
+	InboxSessions(limit int) ([]string, error)
+
+	// LeaseAcquire takes the session's lease when it is free, expired or already
+	// the holder's; ErrConflict when another holder has it.
+	LeaseAcquire(sessionID, holder string, ttl time.Duration) (Lease, error)
+	// LeaseCheck fails with ErrLeaseLost unless l is still the current, unexpired lease.
+	LeaseCheck(l Lease) error
+	LeaseRenew(l Lease, ttl time.Duration) (Lease, error)
+	LeaseRelease(l Lease) error
+
+	CheckpointPut(c *Checkpoint) error
+	CheckpointGet(turnID string) (*Checkpoint, error) // ErrNotFound when missing or expired
+	CheckpointDelete(turnID string) error
+}

@@ -1,0 +1,482 @@
+package storetest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rtcagent/rtcagent/internal/protocol"
+	"github.com/rtcagent/rtcagent/internal/store"
+)
+
+// Clock is a settable clock shared by a test and its store.
+type Clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+// Now returns the clock's time.
+func (c *Clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+// Advance moves the clock forward.
+func (c *Clock) Advance(d time.Duration) {
+	c.mu.Lock()
+	c.t = c.t.Add(d)
+	c.mu.Unlock()
+}
+
+// Factory opens a fresh, empty store using clock.Now as its time source.
+type Factory func(t *testing.T, clock *Clock) store.Store
+
+// Run runs the suite.
+func Run(t *testing.T, open Factory) {
+	tests := map[string]func(*testing.T, store.Store, *Clock){
+		"OffsetsContiguous":     testOffsets,
+		"ConcurrentOffsets":     testConcurrentOffsets,
+		"RollbackLeavesNothing": testRollback,
+		"CompareAndSet":         testCAS,
+		"MessageClientID":       testClientID,
+		"Lease":                 testLease,
+		"Inbox":                 testInbox,
+		"Checkpoint":            testCheckpoint,
+		"HistoryResetAndPrune":  testHistory,
+		"RTCQueries":            testRTCQueries,
+		"SessionList":           testSessionList,
+	}
+	for name, fn := range tests {
+		t.Run(name, func(t *testing.T) {
+			clock := &Clock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+			s := open(t, clock)
+			fn(t, s, clock)
+		})
+	}
+}
+
+var ctx = context.Background()
+
+func write(t *testing.T, s store.Store, fn func(tx store.Tx) error) {
+	t.Helper()
+	if err := s.Write(ctx, fn); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func must[T any](v T, err error) func(t *testing.T) T {
+	return func(t *testing.T) T {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+}
+
+type hookRecorder struct {
+	mu      sync.Mutex
+	commits []store.Commit
+}
+
+func (h *hookRecorder) hook(c store.Commit) {
+	h.mu.Lock()
+	h.commits = append(h.commits, c)
+	h.mu.Unlock()
+}
+
+func (h *hookRecorder) offsets(user string) []int64 {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	var out []int64
+	for _, c := range h.commits {
+		for _, u := range c.Updates {
+			if u.UserID == user {
+				out = append(out, u.Offset)
+			}
+		}
+	}
+	return out
+}
+
+func testOffsets(t *testing.T, s store.Store, _ *Clock) {
+	var h hookRecorder
+	s.SetCommitHook(h.hook)
+	for i := 0; i < 3; i++ {
+		write(t, s, func(tx store.Tx) error {
+			next, err := tx.NextOffset("u1")
+			if err != nil {
+				return err
+			}
+			u, err := tx.UpdateAppend("u1", protocol.UpdSessionUpdated, map[string]int{"i": i})
+			if err == nil && u.Offset != next {
+				return fmt.Errorf("NextOffset %d, assigned %d", next, u.Offset)
+			}
+			if _, err := tx.UpdateAppend("u2", protocol.UpdSessionUpdated, nil); err != nil {
+				return err
+			}
+			_, err = tx.UpdateAppend("u1", protocol.UpdTurnUpdated, nil)
+			return err
+		})
+	}
+	if got := fmt.Sprint(h.offsets("u1")); got != "[1 2 3 4 5 6]" {
+		t.Fatalf("u1 hook offsets %s", got)
+	}
+	if got := fmt.Sprint(h.offsets("u2")); got != "[1 2 3]" {
+		t.Fatalf("u2 hook offsets %s", got)
+	}
+	var list []protocol.Update
+	var pos store.StreamPos
+	err := s.Read(ctx, func(tx store.Tx) error {
+		var err error
+		list, pos, err = tx.UpdateList("u1", 2, 100)
+		return err
+	})
+	if err != nil || len(list) != 4 || list[0].Offset != 3 || pos.Top != 6 || pos.Epoch == "" || list[0].Epoch != pos.Epoch {
+		t.Fatalf("list after 2: %v %+v %v", len(list), pos, err)
+	}
+}
+
+func testConcurrentOffsets(t *testing.T, s store.Store, _ *Clock) {
+	var h hookRecorder
+	s.SetCommitHook(h.hook)
+	var wg sync.WaitGroup
+	for i := 0; i < 20; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := 0; j < 5; j++ {
+				if err := s.Write(ctx, func(tx store.Tx) error {
+					_, err := tx.UpdateAppend("u", protocol.UpdRTCUpdated, nil)
+					return err
+				}); err != nil {
+					t.Error(err)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	offs := h.offsets("u")
+	if len(offs) != 100 {
+		t.Fatalf("%d updates", len(offs))
+	}
+	for i, o := range offs {
+		if o != int64(i+1) {
+			t.Fatalf("hook saw offset %d at position %d: commits out of order", o, i)
+		}
+	}
+}
+
+func testRollback(t *testing.T, s store.Store, _ *Clock) {
+	var h hookRecorder
+	s.SetCommitHook(h.hook)
+	boom := errors.New("boom")
+	err := s.Write(ctx, func(tx store.Tx) error {
+		if _, err := tx.UpdateAppend("u", protocol.UpdSessionCreated, nil); err != nil {
+			return err
+		}
+		if err := tx.InboxInsert(&store.InboxItem{SessionID: "s", Kind: "k", TurnID: "t"}); err != nil {
+			return err
+		}
+		return boom
+	})
+	if !errors.Is(err, boom) {
+		t.Fatalf("err %v", err)
+	}
+	if len(h.commits) != 0 {
+		t.Fatal("hook called for a rolled back transaction")
+	}
+	err = s.Read(ctx, func(tx store.Tx) error {
+		if list, pos, err := tx.UpdateList("u", 0, 10); err != nil || len(list) != 0 || pos.Top != 0 {
+			return fmt.Errorf("updates survived rollback: %d top %d %v", len(list), pos.Top, err)
+		}
+		if _, err := tx.InboxNext("s"); !errors.Is(err, store.ErrNotFound) {
+			return fmt.Errorf("inbox survived rollback: %v", err)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func testCAS(t *testing.T, s store.Store, _ *Clock) {
+	r := &protocol.RTC{ID: "r1", SessionID: "s", TurnID: "t", UserID: "u", Seq: 1, Status: protocol.RTCPending}
+	tr := &protocol.Turn{ID: "t1", SessionID: "s", UserID: "u", Seq: 1, Status: protocol.TurnRunning}
+	m := &protocol.Message{ID: "m1", SessionID: "s", UserID: "u", Seq: 1, Status: protocol.MessageStreaming}
+	write(t, s, func(tx store.Tx) error {
+		return errors.Join(tx.RTCInsert(r), tx.TurnInsert(tr), tx.MessageInsert(m, ""))
+	})
+	r.Status, tr.Status, m.Status = protocol.RTCCompleted, protocol.TurnWaiting, protocol.MessageComplete
+	write(t, s, func(tx store.Tx) error {
+		return errors.Join(tx.RTCUpdate(r, protocol.RTCPending), tx.TurnUpdate(tr, protocol.TurnRunning), tx.MessageUpdate(m, protocol.MessageStreaming))
+	})
+	err := s.Write(ctx, func(tx store.Tx) error { return tx.RTCUpdate(r, protocol.RTCPending) })
+	if !errors.Is(err, store.ErrConflict) {
+		t.Fatalf("second CAS from pending: %v", err)
+	}
+	err = s.Write(ctx, func(tx store.Tx) error { return tx.TurnUpdate(tr, protocol.TurnRunning) })
+	if !errors.Is(err, store.ErrConflict) {
+		t.Fatalf("turn CAS: %v", err)
+	}
+	err = s.Write(ctx, func(tx store.Tx) error { return tx.MessageUpdate(m, protocol.MessageStreaming) })
+	if !errors.Is(err, store.ErrConflict) {
+		t.Fatalf("message CAS: %v", err)
+	}
+	err = s.Write(ctx, func(tx store.Tx) error { return tx.RTCUpdate(&protocol.RTC{ID: "nope"}, protocol.RTCPending) })
+	if !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("CAS on a missing row: %v", err)
+	}
+	got := must(readRTC(s, "r1"))(t)
+	if got.Status != protocol.RTCCompleted {
+		t.Fatalf("stored status %s", got.Status)
+	}
+}
+
+func readRTC(s store.Store, id string) (*protocol.RTC, error) {
+	var r *protocol.RTC
+	err := s.Read(ctx, func(tx store.Tx) error {
+		var err error
+		r, err = tx.RTCGet(id)
+		return err
+	})
+	return r, err
+}
+
+func testClientID(t *testing.T, s store.Store, _ *Clock) {
+	m := &protocol.Message{ID: "m1", SessionID: "s", UserID: "u", Seq: 1, Status: protocol.MessageComplete}
+	write(t, s, func(tx store.Tx) error { return tx.MessageInsert(m, "c1") })
+	err := s.Write(ctx, func(tx store.Tx) error {
+		return tx.MessageInsert(&protocol.Message{ID: "m2", SessionID: "s", UserID: "u", Seq: 2}, "c1")
+	})
+	if !errors.Is(err, store.ErrDuplicate) {
+		t.Fatalf("duplicate client id: %v", err)
+	}
+	// Another user may use the same client id.
+	write(t, s, func(tx store.Tx) error {
+		return tx.MessageInsert(&protocol.Message{ID: "m3", SessionID: "s2", UserID: "other", Seq: 1}, "c1")
+	})
+	err = s.Read(ctx, func(tx store.Tx) error {
+		got, err := tx.MessageByClientID("u", "c1")
+		if err == nil && got.ID != "m1" {
+			err = fmt.Errorf("got %s", got.ID)
+		}
+		if _, err2 := tx.MessageByClientID("u", "c9"); !errors.Is(err2, store.ErrNotFound) {
+			return fmt.Errorf("unknown client id: %v", err2)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func testLease(t *testing.T, s store.Store, clock *Clock) {
+	var a, b store.Lease
+	write(t, s, func(tx store.Tx) error {
+		var err error
+		a, err = tx.LeaseAcquire("s", "A", 10*time.Second)
+		return err
+	})
+	err := s.Write(ctx, func(tx store.Tx) error { _, err := tx.LeaseAcquire("s", "B", 10*time.Second); return err })
+	if !errors.Is(err, store.ErrConflict) {
+		t.Fatalf("B took a live lease: %v", err)
+	}
+	clock.Advance(11 * time.Second)
+	write(t, s, func(tx store.Tx) error {
+		var err error
+		b, err = tx.LeaseAcquire("s", "B", 10*time.Second)
+		return err
+	})
+	if b.Token <= a.Token {
+		t.Fatalf("token did not grow: %d -> %d", a.Token, b.Token)
+	}
+	err = s.Write(ctx, func(tx store.Tx) error { return tx.LeaseCheck(a) })
+	if !errors.Is(err, store.ErrLeaseLost) {
+		t.Fatalf("stale holder passed the fence: %v", err)
+	}
+	err = s.Write(ctx, func(tx store.Tx) error { _, err := tx.LeaseRenew(a, time.Minute); return err })
+	if !errors.Is(err, store.ErrLeaseLost) {
+		t.Fatalf("stale holder renewed: %v", err)
+	}
+	write(t, s, func(tx store.Tx) error { return tx.LeaseCheck(b) })
+	write(t, s, func(tx store.Tx) error { return tx.LeaseRelease(a) }) // a stale release changes nothing
+	write(t, s, func(tx store.Tx) error { return tx.LeaseCheck(b) })
+	write(t, s, func(tx store.Tx) error { return tx.LeaseRelease(b) })
+	var c store.Lease
+	write(t, s, func(tx store.Tx) error {
+		var err error
+		c, err = tx.LeaseAcquire("s", "A", 10*time.Second)
+		return err
+	})
+	if c.Token <= b.Token {
+		t.Fatalf("token after release did not grow: %d -> %d", b.Token, c.Token)
+	}
+}
+
+func testInbox(t *testing.T, s store.Store, clock *Clock) {
+	var h hookRecorder
+	s.SetCommitHook(h.hook)
+	write(t, s, func(tx store.Tx) error {
+		return errors.Join(
+			tx.InboxInsert(&store.InboxItem{SessionID: "s1", Kind: "a", TurnID: "t1"}),
+			tx.InboxInsert(&store.InboxItem{SessionID: "s2", Kind: "b", TurnID: "t2"}),
+			tx.InboxInsert(&store.InboxItem{SessionID: "s1", Kind: "c", TurnID: "t3"}))
+	})
+	if len(h.commits) != 1 || len(h.commits[0].Wake) < 2 {
+		t.Fatalf("hook wake %+v", h.commits)
+	}
+	write(t, s, func(tx store.Tx) error { _, err := tx.LeaseAcquire("s2", "A", time.Second); return err })
+	var ids []string
+	var first *store.InboxItem
+	err := s.Read(ctx, func(tx store.Tx) error {
+		var err error
+		if ids, err = tx.InboxSessions(10); err != nil {
+			return err
+		}
+		first, err = tx.InboxNext("s1")
+		return err
+	})
+	if err != nil || fmt.Sprint(ids) != "[s1]" || first.Kind != "a" {
+		t.Fatalf("sessions %v first %+v err %v", ids, first, err)
+	}
+	clock.Advance(2 * time.Second)
+	write(t, s, func(tx store.Tx) error { return tx.InboxDelete(first.ID) })
+	err = s.Read(ctx, func(tx store.Tx) error {
+		var err error
+		if ids, err = tx.InboxSessions(10); err != nil {
+			return err
+		}
+		first, err = tx.InboxNext("s1")
+		return err
+	})
+	if err != nil || len(ids) != 2 || first.Kind != "c" {
+		t.Fatalf("after expiry/delete: sessions %v next %+v %v", ids, first, err)
+	}
+}
+
+func testCheckpoint(t *testing.T, s store.Store, clock *Clock) {
+	write(t, s, func(tx store.Tx) error {
+		return tx.CheckpointPut(&store.Checkpoint{TurnID: "t", Data: []byte(`{"v":1}`), ExpiresAt: tx.Now().Add(time.Hour)})
+	})
+	write(t, s, func(tx store.Tx) error {
+		return tx.CheckpointPut(&store.Checkpoint{TurnID: "t", Data: []byte(`{"v":2}`), ExpiresAt: tx.Now().Add(time.Hour)})
+	})
+	err := s.Read(ctx, func(tx store.Tx) error {
+		c, err := tx.CheckpointGet("t")
+		if err == nil && string(c.Data) != `{"v":2}` {
+			err = fmt.Errorf("data %s", c.Data)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	clock.Advance(2 * time.Hour)
+	err = s.Read(ctx, func(tx store.Tx) error { _, err := tx.CheckpointGet("t"); return err })
+	if !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("expired checkpoint: %v", err)
+	}
+}
+
+func testHistory(t *testing.T, s store.Store, clock *Clock) {
+	for i := 0; i < 10; i++ {
+		write(t, s, func(tx store.Tx) error { _, err := tx.UpdateAppend("u", protocol.UpdTurnUpdated, nil); return err })
+		clock.Advance(time.Minute)
+	}
+	var n int64
+	write(t, s, func(tx store.Tx) error {
+		var err error
+		n, err = tx.UpdatePrune(tx.Now().Add(-5*time.Minute+time.Second), 2)
+		return err
+	})
+	var pos store.StreamPos
+	var list []protocol.Update
+	err := s.Read(ctx, func(tx store.Tx) error {
+		var err error
+		list, pos, err = tx.UpdateList("u", 0, 100)
+		return err
+	})
+	if err != nil || n != 6 || pos.Floor != 6 || len(list) != 4 || list[0].Offset != 7 {
+		t.Fatalf("prune: n=%d floor=%d list=%d err=%v", n, pos.Floor, len(list), err)
+	}
+	old := pos.Epoch
+	write(t, s, func(tx store.Tx) error { var err error; pos, err = tx.StreamReset("u"); return err })
+	if pos.Epoch == old || pos.Floor != 10 || pos.Top != 10 {
+		t.Fatalf("reset: %+v", pos)
+	}
+	var u protocol.Update
+	write(t, s, func(tx store.Tx) error {
+		var err error
+		u, err = tx.UpdateAppend("u", protocol.UpdTurnUpdated, nil)
+		return err
+	})
+	if u.Offset != 11 || u.Epoch != pos.Epoch {
+		t.Fatalf("after reset: %+v", u)
+	}
+}
+
+func testRTCQueries(t *testing.T, s store.Store, clock *Clock) {
+	now := clock.Now()
+	d1, d2 := now.Add(time.Minute), now.Add(time.Hour)
+	write(t, s, func(tx store.Tx) error {
+		return errors.Join(
+			tx.RTCInsert(&protocol.RTC{ID: "a", SessionID: "s", TurnID: "t", UserID: "u", Seq: 1, Status: protocol.RTCPending, DeadlineAt: &d1}),
+			tx.RTCInsert(&protocol.RTC{ID: "b", SessionID: "s", TurnID: "t", UserID: "u", Seq: 2, Status: protocol.RTCQueued}),
+			tx.RTCInsert(&protocol.RTC{ID: "c", SessionID: "s", TurnID: "t2", UserID: "u", Seq: 1, Status: protocol.RTCSent, DeadlineAt: &d2}),
+			tx.RTCInsert(&protocol.RTC{ID: "d", SessionID: "s", TurnID: "t2", UserID: "u", Seq: 2, Status: protocol.RTCCompleted}),
+			tx.RTCInsert(&protocol.RTC{ID: "e", SessionID: "x", TurnID: "t3", UserID: "v", Seq: 1, Status: protocol.RTCPending}))
+	})
+	clock.Advance(2 * time.Minute)
+	err := s.Read(ctx, func(tx store.Tx) error {
+		open, err := tx.RTCListOpenByUser("u", 10)
+		if err != nil || len(open) != 3 {
+			return fmt.Errorf("open: %d %v", len(open), err)
+		}
+		exp, err := tx.RTCListExpired(tx.Now(), 10)
+		if err != nil || len(exp) != 1 || exp[0].ID != "a" {
+			return fmt.Errorf("expired: %v %v", exp, err)
+		}
+		next, ok, err := tx.RTCNextDeadline()
+		if err != nil || !ok || !next.Equal(d1.Truncate(time.Millisecond)) {
+			return fmt.Errorf("next deadline %v %v %v", next, ok, err)
+		}
+		byTurn, err := tx.RTCListByTurn("t")
+		if err != nil || len(byTurn) != 2 || byTurn[0].ID != "a" {
+			return fmt.Errorf("by turn %v %v", byTurn, err)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func testSessionList(t *testing.T, s store.Store, _ *Clock) {
+	write(t, s, func(tx store.Tx) error {
+		for i := 1; i <= 5; i++ {
+			if err := tx.SessionInsert(&protocol.Session{ID: fmt.Sprintf("s%d", i), UserID: "u"}); err != nil {
+				return err
+			}
+		}
+		return tx.SessionInsert(&protocol.Session{ID: "other", UserID: "v"})
+	})
+	err := s.Read(ctx, func(tx store.Tx) error {
+		p1, err := tx.SessionList("u", "", 3)
+		if err != nil || len(p1) != 3 || p1[0].ID != "s5" {
+			return fmt.Errorf("page 1 %v %v", p1, err)
+		}
+		p2, err := tx.SessionList("u", p1[2].ID, 3)
+		if err != nil || len(p2) != 2 || p2[0].ID != "s2" {
+			return fmt.Errorf("page 2 %v %v", p2, err)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}

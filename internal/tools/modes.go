@@ -1,0 +1,41 @@
+package tools
+
+import "github.com/rtcagent/rtcagent/internal/protocol"
+
+// Decision is what the work mode says about one call.
+type Decision struct {
+	Refused           bool // plan mode: the call is not executed
+	NeedsConfirmation bool // the browser asks the user before executing
+}
+
+// Decide applies the permission matrix of the protocol. An unknown mode is treated
+// as the most careful one (manual): never run a tool without asking because a
+// mode was not recognised.
+func Decide(mode string, kind Kind) Decision {
+	switch kind {
+	case KindRead, KindAsk:
+		return Decision{}
+	case KindWrite:
+		switch mode {
+		case protocol.ModeEdit, protocol.ModeBypass:
+			return Decision{}
+		case protocol.ModePlan:
+			return Decision{Refused: true}
+		}
+		return Decision{NeedsConfirmation: true}
+	default: // script, host
+		switch mode {
+		case protocol.ModeBypass:
+			return Decision{}
+		case protocol.ModePlan:
+			return Decision{Refused: true}
+		}
+		return Decision{NeedsConfirmation: true}
+	}
+}
+
+// PlanRefusal is the text the model sees for a call refused in plan mode.
+func PlanRefusal(name string) string {
+	return "The session is in plan mode, which is read-only: the tool " + name +
+		" was not run. Use ls, read, grep, find and askUser to investigate, then describe the plan in your answer; the user switches to another mode to let you make changes."
+}

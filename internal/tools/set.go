@@ -1,0 +1,122 @@
+package tools
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"regexp"
+
+	"github.com/rtcagent/rtcagent/internal/llm"
+	"github.com/rtcagent/rtcagent/internal/protocol"
+)
+
+var hostNameRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_\-]{0,63}$`)
+
+// ValidateHostTools checks host tool definitions sent with a message.
+func ValidateHostTools(hts []protocol.HostTool, lim protocol.Limits) error {
+	if len(hts) > lim.HostTools {
+		return protocol.Errorf(protocol.CodeTooLarge, "at most %d host tools", lim.HostTools)
+	}
+	seen := map[string]bool{}
+	for i, ht := range hts {
+		if !hostNameRE.MatchString(ht.Name) {
+			return protocol.Errorf(protocol.CodeInvalidArgument, "tools[%d].name %q: letters, digits, _ and -, starting with a letter, at most 64", i, ht.Name)
+		}
+		if IsBuiltin(ht.Name) || seen[ht.Name] {
+			return protocol.Errorf(protocol.CodeInvalidArgument, "tools[%d].name %q is already taken", i, ht.Name)
+		}
+		seen[ht.Name] = true
+		if len(ht.Description)+len(ht.Parameters) > lim.HostToolBytes {
+			return protocol.Errorf(protocol.CodeTooLarge, "tools[%d] is larger than %d bytes", i, lim.HostToolBytes)
+		}
+		if len(ht.Parameters) > 0 && !isJSONObject(ht.Parameters) {
+			return protocol.Errorf(protocol.CodeInvalidArgument, "tools[%d].parameters must be a JSON Schema object", i)
+		}
+	}
+	return nil
+}
+
+// Set is the tools offered in one turn: the built-ins plus the host's tools.
+type Set struct {
+	byName map[string]Tool
+	specs  []llm.ToolSpec
+}
+
+// NewSet builds the tool set of a turn. Host tools must have been validated.
+func NewSet(host []protocol.HostTool) *Set {
+	s := &Set{byName: make(map[string]Tool, len(Builtins)+len(host))}
+	for _, t := range Builtins {
+		s.add(t)
+	}
+	for _, ht := range host {
+		params := ht.Parameters
+		if len(params) == 0 {
+			params = json.RawMessage(`{"type":"object","properties":{}}`)
+		}
+		s.add(Tool{Kind: KindHost, Spec: llm.ToolSpec{Name: ht.Name, Description: ht.Description, Parameters: params}})
+	}
+	return s
+}
+
+func (s *Set) add(t Tool) {
+	s.byName[t.Spec.Name] = t
+	s.specs = append(s.specs, t.Spec)
+}
+
+// Specs returns the tool specs for the model request.
+func (s *Set) Specs() []llm.ToolSpec { return s.specs }
+
+// Lookup returns the tool named name.
+func (s *Set) Lookup(name string) (Tool, bool) {
+	t, ok := s.byName[name]
+	return t, ok
+}
+
+// CheckCall validates a tool call of the model before it becomes an RTC. The error
+// text is written for the model, so it can correct the call.
+func (s *Set) CheckCall(name string, args json.RawMessage, lim protocol.Limits) (Tool, error) {
+	t, ok := s.byName[name]
+	if !ok {
+		return t, fmt.Errorf("unknown tool %q; available tools: %s", name, s.names())
+	}
+	if len(args) > lim.ToolArgsBytes {
+		return t, fmt.Errorf("arguments of %s are %d bytes, more than the limit of %d", name, len(args), lim.ToolArgsBytes)
+	}
+	trimmed := bytes.TrimSpace(args)
+	if len(trimmed) == 0 {
+		trimmed = []byte("{}")
+	}
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(trimmed, &obj); err != nil || obj == nil {
+		return t, fmt.Errorf("arguments of %s must be a JSON object: %s", name, describeJSONError(err))
+	}
+	for _, f := range t.Required {
+		if _, ok := obj[f]; !ok {
+			return t, fmt.Errorf("%s needs the argument %q", name, f)
+		}
+	}
+	return t, nil
+}
+
+func (s *Set) names() string {
+	var b bytes.Buffer
+	for i, sp := range s.specs {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(sp.Name)
+	}
+	return b.String()
+}
+
+func describeJSONError(err error) string {
+	if err == nil {
+		return "got a non-object value"
+	}
+	return err.Error()
+}
+
+func isJSONObject(raw json.RawMessage) bool {
+	var obj map[string]json.RawMessage
+	return json.Unmarshal(raw, &obj) == nil && obj != nil
+}
