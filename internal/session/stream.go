@@ -66,7 +66,7 @@ func (r *Runner) stream(ctx context.Context, o *owner, t *protocol.Turn, req *ll
 			seq := r.parts.append(out.msg.ID, ev.Text)
 			d := protocol.Delta{Type: "message.delta", SessionID: t.SessionID, MessageID: out.msg.ID, Seq: seq, Kind: "text", Delta: ev.Text}
 			if err := r.cfg.Live.PublishDelta(t.UserID, d); err != nil {
-				r.log.Debug("live publish", "err", err) // Live may lose chunks; the final message is on Topic
+				r.log.Warn("live publish", "err", err) // Live may lose chunks; the final message is on Topic
 			}
 		case llm.EventToolCall:
 			out.calls = append(out.calls, ev.ToolCall)

@@ -28,6 +28,9 @@ type Store struct {
 	mu   sync.Mutex
 	hook func(store.Commit)
 	now  func() time.Time
+	// epoch is the initial epoch of every user stream: fixed per database, so a
+	// user with no updates yet reads the same epoch before and after the first one.
+	epoch string
 }
 
 // Options tune a Store; the zero value is fine.
@@ -64,6 +67,10 @@ func Open(ctx context.Context, path string, opt Options) (*Store, error) {
 	w.SetConnMaxIdleTime(0)
 	s := &Store{w: w, now: opt.Now, hook: func(store.Commit) {}}
 	if err := s.migrate(ctx); err != nil {
+		w.Close()
+		return nil, err
+	}
+	if err := s.loadEpoch(ctx); err != nil {
 		w.Close()
 		return nil, err
 	}
@@ -122,6 +129,16 @@ func (s *Store) migrate(ctx context.Context) error {
 	return nil
 }
 
+func (s *Store) loadEpoch(ctx context.Context) error {
+	if _, err := s.w.ExecContext(ctx, `INSERT INTO meta (key, value) VALUES ('epoch', ?) ON CONFLICT (key) DO NOTHING`, newEpoch()); err != nil {
+		return fmt.Errorf("init epoch: %w", err)
+	}
+	if err := s.w.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'epoch'`).Scan(&s.epoch); err != nil {
+		return fmt.Errorf("read epoch: %w", err)
+	}
+	return nil
+}
+
 // SetCommitHook implements store.Store.
 func (s *Store) SetCommitHook(h func(store.Commit)) {
 	s.mu.Lock()
@@ -137,7 +154,7 @@ func (s *Store) Write(ctx context.Context, fn func(tx store.Tx) error) error {
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
 	}
-	t := &tx{ctx: ctx, q: sqlTx, now: s.now().UTC(), writable: true}
+	t := &tx{ctx: ctx, q: sqlTx, now: s.now().UTC(), writable: true, epoch: s.epoch}
 	if err := fn(t); err != nil {
 		sqlTx.Rollback()
 		return err
@@ -158,7 +175,7 @@ func (s *Store) Read(ctx context.Context, fn func(tx store.Tx) error) error {
 		return fmt.Errorf("begin read: %w", err)
 	}
 	defer sqlTx.Rollback()
-	return fn(&tx{ctx: ctx, q: sqlTx, now: s.now().UTC()})
+	return fn(&tx{ctx: ctx, q: sqlTx, now: s.now().UTC(), epoch: s.epoch})
 }
 
 // Close implements store.Store.

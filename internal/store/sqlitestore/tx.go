@@ -27,6 +27,7 @@ type tx struct {
 	writable bool
 	updates  []protocol.Update
 	wake     []string
+	epoch    string // initial epoch of new streams
 }
 
 var errReadOnly = errors.New("sqlitestore: write in a read transaction")
@@ -55,7 +56,7 @@ func (t *tx) stream(userID string, create bool) (store.StreamPos, error) {
 	var p store.StreamPos
 	err := t.q.QueryRowContext(t.ctx, `SELECT epoch, top, floor FROM user_streams WHERE user_id = ?`, userID).Scan(&p.Epoch, &p.Top, &p.Floor)
 	if errors.Is(err, sql.ErrNoRows) {
-		p = store.StreamPos{Epoch: newEpoch()}
+		p = store.StreamPos{Epoch: t.epoch}
 		if !create {
 			return p, nil
 		}

@@ -106,6 +106,14 @@ func (h *hookRecorder) offsets(user string) []int64 {
 func testOffsets(t *testing.T, s store.Store, _ *Clock) {
 	var h hookRecorder
 	s.SetCommitHook(h.hook)
+	// A user without updates has a stable epoch that the first update keeps: a
+	// client that subscribed before it must not see a timeline change.
+	var e1, e2 store.StreamPos
+	_ = s.Read(ctx, func(tx store.Tx) error { e1, _ = tx.StreamGet("u1"); return nil })
+	_ = s.Read(ctx, func(tx store.Tx) error { e2, _ = tx.StreamGet("u1"); return nil })
+	if e1.Epoch == "" || e1 != e2 {
+		t.Fatalf("epoch of an empty stream changed: %+v %+v", e1, e2)
+	}
 	for i := 0; i < 3; i++ {
 		write(t, s, func(tx store.Tx) error {
 			next, err := tx.NextOffset("u1")
@@ -136,7 +144,7 @@ func testOffsets(t *testing.T, s store.Store, _ *Clock) {
 		list, pos, err = tx.UpdateList("u1", 2, 100)
 		return err
 	})
-	if err != nil || len(list) != 4 || list[0].Offset != 3 || pos.Top != 6 || pos.Epoch == "" || list[0].Epoch != pos.Epoch {
+	if err != nil || len(list) != 4 || list[0].Offset != 3 || pos.Top != 6 || pos.Epoch != e1.Epoch || list[0].Epoch != pos.Epoch {
 		t.Fatalf("list after 2: %v %+v %v", len(list), pos, err)
 	}
 }

@@ -1,0 +1,48 @@
+// Command rtcagent runs the RTC Agent server.
+//
+//	rtcagent serve [flags]   run the server (see -help for flags and environment)
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/rtcagent/rtcagent/internal/config"
+	"github.com/rtcagent/rtcagent/internal/server"
+)
+
+func main() {
+	if len(os.Args) < 2 || os.Args[1] != "serve" {
+		fmt.Fprintln(os.Stderr, "usage: rtcagent serve [flags]   (rtcagent serve -help lists the flags)")
+		os.Exit(2)
+	}
+	cfg, err := config.Parse(os.Args[2:], os.Getenv)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "rtcagent:", err)
+		os.Exit(2)
+	}
+	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level(cfg.LogLevel)}))
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	srv, err := server.New(ctx, cfg, log, server.Options{})
+	if err != nil {
+		log.Error("start", "err", err)
+		os.Exit(1)
+	}
+	if err := srv.ListenAndServe(ctx); err != nil {
+		log.Error("serve", "err", err)
+		os.Exit(1)
+	}
+}
+
+func level(s string) slog.Level {
+	var l slog.Level
+	if l.UnmarshalText([]byte(s)) != nil {
+		return slog.LevelInfo
+	}
+	return l
+}

@@ -1,0 +1,94 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rtcagent/rtcagent/internal/config"
+	"github.com/rtcagent/rtcagent/internal/llm"
+	"github.com/rtcagent/rtcagent/internal/llm/scripted"
+	"github.com/rtcagent/rtcagent/internal/server"
+)
+
+const testSecret = "e2e-test-secret-0123456789"
+
+// testServer is a server running in this process.
+type testServer struct {
+	srv  *server.Server
+	http *httptest.Server
+	cfg  config.Config
+}
+
+func (s *testServer) wsURL() string {
+	return "ws" + strings.TrimPrefix(s.http.URL, "http") + "/connection/websocket"
+}
+
+type serverOpt func(*config.Config)
+
+func startServer(t *testing.T, model llm.Model, opts ...serverOpt) *testServer {
+	t.Helper()
+	cfg := config.Default()
+	cfg.DataFile = filepath.Join(t.TempDir(), "rtcagent.db")
+	cfg.Secret = testSecret
+	cfg.PollInterval = 100 * time.Millisecond
+	cfg.LeaseTTL = 3 * time.Second
+	cfg.Provider = "scripted"
+	for _, o := range opts {
+		o(&cfg)
+	}
+	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	srv, err := server.New(context.Background(), cfg, log, server.Options{Model: model})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(srv.Handler())
+	t.Cleanup(func() {
+		hs.CloseClientConnections()
+		hs.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := srv.Close(ctx); err != nil {
+			t.Log("close:", err)
+		}
+	})
+	return &testServer{srv: srv, http: hs, cfg: cfg}
+}
+
+func mustScript(t *testing.T, js string) *scripted.Model {
+	t.Helper()
+	m, err := scripted.Parse([]byte(js))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// writeReadScript: write a file, read it back, answer with its content.
+const writeReadScript = `{"name": "write-read", "turns": [{"steps": [
+  {"text": "I will write the file first.", "tool_calls": [{"name": "write", "arguments": {"path": "/notes.txt", "content": "hello rtc"}}]},
+  {"tool_calls": [{"name": "read", "arguments": {"path": "/notes.txt"}}]},
+  {"chunks": ["The file ", "says: ", "{{last_result}}", ". Done."]}
+]}]}`
+
+func waitFor(t *testing.T, what string, timeout time.Duration, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func jsonOf(v any) []byte {
+	b, _ := json.Marshal(v)
+	return b
+}

@@ -1,0 +1,33 @@
+package server
+
+import (
+	"fmt"
+
+	"github.com/rtcagent/rtcagent/internal/config"
+	"github.com/rtcagent/rtcagent/internal/llm"
+	// anthropic pending
+	"github.com/rtcagent/rtcagent/internal/llm/openai"
+	"github.com/rtcagent/rtcagent/internal/llm/scripted"
+)
+
+// newModel builds the configured model.
+func newModel(c config.Config) (llm.Model, error) {
+	switch c.Provider {
+	case "openai":
+		return openai.New(openai.Config{BaseURL: c.OpenAIURL, APIKey: c.OpenAIKey, Model: c.OpenAIMdl, MaxTokens: c.MaxTokens, MaxRetries: 2})
+	case "anthropic":
+		return nil, fmt.Errorf("anthropic: not built"); //(anthropic.Config{BaseURL: c.AnthURL, APIKey: c.AnthKey, Model: c.AnthMdl, MaxTokens: c.MaxTokens, MaxRetries: 2})
+	case "scripted":
+		if c.Script != "" {
+			return scripted.Load(c.Script)
+		}
+		return scripted.Default(), nil
+	}
+	return nil, fmt.Errorf("unknown model provider %q", c.Provider)
+}
+
+// DefaultSystemPrompt tells the model where its tools run.
+const DefaultSystemPrompt = `You are an assistant embedded in a website. Your tools run in the user's browser: ` +
+	`a virtual file system (ls, read, write, edit, grep, find), a JavaScript sandbox (script), questions to the user ` +
+	`(askUser), and functions the website registers. The user sees every tool call and may decline it. ` +
+	`Work step by step, one tool call at a time when later calls depend on earlier results, and answer in Markdown.`

@@ -1,0 +1,219 @@
+package server
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/rtcagent/rtcagent/internal/api"
+	"github.com/rtcagent/rtcagent/internal/auth"
+	"github.com/rtcagent/rtcagent/internal/config"
+	"github.com/rtcagent/rtcagent/internal/llm"
+	"github.com/rtcagent/rtcagent/internal/protocol"
+	"github.com/rtcagent/rtcagent/internal/realtime"
+	"github.com/rtcagent/rtcagent/internal/session"
+	"github.com/rtcagent/rtcagent/internal/store"
+	"github.com/rtcagent/rtcagent/internal/store/sqlitestore"
+	"github.com/rtcagent/rtcagent/web"
+)
+
+// Server is a running RTC Agent: store, realtime node, session runner and HTTP mux.
+type Server struct {
+	cfg      config.Config
+	log      *slog.Logger
+	store    store.Store
+	node     *realtime.Node
+	runner   *session.Runner
+	api      *api.API
+	verifier *auth.Verifier
+	mux      *http.ServeMux
+	cancel   context.CancelFunc
+	wg       sync.WaitGroup
+	ready    bool
+	mu       sync.Mutex
+}
+
+// Options override parts for tests and embedding; zero values use the config.
+type Options struct {
+	Model llm.Model
+}
+
+// New builds a server from the configuration and starts its background parts
+// (relay, session runner). Serve it with Handler or ListenAndServe; stop it with
+// Close.
+func New(ctx context.Context, cfg config.Config, log *slog.Logger, opt Options) (*Server, error) {
+	secret := []byte(cfg.Secret)
+	if len(secret) == 0 && cfg.Dev {
+		secret = make([]byte, 32)
+		_, _ = rand.Read(secret)
+		log.Warn("development mode: random token secret; tokens do not survive a restart")
+	}
+	verifier, err := auth.NewVerifier(secret)
+	if err != nil {
+		return nil, err
+	}
+	model := opt.Model
+	if model == nil {
+		if model, err = newModel(cfg); err != nil {
+			return nil, fmt.Errorf("model: %w", err)
+		}
+	}
+	st, err := sqlitestore.Open(ctx, filepath.Clean(cfg.DataFile), sqlitestore.Options{})
+	if err != nil {
+		return nil, err
+	}
+	lim := protocol.Limits{ExecTimeout: cfg.ExecTimeout, HumanTimeout: cfg.HumanTimeout, StepLimit: cfg.StepLimit}.WithDefaults()
+	s := &Server{cfg: cfg, log: log, store: st, verifier: verifier}
+	system := cfg.System
+	if system == "" {
+		system = DefaultSystemPrompt
+	}
+	s.runner = session.New(session.Config{Store: st, Model: model, Logger: log, Limits: lim, System: system,
+		LeaseTTL: cfg.LeaseTTL, PollInterval: cfg.PollInterval, Live: liveFunc(func(u string, d protocol.Delta) error { return s.node.PublishDelta(u, d) })})
+	s.api = api.New(st, s.runner, lim, log)
+	s.node, err = realtime.New(realtime.Config{Store: st, API: s.api, Verifier: verifier, Logger: log, AllowedOrigins: cfg.AllowedOrigins()})
+	if err != nil {
+		st.Close()
+		return nil, err
+	}
+	st.SetCommitHook(func(c store.Commit) {
+		s.node.OnCommit(c)
+		if len(c.Wake) > 0 {
+			s.runner.Wake(c.Wake)
+		}
+	})
+	if err := s.node.Run(); err != nil {
+		st.Close()
+		return nil, err
+	}
+	rctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	s.cancel = cancel
+	s.wg.Add(2)
+	go func() { defer s.wg.Done(); s.runner.Run(rctx) }()
+	go func() { defer s.wg.Done(); s.prune(rctx) }()
+	s.routes()
+	s.mu.Lock()
+	s.ready = true
+	s.mu.Unlock()
+	log.Info("rtcagent ready", "model", model.Name(), "data", cfg.DataFile, "dev", cfg.Dev)
+	return s, nil
+}
+
+type liveFunc func(string, protocol.Delta) error
+
+func (f liveFunc) PublishDelta(u string, d protocol.Delta) error { return f(u, d) }
+
+func (s *Server) routes() {
+	m := http.NewServeMux()
+	m.Handle("/connection/websocket", s.node.WebSocketHandler())
+	m.Handle("/api/v1/rpc/", s.api.HTTPHandler(s.verifier))
+	m.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok\n")) })
+	m.HandleFunc("/readyz", s.readyz)
+	m.Handle("/metrics", promhttp.Handler())
+	if s.cfg.Dev {
+		m.HandleFunc("/api/dev/token", s.devToken)
+	}
+	m.Handle("/", web.Handler())
+	s.mux = m
+}
+
+// Handler is the HTTP handler of all endpoints.
+func (s *Server) Handler() http.Handler { return s.mux }
+
+// Verifier gives tests and tools the token verifier/issuer.
+func (s *Server) Verifier() *auth.Verifier { return s.verifier }
+
+func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	ready := s.ready
+	s.mu.Unlock()
+	err := s.store.Read(r.Context(), func(tx store.Tx) error { _, err := tx.StreamGet("readyz"); return err })
+	if !ready || err != nil {
+		http.Error(w, "not ready", http.StatusServiceUnavailable)
+		return
+	}
+	_, _ = w.Write([]byte("ready\n"))
+}
+
+// devToken issues a token for any user: development mode only.
+func (s *Server) devToken(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		UserID string `json:"user_id"`
+	}
+	if r.Method != http.MethodPost || json.NewDecoder(http.MaxBytesReader(w, r.Body, 4096)).Decode(&req) != nil || req.UserID == "" || len(req.UserID) > 128 {
+		http.Error(w, `{"error":{"code":"invalid_argument","message":"POST {\"user_id\": \"...\"}"}}`, http.StatusBadRequest)
+		return
+	}
+	tok, exp, err := s.verifier.Issue(req.UserID, time.Hour)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(map[string]any{"token": tok, "expires_at": exp})
+}
+
+// prune drops Topic history older than the retention, keeping the newest 1000
+// updates of each user.
+func (s *Server) prune(ctx context.Context) {
+	t := time.NewTicker(10 * time.Minute)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		err := s.store.Write(ctx, func(tx store.Tx) error {
+			_, err := tx.UpdatePrune(tx.Now().Add(-s.cfg.Retention), 1000)
+			return err
+		})
+		if err != nil && ctx.Err() == nil {
+			s.log.Warn("prune updates", "err", err)
+		}
+	}
+}
+
+// Close stops the runner (drains in progress end; their sessions resume on the next
+// start), the realtime node and the store.
+func (s *Server) Close(ctx context.Context) error {
+	s.mu.Lock()
+	s.ready = false
+	s.mu.Unlock()
+	s.cancel()
+	s.wg.Wait()
+	err := s.node.Shutdown(ctx)
+	return errors.Join(err, s.store.Close())
+}
+
+// ListenAndServe serves on the configured address until ctx ends, then shuts down
+// gracefully.
+func (s *Server) ListenAndServe(ctx context.Context) error {
+	ln, err := net.Listen("tcp", s.cfg.Addr)
+	if err != nil {
+		return err
+	}
+	s.log.Info("listening", "addr", ln.Addr().String())
+	hs := &http.Server{Handler: s.mux, ReadHeaderTimeout: 10 * time.Second}
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), s.cfg.ShutdownWait)
+	defer cancel()
+	err = hs.Shutdown(sctx)
+	return errors.Join(err, s.Close(sctx))
+}
