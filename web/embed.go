@@ -1,28 +1,58 @@
-// Package web embeds the built browser SDK and demo page (web/dist, produced by
-// `npm run build` in web/) and serves them: the demo at /, the SDK under /sdk/.
+// Package web embeds the built browser SDK (web/dist, produced by `npm run build`
+// in web/) and serves it: the SDK under /sdk/ with the exact headers the build lists
+// for each file in dist/headers.json (the sandbox page's CSP carries a hash of this
+// build), and the demo page at /.
 package web
 
 import (
 	"embed"
+	"encoding/json"
 	"io/fs"
 	"net/http"
+	"strings"
 )
 
 //go:embed all:dist
 var dist embed.FS
 
-// Handler serves the embedded files. Without a build it explains how to make one.
+//go:embed demo/index.html
+var demoPage []byte
+
+// Handler serves /sdk/<file> for the files listed in headers.json and the demo
+// page at /. Anything else is 404: build metadata is never served.
 func Handler() http.Handler {
 	sub, _ := fs.Sub(dist, "dist")
-	if _, err := fs.Stat(sub, "index.html"); err != nil {
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if r.URL.Path != "/" {
-				http.NotFound(w, r)
-				return
-			}
-			w.Header().Set("Content-Type", "text/html; charset=utf-8")
-			_, _ = w.Write([]byte("<!doctype html><title>RTC Agent</title><p>RTC Agent server is running. The web bundle is not built: run <code>make build</code>.</p>"))
-		})
+	headers := map[string]map[string]string{}
+	if raw, err := fs.ReadFile(sub, "headers.json"); err == nil {
+		_ = json.Unmarshal(raw, &headers)
 	}
-	return http.FileServer(http.FS(sub))
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/" || r.URL.Path == "/index.html" {
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			w.Header().Set("Cache-Control", "no-cache")
+			_, _ = w.Write(demoPage)
+			return
+		}
+		name, ok := strings.CutPrefix(r.URL.Path, "/sdk/")
+		h, listed := headers[name]
+		if !ok || !listed {
+			http.NotFound(w, r)
+			return
+		}
+		body, err := fs.ReadFile(sub, name)
+		if err != nil {
+			http.NotFound(w, r)
+			return
+		}
+		for k, v := range h {
+			w.Header().Set(k, v)
+		}
+		_, _ = w.Write(body)
+	})
+}
+
+// Built reports whether the SDK bundle is embedded (make build / make run build it).
+func Built() bool {
+	_, err := fs.Stat(dist, "dist/rtc-agent.js")
+	return err == nil
 }

@@ -1,0 +1,34 @@
+# RTC Agent. `make run` starts the embedded server with the demo page on
+# http://localhost:8080; `make test` runs every test. Both set up what they need.
+
+GO ?= go
+WEB_STAMP := web/node_modules/.package-lock.json
+
+.PHONY: run build web test test-go test-web lint clean
+
+run: web
+	$(GO) run ./cmd/rtcagent serve -dev
+
+build: web
+	$(GO) build -o bin/rtcagent ./cmd/rtcagent
+
+$(WEB_STAMP): web/package.json web/package-lock.json
+	cd web && npm ci --no-audit --no-fund
+
+web: $(WEB_STAMP)
+	cd web && npm run build
+
+lint:
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+
+test-go: web lint
+	$(GO) test -race -count=1 -timeout 20m ./...
+
+test-web: $(WEB_STAMP)
+	cd web && npm test
+
+test: test-go test-web
+
+clean:
+	rm -rf bin web/dist/*.js web/dist/*.map web/dist/*.html web/dist/*.json
