@@ -1,0 +1,13 @@
+export {
+  ScriptRunner,
+  ScriptError,
+  SCRIPTS_DIR,
+  scriptPath,
+  type RunOptions,
+  type ScriptLogEntry,
+  type ScriptOutcome,
+  type ScriptRunnerOptions,
+} from "./runner.js";
+export { SandboxError } from "./sandbox-frame.js";
+export type { HostFunction } from "./host-api.js";
+export { scriptTool } from "./tool.js";

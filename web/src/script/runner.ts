@@ -1,0 +1,306 @@
+import { isVfsError, type VirtualFS } from "../vfs/index.js";
+import { serveCall, toWire, type HostFunction, type HostFunctionLookup } from "./host-api.js";
+import type { LogLevel, RunMessage, RunMode, WireError, WorkerToHost } from "./protocol.js";
+import { SandboxFrame } from "./sandbox-frame.js";
+
+/** Options of {@link ScriptRunner}. Every limit has a default. */
+export interface ScriptRunnerOptions {
+  vfs: VirtualFS;
+  /**
+   * URL of sandbox.html. Defaults to the file next to the SDK bundle, i.e. the
+   * server's `/sdk/sandbox.html` when the SDK is loaded from `/sdk/rtc-agent.js`.
+   */
+  sandboxUrl?: string | URL;
+  /** Host functions callable as `rtcAgent.call(name, args)`. */
+  functions?: Record<string, HostFunction>;
+  /** Run deadline; the sandbox is torn down when it passes. Default 30 000 ms. */
+  timeoutMs?: number;
+  /** How long the sandbox frame may take to start. Default 10 000 ms. */
+  bootTimeoutMs?: number;
+  /** Console entries kept per run; later ones are counted, not kept. Default 200. */
+  maxLogEntries?: number;
+  /** Characters kept per console entry. Default 2 000. */
+  maxLogChars?: number;
+  /** Largest JSON text of a return value. Default 256 KiB. */
+  maxResultChars?: number;
+  /** Messages (logs + rtcAgent calls) one run may send before it is stopped. Default 10 000. */
+  maxMessages?: number;
+}
+
+/** One captured console call. */
+export interface ScriptLogEntry {
+  level: LogLevel;
+  text: string;
+}
+
+/** What one `eval`/`run` produced. It never throws; failures set `ok: false`. */
+export interface ScriptOutcome {
+  ok: boolean;
+  /** The script's JSON return value; `undefined` when it returned nothing or failed. */
+  result?: unknown;
+  logs: ScriptLogEntry[];
+  /** Why the run failed, written for the model (`TypeError: ... (script:3:7)`). */
+  error?: string;
+  /** True when the run was stopped at its deadline. */
+  timed_out?: boolean;
+  /** Wall time of the run itself, excluding sandbox start-up. */
+  duration_ms: number;
+}
+
+/** Per-call overrides. */
+export interface RunOptions {
+  timeoutMs?: number;
+}
+
+/** Folder of saved scripts: `save {name}` writes `/.scripts/<name>.js`. */
+export const SCRIPTS_DIR = "/.scripts";
+const SCRIPT_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
+
+/** Thrown by {@link ScriptRunner.save} and {@link scriptPath} for bad input. */
+export class ScriptError extends Error {
+  override readonly name = "ScriptError";
+}
+
+/** VFS path of a saved script; a trailing `.js` in `name` is accepted. */
+export function scriptPath(name: string): string {
+  const base = name.endsWith(".js") ? name.slice(0, -3) : name;
+  if (!SCRIPT_NAME.test(base)) {
+    throw new ScriptError(
+      `invalid script name ${JSON.stringify(name)}: use 1-64 letters, digits, '_', '-' or '.', starting with a letter or digit`,
+    );
+  }
+  return `${SCRIPTS_DIR}/${base}.js`;
+}
+
+/**
+ * Runs model-written JavaScript in a sandboxed, network-less worker (see
+ * shared/reference/script-sandbox.md, design D). Runs execute one at a time, so
+ * tearing the frame down at a deadline never takes another run with it.
+ */
+export class ScriptRunner {
+  private readonly sandboxUrl: string;
+  private readonly functions = new Map<string, HostFunction>();
+  private readonly lookup: HostFunctionLookup;
+  private frame: SandboxFrame | null = null;
+  private starting: Promise<SandboxFrame> | null = null;
+  private queue: Promise<unknown> = Promise.resolve();
+  private nextRun = 1;
+  private disposed = false;
+  private readonly abortActive = new Set<(error: string) => void>();
+
+  readonly timeoutMs: number;
+  private readonly bootTimeoutMs: number;
+  private readonly maxLogEntries: number;
+  private readonly maxLogChars: number;
+  private readonly maxResultChars: number;
+  private readonly maxMessages: number;
+
+  constructor(private readonly options: ScriptRunnerOptions) {
+    this.sandboxUrl = String(options.sandboxUrl ?? new URL("./sandbox.html", import.meta.url));
+    this.timeoutMs = options.timeoutMs ?? 30_000;
+    this.bootTimeoutMs = options.bootTimeoutMs ?? 10_000;
+    this.maxLogEntries = options.maxLogEntries ?? 200;
+    this.maxLogChars = options.maxLogChars ?? 2_000;
+    this.maxResultChars = options.maxResultChars ?? 256 * 1024;
+    this.maxMessages = options.maxMessages ?? 10_000;
+    for (const [name, fn] of Object.entries(options.functions ?? {})) this.setFunction(name, fn);
+    this.lookup = { get: (n) => this.functions.get(n), names: () => [...this.functions.keys()].sort() };
+  }
+
+  /** Adds or replaces a host function callable from scripts. */
+  setFunction(name: string, fn: HostFunction): void {
+    if (typeof fn !== "function") throw new TypeError(`host function ${name} must be a function`);
+    this.functions.set(name, fn);
+  }
+
+  removeFunction(name: string): void {
+    this.functions.delete(name);
+  }
+
+  /** Starts the sandbox frame ahead of the first run (optional). */
+  async warm(): Promise<void> {
+    await this.ensureFrame();
+  }
+
+  /** Runs inline code; `params` must be JSON-serialisable. */
+  eval(code: string, params: unknown = {}, opts: RunOptions = {}): Promise<ScriptOutcome> {
+    return this.enqueue(() => this.execute("run", code, params, opts.timeoutMs ?? this.timeoutMs));
+  }
+
+  /** Runs the script saved under `name`. */
+  async run(name: string, params: unknown = {}, opts: RunOptions = {}): Promise<ScriptOutcome> {
+    let code: string;
+    try {
+      const path = scriptPath(name);
+      try {
+        code = await this.options.vfs.readFile(path);
+      } catch (err) {
+        if (isVfsError(err, "ENOENT")) {
+          throw new ScriptError(`no saved script named ${JSON.stringify(name)} (looked for ${path}); save it first, or list saved scripts with ls ${SCRIPTS_DIR}`);
+        }
+        throw err;
+      }
+    } catch (err) {
+      return { ok: false, logs: [], error: (err as Error).message, duration_ms: 0 };
+    }
+    return this.eval(code, params, opts);
+  }
+
+  /**
+   * Checks the code's syntax in the sandbox, then stores it as a saved script.
+   * @throws ScriptError (bad name, syntax error) or VfsError (size limits).
+   */
+  async save(name: string, code: string): Promise<{ path: string; bytes: number; created: boolean }> {
+    const path = scriptPath(name);
+    if (typeof code !== "string" || code.trim() === "") throw new ScriptError("code must be a non-empty string");
+    const check = await this.enqueue(() => this.execute("check", code, {}, this.timeoutMs));
+    if (!check.ok) throw new ScriptError(`script ${JSON.stringify(name)} was not saved: ${check.error ?? "check failed"}`);
+    return this.options.vfs.writeFile(path, code);
+  }
+
+  /** Stops any running script and removes the sandbox frame. */
+  dispose(): void {
+    this.disposed = true;
+    for (const abort of [...this.abortActive]) abort("the script runner was shut down");
+    this.killFrame();
+  }
+
+  private enqueue<T>(job: () => Promise<T>): Promise<T> {
+    const next = this.queue.then(job, job);
+    this.queue = next.catch(() => undefined);
+    return next;
+  }
+
+  private ensureFrame(): Promise<SandboxFrame> {
+    if (this.disposed) return Promise.reject(new Error("the script runner was shut down"));
+    if (this.frame?.alive) return Promise.resolve(this.frame);
+    this.starting ??= SandboxFrame.start(this.sandboxUrl, this.bootTimeoutMs).then(
+      (frame) => {
+        this.starting = null;
+        if (this.disposed) {
+          frame.destroy();
+          throw new Error("the script runner was shut down");
+        }
+        this.frame = frame;
+        return frame;
+      },
+      (err: unknown) => {
+        this.starting = null;
+        throw err;
+      },
+    );
+    return this.starting;
+  }
+
+  private killFrame(): void {
+    this.frame?.destroy();
+    this.frame = null;
+  }
+
+  private async execute(mode: RunMode, code: string, params: unknown, timeoutMs: number): Promise<ScriptOutcome> {
+    if (typeof code !== "string") return failed("code must be a string");
+    let paramsJson: string | undefined;
+    try {
+      paramsJson = JSON.stringify(params ?? {});
+    } catch (err) {
+      return failed(`params are not JSON-serialisable: ${(err as Error).message}`);
+    }
+    if (paramsJson === undefined) return failed("params must be JSON data");
+    let frame: SandboxFrame;
+    try {
+      frame = await this.ensureFrame();
+    } catch (err) {
+      return failed((err as Error).message);
+    }
+    const msg: RunMessage = {
+      t: "run", runId: `run-${this.nextRun++}`, mode, code, paramsJson,
+      maxResultChars: this.maxResultChars, maxLogChars: this.maxLogChars,
+    };
+    return this.supervise(frame, msg, timeoutMs);
+  }
+
+  /** Drives one run from start to its single outcome: done, error, deadline or flood. */
+  private supervise(frame: SandboxFrame, msg: RunMessage, timeoutMs: number): Promise<ScriptOutcome> {
+    const channel = new MessageChannel();
+    const port = channel.port1;
+    const logs: ScriptLogEntry[] = [];
+    let dropped = 0;
+    let messages = 0;
+    const started = performance.now();
+
+    return new Promise<ScriptOutcome>((resolve) => {
+      let finished = false;
+      const finish = (outcome: Omit<ScriptOutcome, "logs" | "duration_ms">, kill: boolean) => {
+        if (finished) return;
+        finished = true;
+        clearTimeout(timer);
+        this.abortActive.delete(abort);
+        // Close our end first so a dying worker's queued calls reach nobody.
+        port.onmessage = null;
+        port.close();
+        if (kill) {
+          if (this.frame === frame) this.killFrame();
+          else frame.destroy();
+          if (!this.disposed) setTimeout(() => void this.ensureFrame().catch(() => undefined), 0);
+        } else if (frame.alive) {
+          frame.drop(msg.runId);
+        }
+        if (dropped > 0) logs.push({ level: "warn", text: `[${dropped} more console entries were dropped]` });
+        resolve({ ...outcome, logs, duration_ms: Math.round(performance.now() - started) });
+      };
+      const abort = (error: string) => finish({ ok: false, error }, true);
+      this.abortActive.add(abort);
+      const timer = setTimeout(
+        () => finish({ ok: false, timed_out: true, error: `script timed out after ${timeoutMs} ms and was stopped` }, true),
+        timeoutMs,
+      );
+      frame.onWorkerError = (runId, message) => {
+        if (runId === msg.runId) finish({ ok: false, error: `script worker failed: ${message}` }, true);
+      };
+      port.onmessage = (e: MessageEvent) => {
+        if (++messages > this.maxMessages) {
+          finish({ ok: false, error: `script sent more than ${this.maxMessages} messages (console entries and rtcAgent calls) and was stopped` }, true);
+          return;
+        }
+        const m = e.data as WorkerToHost;
+        if (m?.t === "log") {
+          // The worker already cut the text (adding a note); this cut only guards against a tampered worker.
+          if (logs.length < this.maxLogEntries) logs.push({ level: m.level, text: String(m.text).slice(0, this.maxLogChars + 64) });
+          else dropped++;
+        } else if (m?.t === "call") {
+          serveCall(m.method, Array.isArray(m.args) ? m.args : [], this.options.vfs, this.lookup).then(
+            (value) => !finished && port.postMessage({ t: "reply", id: m.id, ok: true, value }),
+            (err: unknown) => !finished && port.postMessage({ t: "reply", id: m.id, ok: false, error: toWire(err) }),
+          );
+        } else if (m?.t === "done") {
+          if (m.ok) finish({ ok: true, result: parseResult(m.resultJson) }, false);
+          else finish({ ok: false, error: describeError(m.error) }, false);
+        }
+      };
+      try {
+        frame.run(msg, channel.port2);
+      } catch (err) {
+        finish({ ok: false, error: (err as Error).message }, true);
+      }
+    });
+  }
+}
+
+function failed(error: string): ScriptOutcome {
+  return { ok: false, logs: [], error, duration_ms: 0 };
+}
+
+function parseResult(json: string | undefined): unknown {
+  if (json === undefined) return undefined;
+  try {
+    return JSON.parse(json);
+  } catch {
+    return undefined; // the worker produced it with JSON.stringify; cannot happen unless tampered
+  }
+}
+
+function describeError(e: WireError | undefined): string {
+  if (!e) return "script failed";
+  const head = e.name && !e.message.startsWith(`${e.code}:`) ? `${e.name}: ${e.message}` : e.message;
+  return e.stack ? `${head}\n${e.stack}` : head;
+}

@@ -1,0 +1,82 @@
+// Browser test runner: builds the in-page suite, serves dist/ and the test page,
+// runs the suite in Debian's Chromium through playwright-core and prints one line
+// per test. Exits non-zero on any failure.
+// Usage: node test/run.mjs [name-filter]    (run `npm run build` first)
+import { build } from "esbuild";
+import { copyFile, mkdir, stat } from "node:fs/promises";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { chromium } from "playwright-core";
+import { startServer } from "./server.mjs";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+const distDir = join(root, "dist");
+const buildDir = join(root, "test/.build");
+const filter = process.argv[2] ?? "";
+const SUITE_TIMEOUT_MS = 120_000;
+const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+
+async function main() {
+  const started = Date.now();
+  try {
+    await stat(join(distDir, "rtc-agent.js"));
+  } catch {
+    throw new Error("dist/rtc-agent.js is missing: run `npm run build` first");
+  }
+  await mkdir(buildDir, { recursive: true });
+  await build({
+    entryPoints: [join(root, "test/browser/main.ts")],
+    bundle: true,
+    format: "esm",
+    target: "es2022",
+    outfile: join(buildDir, "tests.js"),
+    logLevel: "warning",
+  });
+  await copyFile(join(root, "test/page.html"), join(buildDir, "index.html"));
+
+  const server = await startServer({ distDir, testDir: buildDir });
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run"],
+  });
+  let passed = 0;
+  let failed = 0;
+  try {
+    const page = await browser.newPage();
+    page.on("pageerror", (err) => console.log(`  [page error] ${err.message}`));
+    page.on("console", (msg) => {
+      if (msg.type() === "error") console.log(`  [console.error] ${msg.text()}`);
+    });
+    const done = new Promise((resolve) => page.exposeFunction("__rtcDone", resolve));
+    await page.exposeFunction("__rtcReport", (r) => {
+      if (r.ok) passed++;
+      else failed++;
+      console.log(`${r.ok ? "ok  " : "FAIL"} ${r.name} (${r.ms} ms)`);
+      if (!r.ok) console.log(`     ${r.error.replace(/\n/g, "\n     ")}`);
+    });
+    const url = `${server.hostOrigin}/test/?sdkOrigin=${encodeURIComponent(server.sdkOrigin)}${filter ? `&filter=${encodeURIComponent(filter)}` : ""}`;
+    await page.goto(url);
+    let timer;
+    const timeout = new Promise((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`suite did not finish within ${SUITE_TIMEOUT_MS} ms`)), SUITE_TIMEOUT_MS);
+    });
+    await Promise.race([done, timeout]);
+    clearTimeout(timer);
+  } finally {
+    await browser.close();
+    await server.close();
+  }
+  if (passed + failed === 0) {
+    console.log("no test ran");
+    failed = 1;
+  }
+  console.log(`\nbrowser tests finished in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  console.log(`${passed} passed, ${failed} failed`);
+  process.exitCode = failed > 0 ? 1 : 0;
+}
+
+main().catch((err) => {
+  console.error(err);
+  console.log("0 passed, 1 failed");
+  process.exitCode = 1;
+});

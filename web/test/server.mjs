@@ -1,0 +1,82 @@
+// Static test server: serves dist/ under /sdk/ with the headers from
+// dist/headers.json, as the Go server must (see README.md), the test page under /test/, and a /probe endpoint that
+// records every request so tests can prove a script's network attempt never left
+// the browser.
+import { createServer } from "node:http";
+import { readFile } from "node:fs/promises";
+import { extname, join, normalize } from "node:path";
+
+const TYPES = { ".js": "text/javascript; charset=utf-8", ".html": "text/html; charset=utf-8" };
+
+/**
+ * Starts the server on 127.0.0.1 with a random port. The test page is meant to be
+ * opened as http://localhost:<port>/test/ so that the host page and the SDK
+ * (http://127.0.0.1:<port>/sdk/) are different sites, as in production.
+ */
+export async function startServer({ distDir, testDir }) {
+  const probes = [];
+  const server = createServer(async (req, res) => {
+    try {
+      await handle(req, res);
+    } catch (err) {
+      res.writeHead(500).end(String(err));
+    }
+  });
+  let port = 0;
+  const sdkOrigin = () => `http://127.0.0.1:${port}`;
+  const hostOrigin = () => `http://localhost:${port}`;
+
+  async function handle(req, res) {
+    const url = new URL(req.url, `http://${req.headers.host}`);
+    const path = url.pathname;
+    if (path.startsWith("/probe")) {
+      if (path !== "/probe-log") {
+        probes.push({ method: req.method, url: req.url, host: req.headers.host });
+        return res.writeHead(204, { "Access-Control-Allow-Origin": "*" }).end();
+      }
+      return send(res, 200, JSON.stringify(probes), { "Content-Type": "application/json" });
+    }
+    if (path.startsWith("/sdk/") || path.startsWith("/sdk-nocsp/")) {
+      const withCsp = path.startsWith("/sdk/");
+      const name = path.slice(path.indexOf("/", 1) + 1);
+      // Exactly the production rule: serve what headers.json lists, with its headers.
+      const manifest = JSON.parse(await readFile(join(distDir, "headers.json"), "utf8"));
+      if (!Object.hasOwn(manifest, name)) return send(res, 404, "not found");
+      const headers = { ...manifest[name] };
+      if (!withCsp) delete headers["Content-Security-Policy"]; // the misconfiguration the SDK must refuse
+      return send(res, 200, await readFile(join(distDir, name)), headers);
+    }
+    if (path === "/test/" || path.startsWith("/test/")) {
+      const rel = path === "/test/" ? "index.html" : normalize(path.slice("/test/".length));
+      if (rel.startsWith("..")) return send(res, 403, "forbidden");
+      const headers = {
+        "Content-Type": TYPES[extname(rel)] ?? "application/octet-stream",
+        "Cache-Control": "no-cache",
+        // A strict host CSP, as a careful site would have: the SDK must work with only
+        // the sandbox origin added to frame-src (no blob:, no unsafe-eval).
+        "Content-Security-Policy": `default-src 'self'; script-src 'self' ${sdkOrigin()}; connect-src 'self'; frame-src ${sdkOrigin()}; style-src 'self' 'unsafe-inline'`,
+      };
+      return send(res, 200, await readFile(join(testDir, rel)), headers);
+    }
+    if (path === "/favicon.ico") return send(res, 204, "");
+    send(res, 404, "not found");
+  }
+
+  server.on("upgrade", (req, socket) => {
+    probes.push({ method: "UPGRADE", url: req.url, host: req.headers.host });
+    socket.destroy();
+  });
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  port = server.address().port;
+  return {
+    port,
+    sdkOrigin: sdkOrigin(),
+    hostOrigin: hostOrigin(),
+    probes,
+    close: () => new Promise((resolve) => server.close(resolve)),
+  };
+}
+
+function send(res, status, body, headers = {}) {
+  res.writeHead(status, headers).end(body);
+}
