@@ -44,7 +44,7 @@ type browserOpt func(*browser)
 
 func noExecute(b *browser) { b.execute = false }
 
-func newBrowser(t *testing.T, s *testServer, user, device string, opts ...browserOpt) *browser {
+func newBrowser(t *testing.T, s endpoint, user, device string, opts ...browserOpt) *browser {
 	t.Helper()
 	b := &browser{t: t, user: user, device: device, deltas: map[string][]protocol.Delta{}, rtcs: map[string]protocol.RTC{},
 		turns: map[string]protocol.Turn{}, messages: map[string]protocol.Message{}, files: map[string]string{},
@@ -52,7 +52,7 @@ func newBrowser(t *testing.T, s *testServer, user, device string, opts ...browse
 	for _, o := range opts {
 		o(b)
 	}
-	ver := s.srv.Verifier()
+	ver := s.verifier()
 	tok, _, err := ver.Issue(user, time.Hour)
 	if err != nil {
 		t.Fatal(err)

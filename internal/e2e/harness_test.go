@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rtcagent/rtcagent/internal/auth"
 	"github.com/rtcagent/rtcagent/internal/config"
 	"github.com/rtcagent/rtcagent/internal/llm"
 	"github.com/rtcagent/rtcagent/internal/llm/scripted"
@@ -28,6 +29,14 @@ type testServer struct {
 
 func (s *testServer) wsURL() string {
 	return "ws" + strings.TrimPrefix(s.http.URL, "http") + "/connection/websocket"
+}
+
+func (s *testServer) verifier() *auth.Verifier { return s.srv.Verifier() }
+
+// endpoint is a server a browser can connect to.
+type endpoint interface {
+	wsURL() string
+	verifier() *auth.Verifier
 }
 
 type serverOpt func(*config.Config)

@@ -1,0 +1,146 @@
+package e2e
+
+import (
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/rtcagent/rtcagent/internal/auth"
+	"github.com/rtcagent/rtcagent/internal/protocol"
+)
+
+var (
+	buildOnce sync.Once
+	binPath   string
+	buildErr  error
+)
+
+// serverBinary builds cmd/rtcagent once per test run.
+func serverBinary(t *testing.T) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "rtcagent-bin")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		binPath = filepath.Join(dir, "rtcagent")
+		out, err := exec.Command("go", "build", "-o", binPath, "../../cmd/rtcagent").CombinedOutput()
+		if err != nil {
+			buildErr = fmt.Errorf("build: %v\n%s", err, out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return binPath
+}
+
+// procServer is the server running as a child process.
+type procServer struct {
+	t      *testing.T
+	addr   string
+	args   []string
+	cmd    *exec.Cmd
+	verify *auth.Verifier
+}
+
+func (p *procServer) wsURL() string            { return "ws://" + p.addr + "/connection/websocket" }
+func (p *procServer) verifier() *auth.Verifier { return p.verify }
+
+func freeAddr(t *testing.T) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+func startProc(t *testing.T, script string) *procServer {
+	t.Helper()
+	dir := t.TempDir()
+	scriptFile := filepath.Join(dir, "script.json")
+	if err := os.WriteFile(scriptFile, []byte(script), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	v, _ := auth.NewVerifier([]byte(testSecret))
+	p := &procServer{t: t, addr: freeAddr(t), verify: v}
+	p.args = []string{"serve", "-addr", p.addr, "-data", filepath.Join(dir, "rtcagent.db"), "-token-secret", testSecret,
+		"-model-provider", "scripted", "-script", scriptFile, "-poll-interval", "100ms", "-lease-ttl", "2s", "-log-level", "warn"}
+	p.start()
+	t.Cleanup(func() { p.kill() })
+	return p
+}
+
+func (p *procServer) start() {
+	p.t.Helper()
+	p.cmd = exec.Command(serverBinary(p.t), p.args...)
+	p.cmd.Stderr = os.Stderr
+	if err := p.cmd.Start(); err != nil {
+		p.t.Fatal(err)
+	}
+	waitFor(p.t, "server ready", 15*time.Second, func() bool {
+		resp, err := http.Get("http://" + p.addr + "/readyz")
+		if err != nil {
+			return false
+		}
+		resp.Body.Close()
+		return resp.StatusCode == http.StatusOK
+	})
+}
+
+func (p *procServer) kill() {
+	if p.cmd != nil && p.cmd.Process != nil {
+		_ = p.cmd.Process.Signal(syscall.SIGKILL)
+		_, _ = p.cmd.Process.Wait()
+		p.cmd = nil
+	}
+}
+
+// TestCrashWhileRTCPending kills the server with SIGKILL while an RTC waits for
+// the browser, restarts it on the same data file, and checks the turn completes
+// after the client reconnects and submits, with contiguous offsets.
+func TestCrashWhileRTCPending(t *testing.T) {
+	p := startProc(t, writeReadScript)
+	b := newBrowser(t, p, "alice", "dev-a", noExecute)
+	res := b.send("", "write and read")
+	first := b.pendingRTC()
+
+	p.kill()
+	waitFor(t, "client to notice the crash", 10*time.Second, func() bool { return b.c.State() != "connected" })
+	p.start()
+	waitFor(t, "client to reconnect", 15*time.Second, func() bool { return b.c.State() == "connected" })
+
+	// After a reconnect the browser asks what is still open, then executes it.
+	var pending protocol.RTCListResult
+	b.mustCall(protocol.MethodRTCPending, struct{}{}, &pending)
+	if len(pending.RTCs) != 1 || pending.RTCs[0].ID != first.ID {
+		t.Fatalf("pending after restart: %+v", pending.RTCs)
+	}
+	b.mu.Lock()
+	b.execute = true
+	b.seenRTC[first.ID] = true
+	b.mu.Unlock()
+	b.execQueue <- pending.RTCs[0]
+
+	turn := b.waitTurn(res.TurnID, 20*time.Second)
+	if turn.Status != protocol.TurnCompleted {
+		t.Fatalf("turn %s %+v", turn.Status, turn.Error)
+	}
+	var ul protocol.UpdateListResult
+	b.mustCall(protocol.MethodUpdateList, protocol.UpdateListRequest{SinceOffset: 0, Limit: 1}, &ul)
+	b.waitOffset(ul.Top)
+	b.checkOffsets()
+	msgs := b.assistantMessages(res.SessionID)
+	if last := msgs[len(msgs)-1]; last.Text != "The file says: hello rtc. Done." {
+		t.Fatalf("final %q", last.Text)
+	}
+}
