@@ -77,7 +77,7 @@ type Checkpoint struct {
 	Version     int       `json:"v"`
 	TurnID      string    `json:"turn_id"`
 	Step        int       `json:"step"`
-	MessageID   string    `json:"message_id"`   // the assistant message whose calls are pending
+	MessageID   string    `json:"message_id"`    // the assistant message whose calls are pending
 	ToolCallIDs []string  `json:"tool_call_ids"` // the calls of that step
 	Model       string    `json:"model"`
 	SavedAt     time.Time `json:"saved_at"`

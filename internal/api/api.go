@@ -132,7 +132,11 @@ func (a *API) limit(n int) int {
 }
 
 // write runs fn in a write transaction.
-func (a *API) write(ctx context.Context, fn func(tx store.Tx) error) error { return a.store.Write(ctx, fn) }
+func (a *API) write(ctx context.Context, fn func(tx store.Tx) error) error {
+	return a.store.Write(ctx, fn)
+}
 
 // read runs fn in a read transaction.
-func (a *API) read(ctx context.Context, fn func(tx store.Tx) error) error { return a.store.Read(ctx, fn) }
+func (a *API) read(ctx context.Context, fn func(tx store.Tx) error) error {
+	return a.store.Read(ctx, fn)
+}

@@ -58,9 +58,12 @@ func newBrowser(t *testing.T, s endpoint, user, device string, opts ...browserOp
 		t.Fatal(err)
 	}
 	b.c = centrifuge.NewJsonClient(s.wsURL(), centrifuge.Config{
-		Token:             tok,
-		Data:              jsonOf(map[string]string{"device_id": device}),
-		GetToken:          func(centrifuge.ConnectionTokenEvent) (string, error) { tok, _, err := ver.Issue(user, time.Hour); return tok, err },
+		Token: tok,
+		Data:  jsonOf(map[string]string{"device_id": device}),
+		GetToken: func(centrifuge.ConnectionTokenEvent) (string, error) {
+			tok, _, err := ver.Issue(user, time.Hour)
+			return tok, err
+		},
 		MinReconnectDelay: 50 * time.Millisecond,
 		MaxReconnectDelay: 500 * time.Millisecond,
 	})

@@ -5,7 +5,7 @@ import (
 
 	"github.com/rtcagent/rtcagent/internal/config"
 	"github.com/rtcagent/rtcagent/internal/llm"
-	// anthropic pending
+	"github.com/rtcagent/rtcagent/internal/llm/anthropic"
 	"github.com/rtcagent/rtcagent/internal/llm/openai"
 	"github.com/rtcagent/rtcagent/internal/llm/scripted"
 )
@@ -16,7 +16,7 @@ func newModel(c config.Config) (llm.Model, error) {
 	case "openai":
 		return openai.New(openai.Config{BaseURL: c.OpenAIURL, APIKey: c.OpenAIKey, Model: c.OpenAIMdl, MaxTokens: c.MaxTokens, MaxRetries: 2})
 	case "anthropic":
-		return nil, fmt.Errorf("anthropic: not built"); //(anthropic.Config{BaseURL: c.AnthURL, APIKey: c.AnthKey, Model: c.AnthMdl, MaxTokens: c.MaxTokens, MaxRetries: 2})
+		return anthropic.New(anthropic.Config{BaseURL: c.AnthURL, APIKey: c.AnthKey, Model: c.AnthMdl, MaxTokens: c.MaxTokens, MaxRetries: 2})
 	case "scripted":
 		if c.Script != "" {
 			return scripted.Load(c.Script)

@@ -1,0 +1,44 @@
+package e2e
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/rtcagent/rtcagent/internal/config"
+	"github.com/rtcagent/rtcagent/internal/llm/llmfake"
+)
+
+// The write → read conversation through the real OpenAI and Anthropic SDK code
+// paths, against local servers that speak their streaming wire formats.
+
+func TestRoundTripOpenAI(t *testing.T) {
+	brain := mustScript(t, writeReadScript)
+	fake := llmfake.NewOpenAI(brain)
+	t.Cleanup(fake.Close)
+	s := startServer(t, nil, func(c *config.Config) {
+		c.Provider, c.OpenAIURL, c.OpenAIKey, c.OpenAIMdl = "openai", fake.URL(), "test-key", "gpt-test"
+	})
+	checkWriteRead(t, s)
+	if n := len(fake.Requests()); n != 3 {
+		t.Fatalf("%d provider requests, want 3 (one per step)", n)
+	}
+	if last := string(fake.Requests()[2]); !strings.Contains(last, "hello rtc") || !strings.Contains(last, `"tool_call_id"`) {
+		t.Fatalf("last request lacks the tool result: %.300s", last)
+	}
+}
+
+func TestRoundTripAnthropic(t *testing.T) {
+	brain := mustScript(t, writeReadScript)
+	fake := llmfake.NewAnthropic(brain)
+	t.Cleanup(fake.Close)
+	s := startServer(t, nil, func(c *config.Config) {
+		c.Provider, c.AnthURL, c.AnthKey, c.AnthMdl = "anthropic", fake.URL(), "test-key", "claude-test"
+	})
+	checkWriteRead(t, s)
+	if n := len(fake.Requests()); n != 3 {
+		t.Fatalf("%d provider requests, want 3 (one per step)", n)
+	}
+	if last := string(fake.Requests()[2]); !strings.Contains(last, "hello rtc") || !strings.Contains(last, `"tool_result"`) {
+		t.Fatalf("last request lacks the tool result: %.300s", last)
+	}
+}
