@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"sort"
 
 	"github.com/rtcagent/rtcagent/internal/llm"
 	"github.com/rtcagent/rtcagent/internal/protocol"
@@ -30,11 +31,17 @@ func BuildMessages(tr Transcript, upTo int64, resultLimit int) []llm.Message {
 		r := &tr.RTCs[i]
 		byCall[r.MessageID+"\x00"+r.ToolCallID] = r
 	}
-	var out []llm.Message
+	// A message sent while a turn ran has a lower seq than that turn's later
+	// messages; the model sees each turn's messages together, turn by turn.
+	msgs := make([]protocol.Message, 0, len(tr.Messages))
 	for _, m := range tr.Messages {
-		if s, ok := turnSeq[m.TurnID]; !ok || s > upTo {
-			continue
+		if s, ok := turnSeq[m.TurnID]; ok && s <= upTo {
+			msgs = append(msgs, m)
 		}
+	}
+	sort.SliceStable(msgs, func(i, j int) bool { return turnSeq[msgs[i].TurnID] < turnSeq[msgs[j].TurnID] })
+	var out []llm.Message
+	for _, m := range msgs {
 		switch {
 		case m.Role == protocol.RoleUser:
 			out = append(out, llm.Message{Role: llm.RoleUser, Text: m.Text})

@@ -128,12 +128,13 @@ func defaultMessage(status int) string {
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	body, err := io.ReadAll(io.LimitReader(r.Body, maxBody))
+	routed := r.Method == http.MethodPost && r.URL.Path == s.dialect.path()
 	s.mu.Lock()
 	s.seq++
 	seq := s.seq
 	s.requests = append(s.requests, body)
 	var fail *failure
-	if len(s.failures) > 0 {
+	if routed && len(s.failures) > 0 {
 		fail = &s.failures[0]
 		s.failures = s.failures[1:]
 	}
@@ -142,7 +143,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	reqID := fmt.Sprintf("req_fake_%d", seq)
 	w.Header().Set(s.dialect.requestIDHeader(), reqID)
 	switch {
-	case r.Method != http.MethodPost || r.URL.Path != s.dialect.path():
+	case !routed:
 		s.writeError(w, http.StatusNotFound, "fake: no route "+r.Method+" "+r.URL.Path, reqID)
 		return
 	case err != nil:

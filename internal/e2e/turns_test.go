@@ -1,0 +1,217 @@
+package e2e
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rtcagent/rtcagent/internal/config"
+	"github.com/rtcagent/rtcagent/internal/llm"
+	"github.com/rtcagent/rtcagent/internal/protocol"
+)
+
+const turnsScript = `{"name": "turns", "turns": [
+  {"match": "slow", "steps": [{"chunks": ["a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l"], "delay_ms": 100}]},
+  {"match": "tool", "steps": [
+    {"tool_calls": [{"name": "ls", "arguments": {"path": "/"}}]},
+    {"text": "listed: {{last_result}}"}]},
+  {"match": "loop", "steps": [
+    {"tool_calls": [{"name": "ls", "arguments": {}}]},
+    {"tool_calls": [{"name": "ls", "arguments": {}}]},
+    {"tool_calls": [{"name": "ls", "arguments": {}}]},
+    {"text": "never reached"}]},
+  {"match": "modes", "steps": [
+    {"tool_calls": [{"name": "write", "arguments": {"path": "/p.txt", "content": "x"}}, {"name": "script", "arguments": {"action": "eval", "code": "1"}}, {"name": "read", "arguments": {"path": "/p.txt"}}]},
+    {"text": "done"}]},
+  {"steps": [{"text": "echo: {{user}}"}]}
+]}`
+
+func TestStopWhileStreaming(t *testing.T) {
+	s := startServer(t, mustScript(t, turnsScript))
+	b := newBrowser(t, s, "alice", "dev-a")
+	res := b.send("", "slow please")
+	waitFor(t, "streaming to start", 5*time.Second, func() bool {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		return len(b.deltas) > 0
+	})
+	var stopped protocol.TurnResult
+	b.mustCall(protocol.MethodTurnStop, protocol.IDRequest{SessionID: res.SessionID}, &stopped)
+	turn := b.waitTurn(res.TurnID, 5*time.Second)
+	if turn.Status != protocol.TurnStopped {
+		t.Fatalf("turn %s", turn.Status)
+	}
+	var m protocol.Message
+	waitFor(t, "the message to be closed", 5*time.Second, func() bool {
+		msgs := b.assistantMessages(res.SessionID)
+		if len(msgs) == 1 && msgs[0].Status == protocol.MessageInterrupted {
+			m = msgs[0]
+			return true
+		}
+		return false
+	})
+	if m.Text == "" || len(m.Text) >= 12 {
+		t.Fatalf("interrupted text %q", m.Text)
+	}
+	// The session is not stuck: the next message runs.
+	next := b.send(res.SessionID, "hello again")
+	if tr := b.waitTurn(next.TurnID, 5*time.Second); tr.Status != protocol.TurnCompleted {
+		t.Fatalf("next turn %s", tr.Status)
+	}
+}
+
+func TestStopWhileWaitingEndsRTCs(t *testing.T) {
+	s := startServer(t, mustScript(t, turnsScript))
+	b := newBrowser(t, s, "alice", "dev-a", noExecute)
+	res := b.send("", "tool")
+	r := b.pendingRTC()
+	b.mustCall(protocol.MethodTurnStop, protocol.IDRequest{SessionID: res.SessionID}, nil)
+	if tr := b.waitTurn(res.TurnID, 5*time.Second); tr.Status != protocol.TurnStopped {
+		t.Fatalf("turn %s", tr.Status)
+	}
+	var got protocol.RTCResult
+	b.mustCall(protocol.MethodRTCGet, protocol.IDRequest{RTCID: r.ID}, &got)
+	if got.RTC.Status != protocol.RTCFailed || !strings.HasPrefix(got.RTC.Error, "cancelled") {
+		t.Fatalf("rtc after stop: %s %q", got.RTC.Status, got.RTC.Error)
+	}
+	// A result arriving after the stop is answered with the stored outcome.
+	var late protocol.RTCResult
+	b.mustCall(protocol.MethodRTCSubmitResult, protocol.RTCSubmitResultRequest{RTCID: r.ID, ClientID: "late", OK: true, Output: jsonOf("x")}, &late)
+	if late.RTC.Status != protocol.RTCFailed {
+		t.Fatalf("late result applied: %s", late.RTC.Status)
+	}
+}
+
+func TestMessageWhileTurnRunsIsQueued(t *testing.T) {
+	model := mustScript(t, turnsScript)
+	s := startServer(t, model)
+	b := newBrowser(t, s, "alice", "dev-a", noExecute)
+	first := b.send("", "tool")
+	r := b.pendingRTC()
+	second := b.send(first.SessionID, "second message")
+	time.Sleep(300 * time.Millisecond) // give a wrong implementation the chance to start it
+	if tr, _ := b.turn(second.TurnID); tr.Status != protocol.TurnQueued {
+		t.Fatalf("second turn is %s while the first waits", tr.Status)
+	}
+	b.mustCall(protocol.MethodRTCSubmitResult, protocol.RTCSubmitResultRequest{RTCID: r.ID, ClientID: "c", OK: true, Output: jsonOf("/notes.txt")}, nil)
+	if tr := b.waitTurn(first.TurnID, 5*time.Second); tr.Status != protocol.TurnCompleted {
+		t.Fatalf("first turn %s", tr.Status)
+	}
+	if tr := b.waitTurn(second.TurnID, 5*time.Second); tr.Status != protocol.TurnCompleted {
+		t.Fatalf("second turn %s", tr.Status)
+	}
+	msgs := b.assistantMessages(first.SessionID)
+	if last := msgs[len(msgs)-1]; last.Text != "echo: second message" {
+		t.Fatalf("last answer %q", last.Text)
+	}
+	// The first turn's model calls never saw the queued message.
+	for _, req := range model.Requests() {
+		users := 0
+		for _, m := range req.Messages {
+			if m.Role == llm.RoleUser {
+				users++
+			}
+		}
+		last := req.Messages[len(req.Messages)-1]
+		if users == 1 && last.Role == llm.RoleUser && last.Text != "tool" {
+			t.Fatalf("first turn saw %q", last.Text)
+		}
+		if users == 2 && req.Messages[len(req.Messages)-1].Text != "second message" {
+			t.Fatalf("second turn request ends with %+v", last)
+		}
+	}
+}
+
+func TestStepLimit(t *testing.T) {
+	s := startServer(t, mustScript(t, turnsScript), func(c *config.Config) { c.StepLimit = 2 })
+	b := newBrowser(t, s, "alice", "dev-a")
+	res := b.send("", "loop")
+	turn := b.waitTurn(res.TurnID, 10*time.Second)
+	if turn.Status != protocol.TurnFailed || turn.Error == nil || turn.Error.Category != "step_limit" {
+		t.Fatalf("turn %s %+v", turn.Status, turn.Error)
+	}
+	msgs := b.assistantMessages(res.SessionID)
+	last := msgs[len(msgs)-1]
+	if last.Status != protocol.MessageError || !strings.Contains(last.Text, "2 model steps") {
+		t.Fatalf("error message %q (%s)", last.Text, last.Status)
+	}
+}
+
+func TestWorkModes(t *testing.T) {
+	model := mustScript(t, turnsScript)
+	s := startServer(t, model)
+	cases := []struct {
+		mode   string
+		states map[string]string // tool → status or "confirm"/"auto" for delivered calls
+	}{
+		{protocol.ModePlan, map[string]string{"write": protocol.RTCRejected, "script": protocol.RTCRejected, "read": "auto"}},
+		{protocol.ModeManual, map[string]string{"write": "confirm", "script": "confirm", "read": "auto"}},
+		{protocol.ModeEdit, map[string]string{"write": "auto", "script": "confirm", "read": "auto"}},
+		{protocol.ModeBypass, map[string]string{"write": "auto", "script": "auto", "read": "auto"}},
+	}
+	for _, c := range cases {
+		t.Run(c.mode, func(t *testing.T) {
+			b := newBrowser(t, s, "user-"+c.mode, "dev")
+			b.decide = func(r protocol.RTC) (bool, any, string, bool) { return true, "ok", "", false }
+			var res protocol.MessageSendResult
+			b.mustCall(protocol.MethodMessageSend, protocol.MessageSendRequest{ClientID: "m", WorkMode: c.mode, Content: protocol.MessageContent{Text: "modes"}}, &res)
+			if tr := b.waitTurn(res.TurnID, 10*time.Second); tr.Status != protocol.TurnCompleted {
+				t.Fatalf("turn %s", tr.Status)
+			}
+			var rtcs protocol.RTCListResult
+			b.mustCall(protocol.MethodRTCList, protocol.ListRequest{SessionID: res.SessionID}, &rtcs)
+			for _, r := range rtcs.RTCs {
+				want := c.states[r.ToolName]
+				got := map[bool]string{true: "confirm", false: "auto"}[r.NeedsConfirmation]
+				if r.Status == protocol.RTCRejected {
+					got = protocol.RTCRejected
+					if !strings.Contains(r.Error, "plan mode") {
+						t.Errorf("plan refusal text %q", r.Error)
+					}
+				}
+				if got != want {
+					t.Errorf("%s in %s: %s, want %s", r.ToolName, c.mode, got, want)
+				}
+			}
+		})
+	}
+}
+
+func TestUpdateListGapFillAndReset(t *testing.T) {
+	s := startServer(t, mustScript(t, turnsScript))
+	b := newBrowser(t, s, "alice", "dev-a")
+	res := b.send("", "hello")
+	b.waitTurn(res.TurnID, 5*time.Second)
+	var all protocol.UpdateListResult
+	b.mustCall(protocol.MethodUpdateList, protocol.UpdateListRequest{SinceOffset: 0}, &all)
+	if all.Reset || int64(len(all.Updates)) != all.Top || all.Updates[0].Offset != 1 {
+		t.Fatalf("full list: reset %v, %d updates, top %d", all.Reset, len(all.Updates), all.Top)
+	}
+	var page protocol.UpdateListResult
+	b.mustCall(protocol.MethodUpdateList, protocol.UpdateListRequest{SinceOffset: 2, Epoch: all.Epoch, Limit: 2}, &page)
+	if page.Reset || len(page.Updates) != 2 || page.Updates[0].Offset != 3 {
+		t.Fatalf("page: %+v", page)
+	}
+	for _, req := range []protocol.UpdateListRequest{{SinceOffset: 1, Epoch: "other"}, {SinceOffset: all.Top + 5, Epoch: all.Epoch}} {
+		var r protocol.UpdateListResult
+		b.mustCall(protocol.MethodUpdateList, req, &r)
+		if !r.Reset || len(r.Updates) != 0 || r.Epoch != all.Epoch {
+			t.Fatalf("%+v: want reset, got %+v", req, r)
+		}
+	}
+	// The payloads equal what the client received live.
+	b.waitOffset(all.Top)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for i, u := range all.Updates {
+		if b.updates[i].Type != u.Type || !jsonEqual(b.updates[i].Data, u.Data) {
+			t.Fatalf("update %d differs: live %s, listed %s", u.Offset, b.updates[i].Data, u.Data)
+		}
+	}
+}
+
+func jsonEqual(a, b json.RawMessage) bool {
+	var x, y any
+	return json.Unmarshal(a, &x) == nil && json.Unmarshal(b, &y) == nil && string(jsonOf(x)) == string(jsonOf(y))
+}
