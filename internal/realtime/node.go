@@ -28,6 +28,10 @@ type Config struct {
 	// RecoveryLimit is the most updates pushed on reconnect; beyond it the client
 	// refills with v1.update.list. Default 300.
 	RecoveryLimit int
+	// MaxRequestBytes bounds RPC data (the API rejects more with too_large); a
+	// WebSocket frame may be twice that plus 64 KiB, for the command envelope and
+	// JSON escaping, before the connection is closed.
+	MaxRequestBytes int
 	// AllowedOrigins for WebSocket upgrades; empty allows any origin (the token is
 	// the credential, not a cookie).
 	AllowedOrigins []string
@@ -114,7 +118,7 @@ func (n *Node) PublishDelta(userID string, d protocol.Delta) error {
 
 // WebSocketHandler serves /connection/websocket.
 func (n *Node) WebSocketHandler() http.Handler {
-	cfg := centrifuge.WebsocketConfig{ReadBufferSize: 4096, WriteBufferSize: 4096}
+	cfg := centrifuge.WebsocketConfig{ReadBufferSize: 4096, WriteBufferSize: 4096, MessageSizeLimit: 2*n.cfg.MaxRequestBytes + 64<<10}
 	if len(n.cfg.AllowedOrigins) > 0 {
 		allowed := map[string]bool{}
 		for _, o := range n.cfg.AllowedOrigins {

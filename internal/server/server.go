@@ -81,7 +81,8 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, opt Options) 
 	s.runner = session.New(session.Config{Store: st, Model: model, Logger: log, Limits: lim, System: system,
 		LeaseTTL: cfg.LeaseTTL, PollInterval: cfg.PollInterval, Live: liveFunc(func(u string, d protocol.Delta) error { return s.node.PublishDelta(u, d) })})
 	s.api = api.New(st, s.runner, lim, log)
-	s.node, err = realtime.New(realtime.Config{Store: st, API: s.api, Verifier: verifier, Logger: log, AllowedOrigins: cfg.AllowedOrigins()})
+	s.node, err = realtime.New(realtime.Config{Store: st, API: s.api, Verifier: verifier, Logger: log, AllowedOrigins: cfg.AllowedOrigins(),
+		MaxRequestBytes: lim.RequestBytes})
 	if err != nil {
 		st.Close()
 		return nil, err

@@ -1,0 +1,73 @@
+package e2e
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rtcagent/rtcagent/internal/protocol"
+)
+
+// Bad input gets a clear error with a stable code, over HTTP and WebSocket alike.
+func TestInputLimits(t *testing.T) {
+	s := startServer(t, mustScript(t, oneWriteScript))
+	long := strings.Repeat("x", 64<<10+1)
+	cases := []struct {
+		method string
+		params any
+		code   string
+	}{
+		{protocol.MethodMessageSend, protocol.MessageSendRequest{ClientID: "c", Content: protocol.MessageContent{Text: long}}, protocol.CodeTooLarge},
+		{protocol.MethodMessageSend, protocol.MessageSendRequest{ClientID: "c", Content: protocol.MessageContent{Text: ""}}, protocol.CodeInvalidArgument},
+		{protocol.MethodMessageSend, protocol.MessageSendRequest{Content: protocol.MessageContent{Text: "hi"}}, protocol.CodeInvalidArgument},
+		{protocol.MethodMessageSend, protocol.MessageSendRequest{ClientID: strings.Repeat("c", 129), Content: protocol.MessageContent{Text: "hi"}}, protocol.CodeInvalidArgument},
+		{protocol.MethodMessageSend, protocol.MessageSendRequest{ClientID: "c", WorkMode: "yolo", Content: protocol.MessageContent{Text: "hi"}}, protocol.CodeInvalidArgument},
+		{protocol.MethodMessageSend, protocol.MessageSendRequest{ClientID: "c", Content: protocol.MessageContent{Text: "hi"}, Tools: []protocol.HostTool{{Name: "read"}}}, protocol.CodeInvalidArgument},
+		{protocol.MethodMessageSend, "not an object", protocol.CodeInvalidArgument},
+		{protocol.MethodSessionUpdate, map[string]any{"session_id": "s", "title": strings.Repeat("t", 201)}, protocol.CodeInvalidArgument},
+		{protocol.MethodRTCUpdateStatus, protocol.RTCUpdateStatusRequest{RTCID: "r", ClientID: "c", Status: "completed"}, protocol.CodeInvalidArgument},
+		{protocol.MethodRTCSubmitResult, map[string]any{"rtc_id": "r", "client_id": "c", "ok": true, "output": strings.Repeat("y", 2<<20)}, protocol.CodeTooLarge},
+		{protocol.MethodMessageList, protocol.ListRequest{SessionID: "s", Cursor: "abc"}, protocol.CodeInvalidArgument},
+		{"v1.nothing.here", struct{}{}, protocol.CodeUnknownMethod},
+	}
+	for _, c := range cases {
+		status, perr := httpCall(t, s, "alice", "d", c.method, c.params)
+		if perr.Code != c.code || status != protocol.HTTPStatus(c.code) || perr.Message == "" {
+			t.Errorf("%s: %d %+v, want %s", c.method, status, perr, c.code)
+		}
+	}
+	if status, _ := httpCall(t, s, "alice", "d", protocol.MethodSessionList, struct{}{}); status != http.StatusOK {
+		t.Fatalf("a valid call after the bad ones: %d", status)
+	}
+}
+
+// Large tool results travel over the WebSocket; results over the request limit get
+// too_large and the connection stays usable.
+func TestLargeResultOverWebSocket(t *testing.T) {
+	s := startServer(t, mustScript(t, oneWriteScript))
+	b := newBrowser(t, s, "alice", "dev-a", noExecute)
+	res := b.send("", "go")
+	r := b.pendingRTC()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_, err := b.call(ctx, protocol.MethodRTCSubmitResult, protocol.RTCSubmitResultRequest{RTCID: r.ID, ClientID: "big", OK: true, Output: jsonOf(strings.Repeat("z", 1100<<10))})
+	var pe *protocol.Error
+	if !errors.As(err, &pe) || pe.Code != protocol.CodeTooLarge {
+		t.Fatalf("1.1 MiB result: %v", err)
+	}
+	var ok protocol.RTCResult
+	b.mustCall(protocol.MethodRTCSubmitResult, protocol.RTCSubmitResultRequest{RTCID: r.ID, ClientID: "ok", OK: true, Output: jsonOf(strings.Repeat("z", 300<<10))}, &ok)
+	if ok.RTC.Status != protocol.RTCCompleted {
+		t.Fatalf("300 KiB result: %s", ok.RTC.Status)
+	}
+	if tr := b.waitTurn(res.TurnID, 10*time.Second); tr.Status != protocol.TurnCompleted {
+		t.Fatalf("turn %s", tr.Status)
+	}
+	msgs := b.assistantMessages(res.SessionID)
+	if last := msgs[len(msgs)-1]; !strings.Contains(last.Text, "bytes omitted") || len(last.Text) > 300<<10 {
+		t.Fatalf("the model got an uncut result (%d bytes)", len(last.Text))
+	}
+}

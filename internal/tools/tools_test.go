@@ -1,0 +1,84 @@
+package tools
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/rtcagent/rtcagent/internal/protocol"
+)
+
+func TestDecideMatrix(t *testing.T) {
+	type d = Decision
+	want := map[Kind]map[string]Decision{
+		KindRead:   {protocol.ModeManual: d{}, protocol.ModeEdit: d{}, protocol.ModePlan: d{}, protocol.ModeBypass: d{}},
+		KindAsk:    {protocol.ModeManual: d{}, protocol.ModeEdit: d{}, protocol.ModePlan: d{}, protocol.ModeBypass: d{}},
+		KindWrite:  {protocol.ModeManual: d{NeedsConfirmation: true}, protocol.ModeEdit: d{}, protocol.ModePlan: d{Refused: true}, protocol.ModeBypass: d{}},
+		KindScript: {protocol.ModeManual: d{NeedsConfirmation: true}, protocol.ModeEdit: d{NeedsConfirmation: true}, protocol.ModePlan: d{Refused: true}, protocol.ModeBypass: d{}},
+		KindHost:   {protocol.ModeManual: d{NeedsConfirmation: true}, protocol.ModeEdit: d{NeedsConfirmation: true}, protocol.ModePlan: d{Refused: true}, protocol.ModeBypass: d{}},
+	}
+	for kind, modes := range want {
+		for mode, w := range modes {
+			if got := Decide(mode, kind); got != w {
+				t.Errorf("%s in %s: %+v, want %+v", kind, mode, got, w)
+			}
+		}
+		// An unknown mode never runs a confirmable tool without asking.
+		if kind == KindWrite || kind == KindScript || kind == KindHost {
+			if !Decide("yolo", kind).NeedsConfirmation {
+				t.Errorf("%s in an unknown mode runs without confirmation", kind)
+			}
+		}
+	}
+}
+
+func TestCheckCall(t *testing.T) {
+	lim := protocol.Limits{ToolArgsBytes: 64}.WithDefaults()
+	set := NewSet([]protocol.HostTool{{Name: "addToCart", Description: "add", Parameters: json.RawMessage(`{"type":"object"}`)}})
+	cases := []struct {
+		name, args, errPart string
+	}{
+		{"read", `{"path":"/a"}`, ""},
+		{"ls", ``, ""},
+		{"addToCart", `{"sku":"1"}`, ""},
+		{"read", `{}`, `needs the argument "path"`},
+		{"read", `{"path":`, "must be a JSON object"},
+		{"read", `[1]`, "must be a JSON object"},
+		{"nope", `{}`, `unknown tool "nope"`},
+		{"write", `{"path":"/a","content":"` + strings.Repeat("x", 100) + `"}`, "more than the limit"},
+	}
+	for _, c := range cases {
+		_, err := set.CheckCall(c.name, json.RawMessage(c.args), lim)
+		if c.errPart == "" && err != nil || c.errPart != "" && (err == nil || !strings.Contains(err.Error(), c.errPart)) {
+			t.Errorf("%s(%s): %v, want %q", c.name, c.args, err, c.errPart)
+		}
+	}
+	if len(set.Specs()) != len(Builtins)+1 {
+		t.Fatalf("%d specs", len(set.Specs()))
+	}
+}
+
+func TestValidateHostTools(t *testing.T) {
+	lim := protocol.Limits{}.WithDefaults()
+	bad := [][]protocol.HostTool{
+		{{Name: "read"}},
+		{{Name: "x y"}},
+		{{Name: "a"}, {Name: "a"}},
+		{{Name: "a", Parameters: json.RawMessage(`"str"`)}},
+		{{Name: "a", Description: strings.Repeat("d", lim.HostToolBytes+1)}},
+	}
+	for i, hts := range bad {
+		if err := ValidateHostTools(hts, lim); err == nil {
+			t.Errorf("case %d accepted", i)
+		}
+	}
+	if err := ValidateHostTools([]protocol.HostTool{{Name: "ok_tool-1", Parameters: json.RawMessage(`{}`)}}, lim); err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range Builtins {
+		var schema map[string]any
+		if err := json.Unmarshal(b.Spec.Parameters, &schema); err != nil || schema["type"] != "object" {
+			t.Errorf("%s schema: %v", b.Spec.Name, err)
+		}
+	}
+}
