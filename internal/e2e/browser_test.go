@@ -19,7 +19,7 @@ import (
 // browser is a centrifuge-go client playing the browser: it records every Topic
 // update and Live delta, and executes delivered RTCs against an in-memory file map.
 type browser struct {
-	t      *testing.T
+	t      testing.TB
 	user   string
 	device string
 	c      *centrifuge.Client
@@ -44,7 +44,7 @@ type browserOpt func(*browser)
 
 func noExecute(b *browser) { b.execute = false }
 
-func newBrowser(t *testing.T, s endpoint, user, device string, opts ...browserOpt) *browser {
+func newBrowser(t testing.TB, s endpoint, user, device string, opts ...browserOpt) *browser {
 	t.Helper()
 	b := &browser{t: t, user: user, device: device, deltas: map[string][]protocol.Delta{}, rtcs: map[string]protocol.RTC{},
 		turns: map[string]protocol.Turn{}, messages: map[string]protocol.Message{}, files: map[string]string{},

@@ -42,6 +42,11 @@ type endpoint interface {
 type serverOpt func(*config.Config)
 
 func startServer(t *testing.T, model llm.Model, opts ...serverOpt) *testServer {
+	return startServerB(t, model, opts...)
+}
+
+// startServerB starts a server for a test or a benchmark.
+func startServerB(t testing.TB, model llm.Model, opts ...serverOpt) *testServer {
 	t.Helper()
 	cfg := config.Default()
 	cfg.DataFile = filepath.Join(t.TempDir(), "rtcagent.db")
@@ -70,7 +75,7 @@ func startServer(t *testing.T, model llm.Model, opts ...serverOpt) *testServer {
 	return &testServer{srv: srv, http: hs, cfg: cfg}
 }
 
-func mustScript(t *testing.T, js string) *scripted.Model {
+func mustScript(t testing.TB, js string) *scripted.Model {
 	t.Helper()
 	m, err := scripted.Parse([]byte(js))
 	if err != nil {
@@ -86,7 +91,7 @@ const writeReadScript = `{"name": "write-read", "turns": [{"steps": [
   {"chunks": ["The file ", "says: ", "{{last_result}}", ". Done."]}
 ]}]}`
 
-func waitFor(t *testing.T, what string, timeout time.Duration, cond func() bool) {
+func waitFor(t testing.TB, what string, timeout time.Duration, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(timeout)
 	for !cond() {
