@@ -92,7 +92,7 @@ func TestPlanRTCs(t *testing.T) {
 		},
 		Tools: tools.NewSet(nil), WorkMode: protocol.ModeManual,
 		Limits: protocol.Limits{ExecTimeout: time.Minute, HumanTimeout: time.Hour}.WithDefaults(),
-		Step: 2, FirstSeq: 3, NewID: func() string { n++; return fmt.Sprint("r", n) },
+		Step:   2, FirstSeq: 3, NewID: func() string { n++; return fmt.Sprint("r", n) },
 	}
 	rtcs := PlanRTCs(in)
 	type row struct {
