@@ -144,3 +144,56 @@ func TestCrashWhileRTCPending(t *testing.T) {
 		t.Fatalf("final %q", last.Text)
 	}
 }
+
+// TestCrashWhileStreaming kills the server while a model step streams (the session
+// lease is held); after a restart the session resumes once the lease expires: the
+// cut message is closed as interrupted, the step runs again and the turn completes.
+func TestCrashWhileStreaming(t *testing.T) {
+	p := startProc(t, `{"name": "slow", "turns": [{"steps": [
+	  {"chunks": ["one ", "two ", "three ", "four ", "five ", "six ", "seven ", "eight "], "delay_ms": 150}]}]}`)
+	b := newBrowser(t, p, "alice", "dev-a")
+	res := b.send("", "stream slowly")
+	waitFor(t, "streaming to start", 10*time.Second, func() bool {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		return len(b.deltas) > 0
+	})
+	p.kill()
+	p.start()
+	waitFor(t, "client to reconnect", 15*time.Second, func() bool { return b.c.State() == "connected" })
+	turn := b.waitTurn(res.TurnID, 30*time.Second)
+	if turn.Status != protocol.TurnCompleted {
+		t.Fatalf("turn %s %+v", turn.Status, turn.Error)
+	}
+	msgs := b.assistantMessages(res.SessionID)
+	if len(msgs) != 2 || msgs[0].Status != protocol.MessageInterrupted || msgs[1].Text != "one two three four five six seven eight " {
+		for _, m := range msgs {
+			t.Logf("%s %q", m.Status, m.Text)
+		}
+		t.Fatalf("%d messages after the crash", len(msgs))
+	}
+	var ul protocol.UpdateListResult
+	b.mustCall(protocol.MethodUpdateList, protocol.UpdateListRequest{SinceOffset: 0, Limit: 1}, &ul)
+	b.waitOffset(ul.Top)
+	b.checkOffsets()
+}
+
+// TestGracefulShutdown: SIGTERM stops the server cleanly with exit status 0.
+func TestGracefulShutdown(t *testing.T) {
+	p := startProc(t, oneWriteScript)
+	newBrowser(t, p, "alice", "dev-a")
+	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- p.cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("exit: %v", err)
+		}
+		p.cmd = nil
+	case <-time.After(15 * time.Second):
+		t.Fatal("server did not stop within 15 s of SIGTERM")
+	}
+}
