@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
+	"time"
 
 	"github.com/rtcagent/rtcagent/internal/core"
 	"github.com/rtcagent/rtcagent/internal/protocol"
@@ -62,8 +63,21 @@ func (a *API) Limits() protocol.Limits { return a.lim }
 func (a *API) Call(ctx context.Context, c core.Caller, method string, params []byte) ([]byte, *protocol.Error) {
 	h, ok := a.methods[method]
 	if !ok {
+		metricRequests.WithLabelValues("unknown", protocol.CodeUnknownMethod).Inc()
 		return nil, protocol.Errorf(protocol.CodeUnknownMethod, "unknown method %q", method)
 	}
+	started := time.Now()
+	res, perr := a.call(ctx, c, h, method, params)
+	metricSeconds.WithLabelValues(method).Observe(time.Since(started).Seconds())
+	code := "ok"
+	if perr != nil {
+		code = perr.Code
+	}
+	metricRequests.WithLabelValues(method, code).Inc()
+	return res, perr
+}
+
+func (a *API) call(ctx context.Context, c core.Caller, h handler, method string, params []byte) ([]byte, *protocol.Error) {
 	if len(params) > a.lim.RequestBytes {
 		return nil, protocol.Errorf(protocol.CodeTooLarge, "request is %d bytes, more than the limit of %d", len(params), a.lim.RequestBytes)
 	}

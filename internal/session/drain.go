@@ -72,17 +72,21 @@ func (r *Runner) drain(parent context.Context, lease store.Lease) {
 		switch {
 		case err == nil:
 			attempts = 0
+			metricInboxItems.WithLabelValues(item.Kind, "ok").Inc()
 		case errors.Is(err, store.ErrLeaseLost) || ctx.Err() != nil:
+			metricInboxItems.WithLabelValues(item.Kind, "lease_lost").Inc()
 			log.Warn("lease lost while working; the next owner resumes", "item", item.ID)
 			return
 		default:
 			attempts++
 			log.Error("inbox item failed", "item", item.ID, "kind", item.Kind, "turn", item.TurnID, "attempt", attempts, "err", err)
 			if attempts >= maxAttempts {
+				metricInboxItems.WithLabelValues(item.Kind, "given_up").Inc()
 				r.giveUp(ctx, o, item, err)
 				attempts = 0
 				continue
 			}
+			metricInboxItems.WithLabelValues(item.Kind, "retry").Inc()
 			select {
 			case <-ctx.Done():
 			case <-time.After(time.Duration(attempts) * 200 * time.Millisecond):

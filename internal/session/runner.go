@@ -181,6 +181,8 @@ func (r *Runner) expireDeadlines(ctx context.Context) {
 		err := r.cfg.Store.Write(ctx, func(tx store.Tx) error { return expireRTC(tx, rtc.ID) })
 		if err != nil && ctx.Err() == nil {
 			r.log.Error("expire rtc", "rtc", rtc.ID, "err", err)
+		} else if err == nil {
+			metricExpired.Inc()
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/rtcagent/rtcagent/internal/agent"
 	"github.com/rtcagent/rtcagent/internal/core"
@@ -137,15 +138,30 @@ func (r *Runner) runSteps(ctx context.Context, o *owner, item *store.InboxItem, 
 		set := tools.NewSet(t.Tools)
 		req := &llm.Request{System: r.cfg.System, Tools: set.Specs(),
 			Messages: agent.BuildMessages(tr, t.Seq, r.cfg.Limits.ToolResultBytes)}
+		started := time.Now()
 		out, err := r.stream(ctx, o, t, req)
+		metricStepSeconds.Observe(time.Since(started).Seconds())
 		if err != nil {
+			metricSteps.WithLabelValues(stepOutcome(err)).Inc()
 			return r.streamFailed(ctx, o, item, t, out, err)
+		}
+		if len(out.calls) > 0 {
+			metricSteps.WithLabelValues("tools").Inc()
+		} else {
+			metricSteps.WithLabelValues("answer").Inc()
 		}
 		suspended, err := r.commitStep(ctx, o, item, t, sess.WorkMode, set, out, tr)
 		if err != nil || suspended {
 			return err
 		}
 	}
+}
+
+func stepOutcome(err error) string {
+	if errors.Is(err, errStopped) {
+		return "stopped"
+	}
+	return "error"
 }
 
 // commitStep stores the step's final message and its RTCs. It reports whether the

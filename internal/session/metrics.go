@@ -1,0 +1,27 @@
+package session
+
+import (
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promauto"
+)
+
+// Metrics of the session workers. Labels never carry user or session ids.
+var (
+	metricSteps = promauto.NewCounterVec(prometheus.CounterOpts{
+		Namespace: "rtcagent", Name: "model_steps_total",
+		Help: "Model steps by outcome: tools (suspended or continued on tool calls), answer, error, stopped.",
+	}, []string{"outcome"})
+	metricStepSeconds = promauto.NewHistogram(prometheus.HistogramOpts{
+		Namespace: "rtcagent", Name: "model_step_seconds",
+		Help:    "Duration of one model step, request to last event.",
+		Buckets: prometheus.ExponentialBuckets(0.005, 2.5, 12),
+	})
+	metricInboxItems = promauto.NewCounterVec(prometheus.CounterOpts{
+		Namespace: "rtcagent", Name: "inbox_items_total",
+		Help: "Inbox items processed, by kind and result (ok, retry, given_up, lease_lost).",
+	}, []string{"kind", "result"})
+	metricExpired = promauto.NewCounter(prometheus.CounterOpts{
+		Namespace: "rtcagent", Name: "rtc_timeouts_total",
+		Help: "RTCs the server ended because their deadline passed.",
+	})
+)
