@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"strconv"
 	"unicode/utf8"
 
@@ -39,11 +40,17 @@ func (a *API) messageSend(ctx context.Context, c core.Caller, params json.RawMes
 		return nil, err
 	}
 	var res *protocol.MessageSendResult
-	err := a.write(ctx, func(tx store.Tx) error {
+	send := func(tx store.Tx) error {
 		var err error
 		res, err = core.SendMessage(tx, c, &req)
 		return err
-	})
+	}
+	err := a.write(ctx, send)
+	if errors.Is(err, store.ErrDuplicate) {
+		// A concurrent send with the same client_id committed first: this one now
+		// finds it and answers with its result.
+		err = a.write(ctx, send)
+	}
 	return res, err
 }
 

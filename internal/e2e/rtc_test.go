@@ -235,3 +235,61 @@ func TestBadTokensRefused(t *testing.T) {
 		}
 	}
 }
+
+// Human waits in sequence: two confirmations in one step, both unanswered. Each
+// times out on its own deadline and the turn resumes with [Tool Timeout] for both:
+// the checkpoint outlives every deadline of its turn.
+func TestSequentialHumanWaitsTimeOut(t *testing.T) {
+	model := mustScript(t, `{"name": "two-confirms", "turns": [{"steps": [
+	  {"tool_calls": [{"name": "write", "arguments": {"path": "/a", "content": "1"}}, {"name": "write", "arguments": {"path": "/b", "content": "2"}}]},
+	  {"text": "after: {{last_result}}"}]}]}`)
+	s := startServer(t, model, func(c *config.Config) { c.HumanTimeout = 400 * time.Millisecond })
+	b := newBrowser(t, s, "alice", "dev-a", noExecute)
+	var res protocol.MessageSendResult
+	b.mustCall(protocol.MethodMessageSend, protocol.MessageSendRequest{ClientID: "m", WorkMode: protocol.ModeManual, Content: protocol.MessageContent{Text: "go"}}, &res)
+	turn := b.waitTurn(res.TurnID, 10*time.Second)
+	if turn.Status != protocol.TurnCompleted {
+		t.Fatalf("turn %s %+v", turn.Status, turn.Error)
+	}
+	var rtcs protocol.RTCListResult
+	b.mustCall(protocol.MethodRTCList, protocol.ListRequest{SessionID: res.SessionID}, &rtcs)
+	if len(rtcs.RTCs) != 2 || rtcs.RTCs[0].Status != protocol.RTCTimeout || rtcs.RTCs[1].Status != protocol.RTCTimeout || !rtcs.RTCs[0].NeedsConfirmation {
+		t.Fatalf("rtcs %+v", rtcs.RTCs)
+	}
+	if !rtcs.RTCs[1].DeadlineAt.After(*rtcs.RTCs[0].DeadlineAt) {
+		t.Fatal("the second call's deadline did not start at its delivery")
+	}
+}
+
+// The same client_id sent concurrently creates one message and one turn.
+func TestMessageSendIdempotent(t *testing.T) {
+	s := startServer(t, mustScript(t, writeReadScript))
+	b := newBrowser(t, s, "alice", "dev-a", noExecute)
+	var wg sync.WaitGroup
+	results := make(chan protocol.MessageSendResult, 10)
+	for i := 0; i < 10; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var r protocol.MessageSendResult
+			b.mustCall(protocol.MethodMessageSend, protocol.MessageSendRequest{ClientID: "once", Content: protocol.MessageContent{Text: "hi"}}, &r)
+			results <- r
+		}()
+	}
+	wg.Wait()
+	close(results)
+	var first protocol.MessageSendResult
+	for r := range results {
+		if first.MessageID == "" {
+			first = r
+		}
+		if r != first {
+			t.Fatalf("different results %+v %+v", r, first)
+		}
+	}
+	var sl protocol.SessionListResult
+	b.mustCall(protocol.MethodSessionList, protocol.ListRequest{}, &sl)
+	if len(sl.Sessions) != 1 {
+		t.Fatalf("%d sessions", len(sl.Sessions))
+	}
+}

@@ -99,14 +99,15 @@ func (r *Runner) Run(ctx context.Context) {
 	poll := time.NewTicker(r.cfg.PollInterval)
 	defer poll.Stop()
 	defer r.wg.Wait()
+	r.expireDeadlines(ctx)
 	for {
 		r.claim(ctx)
-		r.expireDeadlines(ctx)
 		select {
 		case <-ctx.Done():
 			return
 		case <-r.wake:
 		case <-poll.C:
+			r.expireDeadlines(ctx)
 		}
 	}
 }

@@ -194,11 +194,11 @@ func (r *Runner) commitStep(ctx context.Context, o *owner, item *store.InboxItem
 		}
 		rtcs := agent.PlanRTCs(agent.PlanInput{Calls: out.calls, Tools: set, WorkMode: mode, Limits: r.cfg.Limits, Step: t.Step,
 			FirstSeq: countTurnRTCs(tr, t.ID) + 1, SessionID: t.SessionID, TurnID: t.ID, UserID: t.UserID, MessageID: msg.ID, NewID: core.NewID})
-		open := false
+		var delivered *protocol.RTC
 		for i := range rtcs {
 			rc := &rtcs[i]
-			if rc.Status == protocol.RTCQueued && !open {
-				open = true
+			if rc.Status == protocol.RTCQueued && delivered == nil {
+				delivered = rc
 				err = core.Deliver(tx, rc, "")
 			} else {
 				err = core.EmitRTC(tx, rc, "")
@@ -207,11 +207,11 @@ func (r *Runner) commitStep(ctx context.Context, o *owner, item *store.InboxItem
 				return err
 			}
 		}
-		if !open {
+		if delivered == nil {
 			return core.EmitTurn(tx, t, protocol.TurnRunning) // every call ended at once: next step
 		}
 		stop = true
-		if err := saveCheckpoint(tx, t, msg, out.calls, r.cfg.Model.Name(), r.cfg.Limits); err != nil {
+		if err := saveCheckpoint(tx, t, msg, out.calls, r.cfg.Model.Name(), *delivered.DeadlineAt); err != nil {
 			return err
 		}
 		if err := tx.InboxDelete(item.ID); err != nil {
@@ -248,7 +248,9 @@ func finalMessage(tx store.Tx, t *protocol.Turn, out *stepOutput, model string) 
 	return m, core.EmitMessage(tx, m, "", "")
 }
 
-func saveCheckpoint(tx store.Tx, t *protocol.Turn, msg *protocol.Message, calls []llm.ToolCall, model string, lim protocol.Limits) error {
+// saveCheckpoint writes the turn's checkpoint, kept until the grace after the
+// deadline of the delivered RTC (later deliveries extend it).
+func saveCheckpoint(tx store.Tx, t *protocol.Turn, msg *protocol.Message, calls []llm.ToolCall, model string, until time.Time) error {
 	cp := agent.Checkpoint{Version: agent.CheckpointVersion, TurnID: t.ID, Step: t.Step, MessageID: msg.ID, Model: model, SavedAt: tx.Now()}
 	for _, c := range calls {
 		cp.ToolCallIDs = append(cp.ToolCallIDs, c.ID)
@@ -257,7 +259,7 @@ func saveCheckpoint(tx store.Tx, t *protocol.Turn, msg *protocol.Message, calls 
 	if err != nil {
 		return err
 	}
-	return tx.CheckpointPut(&store.Checkpoint{TurnID: t.ID, Data: data, ExpiresAt: tx.Now().Add(lim.HumanTimeout)})
+	return tx.CheckpointPut(&store.Checkpoint{TurnID: t.ID, Data: data, ExpiresAt: until.Add(core.CheckpointGrace)})
 }
 
 func countTurnRTCs(tr agent.Transcript, turnID string) int {

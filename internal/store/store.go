@@ -123,8 +123,6 @@ type Tx interface {
 	RTCListOpenByUser(userID string, limit int) ([]protocol.RTC, error)
 	// RTCListExpired returns non-terminal RTCs whose deadline passed.
 	RTCListExpired(now time.Time, limit int) ([]protocol.RTC, error)
-	// RTCNextDeadline returns the earliest deadline of a non-terminal RTC.
-	RTCNextDeadline() (time.Time, bool, error)
 	RTCUpdate(r *protocol.RTC, expectStatus string) error
 
 	InboxInsert(item *InboxItem) error

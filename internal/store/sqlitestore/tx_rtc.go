@@ -53,15 +53,6 @@ func (t *tx) RTCListExpired(now time.Time, limit int) ([]protocol.RTC, error) {
 	return listJSON[protocol.RTC](t, `SELECT data FROM rtcs WHERE open = 1 AND deadline_at IS NOT NULL AND deadline_at <= ? ORDER BY deadline_at LIMIT ?`, ms(now), limit)
 }
 
-func (t *tx) RTCNextDeadline() (time.Time, bool, error) {
-	var d sql.NullInt64
-	err := t.q.QueryRowContext(t.ctx, `SELECT MIN(deadline_at) FROM rtcs WHERE open = 1 AND deadline_at IS NOT NULL`).Scan(&d)
-	if err != nil || !d.Valid {
-		return time.Time{}, false, err
-	}
-	return time.UnixMilli(d.Int64).UTC(), true, nil
-}
-
 func (t *tx) RTCUpdate(r *protocol.RTC, expectStatus string) error {
 	open, deadline, data := rtcCols(r)
 	res, err := t.exec(`UPDATE rtcs SET status = ?, open = ?, deadline_at = ?, data = ? WHERE id = ? AND status = ?`,
