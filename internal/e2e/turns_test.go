@@ -215,3 +215,30 @@ func jsonEqual(a, b json.RawMessage) bool {
 	var x, y any
 	return json.Unmarshal(a, &x) == nil && json.Unmarshal(b, &y) == nil && string(jsonOf(x)) == string(jsonOf(y))
 }
+
+// A brief disconnect: the updates committed meanwhile arrive through Centrifuge
+// recovery (from the database history) on reconnect, without gaps or duplicates.
+func TestBriefDisconnectRecovers(t *testing.T) {
+	s := startServer(t, mustScript(t, turnsScript))
+	watcher := newBrowser(t, s, "alice", "tablet", noExecute)
+	phone := newBrowser(t, s, "alice", "phone")
+	first := phone.send("", "hello")
+	phone.waitTurn(first.TurnID, 5*time.Second)
+	if err := watcher.c.Disconnect(); err != nil {
+		t.Fatal(err)
+	}
+	res := phone.send(first.SessionID, "tool")
+	phone.waitTurn(res.TurnID, 5*time.Second)
+	var ul protocol.UpdateListResult
+	phone.mustCall(protocol.MethodUpdateList, protocol.UpdateListRequest{Limit: 1}, &ul)
+	if err := watcher.c.Connect(); err != nil {
+		t.Fatal(err)
+	}
+	watcher.waitOffset(ul.Top)
+	if n := watcher.checkOffsets(); int64(n) != ul.Top {
+		t.Fatalf("watcher saw %d of %d updates", n, ul.Top)
+	}
+	if tr, _ := watcher.turn(res.TurnID); tr.Status != protocol.TurnCompleted {
+		t.Fatalf("watcher's view of the turn: %s", tr.Status)
+	}
+}
