@@ -95,10 +95,7 @@ func endRTC(tx store.Tx, r *protocol.RTC, prev string) error {
 			continue
 		}
 		if next.Status == protocol.RTCQueued {
-			if err := Deliver(tx, next, protocol.RTCQueued); err != nil {
-				return err
-			}
-			return KeepCheckpoint(tx, next.TurnID, *next.DeadlineAt)
+			return Deliver(tx, next, protocol.RTCQueued)
 		}
 		return nil // another call of the step is still open (not expected: one at a time)
 	}
@@ -125,22 +122,3 @@ func casConflict(err error, id string) error {
 	return err
 }
 
-// CheckpointGrace is how long a turn's checkpoint outlives the latest deadline of
-// its delivered RTCs, so that a timeout always finds the checkpoint it resumes from.
-const CheckpointGrace = time.Hour
-
-// KeepCheckpoint makes the turn's checkpoint live until the grace after until.
-func KeepCheckpoint(tx store.Tx, turnID string, until time.Time) error {
-	cp, err := tx.CheckpointGet(turnID)
-	if errors.Is(err, store.ErrNotFound) {
-		return nil // not written yet: the step's commit writes it with this deadline
-	}
-	if err != nil {
-		return err
-	}
-	if want := until.Add(CheckpointGrace); cp.ExpiresAt.Before(want) {
-		cp.ExpiresAt = want
-		return tx.CheckpointPut(cp)
-	}
-	return nil
-}

@@ -211,7 +211,7 @@ func (r *Runner) commitStep(ctx context.Context, o *owner, item *store.InboxItem
 			return core.EmitTurn(tx, t, protocol.TurnRunning) // every call ended at once: next step
 		}
 		stop = true
-		if err := saveCheckpoint(tx, t, msg, out.calls, r.cfg.Model.Name(), *delivered.DeadlineAt); err != nil {
+		if err := saveCheckpoint(tx, t, msg, out.calls, r.cfg.Model.Name(), checkpointTTL(rtcs)); err != nil {
 			return err
 		}
 		if err := tx.InboxDelete(item.ID); err != nil {
@@ -248,9 +248,24 @@ func finalMessage(tx store.Tx, t *protocol.Turn, out *stepOutput, model string) 
 	return m, core.EmitMessage(tx, m, "", "")
 }
 
-// saveCheckpoint writes the turn's checkpoint, kept until the grace after the
-// deadline of the delivered RTC (later deliveries extend it).
-func saveCheckpoint(tx store.Tx, t *protocol.Turn, msg *protocol.Message, calls []llm.ToolCall, model string, until time.Time) error {
+// checkpointGrace is how long a checkpoint outlives the last possible deadline of
+// its step, so a timeout always finds the checkpoint it resumes from.
+const checkpointGrace = time.Hour
+
+// checkpointTTL is the longest the step can wait: its calls run one after another,
+// each with its own budget from its delivery.
+func checkpointTTL(rtcs []protocol.RTC) time.Duration {
+	d := checkpointGrace
+	for _, r := range rtcs {
+		if !protocol.RTCTerminal(r.Status) {
+			d += time.Duration(r.TimeoutMS) * time.Millisecond
+		}
+	}
+	return d
+}
+
+// saveCheckpoint writes the turn's checkpoint with the given time to live.
+func saveCheckpoint(tx store.Tx, t *protocol.Turn, msg *protocol.Message, calls []llm.ToolCall, model string, ttl time.Duration) error {
 	cp := agent.Checkpoint{Version: agent.CheckpointVersion, TurnID: t.ID, Step: t.Step, MessageID: msg.ID, Model: model, SavedAt: tx.Now()}
 	for _, c := range calls {
 		cp.ToolCallIDs = append(cp.ToolCallIDs, c.ID)
@@ -259,7 +274,7 @@ func saveCheckpoint(tx store.Tx, t *protocol.Turn, msg *protocol.Message, calls 
 	if err != nil {
 		return err
 	}
-	return tx.CheckpointPut(&store.Checkpoint{TurnID: t.ID, Data: data, ExpiresAt: until.Add(core.CheckpointGrace)})
+	return tx.CheckpointPut(&store.Checkpoint{TurnID: t.ID, Data: data, ExpiresAt: tx.Now().Add(ttl)})
 }
 
 func countTurnRTCs(tr agent.Transcript, turnID string) int {
