@@ -242,3 +242,40 @@ func TestBriefDisconnectRecovers(t *testing.T) {
 		t.Fatalf("watcher's view of the turn: %s", tr.Status)
 	}
 }
+
+// A client joining mid-stream gets the text so far from v1.message.get and
+// completes it with the Live deltas of higher seq.
+func TestJoinMidStream(t *testing.T) {
+	s := startServer(t, mustScript(t, turnsScript))
+	b := newBrowser(t, s, "alice", "dev-a")
+	res := b.send("", "slow please")
+	var msgID string
+	waitFor(t, "three deltas", 5*time.Second, func() bool {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		for id, ds := range b.deltas {
+			if len(ds) >= 3 {
+				msgID = id
+				return true
+			}
+		}
+		return false
+	})
+	var got protocol.MessageGetResult
+	b.mustCall(protocol.MethodMessageGet, protocol.IDRequest{MessageID: msgID}, &got)
+	if got.Message.Status != protocol.MessageStreaming || got.DeltaSeq < 3 || int64(len(got.Message.Text)) != got.DeltaSeq {
+		t.Fatalf("mid-stream get: %s %q seq %d", got.Message.Status, got.Message.Text, got.DeltaSeq)
+	}
+	b.waitTurn(res.TurnID, 10*time.Second)
+	text := got.Message.Text
+	b.mu.Lock()
+	for _, d := range b.deltas[msgID] {
+		if d.Seq > got.DeltaSeq {
+			text += d.Delta
+		}
+	}
+	b.mu.Unlock()
+	if text != "abcdefghijkl" {
+		t.Fatalf("joined text %q", text)
+	}
+}

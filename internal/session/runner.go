@@ -30,6 +30,7 @@ type Config struct {
 	PollInterval time.Duration // inbox and deadline backstop poll; default 1 s
 	Concurrency  int           // sessions drained at once; default 64
 	Holder       string        // lease holder id; default random per process
+	Partials     Partials      // text of streaming messages; default in this process's memory
 }
 
 // Runner claims sessions with work and drains them.
@@ -42,7 +43,7 @@ type Runner struct {
 	mu      sync.Mutex
 	active  map[string]bool               // sessions drained by this process
 	cancels map[string]context.CancelFunc // running turns, for stop
-	parts   partials
+	parts   Partials
 }
 
 // New creates a Runner; call Run to start it.
@@ -64,10 +65,13 @@ func New(cfg Config) *Runner {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
+	if cfg.Partials == nil {
+		cfg.Partials = NewMemoryPartials()
+	}
 	cfg.Limits = cfg.Limits.WithDefaults()
 	return &Runner{cfg: cfg, log: cfg.Logger.With("component", "session"), wake: make(chan struct{}, 1),
 		sem: make(chan struct{}, cfg.Concurrency), active: map[string]bool{}, cancels: map[string]context.CancelFunc{},
-		parts: partials{m: map[string]*partial{}}}
+		parts: cfg.Partials}
 }
 
 // Wake is a hint that sessions got inbox work. It never blocks.
@@ -89,9 +93,15 @@ func (r *Runner) CancelTurn(turnID string) {
 	}
 }
 
-// Partial returns the text streamed so far of a message this process is streaming
-// and the Live seq of its last delta.
-func (r *Runner) Partial(messageID string) (string, int64, bool) { return r.parts.get(messageID) }
+// Partial returns the text streamed so far of a streaming message and the Live seq
+// of its last delta.
+func (r *Runner) Partial(messageID string) (string, int64, bool) {
+	text, seq, ok, err := r.parts.Get(context.Background(), messageID)
+	if err != nil {
+		r.log.Warn("read partial text", "message", messageID, "err", err)
+	}
+	return text, seq, ok
+}
 
 // Run claims and drains sessions and enforces deadlines until ctx ends, then waits
 // for the drains in progress to stop.
@@ -188,43 +198,3 @@ func (r *Runner) expireDeadlines(ctx context.Context) {
 	}
 }
 
-// partials holds the text of messages being streamed by this process, so a client
-// that joins mid-stream can fetch the text so far (v1.message.get).
-type partials struct {
-	mu sync.Mutex
-	m  map[string]*partial
-}
-
-type partial struct {
-	text []byte
-	seq  int64
-}
-
-func (p *partials) append(id, delta string) int64 {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	e := p.m[id]
-	if e == nil {
-		e = &partial{}
-		p.m[id] = e
-	}
-	e.text = append(e.text, delta...)
-	e.seq++
-	return e.seq
-}
-
-func (p *partials) get(id string) (string, int64, bool) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	e := p.m[id]
-	if e == nil {
-		return "", 0, false
-	}
-	return string(e.text), e.seq, true
-}
-
-func (p *partials) drop(id string) {
-	p.mu.Lock()
-	delete(p.m, id)
-	p.mu.Unlock()
-}

@@ -15,15 +15,20 @@ import (
 type stepOutput struct {
 	msg   *protocol.Message // the streaming message, created at the first text chunk
 	text  strings.Builder
+	seq   int64 // Live seq of the last delta
 	calls []llm.ToolCall
 	usage llm.Usage
 }
 
-func (o *stepOutput) msgID() string {
+// dropPartial forgets the partial text of a step's message once its final state
+// is written (or the step was abandoned).
+func (r *Runner) dropPartial(o *stepOutput) {
 	if o == nil || o.msg == nil {
-		return ""
+		return
 	}
-	return o.msg.ID
+	if err := r.parts.Drop(context.Background(), o.msg.ID); err != nil {
+		r.log.Warn("drop partial text", "message", o.msg.ID, "err", err)
+	}
 }
 
 // errStopped: the turn was stopped while the model streamed.
@@ -63,8 +68,11 @@ func (r *Runner) stream(ctx context.Context, o *owner, t *protocol.Turn, req *ll
 				}
 			}
 			out.text.WriteString(ev.Text)
-			seq := r.parts.append(out.msg.ID, ev.Text)
-			d := protocol.Delta{Type: "message.delta", SessionID: t.SessionID, MessageID: out.msg.ID, Seq: seq, Kind: "text", Delta: ev.Text}
+			out.seq++
+			if err := r.parts.Append(ctx, out.msg.ID, out.seq, ev.Text); err != nil {
+				r.log.Warn("buffer partial text", "err", err) // only mid-stream joiners miss it
+			}
+			d := protocol.Delta{Type: "message.delta", SessionID: t.SessionID, MessageID: out.msg.ID, Seq: out.seq, Kind: "text", Delta: ev.Text}
 			if err := r.cfg.Live.PublishDelta(t.UserID, d); err != nil {
 				r.log.Warn("live publish", "err", err) // Live may lose chunks; the final message is on Topic
 			}
@@ -125,7 +133,7 @@ func (r *Runner) createStreaming(ctx context.Context, o *owner, t *protocol.Turn
 
 // streamFailed ends a step whose stream did not complete.
 func (r *Runner) streamFailed(ctx context.Context, o *owner, item *store.InboxItem, t *protocol.Turn, out *stepOutput, err error) error {
-	defer r.parts.drop(out.msgID())
+	defer r.dropPartial(out)
 	if ctx.Err() != nil || errors.Is(err, store.ErrLeaseLost) {
 		return err // the next owner recovers the turn
 	}

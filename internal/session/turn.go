@@ -168,7 +168,7 @@ func stepOutcome(err error) string {
 // turn ended or suspended (true) or should take another step (false).
 func (r *Runner) commitStep(ctx context.Context, o *owner, item *store.InboxItem, t *protocol.Turn, mode string,
 	set *tools.Set, out *stepOutput, tr agent.Transcript) (bool, error) {
-	defer r.parts.drop(out.msgID())
+	defer r.dropPartial(out)
 	stop := false
 	err := r.write(ctx, o, func(tx store.Tx) error {
 		cur, err := tx.TurnGet(t.ID)
