@@ -42,3 +42,11 @@ func TestRoundTripAnthropic(t *testing.T) {
 		t.Fatalf("last request lacks the tool result: %.300s", last)
 	}
 }
+
+// The round trip with Centrifuge's Redis broker carrying the publications and the
+// Live buffer in Redis: the store's offsets survive the trip through Redis.
+func TestRoundTripRedisBroker(t *testing.T) {
+	url := requireRedis(t)
+	s := startServer(t, mustScript(t, writeReadScript), func(c *config.Config) { c.RedisURL, c.RedisPfx = url, uniquePrefix() })
+	checkWriteRead(t, s)
+}

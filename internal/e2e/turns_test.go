@@ -246,7 +246,15 @@ func TestBriefDisconnectRecovers(t *testing.T) {
 // A client joining mid-stream gets the text so far from v1.message.get and
 // completes it with the Live deltas of higher seq.
 func TestJoinMidStream(t *testing.T) {
-	s := startServer(t, mustScript(t, turnsScript))
+	t.Run("memory", func(t *testing.T) { joinMidStream(t) })
+	t.Run("redis", func(t *testing.T) {
+		url := requireRedis(t)
+		joinMidStream(t, func(c *config.Config) { c.RedisURL, c.RedisPfx = url, uniquePrefix() })
+	})
+}
+
+func joinMidStream(t *testing.T, opts ...serverOpt) {
+	s := startServer(t, mustScript(t, turnsScript), opts...)
 	b := newBrowser(t, s, "alice", "dev-a")
 	res := b.send("", "slow please")
 	var msgID string

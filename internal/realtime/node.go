@@ -32,6 +32,14 @@ type Config struct {
 	// WebSocket frame may be twice that plus 64 KiB, for the command envelope and
 	// JSON escaping, before the connection is closed.
 	MaxRequestBytes int
+	// RedisURL, when set, makes the node part of a cluster: Centrifuge's Redis broker
+	// and presence manager fan publications out to every node, and control
+	// messages (turn cancellation hints) reach every node.
+	RedisURL    string
+	RedisPrefix string // key prefix; default "rtcagent"
+	// OnCancelTurn receives turn cancellation hints from any node (this one
+	// included); see CancelTurn.
+	OnCancelTurn func(turnID string)
 	// AllowedOrigins for WebSocket upgrades; empty allows any origin (the token is
 	// the credential, not a cookie).
 	AllowedOrigins []string
@@ -71,12 +79,13 @@ func New(cfg Config) (*Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	inner, err := centrifuge.NewMemoryBroker(node, centrifuge.MemoryBrokerConfig{})
+	inner, err := newInnerBroker(node, cfg)
 	if err != nil {
 		return nil, err
 	}
 	node.SetBroker(&topicBroker{inner: inner, store: cfg.Store})
 	n := &Node{cfg: cfg, node: node, log: log}
+	node.OnNotification(n.onNotification)
 	n.relay = newRelay(node, log)
 	node.OnConnecting(n.onConnecting)
 	node.OnConnect(n.onConnect)
@@ -103,6 +112,22 @@ func (n *Node) Shutdown(ctx context.Context) error {
 func (n *Node) OnCommit(c store.Commit) {
 	if len(c.Updates) > 0 {
 		n.relay.enqueue(c.Updates)
+	}
+}
+
+const opCancelTurn = "cancel_turn"
+
+// CancelTurn sends a cancellation hint for a stopped turn to every node; the node
+// streaming it cancels the model call at once instead of at its next write.
+func (n *Node) CancelTurn(turnID string) {
+	if err := n.node.Notify(opCancelTurn, []byte(turnID), ""); err != nil {
+		n.log.Warn("send cancel hint", "turn", turnID, "err", err)
+	}
+}
+
+func (n *Node) onNotification(e centrifuge.NotificationEvent) {
+	if e.Op == opCancelTurn && n.cfg.OnCancelTurn != nil && len(e.Data) <= 128 {
+		n.cfg.OnCancelTurn(string(e.Data))
 	}
 }
 
