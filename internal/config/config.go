@@ -16,7 +16,10 @@ import (
 // variable and default.
 type Config struct {
 	Addr      string // -addr, RTCAGENT_ADDR; default ":8080"
-	DataFile  string // -data, RTCAGENT_DATA; SQLite file; default "rtcagent.db"
+	DataFile  string // -data, RTCAGENT_DATA; SQLite file; default "rtcagent.db"; unused with DatabaseURL
+	DBURL     string // -database-url, RTCAGENT_DATABASE_URL; postgres://… switches to the PostgreSQL store (scale-out)
+	RedisURL  string // -redis-url, RTCAGENT_REDIS_URL; redis://… for fan-out across nodes, presence and the Live buffer (scale-out)
+	RedisPfx  string // -redis-prefix, RTCAGENT_REDIS_PREFIX; key and channel prefix, to share a Redis; default "rtcagent"
 	Secret    string // -token-secret, RTCAGENT_TOKEN_SECRET; HS256 secret of connection tokens (>= 16 bytes); required unless -dev
 	Dev       bool   // -dev, RTCAGENT_DEV; enables POST /api/dev/token (anyone can get a token for any user) and a random secret when none is set
 	LogLevel  string // -log-level, RTCAGENT_LOG_LEVEL; debug, info, warn, error; default info
@@ -43,7 +46,7 @@ type Config struct {
 
 // Default returns the defaults.
 func Default() Config {
-	return Config{Addr: ":8080", DataFile: "rtcagent.db", LogLevel: "info", OpenAIMdl: "gpt-4o-mini", AnthMdl: "claude-sonnet-4-5",
+	return Config{Addr: ":8080", DataFile: "rtcagent.db", RedisPfx: "rtcagent", LogLevel: "info", OpenAIMdl: "gpt-4o-mini", AnthMdl: "claude-sonnet-4-5",
 		MaxTokens: 4096, LeaseTTL: 30 * time.Second, PollInterval: time.Second, ExecTimeout: 5 * time.Minute,
 		HumanTimeout: 24 * time.Hour, StepLimit: 50, Retention: 7 * 24 * time.Hour, ShutdownWait: 10 * time.Second}
 }
@@ -72,6 +75,9 @@ func Parse(args []string, getenv func(string) string) (Config, error) {
 	}
 	str(&c.Addr, "addr", "RTCAGENT_ADDR", "listen address")
 	str(&c.DataFile, "data", "RTCAGENT_DATA", "SQLite database file")
+	str(&c.DBURL, "database-url", "RTCAGENT_DATABASE_URL", "PostgreSQL URL (scale-out); empty = SQLite")
+	str(&c.RedisURL, "redis-url", "RTCAGENT_REDIS_URL", "Redis URL (scale-out); empty = in-process")
+	str(&c.RedisPfx, "redis-prefix", "RTCAGENT_REDIS_PREFIX", "Redis key prefix")
 	str(&c.Secret, "token-secret", "RTCAGENT_TOKEN_SECRET", "HS256 secret of connection tokens")
 	c.Dev = getenv("RTCAGENT_DEV") == "1" || getenv("RTCAGENT_DEV") == "true"
 	fs.BoolVar(&c.Dev, "dev", c.Dev, "development mode: token endpoint for any user (RTCAGENT_DEV)")
@@ -126,6 +132,12 @@ func (c Config) Validate() error {
 	}
 	if c.Provider == "anthropic" && c.AnthKey == "" {
 		errs = append(errs, errors.New("anthropic needs RTCAGENT_ANTHROPIC_API_KEY"))
+	}
+	if c.DBURL != "" && !strings.HasPrefix(c.DBURL, "postgres://") && !strings.HasPrefix(c.DBURL, "postgresql://") {
+		errs = append(errs, errors.New("database URL must start with postgres://"))
+	}
+	if c.RedisURL != "" && !strings.HasPrefix(c.RedisURL, "redis://") && !strings.HasPrefix(c.RedisURL, "rediss://") {
+		errs = append(errs, errors.New("redis URL must start with redis:// or rediss://"))
 	}
 	if c.LeaseTTL < 300*time.Millisecond || c.PollInterval <= 0 || c.ExecTimeout <= 0 || c.HumanTimeout <= 0 || c.StepLimit <= 0 {
 		errs = append(errs, errors.New("lease TTL (>= 300ms), poll interval, timeouts and step limit must be positive"))

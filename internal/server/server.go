@@ -9,7 +9,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"path/filepath"
 	"sync"
 	"time"
 
@@ -23,7 +22,6 @@ import (
 	"github.com/rtcagent/rtcagent/internal/realtime"
 	"github.com/rtcagent/rtcagent/internal/session"
 	"github.com/rtcagent/rtcagent/internal/store"
-	"github.com/rtcagent/rtcagent/internal/store/sqlitestore"
 	"github.com/rtcagent/rtcagent/web"
 )
 
@@ -39,6 +37,8 @@ type Server struct {
 	mux      *http.ServeMux
 	cancel   context.CancelFunc
 	wg       sync.WaitGroup
+	// closeRedis closes the Live buffer's Redis client, if any.
+	closeRedis func() error
 	ready    bool
 	mu       sync.Mutex
 }
@@ -68,21 +68,27 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, opt Options) 
 			return nil, fmt.Errorf("model: %w", err)
 		}
 	}
-	st, err := sqlitestore.Open(ctx, filepath.Clean(cfg.DataFile), sqlitestore.Options{})
+	st, err := openStore(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
+	partials, closeRedis, err := openPartials(cfg)
+	if err != nil {
+		st.Close()
+		return nil, err
+	}
 	lim := protocol.Limits{ExecTimeout: cfg.ExecTimeout, HumanTimeout: cfg.HumanTimeout, StepLimit: cfg.StepLimit}.WithDefaults()
-	s := &Server{cfg: cfg, log: log, store: st, verifier: verifier}
+	s := &Server{cfg: cfg, log: log, store: st, verifier: verifier, closeRedis: closeRedis}
 	system := cfg.System
 	if system == "" {
 		system = DefaultSystemPrompt
 	}
 	s.runner = session.New(session.Config{Store: st, Model: model, Logger: log, Limits: lim, System: system,
-		LeaseTTL: cfg.LeaseTTL, PollInterval: cfg.PollInterval, Live: liveFunc(func(u string, d protocol.Delta) error { return s.node.PublishDelta(u, d) })})
-	s.api = api.New(st, s.runner, lim, log)
+		LeaseTTL: cfg.LeaseTTL, PollInterval: cfg.PollInterval, Partials: partials,
+		Live: liveFunc(func(u string, d protocol.Delta) error { return s.node.PublishDelta(u, d) })})
+	s.api = api.New(st, clusterRunner{s}, lim, log)
 	s.node, err = realtime.New(realtime.Config{Store: st, API: s.api, Verifier: verifier, Logger: log, AllowedOrigins: cfg.AllowedOrigins(),
-		MaxRequestBytes: lim.RequestBytes})
+		MaxRequestBytes: lim.RequestBytes, RedisURL: cfg.RedisURL, RedisPrefix: cfg.RedisPfx, OnCancelTurn: s.runner.CancelTurn})
 	if err != nil {
 		st.Close()
 		return nil, err
@@ -108,6 +114,15 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, opt Options) 
 	s.mu.Unlock()
 	log.Info("rtcagent ready", "model", model.Name(), "data", cfg.DataFile, "dev", cfg.Dev)
 	return s, nil
+}
+
+// clusterRunner gives the API the runner's partial text and sends stop hints to
+// every node, since any node may be streaming the turn.
+type clusterRunner struct{ s *Server }
+
+func (c clusterRunner) CancelTurn(turnID string) { c.s.node.CancelTurn(turnID) }
+func (c clusterRunner) Partial(messageID string) (string, int64, bool) {
+	return c.s.runner.Partial(messageID)
 }
 
 type liveFunc func(string, protocol.Delta) error
@@ -194,7 +209,7 @@ func (s *Server) Close(ctx context.Context) error {
 	s.cancel()
 	s.wg.Wait()
 	err := s.node.Shutdown(ctx)
-	return errors.Join(err, s.store.Close())
+	return errors.Join(err, s.closeRedis(), s.store.Close())
 }
 
 // ListenAndServe serves on the configured address until ctx ends, then shuts down
