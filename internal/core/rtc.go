@@ -121,4 +121,3 @@ func casConflict(err error, id string) error {
 	}
 	return err
 }
-

@@ -9,7 +9,8 @@ import (
 
 // EndTurn moves a turn to a terminal status (compare-and-set from its stored
 // status), fails its open RTCs with reason, drops its checkpoint, marks the session
-// idle and queues the session's next turn if one waits.
+// idle, adds the turn's token usage to the session and queues the session's next
+// turn if one waits.
 func EndTurn(tx store.Tx, t *protocol.Turn, status string, terr *protocol.TurnError, reason string) error {
 	prev := t.Status
 	t.Status, t.Error = status, terr
@@ -38,8 +39,14 @@ func EndTurn(tx store.Tx, t *protocol.Turn, status string, terr *protocol.TurnEr
 	if err != nil {
 		return err
 	}
-	if s.ActiveTurnID == t.ID {
-		s.ActiveTurnID = ""
+	if s.ActiveTurnID == t.ID || t.Usage != (protocol.Usage{}) {
+		if s.ActiveTurnID == t.ID {
+			s.ActiveTurnID = ""
+		}
+		s.Usage.Add(t.Usage)
+		if t.ContextTokens > 0 {
+			s.ContextTokens = t.ContextTokens
+		}
 		if err := EmitSession(tx, s, protocol.UpdSessionUpdated); err != nil {
 			return err
 		}

@@ -1,6 +1,9 @@
 package e2e
 
 import (
+	"time"
+
+	"github.com/rtcagent/rtcagent/internal/protocol"
 	"strings"
 	"testing"
 
@@ -49,4 +52,40 @@ func TestRoundTripRedisBroker(t *testing.T) {
 	url := requireRedis(t)
 	s := startServer(t, mustScript(t, writeReadScript), func(c *config.Config) { c.RedisURL, c.RedisPfx = url, uniquePrefix() })
 	checkWriteRead(t, s)
+}
+
+// Token accounting: the session's totals equal what the provider reported.
+func TestUsageTotalsMatchProvider(t *testing.T) {
+	brain := mustScript(t, writeReadScript)
+	fake := llmfake.NewOpenAI(brain)
+	t.Cleanup(fake.Close)
+	s := startServer(t, nil, func(c *config.Config) {
+		c.Provider, c.OpenAIURL, c.OpenAIKey, c.OpenAIMdl = "openai", fake.URL(), "k", "gpt-test"
+	})
+	b := newBrowser(t, s, "alice", "dev-a")
+	res := b.send("", "write and read")
+	b.waitTurn(res.TurnID, 10*time.Second)
+	var got protocol.SessionResult
+	b.mustCall(protocol.MethodSessionGet, protocol.IDRequest{SessionID: res.SessionID}, &got)
+	want := fake.Usage()
+	if got.Session.Usage.InputTokens != want.InputTokens || got.Session.Usage.OutputTokens != want.OutputTokens || want.InputTokens == 0 {
+		t.Fatalf("session usage %+v, provider reported %+v", got.Session.Usage, want)
+	}
+	if got.Session.ContextTokens == 0 || got.Session.ContextTokens > want.InputTokens {
+		t.Fatalf("context tokens %d", got.Session.ContextTokens)
+	}
+	var tl protocol.TurnListResult
+	b.mustCall(protocol.MethodTurnList, protocol.ListRequest{SessionID: res.SessionID}, &tl)
+	if tl.Turns[0].Usage != got.Session.Usage {
+		t.Fatalf("turn usage %+v", tl.Turns[0].Usage)
+	}
+	var sum protocol.Usage
+	for _, m := range b.assistantMessages(res.SessionID) {
+		if m.Usage != nil {
+			sum.Add(*m.Usage)
+		}
+	}
+	if sum != got.Session.Usage {
+		t.Fatalf("messages sum to %+v", sum)
+	}
 }

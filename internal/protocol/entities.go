@@ -22,6 +22,18 @@ func ValidWorkMode(m string) bool {
 	return false
 }
 
+// Usage counts model tokens as the provider reported them.
+type Usage struct {
+	InputTokens  int64 `json:"input_tokens"`
+	OutputTokens int64 `json:"output_tokens"`
+}
+
+// Add adds o to u.
+func (u *Usage) Add(o Usage) {
+	u.InputTokens += o.InputTokens
+	u.OutputTokens += o.OutputTokens
+}
+
 // Session statuses.
 const (
 	SessionOpen   = "open"
@@ -31,17 +43,21 @@ const (
 // Session is one conversation. It belongs to the user and to the device (browser
 // profile) that created it: only that device executes its RTCs.
 type Session struct {
-	ID           string    `json:"id"`
-	UserID       string    `json:"user_id"`
-	DeviceID     string    `json:"device_id"`
-	Title        string    `json:"title"`
-	WorkMode     string    `json:"work_mode"`
-	Status       string    `json:"status"`
-	Deleted      bool      `json:"deleted,omitempty"`
-	ActiveTurnID string    `json:"active_turn_id,omitempty"`
-	CreatedAt    time.Time `json:"created_at"`
-	UpdatedAt    time.Time `json:"updated_at"`
-	Offset       int64     `json:"offset"` // offset of the update that produced this state
+	ID           string `json:"id"`
+	UserID       string `json:"user_id"`
+	DeviceID     string `json:"device_id"`
+	Title        string `json:"title"`
+	WorkMode     string `json:"work_mode"`
+	Status       string `json:"status"`
+	Deleted      bool   `json:"deleted,omitempty"`
+	ActiveTurnID string `json:"active_turn_id,omitempty"`
+	// Usage totals the model tokens of the session's finished turns;
+	// ContextTokens is the input size of the latest model step (the context used).
+	Usage         Usage     `json:"usage"`
+	ContextTokens int64     `json:"context_tokens"`
+	CreatedAt     time.Time `json:"created_at"`
+	UpdatedAt     time.Time `json:"updated_at"`
+	Offset        int64     `json:"offset"` // offset of the update that produced this state
 }
 
 // Turn statuses. queued → running ⇄ waiting → completed | failed | stopped.
@@ -77,6 +93,8 @@ type Turn struct {
 	Step          int        `json:"step"` // model steps taken so far
 	Error         *TurnError `json:"error,omitempty"`
 	Tools         []HostTool `json:"tools,omitempty"` // host tools offered in this turn
+	Usage         Usage      `json:"usage"`           // model tokens of the turn's steps
+	ContextTokens int64      `json:"context_tokens"`  // input tokens of the latest step
 	CreatedAt     time.Time  `json:"created_at"`
 	UpdatedAt     time.Time  `json:"updated_at"`
 	Offset        int64      `json:"offset"`
@@ -113,6 +131,7 @@ type Message struct {
 	Status    string     `json:"status"`
 	Error     *TurnError `json:"error,omitempty"`
 	Model     string     `json:"model,omitempty"`
+	Usage     *Usage     `json:"usage,omitempty"` // the model step that wrote this message
 	CreatedAt time.Time  `json:"created_at"`
 	UpdatedAt time.Time  `json:"updated_at"`
 	Offset    int64      `json:"offset"`

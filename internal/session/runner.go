@@ -197,4 +197,3 @@ func (r *Runner) expireDeadlines(ctx context.Context) {
 		}
 	}
 }
-

@@ -17,7 +17,7 @@ type stepOutput struct {
 	text  strings.Builder
 	seq   int64 // Live seq of the last delta
 	calls []llm.ToolCall
-	usage llm.Usage
+	usage protocol.Usage
 }
 
 // dropPartial forgets the partial text of a step's message once its final state

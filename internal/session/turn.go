@@ -185,6 +185,10 @@ func (r *Runner) commitStep(ctx context.Context, o *owner, item *store.InboxItem
 			return err
 		}
 		t.Step++
+		t.Usage.Add(out.usage)
+		if out.usage.InputTokens > 0 {
+			t.ContextTokens = out.usage.InputTokens
+		}
 		if len(out.calls) == 0 {
 			stop = true
 			if err := tx.InboxDelete(item.ID); err != nil {
@@ -234,9 +238,10 @@ func finalMessage(tx store.Tx, t *protocol.Turn, out *stepOutput, model string) 
 			calls[i].Arguments = s
 		}
 	}
+	usage := out.usage
 	if out.msg != nil {
 		m := out.msg
-		m.Text, m.ToolCalls, m.Status = out.text.String(), calls, protocol.MessageComplete
+		m.Text, m.ToolCalls, m.Status, m.Usage = out.text.String(), calls, protocol.MessageComplete, &usage
 		return m, core.EmitMessage(tx, m, protocol.MessageStreaming, "")
 	}
 	seq, err := tx.MessageMaxSeq(t.SessionID)
@@ -244,7 +249,7 @@ func finalMessage(tx store.Tx, t *protocol.Turn, out *stepOutput, model string) 
 		return nil, err
 	}
 	m := &protocol.Message{ID: core.NewID(), SessionID: t.SessionID, TurnID: t.ID, UserID: t.UserID, Seq: seq + 1,
-		Role: protocol.RoleAssistant, ToolCalls: calls, Status: protocol.MessageComplete, Model: model}
+		Role: protocol.RoleAssistant, ToolCalls: calls, Status: protocol.MessageComplete, Model: model, Usage: &usage}
 	return m, core.EmitMessage(tx, m, "", "")
 }
 
