@@ -34,7 +34,9 @@ type Config struct {
 	AnthKey   string // RTCAGENT_ANTHROPIC_API_KEY (environment only)
 	AnthMdl   string // -anthropic-model, RTCAGENT_ANTHROPIC_MODEL; default claude-sonnet-4-5
 	MaxTokens int    // -max-tokens, RTCAGENT_MAX_TOKENS; per model step; default 4096
+	Retries   int    // -model-retries, RTCAGENT_MODEL_RETRIES; retries of a step after a transient provider error; default 3, 0 disables
 
+	RetryWait    time.Duration // -model-retry-backoff, RTCAGENT_MODEL_RETRY_BACKOFF; first wait before a retry, doubled each time; default 1s
 	LeaseTTL     time.Duration // -lease-ttl, RTCAGENT_LEASE_TTL; session lease; default 30s
 	PollInterval time.Duration // -poll-interval, RTCAGENT_POLL_INTERVAL; inbox/deadline backstop poll; default 1s
 	ExecTimeout  time.Duration // -exec-timeout, RTCAGENT_EXEC_TIMEOUT; RTC execution deadline; default 5m
@@ -47,7 +49,7 @@ type Config struct {
 // Default returns the defaults.
 func Default() Config {
 	return Config{Addr: ":8080", DataFile: "rtcagent.db", RedisPfx: "rtcagent", LogLevel: "info", OpenAIMdl: "gpt-4o-mini", AnthMdl: "claude-sonnet-4-5",
-		MaxTokens: 4096, LeaseTTL: 30 * time.Second, PollInterval: time.Second, ExecTimeout: 5 * time.Minute,
+		MaxTokens: 4096, Retries: 3, RetryWait: time.Second, LeaseTTL: 30 * time.Second, PollInterval: time.Second, ExecTimeout: 5 * time.Minute,
 		HumanTimeout: 24 * time.Hour, StepLimit: 50, Retention: 7 * 24 * time.Hour, ShutdownWait: 10 * time.Second}
 }
 
@@ -91,6 +93,8 @@ func Parse(args []string, getenv func(string) string) (Config, error) {
 	str(&c.AnthURL, "anthropic-base-url", "RTCAGENT_ANTHROPIC_BASE_URL", "Anthropic base URL")
 	str(&c.AnthMdl, "anthropic-model", "RTCAGENT_ANTHROPIC_MODEL", "Anthropic model")
 	num(&c.MaxTokens, "max-tokens", "RTCAGENT_MAX_TOKENS", "max output tokens per model step")
+	num(&c.Retries, "model-retries", "RTCAGENT_MODEL_RETRIES", "retries after a transient provider error")
+	dur(&c.RetryWait, "model-retry-backoff", "RTCAGENT_MODEL_RETRY_BACKOFF", "first wait before a model retry")
 	dur(&c.LeaseTTL, "lease-ttl", "RTCAGENT_LEASE_TTL", "session lease TTL")
 	dur(&c.PollInterval, "poll-interval", "RTCAGENT_POLL_INTERVAL", "inbox and deadline poll")
 	dur(&c.ExecTimeout, "exec-timeout", "RTCAGENT_EXEC_TIMEOUT", "RTC execution deadline")

@@ -89,3 +89,37 @@ func TestUsageTotalsMatchProvider(t *testing.T) {
 		t.Fatalf("messages sum to %+v", sum)
 	}
 }
+
+// Transient provider errors are retried with backoff; when they persist the turn
+// fails with a visible, retryable error message.
+func TestProviderErrorsRetriedThenReported(t *testing.T) {
+	brain := mustScript(t, writeReadScript)
+	fake := llmfake.NewOpenAI(brain)
+	t.Cleanup(fake.Close)
+	s := startServer(t, nil, func(c *config.Config) {
+		c.Provider, c.OpenAIURL, c.OpenAIKey, c.OpenAIMdl = "openai", fake.URL(), "k", "gpt-test"
+		c.Retries, c.RetryWait = 2, 20*time.Millisecond
+	})
+	b := newBrowser(t, s, "alice", "dev-a")
+	fake.FailNext(2, 503)
+	res := b.send("", "write and read")
+	if tr := b.waitTurn(res.TurnID, 10*time.Second); tr.Status != protocol.TurnCompleted {
+		t.Fatalf("turn after two transient failures: %s %+v", tr.Status, tr.Error)
+	}
+	fake.FailNext(3, 429)
+	res = b.send(res.SessionID, "again")
+	tr := b.waitTurn(res.TurnID, 10*time.Second)
+	if tr.Status != protocol.TurnFailed || tr.Error == nil || tr.Error.Category != "model_error" || !tr.Error.Retryable {
+		t.Fatalf("turn after persistent failures: %s %+v", tr.Status, tr.Error)
+	}
+	msgs := b.assistantMessages(res.SessionID)
+	last := msgs[len(msgs)-1]
+	if last.Status != protocol.MessageError || !strings.Contains(last.Text, "rate limiting") {
+		t.Fatalf("error message %q (%s)", last.Text, last.Status)
+	}
+	fake.FailNext(1, 401)
+	res = b.send(res.SessionID, "third")
+	if tr := b.waitTurn(res.TurnID, 10*time.Second); tr.Status != protocol.TurnFailed || tr.Error.Retryable {
+		t.Fatalf("auth failure: %s %+v", tr.Status, tr.Error)
+	}
+}

@@ -10,13 +10,15 @@ import (
 	"github.com/rtcagent/rtcagent/internal/llm/scripted"
 )
 
-// newModel builds the configured model.
+// newModel builds the configured model. The SDKs do not retry (MaxRetries 0): the
+// session runner retries transient errors itself, with one policy for every
+// provider and without repeating text already streamed.
 func newModel(c config.Config) (llm.Model, error) {
 	switch c.Provider {
 	case "openai":
-		return openai.New(openai.Config{BaseURL: c.OpenAIURL, APIKey: c.OpenAIKey, Model: c.OpenAIMdl, MaxTokens: c.MaxTokens, MaxRetries: 2})
+		return openai.New(openai.Config{BaseURL: c.OpenAIURL, APIKey: c.OpenAIKey, Model: c.OpenAIMdl, MaxTokens: c.MaxTokens, MaxRetries: 0})
 	case "anthropic":
-		return anthropic.New(anthropic.Config{BaseURL: c.AnthURL, APIKey: c.AnthKey, Model: c.AnthMdl, MaxTokens: c.MaxTokens, MaxRetries: 2})
+		return anthropic.New(anthropic.Config{BaseURL: c.AnthURL, APIKey: c.AnthKey, Model: c.AnthMdl, MaxTokens: c.MaxTokens, MaxRetries: 0})
 	case "scripted":
 		if c.Script != "" {
 			return scripted.Load(c.Script)

@@ -84,7 +84,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, opt Options) 
 		system = DefaultSystemPrompt
 	}
 	s.runner = session.New(session.Config{Store: st, Model: model, Logger: log, Limits: lim, System: system,
-		LeaseTTL: cfg.LeaseTTL, PollInterval: cfg.PollInterval, Partials: partials,
+		LeaseTTL: cfg.LeaseTTL, PollInterval: cfg.PollInterval, Partials: partials, ModelRetries: retries(cfg.Retries), RetryBackoff: cfg.RetryWait,
 		Live: liveFunc(func(u string, d protocol.Delta) error { return s.node.PublishDelta(u, d) })})
 	s.api = api.New(st, clusterRunner{s}, lim, log)
 	s.node, err = realtime.New(realtime.Config{Store: st, API: s.api, Verifier: verifier, Logger: log, AllowedOrigins: cfg.AllowedOrigins(),
@@ -114,6 +114,14 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, opt Options) 
 	s.mu.Unlock()
 	log.Info("rtcagent ready", "model", model.Name(), "data", cfg.DataFile, "dev", cfg.Dev)
 	return s, nil
+}
+
+// retries maps the configured count to the runner's convention (negative = none).
+func retries(n int) int {
+	if n <= 0 {
+		return -1
+	}
+	return n
 }
 
 // clusterRunner gives the API the runner's partial text and sends stop hints to

@@ -31,6 +31,12 @@ type Config struct {
 	Concurrency  int           // sessions drained at once; default 64
 	Holder       string        // lease holder id; default random per process
 	Partials     Partials      // text of streaming messages; default in this process's memory
+	// ModelRetries is how often a step is retried after a transient model error
+	// (rate limit, provider unavailable) that struck before anything streamed;
+	// default 3, negative disables. RetryBackoff is the first wait, doubled each
+	// time; default 1 s.
+	ModelRetries int
+	RetryBackoff time.Duration
 }
 
 // Runner claims sessions with work and drains them.
@@ -64,6 +70,12 @@ func New(cfg Config) *Runner {
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
+	}
+	if cfg.ModelRetries == 0 {
+		cfg.ModelRetries = 3
+	}
+	if cfg.RetryBackoff <= 0 {
+		cfg.RetryBackoff = time.Second
 	}
 	if cfg.Partials == nil {
 		cfg.Partials = NewMemoryPartials()

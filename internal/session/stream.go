@@ -142,7 +142,7 @@ func (r *Runner) streamFailed(ctx context.Context, o *owner, item *store.InboxIt
 	}
 	me := llm.AsError(err)
 	r.log.Warn("model step failed", "turn", t.ID, "err", err)
-	terr := &protocol.TurnError{Category: "model_error", Message: "The model could not answer: " + me.Category + ".", Retryable: me.Retryable}
+	terr := &protocol.TurnError{Category: "model_error", Message: modelErrorText(me), Retryable: me.Retryable}
 	if werr := r.write(ctx, o, func(tx store.Tx) error { return r.interruptMsg(tx, out) }); werr != nil {
 		return werr
 	}
@@ -168,4 +168,21 @@ func (r *Runner) interruptMsg(tx store.Tx, out *stepOutput) error {
 		return nil
 	}
 	return err
+}
+
+// modelErrorText explains a model failure to the user.
+func modelErrorText(me *llm.Error) string {
+	switch me.Category {
+	case "rate_limited":
+		return "The model provider is rate limiting requests. Try again in a moment."
+	case "provider_unavailable":
+		return "The model provider is unavailable right now. Try again in a moment."
+	case "auth":
+		return "The server could not authenticate with the model provider. Check its API key."
+	case "context_length":
+		return "The conversation is too long for the model's context. Start a new session or compact this one."
+	case "invalid_request":
+		return "The model provider refused the request."
+	}
+	return "The model could not answer."
 }

@@ -138,9 +138,7 @@ func (r *Runner) runSteps(ctx context.Context, o *owner, item *store.InboxItem, 
 		set := tools.NewSet(t.Tools)
 		req := &llm.Request{System: r.cfg.System, Tools: set.Specs(),
 			Messages: agent.BuildMessages(tr, t.Seq, r.cfg.Limits.ToolResultBytes)}
-		started := time.Now()
-		out, err := r.stream(ctx, o, t, req)
-		metricStepSeconds.Observe(time.Since(started).Seconds())
+		out, err := r.streamWithRetry(ctx, o, t, req)
 		if err != nil {
 			metricSteps.WithLabelValues(stepOutcome(err)).Inc()
 			return r.streamFailed(ctx, o, item, t, out, err)
@@ -154,6 +152,33 @@ func (r *Runner) runSteps(ctx context.Context, o *owner, item *store.InboxItem, 
 		if err != nil || suspended {
 			return err
 		}
+	}
+}
+
+// streamWithRetry runs a model step, retrying transient provider errors with
+// exponential backoff as long as nothing has streamed yet (a retry after text was
+// shown would show it twice).
+func (r *Runner) streamWithRetry(ctx context.Context, o *owner, t *protocol.Turn, req *llm.Request) (*stepOutput, error) {
+	wait := r.cfg.RetryBackoff
+	for attempt := 0; ; attempt++ {
+		started := time.Now()
+		out, err := r.stream(ctx, o, t, req)
+		metricStepSeconds.Observe(time.Since(started).Seconds())
+		if err == nil || attempt >= r.cfg.ModelRetries || out.msg != nil || len(out.calls) > 0 || ctx.Err() != nil {
+			return out, err
+		}
+		var me *llm.Error
+		if !errors.As(err, &me) || !me.Retryable {
+			return out, err
+		}
+		metricSteps.WithLabelValues("retried").Inc()
+		r.log.Info("model step failed, retrying", "turn", t.ID, "attempt", attempt+1, "wait", wait, "err", err)
+		select {
+		case <-ctx.Done():
+			return out, ctx.Err()
+		case <-time.After(wait):
+		}
+		wait *= 2
 	}
 }
 
