@@ -4,7 +4,7 @@
 GO ?= go
 WEB_STAMP := web/node_modules/.package-lock.json
 
-.PHONY: run build web test test-go test-web lint clean
+.PHONY: run build web test test-go test-web lint fuzz clean
 
 run: web
 	$(GO) run ./cmd/rtcagent serve -dev
@@ -29,6 +29,13 @@ test-web: $(WEB_STAMP)
 	cd web && npm test
 
 test: test-go test-web
+
+# Each fuzz target for FUZZTIME (seed corpora also run in every `go test`).
+FUZZTIME ?= 30s
+FUZZ_TARGETS := internal/api:FuzzCall internal/auth:FuzzVerify internal/tools:FuzzCheckCall internal/agent:FuzzResultText
+fuzz:
+	@for t in $(FUZZ_TARGETS); do pkg=$${t%%:*}; fn=$${t##*:}; \
+	  echo "== $$pkg $$fn"; $(GO) test ./$$pkg -run '^$$' -fuzz "^$$fn$$" -fuzztime $(FUZZTIME) || exit 1; done
 
 clean:
 	rm -rf bin web/dist/*.js web/dist/*.map web/dist/*.html web/dist/*.json

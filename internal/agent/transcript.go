@@ -112,7 +112,7 @@ func Truncate(s string, limit int) string {
 	marker := fmt.Sprintf("\n[... %d bytes omitted ...]\n", len(s)-limit)
 	keep := limit - len(marker)
 	if keep < 2 {
-		return s[:limit]
+		return cutRunes(s, limit)
 	}
 	head := cutRunes(s, keep*2/3)
 	tail := s[len(s)-(keep-len(head)):]
