@@ -25,13 +25,15 @@ type API struct {
 	lim     protocol.Limits
 	log     *slog.Logger
 	methods map[string]handler
+	sends   *limiter
 }
 
 type handler func(ctx context.Context, c core.Caller, params json.RawMessage) (any, error)
 
 // New builds the handler table.
 func New(st store.Store, runner Runner, lim protocol.Limits, log *slog.Logger) *API {
-	a := &API{store: st, runner: runner, lim: lim.WithDefaults(), log: log}
+	lim = lim.WithDefaults()
+	a := &API{store: st, runner: runner, lim: lim, log: log, sends: newLimiter(lim.MessagesPerMinute, lim.MessageBurst, time.Now)}
 	a.methods = map[string]handler{
 		protocol.MethodMessageSend:     a.messageSend,
 		protocol.MethodMessageList:     a.messageList,

@@ -39,6 +39,9 @@ func (a *API) messageSend(ctx context.Context, c core.Caller, params json.RawMes
 	if err := tools.ValidateHostTools(req.Tools, a.lim); err != nil {
 		return nil, err
 	}
+	if ok, wait := a.sends.allow(c.UserID); !ok {
+		return nil, protocol.Errorf(protocol.CodeRateLimited, "too many messages; try again in %d s", int(wait.Seconds())+1)
+	}
 	var res *protocol.MessageSendResult
 	send := func(tx store.Tx) error {
 		var err error

@@ -41,6 +41,8 @@ type Config struct {
 	PollInterval time.Duration // -poll-interval, RTCAGENT_POLL_INTERVAL; inbox/deadline backstop poll; default 1s
 	ExecTimeout  time.Duration // -exec-timeout, RTCAGENT_EXEC_TIMEOUT; RTC execution deadline; default 5m
 	HumanTimeout time.Duration // -human-timeout, RTCAGENT_HUMAN_TIMEOUT; confirmation/askUser wait and checkpoint TTL; default 24h
+	MsgRate      int           // -message-rate, RTCAGENT_MESSAGE_RATE; v1.message.send per user and minute (per node); default 20, -1 disables
+	MsgBurst     int           // -message-burst, RTCAGENT_MESSAGE_BURST; messages a user may send at once; default 10
 	StepLimit    int           // -step-limit, RTCAGENT_STEP_LIMIT; model steps per turn; default 50
 	Retention    time.Duration // -update-retention, RTCAGENT_UPDATE_RETENTION; Topic history kept; default 168h
 	ShutdownWait time.Duration // -shutdown-timeout, RTCAGENT_SHUTDOWN_TIMEOUT; default 10s
@@ -50,7 +52,7 @@ type Config struct {
 func Default() Config {
 	return Config{Addr: ":8080", DataFile: "rtcagent.db", RedisPfx: "rtcagent", LogLevel: "info", OpenAIMdl: "gpt-4o-mini", AnthMdl: "claude-sonnet-4-5",
 		MaxTokens: 4096, Retries: 3, RetryWait: time.Second, LeaseTTL: 30 * time.Second, PollInterval: time.Second, ExecTimeout: 5 * time.Minute,
-		HumanTimeout: 24 * time.Hour, StepLimit: 50, Retention: 7 * 24 * time.Hour, ShutdownWait: 10 * time.Second}
+		HumanTimeout: 24 * time.Hour, StepLimit: 50, MsgRate: 20, MsgBurst: 10, Retention: 7 * 24 * time.Hour, ShutdownWait: 10 * time.Second}
 }
 
 // Parse reads flags from args, with environment variables as defaults.
@@ -99,6 +101,8 @@ func Parse(args []string, getenv func(string) string) (Config, error) {
 	dur(&c.PollInterval, "poll-interval", "RTCAGENT_POLL_INTERVAL", "inbox and deadline poll")
 	dur(&c.ExecTimeout, "exec-timeout", "RTCAGENT_EXEC_TIMEOUT", "RTC execution deadline")
 	dur(&c.HumanTimeout, "human-timeout", "RTCAGENT_HUMAN_TIMEOUT", "confirmation/askUser wait and checkpoint TTL")
+	num(&c.MsgRate, "message-rate", "RTCAGENT_MESSAGE_RATE", "messages per user and minute; -1 = unlimited")
+	num(&c.MsgBurst, "message-burst", "RTCAGENT_MESSAGE_BURST", "messages a user may send at once")
 	num(&c.StepLimit, "step-limit", "RTCAGENT_STEP_LIMIT", "model steps per turn")
 	dur(&c.Retention, "update-retention", "RTCAGENT_UPDATE_RETENTION", "Topic history retention")
 	dur(&c.ShutdownWait, "shutdown-timeout", "RTCAGENT_SHUTDOWN_TIMEOUT", "graceful shutdown limit")

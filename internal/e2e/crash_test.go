@@ -74,7 +74,7 @@ func startProc(t *testing.T, script string) *procServer {
 	v, _ := auth.NewVerifier([]byte(testSecret))
 	p := &procServer{t: t, addr: freeAddr(t), verify: v}
 	p.args = []string{"serve", "-addr", p.addr, "-data", filepath.Join(dir, "rtcagent.db"), "-token-secret", testSecret,
-		"-model-provider", "scripted", "-script", scriptFile, "-poll-interval", "100ms", "-lease-ttl", "2s", "-log-level", "warn"}
+		"-model-provider", "scripted", "-script", scriptFile, "-poll-interval", "100ms", "-lease-ttl", "2s", "-log-level", "warn", "-message-rate", "-1"}
 	p.start()
 	t.Cleanup(func() { p.kill() })
 	return p

@@ -54,6 +54,7 @@ func startServerB(t testing.TB, model llm.Model, opts ...serverOpt) *testServer 
 	cfg.PollInterval = 100 * time.Millisecond
 	cfg.LeaseTTL = 3 * time.Second
 	cfg.Provider = "scripted"
+	cfg.MsgRate = -1 // tests send fast; TestMessageRateLimit sets it
 	for _, o := range opts {
 		o(&cfg)
 	}

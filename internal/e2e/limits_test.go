@@ -1,8 +1,11 @@
 package e2e
 
 import (
+	"fmt"
+
 	"context"
 	"errors"
+	"github.com/rtcagent/rtcagent/internal/config"
 	"net/http"
 	"strings"
 	"testing"
@@ -69,5 +72,22 @@ func TestLargeResultOverWebSocket(t *testing.T) {
 	msgs := b.assistantMessages(res.SessionID)
 	if last := msgs[len(msgs)-1]; !strings.Contains(last.Text, "bytes omitted") || len(last.Text) > 300<<10 {
 		t.Fatalf("the model got an uncut result (%d bytes)", len(last.Text))
+	}
+}
+
+// The per-user rate limit on v1.message.send protects the model budget.
+func TestMessageRateLimit(t *testing.T) {
+	s := startServer(t, mustScript(t, oneWriteScript), func(c *config.Config) { c.MsgRate, c.MsgBurst = 6, 3 })
+	for i := 0; i < 3; i++ {
+		if status, perr := httpCall(t, s, "alice", "d", protocol.MethodMessageSend, protocol.MessageSendRequest{ClientID: fmt.Sprint("m", i), Content: protocol.MessageContent{Text: "hi"}}); status != 200 {
+			t.Fatalf("message %d: %d %+v", i, status, perr)
+		}
+	}
+	status, perr := httpCall(t, s, "alice", "d", protocol.MethodMessageSend, protocol.MessageSendRequest{ClientID: "m4", Content: protocol.MessageContent{Text: "hi"}})
+	if status != http.StatusTooManyRequests || perr.Code != protocol.CodeRateLimited || !strings.Contains(perr.Message, "try again in") {
+		t.Fatalf("4th message: %d %+v", status, perr)
+	}
+	if status, _ := httpCall(t, s, "bob", "d", protocol.MethodMessageSend, protocol.MessageSendRequest{ClientID: "b", Content: protocol.MessageContent{Text: "hi"}}); status != 200 {
+		t.Fatalf("another user was limited: %d", status)
 	}
 }

@@ -16,6 +16,10 @@ type Limits struct {
 	ExecTimeout      time.Duration // RTC execution deadline; default 5 min
 	HumanTimeout     time.Duration // wait for a confirmation or askUser answer; default 24 h
 	StepLimit        int           // model steps per turn; default 50
+	// MessagesPerMinute and MessageBurst bound v1.message.send per user (a token
+	// bucket, per node): defaults 20 and 10; a negative rate disables the limit.
+	MessagesPerMinute int
+	MessageBurst      int
 }
 
 // WithDefaults returns l with every zero field set to its default.
@@ -35,6 +39,10 @@ func (l Limits) WithDefaults() Limits {
 	def(&l.IDBytes, 128)
 	def(&l.ListLimit, 200)
 	def(&l.StepLimit, 50)
+	if l.MessagesPerMinute == 0 {
+		l.MessagesPerMinute = 20
+	}
+	def(&l.MessageBurst, 10)
 	if l.ExecTimeout <= 0 {
 		l.ExecTimeout = 5 * time.Minute
 	}

@@ -77,7 +77,8 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, opt Options) 
 		st.Close()
 		return nil, err
 	}
-	lim := protocol.Limits{ExecTimeout: cfg.ExecTimeout, HumanTimeout: cfg.HumanTimeout, StepLimit: cfg.StepLimit}.WithDefaults()
+	lim := protocol.Limits{ExecTimeout: cfg.ExecTimeout, HumanTimeout: cfg.HumanTimeout, StepLimit: cfg.StepLimit,
+		MessagesPerMinute: cfg.MsgRate, MessageBurst: cfg.MsgBurst}.WithDefaults()
 	s := &Server{cfg: cfg, log: log, store: st, verifier: verifier, closeRedis: closeRedis}
 	system := cfg.System
 	if system == "" {

@@ -1,0 +1,240 @@
+package pgstore
+
+import (
+	"context"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math/rand/v2"
+	"sort"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/rtcagent/rtcagent/internal/store"
+)
+
+//go:embed migrations/*.sql
+var migrations embed.FS
+
+// Options tune a Store; the zero value is fine.
+type Options struct {
+	// Now is the clock of transactions (Tx.Now, lease and checkpoint expiry); default
+	// time.Now. Leases compare the clocks of different nodes: keep them in sync
+	// (NTP), with a skew well below the lease TTL.
+	Now func() time.Time
+	// Schema holds the tables; created when missing. Default "public". Tests use a
+	// fresh schema each to stay isolated in one database.
+	Schema string
+}
+
+// Store is the PostgreSQL implementation of store.Store.
+type Store struct {
+	pool *pgxpool.Pool
+	now  func() time.Time
+	hook atomic.Pointer[func(store.Commit)]
+	seq  sequencer
+	// epoch is the initial epoch of every user stream: fixed per database (meta
+	// table), so a user with no updates yet reads the same epoch before and after
+	// the first one, on every node.
+	epoch string
+}
+
+// maxAttempts bounds the runs of one Write's fn on serialisation failures and
+// deadlocks.
+const maxAttempts = 6
+
+// Open connects to the database at url (a PostgreSQL URL or DSN; pgxpool settings
+// such as pool_max_conns are honoured) and applies the migrations.
+func Open(ctx context.Context, url string, opt Options) (*Store, error) {
+	if opt.Now == nil {
+		opt.Now = time.Now
+	}
+	if opt.Schema == "" {
+		opt.Schema = "public"
+	}
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		return nil, fmt.Errorf("pgstore: parse url: %w", err)
+	}
+	// Sent in the startup message of every pooled connection: no extra round trip,
+	// and no connection can ever run a statement against another schema.
+	cfg.ConnConfig.RuntimeParams["search_path"] = pgx.Identifier{opt.Schema}.Sanitize()
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("pgstore: connect: %w", err)
+	}
+	s := &Store{pool: pool, now: opt.Now}
+	if err := s.migrate(ctx, opt.Schema); err != nil {
+		pool.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// migrate creates the schema, applies the missing migrations and reads the epoch,
+// all in one transaction under an advisory lock: nodes starting together wait for
+// the first, which applies everything, and then find it applied.
+func (s *Store) migrate(ctx context.Context, schema string) error {
+	names, err := fs.Glob(migrations, "migrations/*.sql")
+	if err != nil {
+		return err
+	}
+	sort.Strings(names)
+	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, "rtcagent/pgstore/migrate:"+schema); err != nil {
+			return fmt.Errorf("migration lock: %w", err)
+		}
+		// CREATE SCHEMA IF NOT EXISTS checks the CREATE privilege on the database
+		// even when the schema exists; a role without it can still use "public".
+		var exists bool
+		if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = $1)`, schema).Scan(&exists); err != nil {
+			return err
+		}
+		if !exists {
+			if _, err := tx.Exec(ctx, `CREATE SCHEMA `+pgx.Identifier{schema}.Sanitize()); err != nil {
+				return fmt.Errorf("create schema %s: %w", schema, err)
+			}
+		}
+		if _, err := tx.Exec(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+			version INTEGER PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())`); err != nil {
+			return fmt.Errorf("create schema_migrations: %w", err)
+		}
+		for _, name := range names {
+			if err := applyOne(ctx, tx, name); err != nil {
+				return err
+			}
+		}
+		if _, err := tx.Exec(ctx, `INSERT INTO meta (key, value) VALUES ('epoch', $1) ON CONFLICT (key) DO NOTHING`, newEpoch()); err != nil {
+			return fmt.Errorf("init epoch: %w", err)
+		}
+		return tx.QueryRow(ctx, `SELECT value FROM meta WHERE key = 'epoch'`).Scan(&s.epoch)
+	})
+	if err != nil {
+		return fmt.Errorf("pgstore: migrate schema %s: %w", schema, err)
+	}
+	return nil
+}
+
+func applyOne(ctx context.Context, tx pgx.Tx, name string) error {
+	base := strings.TrimPrefix(name, "migrations/")
+	v, err := strconv.Atoi(strings.SplitN(base, "_", 2)[0])
+	if err != nil {
+		return fmt.Errorf("migration %s: bad name", name)
+	}
+	var done bool
+	if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM schema_migrations WHERE version = $1)`, v).Scan(&done); err != nil || done {
+		return err
+	}
+	body, err := migrations.ReadFile(name)
+	if err != nil {
+		return err
+	}
+	// No arguments: pgx sends it with the simple protocol, which runs several statements.
+	if _, err := tx.Exec(ctx, string(body)); err != nil {
+		return fmt.Errorf("apply %s: %w", base, err)
+	}
+	_, err = tx.Exec(ctx, `INSERT INTO schema_migrations (version) VALUES ($1)`, v)
+	return err
+}
+
+// SetCommitHook implements store.Store.
+func (s *Store) SetCommitHook(h func(store.Commit)) { s.hook.Store(&h) }
+
+// clock is the time of a new transaction, at the precision TIMESTAMPTZ keeps, so
+// what a transaction writes reads back equal.
+func (s *Store) clock() time.Time { return s.now().UTC().Truncate(time.Microsecond) }
+
+// Write implements store.Store. It runs fn again, after a short random pause, when
+// the transaction failed on a serialisation failure, a deadlock or a lost race for
+// a MAX(seq)+1 key: fn must be re-runnable (see the package doc).
+func (s *Store) Write(ctx context.Context, fn func(tx store.Tx) error) error {
+	for attempt := 1; ; attempt++ {
+		retry, err := s.attempt(ctx, fn)
+		if !retry || attempt == maxAttempts {
+			return err
+		}
+		// Full jitter over a doubling window (2, 4, 8 … ms): the transactions
+		// that collided should not collide again.
+		pause := time.Duration(rand.Int64N(int64(time.Millisecond) << attempt))
+		select {
+		case <-time.After(pause):
+		case <-ctx.Done():
+			return err
+		}
+	}
+}
+
+// attempt runs fn in one transaction and reports whether a failure is worth a retry.
+func (s *Store) attempt(ctx context.Context, fn func(tx store.Tx) error) (retry bool, err error) {
+	// Explicit: the server default (default_transaction_isolation) may differ, and
+	// the locking below is designed for READ COMMITTED.
+	ptx, err := s.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.ReadCommitted})
+	if err != nil {
+		return false, fmt.Errorf("pgstore: begin: %w", err)
+	}
+	t := &tx{ctx: ctx, q: ptx, now: s.clock(), writable: true, epoch: s.epoch, seq: &s.seq}
+	var hook func(store.Commit) // set once committed
+	// Deferred so that a panicking fn still lets the user's later commits through.
+	defer func() { t.settle(hook) }()
+	// Runs first (LIFO); after a commit it is a no-op. Not cancellable: a rollback
+	// should reach the server even when ctx ended.
+	defer func() { _ = ptx.Rollback(context.WithoutCancel(ctx)) }()
+
+	if err := fn(t); err != nil {
+		// After a failed statement PostgreSQL refuses everything until rollback, so
+		// a retryable failure dooms the transaction even if fn swallowed it.
+		return t.retry != nil || retryable(err), err
+	}
+	if t.retry != nil {
+		return true, fmt.Errorf("pgstore: transaction failed: %w", t.retry)
+	}
+	if err := ptx.Commit(ctx); err != nil {
+		return retryable(err), fmt.Errorf("pgstore: commit: %w", err)
+	}
+	if h := s.hook.Load(); h != nil {
+		hook = *h
+	}
+	return false, nil
+}
+
+// retryable reports errors after which running the whole transaction again can
+// succeed.
+func retryable(err error) bool {
+	var pe *pgconn.PgError
+	if !errors.As(err, &pe) {
+		return false
+	}
+	switch pe.Code {
+	case "40001", "40P01": // serialization_failure, deadlock_detected
+		return true
+	case "23505": // unique_violation
+		// seq is MAX(seq)+1 read in the transaction: a concurrent one took it
+		// first. Run again, the read sees it (sqlitestore serialises instead).
+		return pe.ConstraintName == "turns_session_seq" || pe.ConstraintName == "messages_session_seq"
+	}
+	return false
+}
+
+// Read implements store.Store: one REPEATABLE READ, READ ONLY transaction, so every
+// read of fn sees the same snapshot.
+func (s *Store) Read(ctx context.Context, fn func(tx store.Tx) error) error {
+	ptx, err := s.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
+	if err != nil {
+		return fmt.Errorf("pgstore: begin read: %w", err)
+	}
+	defer func() { _ = ptx.Rollback(context.WithoutCancel(ctx)) }()
+	return fn(&tx{ctx: ctx, q: ptx, now: s.clock(), epoch: s.epoch})
+}
+
+// Close implements store.Store: it waits for borrowed connections to come back.
+func (s *Store) Close() error {
+	s.pool.Close()
+	return nil
+}

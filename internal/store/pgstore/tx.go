@@ -1,0 +1,334 @@
+package pgstore
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/rtcagent/rtcagent/internal/protocol"
+	"github.com/rtcagent/rtcagent/internal/store"
+)
+
+type tx struct {
+	ctx      context.Context
+	q        pgx.Tx
+	now      time.Time
+	writable bool
+	epoch    string // initial epoch of new streams
+	seq      *sequencer
+	// locked holds the position of each user stream whose row this transaction
+	// has locked: nobody else can change it until commit, so it is read once.
+	locked  map[string]store.StreamPos
+	tickets []*ticket
+	updates []protocol.Update
+	wake    []string
+	// retry is the first failure after which running fn again can succeed.
+	retry error
+}
+
+var errReadOnly = errors.New("pgstore: write in a read transaction")
+
+func (t *tx) Now() time.Time { return t.now }
+
+// note remembers a retryable failure (the transaction is dead after it, whatever fn
+// does with the error) and returns err.
+func (t *tx) note(err error) error {
+	if err != nil && t.retry == nil && retryable(err) {
+		t.retry = err
+	}
+	return err
+}
+
+func (t *tx) exec(query string, args ...any) (pgconn.CommandTag, error) {
+	if !t.writable {
+		return pgconn.CommandTag{}, errReadOnly
+	}
+	tag, err := t.q.Exec(t.ctx, query, args...)
+	return tag, t.note(err)
+}
+
+type row struct {
+	t *tx
+	r pgx.Row
+}
+
+func (r row) Scan(dst ...any) error { return r.t.note(r.r.Scan(dst...)) }
+
+func (t *tx) queryRow(query string, args ...any) row {
+	return row{t, t.q.QueryRow(t.ctx, query, args...)}
+}
+
+// settle runs after commit or rollback: it waits for the user's earlier commits to
+// reach the hook, calls hook (nil unless committed), then lets later ones through.
+func (t *tx) settle(hook func(store.Commit)) {
+	defer func() {
+		for _, tk := range t.tickets {
+			t.seq.leave(tk)
+		}
+		t.tickets = nil
+	}()
+	for _, tk := range t.tickets {
+		tk.wait()
+	}
+	if hook != nil && (len(t.updates) > 0 || len(t.wake) > 0) {
+		hook(store.Commit{Updates: t.updates, Wake: t.wake})
+	}
+}
+
+func newEpoch() string {
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// limitArg maps a negative limit to SQL NULL (LIMIT ALL), as SQLite reads one.
+func limitArg(n int) any {
+	if n < 0 {
+		return nil
+	}
+	return n
+}
+
+// stream reads the user's position without locking it.
+func (t *tx) stream(userID string) (store.StreamPos, error) {
+	if p, ok := t.locked[userID]; ok {
+		return p, nil
+	}
+	p := store.StreamPos{Epoch: t.epoch}
+	err := t.queryRow(`SELECT epoch, top, floor FROM user_streams WHERE user_id = $1`, userID).Scan(&p.Epoch, &p.Top, &p.Floor)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return store.StreamPos{Epoch: t.epoch}, nil
+	}
+	if err != nil {
+		return p, fmt.Errorf("user stream %s: %w", userID, err)
+	}
+	return p, nil
+}
+
+// lockStream locks the user's stream row until commit, creating it on the user's
+// first write. Offsets are assigned under this lock, so a user's writers (on any
+// node) commit one after another in offset order.
+func (t *tx) lockStream(userID string) (store.StreamPos, error) {
+	if p, ok := t.locked[userID]; ok {
+		return p, nil
+	}
+	if !t.writable {
+		return store.StreamPos{}, errReadOnly
+	}
+	const sel = `SELECT epoch, top, floor FROM user_streams WHERE user_id = $1 FOR UPDATE`
+	var p store.StreamPos
+	err := t.queryRow(sel, userID).Scan(&p.Epoch, &p.Top, &p.Floor)
+	if errors.Is(err, pgx.ErrNoRows) {
+		// DO NOTHING: a concurrent first write may create it; this waits for that
+		// transaction and the SELECT then locks the committed row.
+		_, err = t.exec(`INSERT INTO user_streams (user_id, epoch, top, floor) VALUES ($1, $2, 0, 0)
+			ON CONFLICT (user_id) DO NOTHING`, userID, t.epoch)
+		if err == nil {
+			err = t.queryRow(sel, userID).Scan(&p.Epoch, &p.Top, &p.Floor)
+		}
+	}
+	if err != nil {
+		return p, fmt.Errorf("lock user stream %s: %w", userID, err)
+	}
+	if t.locked == nil {
+		t.locked = make(map[string]store.StreamPos)
+	}
+	t.locked[userID] = p
+	// Taken while holding the lock: ticket order is lock order (sequencer.go).
+	t.tickets = append(t.tickets, t.seq.enter(userID))
+	return p, nil
+}
+
+func (t *tx) NextOffset(userID string) (int64, error) {
+	if !t.writable {
+		p, err := t.stream(userID)
+		return p.Top + 1, err
+	}
+	// Locked, so the offset returned is the one the next UpdateAppend assigns.
+	p, err := t.lockStream(userID)
+	return p.Top + 1, err
+}
+
+func (t *tx) UpdateAppend(userID, typ string, data any) (protocol.Update, error) {
+	p, err := t.lockStream(userID)
+	if err != nil {
+		return protocol.Update{}, err
+	}
+	raw, err := json.Marshal(data)
+	if err != nil {
+		return protocol.Update{}, fmt.Errorf("marshal %s: %w", typ, err)
+	}
+	u := protocol.Update{Offset: p.Top + 1, Epoch: p.Epoch, Type: typ, Data: raw, UserID: userID}
+	payload, err := json.Marshal(u)
+	if err != nil {
+		return protocol.Update{}, err
+	}
+	// One round trip: the CTE bumps top, the INSERT stores the update.
+	_, err = t.exec(`WITH bump AS (UPDATE user_streams SET top = $2 WHERE user_id = $1)
+		INSERT INTO updates (user_id, off, payload, created_at) VALUES ($1, $2, $3, $4)`,
+		userID, u.Offset, string(payload), t.now)
+	if err != nil {
+		return protocol.Update{}, fmt.Errorf("append update: %w", err)
+	}
+	p.Top = u.Offset
+	t.locked[userID] = p
+	t.updates = append(t.updates, u)
+	return u, nil
+}
+
+func (t *tx) StreamGet(userID string) (store.StreamPos, error) { return t.stream(userID) }
+
+func (t *tx) StreamReset(userID string) (store.StreamPos, error) {
+	p, err := t.lockStream(userID)
+	if err != nil {
+		return p, err
+	}
+	p.Epoch, p.Floor = newEpoch(), p.Top
+	if _, err := t.exec(`DELETE FROM updates WHERE user_id = $1`, userID); err != nil {
+		return p, fmt.Errorf("reset stream %s: %w", userID, err)
+	}
+	if _, err := t.exec(`UPDATE user_streams SET epoch = $2, floor = $3 WHERE user_id = $1`, userID, p.Epoch, p.Floor); err != nil {
+		return p, fmt.Errorf("reset stream %s: %w", userID, err)
+	}
+	t.locked[userID] = p
+	return p, nil
+}
+
+func (t *tx) UpdateList(userID string, since int64, limit int) ([]protocol.Update, store.StreamPos, error) {
+	p, err := t.stream(userID)
+	if err != nil {
+		return nil, p, err
+	}
+	rows, err := t.q.Query(t.ctx, `SELECT payload FROM updates WHERE user_id = $1 AND off > $2 ORDER BY off LIMIT $3`, userID, since, limitArg(limit))
+	if err != nil {
+		return nil, p, fmt.Errorf("list updates: %w", t.note(err))
+	}
+	defer rows.Close()
+	var out []protocol.Update
+	for rows.Next() {
+		var payload []byte
+		if err := rows.Scan(&payload); err != nil {
+			return nil, p, err
+		}
+		var u protocol.Update
+		if err := json.Unmarshal(payload, &u); err != nil {
+			return nil, p, fmt.Errorf("decode update: %w", err)
+		}
+		u.UserID = userID
+		out = append(out, u)
+	}
+	return out, p, t.note(rows.Err())
+}
+
+func (t *tx) UpdatePrune(before time.Time, keep int) (int64, error) {
+	if !t.writable {
+		return 0, errReadOnly
+	}
+	// Delete without locking the streams (a long prune must not stall writers);
+	// the tops read here may be old, which only keeps more.
+	rows, err := t.q.Query(t.ctx, `WITH d AS (
+			DELETE FROM updates u USING user_streams s
+			WHERE u.user_id = s.user_id AND u.created_at < $1 AND u.off <= s.top - $2
+			RETURNING u.user_id, u.off)
+		SELECT user_id, max(off), count(*) FROM d GROUP BY user_id`, before, keep)
+	if err != nil {
+		return 0, fmt.Errorf("prune updates: %w", t.note(err))
+	}
+	var users []string
+	var highs []int64
+	var n int64
+	for rows.Next() {
+		var u string
+		var hi, c int64
+		if err := rows.Scan(&u, &hi, &c); err != nil {
+			rows.Close()
+			return 0, err
+		}
+		users, highs, n = append(users, u), append(highs, hi), n+c
+	}
+	if err := t.note(rows.Err()); err != nil {
+		return 0, fmt.Errorf("prune updates: %w", err)
+	}
+	if n == 0 {
+		return 0, nil
+	}
+	// floor = oldest remaining offset - 1. When none remains, the highest deleted
+	// offset, not top: top may include an append committed since the DELETE, whose
+	// row this statement's snapshot does not see. The floor never goes down.
+	_, err = t.exec(`UPDATE user_streams s SET floor = GREATEST(s.floor,
+			COALESCE((SELECT min(u.off) - 1 FROM updates u WHERE u.user_id = s.user_id), g.hi))
+		FROM unnest($1::text[], $2::bigint[]) AS g(user_id, hi) WHERE s.user_id = g.user_id`, users, highs)
+	if err != nil {
+		return n, fmt.Errorf("raise floor: %w", err)
+	}
+	return n, nil
+}
+
+// getJSON reads one data column into v, mapping no rows to store.ErrNotFound.
+func (t *tx) getJSON(v any, query string, args ...any) error {
+	var data []byte
+	err := t.queryRow(query, args...).Scan(&data)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return store.ErrNotFound
+	}
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(data, v)
+}
+
+// listJSON reads data columns into a slice.
+func listJSON[T any](t *tx, query string, args ...any) ([]T, error) {
+	rows, err := t.q.Query(t.ctx, query, args...)
+	if err != nil {
+		return nil, t.note(err)
+	}
+	defer rows.Close()
+	var out []T
+	for rows.Next() {
+		var data []byte
+		if err := rows.Scan(&data); err != nil {
+			return nil, err
+		}
+		var v T
+		if err := json.Unmarshal(data, &v); err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, t.note(rows.Err())
+}
+
+// casResult maps an UPDATE … WHERE status = $n result to ErrConflict/ErrNotFound.
+// Under READ COMMITTED the UPDATE waits for a concurrent writer of the row and
+// re-checks the status on the committed version: two compare-and-sets from the
+// same status never both succeed.
+func (t *tx) casResult(tag pgconn.CommandTag, err error, table, id string) error {
+	if err != nil {
+		return fmt.Errorf("update %s %s: %w", table, id, err)
+	}
+	if tag.RowsAffected() == 1 {
+		return nil
+	}
+	var one int
+	if err := t.queryRow(`SELECT 1 FROM `+table+` WHERE id = $1`, id).Scan(&one); errors.Is(err, pgx.ErrNoRows) {
+		return store.ErrNotFound
+	} else if err != nil {
+		return err
+	}
+	return store.ErrConflict
+}
+
+func limitOf(p store.Page) int {
+	if p.Limit <= 0 {
+		return 100
+	}
+	return p.Limit
+}

@@ -1,0 +1,128 @@
+package pgstore
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/rtcagent/rtcagent/internal/protocol"
+	"github.com/rtcagent/rtcagent/internal/store"
+)
+
+func (t *tx) SessionInsert(s *protocol.Session) error {
+	data, _ := json.Marshal(s)
+	if _, err := t.exec(`INSERT INTO sessions (id, user_id, data) VALUES ($1, $2, $3)`, s.ID, s.UserID, string(data)); err != nil {
+		return fmt.Errorf("insert session: %w", err)
+	}
+	return nil
+}
+
+func (t *tx) SessionGet(id string) (*protocol.Session, error) {
+	var s protocol.Session
+	return &s, t.getJSON(&s, `SELECT data FROM sessions WHERE id = $1`, id)
+}
+
+func (t *tx) SessionList(userID, beforeID string, limit int) ([]protocol.Session, error) {
+	if limit <= 0 {
+		limit = 100
+	}
+	if beforeID == "" {
+		return listJSON[protocol.Session](t, `SELECT data FROM sessions WHERE user_id = $1 ORDER BY ord DESC LIMIT $2`, userID, limit)
+	}
+	return listJSON[protocol.Session](t, `SELECT data FROM sessions WHERE user_id = $1
+		AND ord < (SELECT ord FROM sessions WHERE id = $2) ORDER BY ord DESC LIMIT $3`, userID, beforeID, limit)
+}
+
+func (t *tx) SessionUpdate(s *protocol.Session) error {
+	data, _ := json.Marshal(s)
+	tag, err := t.exec(`UPDATE sessions SET data = $2 WHERE id = $1`, s.ID, string(data))
+	return t.casResult(tag, err, "sessions", s.ID)
+}
+
+func (t *tx) TurnInsert(tr *protocol.Turn) error {
+	data, _ := json.Marshal(tr)
+	_, err := t.exec(`INSERT INTO turns (id, session_id, seq, status, data) VALUES ($1, $2, $3, $4, $5)`,
+		tr.ID, tr.SessionID, tr.Seq, tr.Status, string(data))
+	if err != nil {
+		return fmt.Errorf("insert turn: %w", err)
+	}
+	return nil
+}
+
+func (t *tx) TurnGet(id string) (*protocol.Turn, error) {
+	var tr protocol.Turn
+	return &tr, t.getJSON(&tr, `SELECT data FROM turns WHERE id = $1`, id)
+}
+
+func (t *tx) TurnList(sessionID string, p store.Page) ([]protocol.Turn, error) {
+	return listJSON[protocol.Turn](t, `SELECT data FROM turns WHERE session_id = $1 AND seq > $2 ORDER BY seq LIMIT $3`,
+		sessionID, p.After, limitOf(p))
+}
+
+func (t *tx) TurnUpdate(tr *protocol.Turn, expectStatus string) error {
+	data, _ := json.Marshal(tr)
+	tag, err := t.exec(`UPDATE turns SET status = $2, data = $3 WHERE id = $1 AND status = $4`, tr.ID, tr.Status, string(data), expectStatus)
+	return t.casResult(tag, err, "turns", tr.ID)
+}
+
+func (t *tx) TurnNextQueued(sessionID string) (*protocol.Turn, error) {
+	var tr protocol.Turn
+	return &tr, t.getJSON(&tr, `SELECT data FROM turns WHERE session_id = $1 AND status = $2 ORDER BY seq LIMIT 1`,
+		sessionID, protocol.TurnQueued)
+}
+
+// maxSeq is read without a lock: a concurrent transaction may insert the same
+// MAX+1; the unique index refuses the second and Write runs it again (retryable).
+func (t *tx) maxSeq(table, sessionID string) (int64, error) {
+	var n int64
+	err := t.queryRow(`SELECT COALESCE(MAX(seq), 0) FROM `+table+` WHERE session_id = $1`, sessionID).Scan(&n)
+	return n, err
+}
+
+func (t *tx) TurnMaxSeq(sessionID string) (int64, error) { return t.maxSeq("turns", sessionID) }
+
+func (t *tx) MessageInsert(m *protocol.Message, clientID string) error {
+	data, _ := json.Marshal(m)
+	var cid any // NULL: no idempotency key
+	if clientID != "" {
+		cid = clientID
+	}
+	// ON CONFLICT on the client-id index instead of catching 23505: a failed
+	// statement would abort the whole transaction, while the interface (like
+	// SQLite) lets the caller go on after ErrDuplicate. A concurrent insert of the
+	// same key is waited for: when it commits this one does nothing, when it
+	// rolls back this one inserts.
+	tag, err := t.exec(`INSERT INTO messages (id, session_id, user_id, seq, status, client_id, data)
+		VALUES ($1, $2, $3, $4, $5, $6, $7)
+		ON CONFLICT (user_id, client_id) WHERE client_id IS NOT NULL DO NOTHING`,
+		m.ID, m.SessionID, m.UserID, m.Seq, m.Status, cid, string(data))
+	if err != nil {
+		return fmt.Errorf("insert message: %w", err)
+	}
+	if tag.RowsAffected() == 0 {
+		return store.ErrDuplicate
+	}
+	return nil
+}
+
+func (t *tx) MessageGet(id string) (*protocol.Message, error) {
+	var m protocol.Message
+	return &m, t.getJSON(&m, `SELECT data FROM messages WHERE id = $1`, id)
+}
+
+func (t *tx) MessageByClientID(userID, clientID string) (*protocol.Message, error) {
+	var m protocol.Message
+	return &m, t.getJSON(&m, `SELECT data FROM messages WHERE user_id = $1 AND client_id = $2`, userID, clientID)
+}
+
+func (t *tx) MessageList(sessionID string, p store.Page) ([]protocol.Message, error) {
+	return listJSON[protocol.Message](t, `SELECT data FROM messages WHERE session_id = $1 AND seq > $2 ORDER BY seq LIMIT $3`,
+		sessionID, p.After, limitOf(p))
+}
+
+func (t *tx) MessageMaxSeq(sessionID string) (int64, error) { return t.maxSeq("messages", sessionID) }
+
+func (t *tx) MessageUpdate(m *protocol.Message, expectStatus string) error {
+	data, _ := json.Marshal(m)
+	tag, err := t.exec(`UPDATE messages SET status = $2, data = $3 WHERE id = $1 AND status = $4`, m.ID, m.Status, string(data), expectStatus)
+	return t.casResult(tag, err, "messages", m.ID)
+}

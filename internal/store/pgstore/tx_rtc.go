@@ -1,0 +1,202 @@
+package pgstore
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/rtcagent/rtcagent/internal/protocol"
+	"github.com/rtcagent/rtcagent/internal/store"
+)
+
+func rtcCols(r *protocol.RTC) (open bool, deadline *time.Time, data string) {
+	b, _ := json.Marshal(r)
+	return !protocol.RTCTerminal(r.Status), r.DeadlineAt, string(b)
+}
+
+func (t *tx) RTCInsert(r *protocol.RTC) error {
+	open, deadline, data := rtcCols(r)
+	_, err := t.exec(`INSERT INTO rtcs (id, session_id, turn_id, user_id, seq, status, open, deadline_at, data)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+		r.ID, r.SessionID, r.TurnID, r.UserID, r.Seq, r.Status, open, deadline, data)
+	if err != nil {
+		return fmt.Errorf("insert rtc: %w", err)
+	}
+	return nil
+}
+
+func (t *tx) RTCGet(id string) (*protocol.RTC, error) {
+	var r protocol.RTC
+	return &r, t.getJSON(&r, `SELECT data FROM rtcs WHERE id = $1`, id)
+}
+
+func (t *tx) RTCListByTurn(turnID string) ([]protocol.RTC, error) {
+	return listJSON[protocol.RTC](t, `SELECT data FROM rtcs WHERE turn_id = $1 ORDER BY seq`, turnID)
+}
+
+func (t *tx) RTCListBySession(sessionID string, p store.Page) ([]protocol.RTC, error) {
+	return listJSON[protocol.RTC](t, `SELECT data FROM rtcs WHERE session_id = $1 AND ord > $2 ORDER BY ord LIMIT $3`,
+		sessionID, p.After, limitOf(p))
+}
+
+func (t *tx) RTCListOpenByUser(userID string, limit int) ([]protocol.RTC, error) {
+	return listJSON[protocol.RTC](t, `SELECT data FROM rtcs WHERE user_id = $1 AND open ORDER BY ord LIMIT $2`, userID, limitArg(limit))
+}
+
+func (t *tx) RTCListExpired(now time.Time, limit int) ([]protocol.RTC, error) {
+	return listJSON[protocol.RTC](t, `SELECT data FROM rtcs WHERE open AND deadline_at IS NOT NULL AND deadline_at <= $1
+		ORDER BY deadline_at LIMIT $2`, now, limitArg(limit))
+}
+
+func (t *tx) RTCUpdate(r *protocol.RTC, expectStatus string) error {
+	open, deadline, data := rtcCols(r)
+	tag, err := t.exec(`UPDATE rtcs SET status = $2, open = $3, deadline_at = $4, data = $5 WHERE id = $1 AND status = $6`,
+		r.ID, r.Status, open, deadline, data, expectStatus)
+	return t.casResult(tag, err, "rtcs", r.ID)
+}
+
+func (t *tx) InboxInsert(item *store.InboxItem) error {
+	if !t.writable {
+		return errReadOnly
+	}
+	item.CreatedAt = t.now
+	err := t.queryRow(`INSERT INTO inbox (session_id, kind, turn_id, created_at) VALUES ($1, $2, $3, $4) RETURNING id`,
+		item.SessionID, item.Kind, item.TurnID, t.now).Scan(&item.ID)
+	if err != nil {
+		return fmt.Errorf("insert inbox item: %w", err)
+	}
+	t.wake = append(t.wake, item.SessionID)
+	return nil
+}
+
+func (t *tx) InboxNext(sessionID string) (*store.InboxItem, error) {
+	var it store.InboxItem
+	err := t.queryRow(`SELECT id, session_id, kind, turn_id, created_at FROM inbox WHERE session_id = $1 ORDER BY id LIMIT 1`, sessionID).
+		Scan(&it.ID, &it.SessionID, &it.Kind, &it.TurnID, &it.CreatedAt)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, store.ErrNotFound
+	}
+	if err != nil {
+		return nil, fmt.Errorf("next inbox item: %w", err)
+	}
+	it.CreatedAt = it.CreatedAt.UTC()
+	return &it, nil
+}
+
+func (t *tx) InboxDelete(id int64) error {
+	_, err := t.exec(`DELETE FROM inbox WHERE id = $1`, id)
+	return err
+}
+
+// InboxSessions lists candidates only; the claim is LeaseAcquire (see the package
+// doc). It takes no locks, so it also works in Read.
+func (t *tx) InboxSessions(limit int) ([]string, error) {
+	rows, err := t.q.Query(t.ctx, `SELECT i.session_id FROM inbox i
+		WHERE NOT EXISTS (SELECT 1 FROM leases l WHERE l.session_id = i.session_id AND l.expires_at > $1)
+		GROUP BY i.session_id ORDER BY min(i.id) LIMIT $2`, t.now, limitArg(limit))
+	if err != nil {
+		return nil, fmt.Errorf("inbox sessions: %w", t.note(err))
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	return ids, t.note(err)
+}
+
+// LeaseAcquire is one upsert. ON CONFLICT DO UPDATE locks the lease row and, under
+// READ COMMITTED, evaluates its WHERE on the newest committed version (waiting for
+// a concurrent acquirer or a LeaseCheck's share lock to end): of two nodes racing,
+// one takes the lease and the other sees it live and gets ErrConflict.
+func (t *tx) LeaseAcquire(sessionID, holder string, ttl time.Duration) (store.Lease, error) {
+	l := store.Lease{SessionID: sessionID, Holder: holder, ExpiresAt: t.now.Add(ttl)}
+	if !t.writable {
+		return l, errReadOnly
+	}
+	err := t.queryRow(`INSERT INTO leases AS l (session_id, holder, token, expires_at) VALUES ($1, $2, 1, $3)
+		ON CONFLICT (session_id) DO UPDATE SET
+			holder = excluded.holder,
+			-- the holder extending its live lease keeps the token; any new acquisition bumps it
+			token = CASE WHEN l.holder = excluded.holder AND l.expires_at > $4 THEN l.token ELSE l.token + 1 END,
+			expires_at = excluded.expires_at
+		WHERE l.holder = excluded.holder OR l.expires_at <= $4
+		RETURNING token`, sessionID, holder, l.ExpiresAt, t.now).Scan(&l.Token)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return l, store.ErrConflict
+	}
+	if err != nil {
+		return l, fmt.Errorf("acquire lease %s: %w", sessionID, err)
+	}
+	return l, nil
+}
+
+// LeaseCheck, in a write transaction, share-locks the lease row until commit: an
+// acquirer (whose upsert needs a conflicting lock) waits for this transaction, so
+// everything a holder writes after a successful check commits before anyone else
+// can take the lease. Had an acquirer committed first, the WHERE is evaluated on
+// its version and the check fails.
+func (t *tx) LeaseCheck(l store.Lease) error {
+	query := `SELECT 1 FROM leases WHERE session_id = $1 AND holder = $2 AND token = $3 AND expires_at > $4`
+	if t.writable {
+
+	}
+	var one int
+	err := t.queryRow(query, l.SessionID, l.Holder, l.Token, t.now).Scan(&one)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return store.ErrLeaseLost
+	}
+	if err != nil {
+		return fmt.Errorf("check lease: %w", err)
+	}
+	return nil
+}
+
+func (t *tx) LeaseRenew(l store.Lease, ttl time.Duration) (store.Lease, error) {
+	l.ExpiresAt = t.now.Add(ttl)
+	tag, err := t.exec(`UPDATE leases SET expires_at = $4 WHERE session_id = $1 AND holder = $2 AND token = $3 AND expires_at > $5`,
+		l.SessionID, l.Holder, l.Token, l.ExpiresAt, t.now)
+	if err != nil {
+		return l, fmt.Errorf("renew lease: %w", err)
+	}
+	if tag.RowsAffected() != 1 {
+		return l, store.ErrLeaseLost
+	}
+	return l, nil
+}
+
+func (t *tx) LeaseRelease(l store.Lease) error {
+	// Keep the row (and its token) so the next holder's token is higher.
+	_, err := t.exec(`UPDATE leases SET expires_at = 'epoch' WHERE session_id = $1 AND holder = $2 AND token = $3`,
+		l.SessionID, l.Holder, l.Token)
+	return err
+}
+
+func (t *tx) CheckpointPut(c *store.Checkpoint) error {
+	_, err := t.exec(`INSERT INTO checkpoints (turn_id, data, expires_at) VALUES ($1, $2, $3)
+		ON CONFLICT (turn_id) DO UPDATE SET data = excluded.data, expires_at = excluded.expires_at`,
+		c.TurnID, string(c.Data), c.ExpiresAt)
+	if err != nil {
+		return fmt.Errorf("put checkpoint %s: %w", c.TurnID, err)
+	}
+	return nil
+}
+
+func (t *tx) CheckpointGet(turnID string) (*store.Checkpoint, error) {
+	c := store.Checkpoint{TurnID: turnID}
+	var data string
+	err := t.queryRow(`SELECT data, expires_at FROM checkpoints WHERE turn_id = $1 AND expires_at > $2`, turnID, t.now).
+		Scan(&data, &c.ExpiresAt)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, store.ErrNotFound
+	}
+	if err != nil {
+		return nil, fmt.Errorf("get checkpoint %s: %w", turnID, err)
+	}
+	c.Data, c.ExpiresAt = json.RawMessage(data), c.ExpiresAt.UTC()
+	return &c, nil
+}
+
+func (t *tx) CheckpointDelete(turnID string) error {
+	_, err := t.exec(`DELETE FROM checkpoints WHERE turn_id = $1`, turnID)
+	return err
+}
