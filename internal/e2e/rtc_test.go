@@ -12,6 +12,10 @@ import (
 	"testing"
 	"time"
 
+	centrifuge "github.com/centrifugal/centrifuge-go"
+	"github.com/golang-jwt/jwt/v5"
+
+	"github.com/rtcagent/rtcagent/internal/auth"
 	"github.com/rtcagent/rtcagent/internal/config"
 	"github.com/rtcagent/rtcagent/internal/llm"
 	"github.com/rtcagent/rtcagent/internal/protocol"
@@ -164,6 +168,7 @@ func TestIsolation(t *testing.T) {
 		{protocol.MethodSessionGet, protocol.IDRequest{SessionID: res.SessionID}},
 		{protocol.MethodSessionUpdate, map[string]any{"session_id": res.SessionID, "title": "mine"}},
 		{protocol.MethodSessionClose, protocol.IDRequest{SessionID: res.SessionID}},
+		{protocol.MethodSessionOpen, protocol.IDRequest{SessionID: res.SessionID}},
 		{protocol.MethodSessionDelete, protocol.IDRequest{SessionID: res.SessionID}},
 		{protocol.MethodMessageList, protocol.ListRequest{SessionID: res.SessionID}},
 		{protocol.MethodMessageGet, protocol.IDRequest{MessageID: res.MessageID}},
@@ -218,22 +223,72 @@ func TestIsolation(t *testing.T) {
 	}
 }
 
+// TestBadTokensRefused: every method over HTTP, and the WebSocket connect, refuse
+// a missing, malformed, expired or foreign-signed token.
 func TestBadTokensRefused(t *testing.T) {
 	s := startServer(t, mustScript(t, oneWriteScript))
-	for name, tok := range map[string]string{"none": "", "garbage": "abc.def.ghi"} {
-		req, _ := http.NewRequest(http.MethodPost, s.http.URL+"/api/v1/rpc/"+protocol.MethodSessionList, strings.NewReader("{}"))
-		if tok != "" {
-			req.Header.Set("Authorization", "Bearer "+tok)
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusUnauthorized {
-			t.Errorf("%s token: status %d", name, resp.StatusCode)
+	foreign, _ := auth.NewVerifier([]byte("some-other-secret-0123"))
+	forged, _, _ := foreign.Issue("alice", time.Hour)
+	expired := expiredToken(t)
+	tokens := map[string]string{"none": "", "garbage": "abc.def.ghi", "forged": forged, "expired": expired}
+	for _, m := range allMethods {
+		for name, tok := range tokens {
+			req, _ := http.NewRequest(http.MethodPost, s.http.URL+"/api/v1/rpc/"+m, strings.NewReader("{}"))
+			if tok != "" {
+				req.Header.Set("Authorization", "Bearer "+tok)
+			}
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var body struct{ Error protocol.Error }
+			_ = json.NewDecoder(resp.Body).Decode(&body)
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusUnauthorized || body.Error.Code != protocol.CodeUnauthenticated {
+				t.Errorf("%s with %s token: %d %+v", m, name, resp.StatusCode, body.Error)
+			}
 		}
 	}
+	for name, tok := range tokens {
+		c := centrifuge.NewJsonClient(s.wsURL(), centrifuge.Config{Token: tok})
+		refused := make(chan struct{}, 1)
+		c.OnDisconnected(func(centrifuge.DisconnectedEvent) { refused <- struct{}{} })
+		c.OnError(func(centrifuge.ErrorEvent) {
+			select {
+			case refused <- struct{}{}:
+			default:
+			}
+		})
+		connected := make(chan struct{}, 1)
+		c.OnConnected(func(centrifuge.ConnectedEvent) { connected <- struct{}{} })
+		_ = c.Connect()
+		select {
+		case <-connected:
+			t.Errorf("websocket connected with a %s token", name)
+		case <-refused:
+		case <-time.After(5 * time.Second):
+			t.Errorf("websocket with a %s token: neither refused nor connected", name)
+		}
+		c.Close()
+	}
+}
+
+// expiredToken is signed with the test secret but expired a minute ago.
+func expiredToken(t *testing.T) string {
+	tok, err := jwt.NewWithClaims(jwt.SigningMethodHS256, jwt.RegisteredClaims{Subject: "alice",
+		ExpiresAt: jwt.NewNumericDate(time.Now().Add(-time.Minute))}).SignedString([]byte(testSecret))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tok
+}
+
+var allMethods = []string{
+	protocol.MethodMessageSend, protocol.MethodMessageList, protocol.MethodMessageGet, protocol.MethodSessionList,
+	protocol.MethodSessionGet, protocol.MethodSessionUpdate, protocol.MethodSessionClose, protocol.MethodSessionOpen,
+	protocol.MethodSessionDelete, protocol.MethodTurnStop, protocol.MethodTurnList, protocol.MethodTurnGet,
+	protocol.MethodRTCUpdateStatus, protocol.MethodRTCSubmitResult, protocol.MethodRTCList, protocol.MethodRTCGet,
+	protocol.MethodRTCPending, protocol.MethodUpdateList,
 }
 
 // Human waits in sequence: two confirmations in one step, both unanswered. Each
