@@ -61,7 +61,7 @@ func (r *Runner) begin(tx store.Tx, item *store.InboxItem) (*protocol.Turn, erro
 	case protocol.TurnTerminal(t.Status):
 		return done()
 	case t.Status == protocol.TurnRunning:
-		return t, interruptStreaming(tx, t)
+		return t, r.interruptStreaming(tx, t)
 	case item.Kind == core.KindTurnStart && t.Status == protocol.TurnQueued:
 		if s.ActiveTurnID != "" && s.ActiveTurnID != t.ID {
 			return done() // queued behind the active turn, which queues it again when it ends
@@ -98,8 +98,9 @@ func startTurn(tx store.Tx, t *protocol.Turn, s *protocol.Session) error {
 	return core.EmitSession(tx, s, protocol.UpdSessionUpdated)
 }
 
-// interruptStreaming closes messages a dead owner left streaming.
-func interruptStreaming(tx store.Tx, t *protocol.Turn) error {
+// interruptStreaming closes messages a dead owner left streaming, keeping the text
+// that reached the partial buffer (in a cluster it outlives the node).
+func (r *Runner) interruptStreaming(tx store.Tx, t *protocol.Turn) error {
 	msgs, err := tx.MessageList(t.SessionID, store.Page{Limit: 1 << 30})
 	if err != nil {
 		return err
@@ -108,6 +109,10 @@ func interruptStreaming(tx store.Tx, t *protocol.Turn) error {
 		m := &msgs[i]
 		if m.TurnID == t.ID && m.Status == protocol.MessageStreaming {
 			m.Status = protocol.MessageInterrupted
+			if text, _, ok := r.Partial(m.ID); ok {
+				m.Text = text
+				_ = r.parts.Drop(context.Background(), m.ID)
+			}
 			if err := core.EmitMessage(tx, m, protocol.MessageStreaming, ""); err != nil {
 				return err
 			}
