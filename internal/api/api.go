@@ -44,6 +44,7 @@ func New(st store.Store, runner Runner, lim protocol.Limits, log *slog.Logger) *
 		protocol.MethodSessionClose:    a.sessionClose,
 		protocol.MethodSessionOpen:     a.sessionOpen,
 		protocol.MethodSessionDelete:   a.sessionDelete,
+		protocol.MethodSessionFork:     a.sessionFork,
 		protocol.MethodTurnStop:        a.turnStop,
 		protocol.MethodTurnList:        a.turnList,
 		protocol.MethodTurnGet:         a.turnGet,

@@ -39,8 +39,8 @@ func (a *API) messageSend(ctx context.Context, c core.Caller, params json.RawMes
 	if err := tools.ValidateHostTools(req.Tools, a.lim); err != nil {
 		return nil, err
 	}
-	if ok, wait := a.sends.allow(c.UserID); !ok {
-		return nil, protocol.Errorf(protocol.CodeRateLimited, "too many messages; try again in %d s", int(wait.Seconds())+1)
+	if err := a.allowSend(c); err != nil {
+		return nil, err
 	}
 	var res *protocol.MessageSendResult
 	send := func(tx store.Tx) error {
@@ -55,6 +55,14 @@ func (a *API) messageSend(ctx context.Context, c core.Caller, params json.RawMes
 		err = a.write(ctx, send)
 	}
 	return res, err
+}
+
+// allowSend applies the per-user message rate limit.
+func (a *API) allowSend(c core.Caller) error {
+	if ok, wait := a.sends.allow(c.UserID); !ok {
+		return protocol.Errorf(protocol.CodeRateLimited, "too many messages; try again in %d s", int(wait.Seconds())+1)
+	}
+	return nil
 }
 
 // cursor parses a numeric list cursor ("" = from the start).

@@ -145,3 +145,32 @@ func (a *API) sessionDelete(ctx context.Context, c core.Caller, params json.RawM
 	}
 	return a.changeSession(ctx, c, id, func(s *protocol.Session) { s.Deleted = true })
 }
+
+func (a *API) sessionFork(ctx context.Context, c core.Caller, params json.RawMessage) (any, error) {
+	var req protocol.SessionForkRequest
+	if err := decode(params, &req); err != nil {
+		return nil, err
+	}
+	for _, f := range [][2]string{{"client_id", req.ClientID}, {"session_id", req.SessionID}, {"message_id", req.MessageID}} {
+		if err := a.checkID(f[0], f[1]); err != nil {
+			return nil, err
+		}
+	}
+	if len(req.Text) > a.lim.MessageTextBytes {
+		return nil, protocol.Errorf(protocol.CodeTooLarge, "text is %d bytes, more than the limit of %d", len(req.Text), a.lim.MessageTextBytes)
+	}
+	if err := a.allowSend(c); err != nil {
+		return nil, err
+	}
+	var res *protocol.MessageSendResult
+	err := a.write(ctx, func(tx store.Tx) error {
+		if prev, err := tx.MessageByClientID(c.UserID, req.ClientID); err == nil {
+			res = &protocol.MessageSendResult{SessionID: prev.SessionID, MessageID: prev.ID, TurnID: prev.TurnID}
+			return nil
+		}
+		var err error
+		res, err = core.ForkSession(tx, c, &req)
+		return err
+	})
+	return res, err
+}

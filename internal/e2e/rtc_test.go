@@ -169,6 +169,7 @@ func TestIsolation(t *testing.T) {
 		{protocol.MethodSessionUpdate, map[string]any{"session_id": res.SessionID, "title": "mine"}},
 		{protocol.MethodSessionClose, protocol.IDRequest{SessionID: res.SessionID}},
 		{protocol.MethodSessionOpen, protocol.IDRequest{SessionID: res.SessionID}},
+		{protocol.MethodSessionFork, protocol.SessionForkRequest{ClientID: "bf", SessionID: res.SessionID, MessageID: res.MessageID}},
 		{protocol.MethodSessionDelete, protocol.IDRequest{SessionID: res.SessionID}},
 		{protocol.MethodMessageList, protocol.ListRequest{SessionID: res.SessionID}},
 		{protocol.MethodMessageGet, protocol.IDRequest{MessageID: res.MessageID}},
@@ -286,7 +287,7 @@ func expiredToken(t *testing.T) string {
 var allMethods = []string{
 	protocol.MethodMessageSend, protocol.MethodMessageList, protocol.MethodMessageGet, protocol.MethodSessionList,
 	protocol.MethodSessionGet, protocol.MethodSessionUpdate, protocol.MethodSessionClose, protocol.MethodSessionOpen,
-	protocol.MethodSessionDelete, protocol.MethodTurnStop, protocol.MethodTurnList, protocol.MethodTurnGet,
+	protocol.MethodSessionDelete, protocol.MethodSessionFork, protocol.MethodTurnStop, protocol.MethodTurnList, protocol.MethodTurnGet,
 	protocol.MethodRTCUpdateStatus, protocol.MethodRTCSubmitResult, protocol.MethodRTCList, protocol.MethodRTCGet,
 	protocol.MethodRTCPending, protocol.MethodUpdateList,
 }

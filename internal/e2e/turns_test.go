@@ -287,3 +287,56 @@ func joinMidStream(t *testing.T, opts ...serverOpt) {
 		t.Fatalf("joined text %q", text)
 	}
 }
+
+// Fork: the history before a user message is copied into a new session, the
+// message is replaced, the model runs on the copy; the source is unchanged.
+func TestForkSession(t *testing.T) {
+	model := mustScript(t, turnsScript)
+	s := startServer(t, model)
+	b := newBrowser(t, s, "alice", "dev-a")
+	first := b.send("", "tool")
+	b.waitTurn(first.TurnID, 5*time.Second)
+	second := b.send(first.SessionID, "hello again")
+	b.waitTurn(second.TurnID, 5*time.Second)
+
+	var fork protocol.MessageSendResult
+	b.mustCall(protocol.MethodSessionFork, protocol.SessionForkRequest{ClientID: "f1", SessionID: first.SessionID, MessageID: second.MessageID, Text: "forked text"}, &fork)
+	if fork.SessionID == first.SessionID {
+		t.Fatal("fork reused the session")
+	}
+	if tr := b.waitTurn(fork.TurnID, 5*time.Second); tr.Status != protocol.TurnCompleted || tr.Seq != 2 {
+		t.Fatalf("fork turn %s seq %d", tr.Status, tr.Seq)
+	}
+	var msgs protocol.MessageListResult
+	b.mustCall(protocol.MethodMessageList, protocol.ListRequest{SessionID: fork.SessionID}, &msgs)
+	var texts []string
+	for _, m := range msgs.Messages {
+		texts = append(texts, m.Role+":"+m.Text)
+	}
+	if got := strings.Join(texts, "|"); !strings.HasPrefix(got, "user:tool|assistant:|assistant:listed: ") ||
+		!strings.HasSuffix(got, "|user:forked text|assistant:echo: forked text") || len(texts) != 5 {
+		t.Fatalf("fork messages %s", got)
+	}
+	var rtcs protocol.RTCListResult
+	b.mustCall(protocol.MethodRTCList, protocol.ListRequest{SessionID: fork.SessionID}, &rtcs)
+	if len(rtcs.RTCs) != 1 || rtcs.RTCs[0].Status != protocol.RTCCompleted || rtcs.RTCs[0].MessageID != msgs.Messages[1].ID {
+		t.Fatalf("fork rtcs %+v", rtcs.RTCs)
+	}
+	// The model saw the copied tool call with its result.
+	reqs := model.Requests()
+	last := reqs[len(reqs)-1]
+	if len(last.Messages) != 5 || last.Messages[2].Role != llm.RoleTool || last.Messages[4].Text != "forked text" {
+		t.Fatalf("fork request %+v", last.Messages)
+	}
+	// The source keeps its messages; a second fork call with the same client_id is a replay.
+	var src protocol.MessageListResult
+	b.mustCall(protocol.MethodMessageList, protocol.ListRequest{SessionID: first.SessionID}, &src)
+	if len(src.Messages) != 5 || src.Messages[3].Text != "hello again" {
+		t.Fatalf("source changed: %d messages", len(src.Messages))
+	}
+	var again protocol.MessageSendResult
+	b.mustCall(protocol.MethodSessionFork, protocol.SessionForkRequest{ClientID: "f1", SessionID: first.SessionID, MessageID: second.MessageID}, &again)
+	if again != fork {
+		t.Fatalf("replayed fork %+v != %+v", again, fork)
+	}
+}

@@ -13,6 +13,7 @@ const (
 	MethodSessionClose    = "v1.session.close"
 	MethodSessionOpen     = "v1.session.open"
 	MethodSessionDelete   = "v1.session.delete"
+	MethodSessionFork     = "v1.session.fork"
 	MethodTurnStop        = "v1.turn.stop"
 	MethodTurnList        = "v1.turn.list"
 	MethodTurnGet         = "v1.turn.get"
@@ -90,6 +91,14 @@ type SessionUpdateRequest struct {
 	SessionID string  `json:"session_id"`
 	Title     *string `json:"title,omitempty"`
 	WorkMode  *string `json:"work_mode,omitempty"`
+}
+
+// SessionForkRequest forks a session at one of its user messages.
+type SessionForkRequest struct {
+	ClientID  string `json:"client_id"` // idempotency key of the new message
+	SessionID string `json:"session_id"`
+	MessageID string `json:"message_id"`
+	Text      string `json:"text,omitempty"` // replaces the message's text; empty keeps it
 }
 
 type SessionResult struct {

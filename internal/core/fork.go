@@ -1,0 +1,103 @@
+package core
+
+import (
+	"github.com/rtcagent/rtcagent/internal/protocol"
+	"github.com/rtcagent/rtcagent/internal/store"
+)
+
+// ForkSession starts a new session from a user message of another: the finished
+// turns before that message are copied (messages, tool calls and their RTC
+// outcomes, with new ids), the message itself is replaced by text (its own text
+// when empty), and a turn for it starts. The source session is unchanged.
+func ForkSession(tx store.Tx, c Caller, req *protocol.SessionForkRequest) (*protocol.MessageSendResult, error) {
+	src, err := SessionFor(tx, c, req.SessionID)
+	if err != nil {
+		return nil, err
+	}
+	at, err := tx.MessageGet(req.MessageID)
+	if err != nil || at.SessionID != src.ID {
+		return nil, protocol.ErrNotFound("message", req.MessageID)
+	}
+	if at.Role != protocol.RoleUser {
+		return nil, protocol.Errorf(protocol.CodeInvalidArgument, "fork from a user message; %q is an %s message", at.ID, at.Role)
+	}
+	text := req.Text
+	if text == "" {
+		text = at.Text
+	}
+	turns, err := tx.TurnList(src.ID, store.Page{Limit: 1 << 30})
+	if err != nil {
+		return nil, err
+	}
+	atTurn, err := tx.TurnGet(at.TurnID)
+	if err != nil {
+		return nil, err
+	}
+	dst := &protocol.Session{ID: NewID(), UserID: c.UserID, DeviceID: c.DeviceID, Title: TitleFrom(src.Title + " (fork)"),
+		WorkMode: src.WorkMode, Status: protocol.SessionOpen}
+	if err := EmitSession(tx, dst, protocol.UpdSessionCreated); err != nil {
+		return nil, err
+	}
+	cp := copier{tx: tx, dst: dst, msgIDs: map[string]string{}}
+	for i := range turns {
+		if turns[i].Seq < atTurn.Seq && protocol.TurnTerminal(turns[i].Status) {
+			if err := cp.turn(&turns[i]); err != nil {
+				return nil, err
+			}
+		}
+	}
+	send := &protocol.MessageSendRequest{ClientID: req.ClientID, SessionID: dst.ID, Content: protocol.MessageContent{Text: text}, Tools: atTurn.Tools}
+	return SendMessage(tx, c, send)
+}
+
+// copier copies finished turns into the fork, in order, with new ids.
+type copier struct {
+	tx      store.Tx
+	dst     *protocol.Session
+	turnSeq int64
+	msgSeq  int64
+	msgIDs  map[string]string
+}
+
+func (cp *copier) turn(src *protocol.Turn) error {
+	cp.turnSeq++
+	t := *src
+	t.ID, t.SessionID, t.UserID, t.Seq = NewID(), cp.dst.ID, cp.dst.UserID, cp.turnSeq
+	msgs, err := cp.tx.MessageList(src.SessionID, store.Page{Limit: 1 << 30})
+	if err != nil {
+		return err
+	}
+	var mine []protocol.Message
+	for _, m := range msgs {
+		if m.TurnID == src.ID {
+			mine = append(mine, m)
+		}
+	}
+	for _, m := range mine {
+		cp.msgIDs[m.ID] = NewID()
+		if m.ID == src.UserMessageID {
+			t.UserMessageID = cp.msgIDs[m.ID]
+		}
+	}
+	if err := EmitTurn(cp.tx, &t, ""); err != nil {
+		return err
+	}
+	for _, m := range mine {
+		cp.msgSeq++
+		m.ID, m.SessionID, m.TurnID, m.UserID, m.Seq = cp.msgIDs[m.ID], cp.dst.ID, t.ID, cp.dst.UserID, cp.msgSeq
+		if err := EmitMessage(cp.tx, &m, "", ""); err != nil {
+			return err
+		}
+	}
+	rtcs, err := cp.tx.RTCListByTurn(src.ID)
+	if err != nil {
+		return err
+	}
+	for _, r := range rtcs {
+		r.ID, r.SessionID, r.TurnID, r.UserID, r.MessageID = NewID(), cp.dst.ID, t.ID, cp.dst.UserID, cp.msgIDs[r.MessageID]
+		if err := EmitRTC(cp.tx, &r, ""); err != nil {
+			return err
+		}
+	}
+	return nil
+}
