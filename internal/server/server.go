@@ -39,8 +39,8 @@ type Server struct {
 	wg       sync.WaitGroup
 	// closeRedis closes the Live buffer's Redis client, if any.
 	closeRedis func() error
-	ready    bool
-	mu       sync.Mutex
+	ready      bool
+	mu         sync.Mutex
 }
 
 // Options override parts for tests and embedding; zero values use the config.
