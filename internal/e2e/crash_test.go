@@ -64,7 +64,7 @@ func freeAddr(t *testing.T) string {
 	return ln.Addr().String()
 }
 
-func startProc(t *testing.T, script string) *procServer {
+func startProc(t *testing.T, script string, extra ...string) *procServer {
 	t.Helper()
 	dir := t.TempDir()
 	scriptFile := filepath.Join(dir, "script.json")
@@ -75,6 +75,7 @@ func startProc(t *testing.T, script string) *procServer {
 	p := &procServer{t: t, addr: freeAddr(t), verify: v}
 	p.args = []string{"serve", "-addr", p.addr, "-data", filepath.Join(dir, "rtcagent.db"), "-token-secret", testSecret,
 		"-model-provider", "scripted", "-script", scriptFile, "-poll-interval", "100ms", "-lease-ttl", "2s", "-log-level", "warn", "-message-rate", "-1"}
+	p.args = append(p.args, extra...)
 	p.start()
 	t.Cleanup(func() { p.kill() })
 	return p
@@ -195,5 +196,31 @@ func TestGracefulShutdown(t *testing.T) {
 		p.cmd = nil
 	case <-time.After(15 * time.Second):
 		t.Fatal("server did not stop within 15 s of SIGTERM")
+	}
+}
+
+// TestShutdownMidStreamHandsOver: SIGTERM while a step streams releases the
+// session's lease, so after a restart the turn resumes at once although the lease
+// TTL is a minute.
+func TestShutdownMidStreamHandsOver(t *testing.T) {
+	p := startProc(t, `{"name": "slow", "turns": [{"steps": [
+	  {"chunks": ["one ", "two ", "three ", "four ", "five ", "six "], "delay_ms": 150}]}]}`, "-lease-ttl", "60s")
+	b := newBrowser(t, p, "alice", "dev-a")
+	res := b.send("", "stream slowly")
+	waitFor(t, "streaming to start", 10*time.Second, func() bool {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		return len(b.deltas) > 0
+	})
+	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.cmd.Wait(); err != nil {
+		t.Fatalf("exit: %v", err)
+	}
+	p.cmd = nil
+	p.start()
+	if tr := b.waitTurn(res.TurnID, 20*time.Second); tr.Status != protocol.TurnCompleted {
+		t.Fatalf("turn %s", tr.Status)
 	}
 }

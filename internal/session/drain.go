@@ -48,6 +48,7 @@ func (r *Runner) drain(parent context.Context, lease store.Lease) {
 		r.renew(ctx, cancel, o)
 	}()
 	defer func() { cancel(); <-renewDone }()
+	defer r.releaseOnShutdown(parent, o)
 
 	log := r.log.With("session", lease.SessionID)
 	attempts := 0
@@ -92,6 +93,20 @@ func (r *Runner) drain(parent context.Context, lease store.Lease) {
 			case <-time.After(time.Duration(attempts) * 200 * time.Millisecond):
 			}
 		}
+	}
+}
+
+// releaseOnShutdown gives the lease back when the runner stops mid-drain, so the
+// session's work resumes at once on another node or after a restart instead of
+// waiting for the lease to expire. The item in progress stays in the inbox.
+func (r *Runner) releaseOnShutdown(parent context.Context, o *owner) {
+	if parent.Err() == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(parent), 2*time.Second)
+	defer cancel()
+	if err := r.cfg.Store.Write(ctx, func(tx store.Tx) error { return tx.LeaseRelease(o.get()) }); err != nil {
+		r.log.Warn("release lease at shutdown", "session", o.get().SessionID, "err", err)
 	}
 }
 
