@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rtcagent/rtcagent/internal/config"
 	"github.com/rtcagent/rtcagent/internal/llm"
 	"github.com/rtcagent/rtcagent/internal/protocol"
 )
@@ -50,13 +51,22 @@ func (s *timedStream) Next() bool {
 }
 
 // BenchmarkRTCRoundTrip measures the server overhead of one remote tool call with
-// the scripted model (zero model latency) and a trivial tool, embedded store.
+// the scripted model (zero model latency) and a trivial tool: embedded (SQLite,
+// in-memory broker) and scale-out (PostgreSQL, Redis broker and Live buffer).
 func BenchmarkRTCRoundTrip(b *testing.B) {
+	b.Run("embedded", func(b *testing.B) { benchRoundTrip(b) })
+	b.Run("postgres+redis", func(b *testing.B) {
+		db, rd := requirePostgres(b), requireRedis(b)
+		benchRoundTrip(b, func(c *config.Config) { c.DBURL, c.RedisURL, c.RedisPfx = db, rd, uniquePrefix() })
+	})
+}
+
+func benchRoundTrip(b *testing.B, opts ...serverOpt) {
 	const perTurn = 25
 	steps := strings.Repeat(`{"tool_calls": [{"name": "ls", "arguments": {}}]},`, perTurn)
 	script := fmt.Sprintf(`{"name": "bench", "turns": [{"steps": [%s {"text": "done"}]}]}`, steps)
 	m := &timedModel{Model: mustScript(b, script)}
-	s := startServerB(b, m)
+	s := startServerB(b, m, opts...)
 	br := newBrowser(b, s, "bench", "dev")
 	br.decide = func(protocol.RTC) (bool, any, string, bool) { return true, "a.txt", "", false }
 	b.ResetTimer()

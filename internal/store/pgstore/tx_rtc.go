@@ -138,7 +138,7 @@ func (t *tx) LeaseAcquire(sessionID, holder string, ttl time.Duration) (store.Le
 func (t *tx) LeaseCheck(l store.Lease) error {
 	query := `SELECT 1 FROM leases WHERE session_id = $1 AND holder = $2 AND token = $3 AND expires_at > $4`
 	if t.writable {
-
+		query += ` FOR SHARE`
 	}
 	var one int
 	err := t.queryRow(query, l.SessionID, l.Holder, l.Token, t.now).Scan(&one)

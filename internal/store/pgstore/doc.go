@@ -1,0 +1,76 @@
+// Package pgstore implements store.Store on PostgreSQL with pgx/v5 (pgxpool), for
+// running several RTC Agent nodes on one database. It passes storetest unchanged.
+//
+// # Schema
+//
+// The SQLite tables translated (migrations/, applied once per schema under a
+// pg_advisory_xact_lock, so nodes starting together do not race): BIGINT offsets
+// and identity columns, TIMESTAMPTZ times written from Options.Now, partial
+// indexes, and TEXT for JSON so it reads back byte for byte. meta.epoch, the initial
+// epoch of every user stream, is picked by the first node and shared by all.
+//
+// Needs PostgreSQL 11 or later. Connect directly or through a session-mode pooler:
+// the schema is set as the search_path startup parameter, and pgx prepares and
+// caches statements per server connection.
+//
+// # Transactions
+//
+// Write runs fn in one READ COMMITTED transaction; Read in one REPEATABLE READ, READ
+// ONLY transaction (one snapshot for all of fn). Under READ COMMITTED each
+// statement sees the latest commits, so every read-modify-write locks or re-checks
+// its row:
+//   - offsets: the user's user_streams row is locked (SELECT … FOR UPDATE, created
+//     first with INSERT … ON CONFLICT DO NOTHING) by NextOffset, UpdateAppend and
+//     StreamReset, and held until commit. A user's writers, on any node, run one
+//     after another: offsets +1 each, no gap, commit order = offset order.
+//   - compare-and-set: UPDATE … WHERE id AND status; a concurrent writer of the
+//     row is waited for and the status re-checked on its committed version.
+//   - client ids: INSERT … ON CONFLICT DO NOTHING on (user_id, client_id), so
+//     ErrDuplicate leaves the transaction usable, as in SQLite.
+//   - seq = MAX(seq)+1 (turns, messages) is not locked: a concurrent insert of the
+//     same seq fails on the unique index and the transaction runs again.
+//
+// # Retries: fn must be re-runnable
+//
+// On a serialisation failure (40001), a deadlock (40P01; e.g. two transactions
+// locking two users' streams in opposite orders) or a lost seq race, Write rolls
+// back and runs fn again in a new transaction, up to 6 times, after a random pause.
+// fn must therefore be re-runnable: each run must start from the database alone and
+// only (re-)assign captured results, never accumulate them across runs (the
+// closures in api, core and session do so; keep it that way). A commit that fails
+// because the connection died is returned as an error, although it may have
+// committed; callers retry through idempotency keys (client_id, compare-and-set).
+//
+// # Commit hook
+//
+// After a commit the hook gets the transaction's updates and woken sessions, before
+// Write returns. Within this process, each user's updates reach the hook in offset
+// order, even when transactions of that user commit concurrently on different
+// connections: the post-commit calls are sequenced per user (sequencer.go), while
+// transactions of different users never wait for each other. Across users, hook
+// order is not commit order; the relay only needs per-user order. The hook must be
+// quick and must not call Write (it would wait for itself).
+//
+// Across processes nothing holds: other nodes' commits never reach this hook. Their
+// updates reach clients through the other node's relay, and a publication lost or
+// reordered between nodes is healed by the realtime layer from the stream (offsets
+// and epoch in the database; see docs/architecture.md).
+//
+// # Leases and the claim protocol
+//
+//  1. InboxSessions (any transaction, no locks) lists sessions with inbox items and
+//     no live lease: candidates only, possibly stale by the time they are used.
+//  2. LeaseAcquire is the claim: one upsert that locks the lease row and takes it
+//     only when free, expired or already the caller's, bumping the token on every
+//     new acquisition. Of two nodes racing, one wins, the other gets ErrConflict
+//     after waiting for the winner's (short) transaction: the lease row lock gives
+//     the exclusion that SKIP LOCKED gives a queue, and a loser learns the outcome
+//     instead of skipping blindly.
+//  3. Every worker write starts with LeaseCheck, which share-locks the lease row
+//     until commit: an acquirer waits for the checked transaction, so a holder's
+//     checked writes commit before anyone else holds the lease, and once another
+//     holder committed its acquisition the stale holder's check fails.
+//
+// Expiry compares Options.Now of different nodes: their clocks must agree to well
+// within the lease TTL.
+package pgstore

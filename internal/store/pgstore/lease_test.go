@@ -1,0 +1,197 @@
+package pgstore_test
+
+// Leases and claims from two nodes.
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rtcagent/rtcagent/internal/protocol"
+	"github.com/rtcagent/rtcagent/internal/store"
+)
+
+func TestNodesLeaseOneWinner(t *testing.T) {
+	a, b, clock := twoNodes(t)
+	holders := []string{"A", "B"}
+	tokens := map[string]int64{}
+	for round := range 2 { // free leases, then expired ones
+		for i := range 20 {
+			id := fmt.Sprintf("s%d", i)
+			var won [2]store.Lease
+			errs := race(a, b, func(s store.Store, n int) error {
+				return s.Write(ctx, func(tx store.Tx) error {
+					var err error
+					won[n], err = tx.LeaseAcquire(id, holders[n], 10*time.Second)
+					return err
+				})
+			})
+			oneWon(t, errs, store.ErrConflict)
+			l := won[0]
+			if errs[0] != nil {
+				l = won[1]
+			}
+			if l.Token <= tokens[id] {
+				t.Fatalf("round %d %s: token %d after %d", round, id, l.Token, tokens[id])
+			}
+			tokens[id] = l.Token
+		}
+		clock.Advance(11 * time.Second)
+	}
+}
+
+// A stale holder whose transaction started before another node took the lease
+// fails its LeaseCheck, and nothing of its transaction commits.
+func TestNodesStaleHolderFailsAfterAcquire(t *testing.T) {
+	a, b, clock := twoNodes(t)
+	old := acquire(t, a, "s", "A")
+	appended, taken := make(chan struct{}), make(chan struct{})
+	takenOnce := sync.OnceFunc(func() { close(taken) })
+	defer takenOnce() // on failure too: an open transaction would hang Close
+	done := make(chan error, 1)
+	go func() {
+		done <- a.Write(ctx, func(tx store.Tx) error {
+			if _, err := tx.UpdateAppend("u", protocol.UpdTurnUpdated, nil); err != nil {
+				return err
+			}
+			close(appended)
+			<-taken
+			return tx.LeaseCheck(old) // tx.Now() is from before the expiry
+		})
+	}()
+	<-appended
+	clock.Advance(11 * time.Second)
+	if l := acquire(t, b, "s", "B"); l.Token <= old.Token {
+		t.Fatalf("token %d after %d", l.Token, old.Token)
+	}
+	takenOnce()
+	if err := <-done; !errors.Is(err, store.ErrLeaseLost) {
+		t.Fatalf("stale holder's check: %v", err)
+	}
+	var pos store.StreamPos
+	_ = a.Read(ctx, func(tx store.Tx) error { pos, _ = tx.StreamGet("u"); return nil })
+	if pos.Top != 0 {
+		t.Fatalf("the fenced transaction committed: top %d", pos.Top)
+	}
+}
+
+// A holder that passed LeaseCheck keeps the lease until its transaction ends: an
+// acquirer on another node waits for it, even though the lease expired meanwhile.
+func TestNodesAcquireWaitsForCheckedHolder(t *testing.T) {
+	a, b, clock := twoNodes(t)
+	old := acquire(t, a, "s", "A")
+	checked, release := make(chan struct{}), make(chan struct{})
+	releaseOnce := sync.OnceFunc(func() { close(release) })
+	defer releaseOnce() // on failure too: an open transaction would hang Close
+	aDone := make(chan error, 1)
+	go func() {
+		aDone <- a.Write(ctx, func(tx store.Tx) error {
+			if err := tx.LeaseCheck(old); err != nil {
+				return err
+			}
+			close(checked)
+			<-release
+			return tx.InboxInsert(&store.InboxItem{SessionID: "s", Kind: "k", TurnID: "t"})
+		})
+	}()
+	<-checked
+	clock.Advance(11 * time.Second)
+	var newer store.Lease
+	bDone := make(chan error, 1)
+	go func() {
+		bDone <- b.Write(ctx, func(tx store.Tx) error {
+			var err error
+			newer, err = tx.LeaseAcquire("s", "B", 10*time.Second)
+			return err
+		})
+	}()
+	select {
+	case err := <-bDone:
+		t.Fatalf("acquired while the holder's checked transaction was open: %v", err)
+	case <-time.After(300 * time.Millisecond):
+	}
+	releaseOnce()
+	if err := <-aDone; err != nil {
+		t.Fatalf("holder's write: %v", err)
+	}
+	if err := <-bDone; err != nil || newer.Token <= old.Token {
+		t.Fatalf("acquire after the holder committed: token %d after %d, %v", newer.Token, old.Token, err)
+	}
+	err := a.Write(ctx, func(tx store.Tx) error { return tx.LeaseCheck(old) })
+	if !errors.Is(err, store.ErrLeaseLost) {
+		t.Fatalf("stale holder passed the fence: %v", err)
+	}
+}
+
+func acquire(t *testing.T, s store.Store, id, holder string) store.Lease {
+	t.Helper()
+	var l store.Lease
+	err := s.Write(ctx, func(tx store.Tx) error {
+		var err error
+		l, err = tx.LeaseAcquire(id, holder, 10*time.Second)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
+// The runner's claim protocol from two nodes with two claimers each: list with
+// InboxSessions, take with LeaseAcquire. Every session is claimed exactly once.
+func TestNodesClaim(t *testing.T) {
+	a, b, _ := twoNodes(t)
+	const sessions = 40
+	err := a.Write(ctx, func(tx store.Tx) error {
+		for i := range sessions {
+			if err := tx.InboxInsert(&store.InboxItem{SessionID: fmt.Sprintf("s%02d", i), Kind: "k", TurnID: "t"}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	claims := map[string][]string{}
+	var wg sync.WaitGroup
+	for n, s := range []store.Store{a, b, a, b} {
+		holder := fmt.Sprintf("h%d", n)
+		wg.Go(func() {
+			for {
+				var ids []string
+				if err := s.Read(ctx, func(tx store.Tx) error { var err error; ids, err = tx.InboxSessions(5); return err }); err != nil {
+					t.Error(err)
+					return
+				}
+				if len(ids) == 0 {
+					return
+				}
+				for _, id := range ids {
+					err := s.Write(ctx, func(tx store.Tx) error { _, err := tx.LeaseAcquire(id, holder, time.Minute); return err })
+					switch {
+					case err == nil:
+						mu.Lock()
+						claims[id] = append(claims[id], holder)
+						mu.Unlock()
+					case !errors.Is(err, store.ErrConflict):
+						t.Error(err)
+						return
+					}
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if len(claims) != sessions {
+		t.Fatalf("%d sessions claimed, want %d", len(claims), sessions)
+	}
+	for id, hs := range claims {
+		if len(hs) != 1 {
+			t.Fatalf("%s claimed by %v", id, hs)
+		}
+	}
+}
