@@ -8,8 +8,9 @@
 //     exactly 1; the epoch names the timeline and changes only when history is
 //     discarded.
 //   - After a successful commit, the commit hook (SetCommitHook) is called with the
-//     committed updates and the sessions that got inbox work, before any later
-//     transaction's hook: hooks see commits in commit order.
+//     committed updates and the sessions that got inbox work. Within one process
+//     the hook sees each user's updates in offset order (what the relay needs);
+//     commits of other processes never reach it.
 //   - Compare-and-set updates (…Update with an expected status) change nothing and
 //     return ErrConflict when the row is not in the expected status.
 //   - A lease has one holder; acquiring an expired lease bumps its fencing token, so
