@@ -60,6 +60,7 @@ func TestBuildMessagesOrdersTurnsAndPairsResults(t *testing.T) {
 			{ID: "u2", TurnID: "t2", Seq: 3, Role: protocol.RoleUser, Text: "second (sent while t1 ran)"},
 			{ID: "a2", TurnID: "t1", Seq: 4, Role: protocol.RoleAssistant, Text: "answer 1", Status: protocol.MessageComplete},
 			{ID: "e2", TurnID: "t2", Seq: 5, Role: protocol.RoleAssistant, Text: "provider down", Status: protocol.MessageError},
+			{ID: "i2", TurnID: "t2", Seq: 7, Role: protocol.RoleAssistant, Text: "cut mid-", Status: protocol.MessageInterrupted},
 			{ID: "u3", TurnID: "t3", Seq: 6, Role: protocol.RoleUser, Text: "third"},
 		},
 		RTCs: []protocol.RTC{

@@ -47,6 +47,9 @@ func BuildMessages(tr Transcript, upTo int64, resultLimit int) []llm.Message {
 			out = append(out, llm.Message{Role: llm.RoleUser, Text: m.Text})
 		case m.Status == protocol.MessageError:
 			// A failed turn's error is for the user; the model does not need it.
+		case m.Status == protocol.MessageInterrupted && len(m.ToolCalls) == 0:
+			// A stream cut by a crash is produced again by the repeated step, and
+			// one cut by a stop ended its turn: neither is an answer to build on.
 		default:
 			am := llm.Message{Role: llm.RoleAssistant, Text: m.Text}
 			for _, tc := range m.ToolCalls {

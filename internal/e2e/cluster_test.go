@@ -117,8 +117,9 @@ func TestClusterRoundTrips(t *testing.T) {
 func TestClusterNodeKilled(t *testing.T) {
 	const users = 6
 	c := startCluster(t, 3, `{"name": "kill", "turns": [{"steps": [
-	  {"chunks": ["a ", "b ", "c ", "d ", "e ", "f ", "g ", "h ", "i ", "j "], "delay_ms": 150},
-	  {"tool_calls": [{"name": "write", "arguments": {"path": "/k.txt", "content": "k"}}]},
+	  {"chunks": ["a ", "b ", "c ", "d ", "e ", "f ", "g ", "h ", "i ", "j "], "delay_ms": 150,
+	   "tool_calls": [{"name": "write", "arguments": {"path": "/k.txt", "content": "k"}}]},
+	  {"tool_calls": [{"name": "read", "arguments": {"path": "/k.txt"}}]},
 	  {"text": "finished: {{last_result}}"}]}]}`)
 	var browsers []*browser
 	var turns []string
@@ -160,6 +161,9 @@ func TestClusterNodeKilled(t *testing.T) {
 			if u.Type == protocol.UpdRTCUpdated && json.Unmarshal(u.Data, &r) == nil && r.Status == protocol.RTCPending {
 				pending[r.ID]++
 			}
+		}
+		if len(pending) != 2 {
+			t.Errorf("%s: %d rtcs delivered, want 2", b.user, len(pending))
 		}
 		for id, n := range pending {
 			if n != 1 || b.executed[id] != 1 {
@@ -257,8 +261,7 @@ func TestClusterRedisRestart(t *testing.T) {
 	dir := t.TempDir()
 	scriptFile := filepath.Join(dir, "script.json")
 	script := `{"name": "redis", "turns": [{"steps": [
-	  {"chunks": ["a ", "b ", "c ", "d ", "e ", "f "], "delay_ms": 100},
-	  {"tool_calls": [{"name": "write", "arguments": {"path": "/r.txt", "content": "r"}}]},
+	  {"chunks": ["a ", "b ", "c ", "d ", "e ", "f "], "delay_ms": 100, "tool_calls": [{"name": "write", "arguments": {"path": "/r.txt", "content": "r"}}]},
 	  {"tool_calls": [{"name": "read", "arguments": {"path": "/r.txt"}}]},
 	  {"text": "finished: {{last_result}}"}]}]}`
 	if err := os.WriteFile(scriptFile, []byte(script), 0o600); err != nil {

@@ -28,6 +28,11 @@ type Config struct {
 	// RecoveryLimit is the most updates pushed on reconnect; beyond it the client
 	// refills with v1.update.list. Default 300.
 	RecoveryLimit int
+	// PositionCheck is how often Centrifuge compares each client's Topic position
+	// with the database; a publication lost on the way (a node or Redis failure
+	// after the commit) is found then at the latest and recovered by a reconnect.
+	// Each check costs one indexed read per user channel and node. Default 15 s.
+	PositionCheck time.Duration
 	// MaxRequestBytes bounds RPC data (the API rejects more with too_large); a
 	// WebSocket frame may be twice that plus 64 KiB, for the command envelope and
 	// JSON escaping, before the connection is closed.
@@ -69,12 +74,16 @@ func New(cfg Config) (*Node, error) {
 	if cfg.RecoveryLimit <= 0 {
 		cfg.RecoveryLimit = 300
 	}
+	if cfg.PositionCheck <= 0 {
+		cfg.PositionCheck = 15 * time.Second
+	}
 	log := cfg.Logger.With("component", "realtime")
 	node, err := centrifuge.New(centrifuge.Config{
-		LogLevel:                    centrifuge.LogLevelWarn,
-		LogHandler:                  func(e centrifuge.LogEntry) { log.Warn(e.Message, "fields", e.Fields) },
-		RecoveryMaxPublicationLimit: cfg.RecoveryLimit,
-		ClientQueueMaxSize:          16 << 20,
+		LogLevel:                        centrifuge.LogLevelWarn,
+		LogHandler:                      func(e centrifuge.LogEntry) { log.Warn(e.Message, "fields", e.Fields) },
+		RecoveryMaxPublicationLimit:     cfg.RecoveryLimit,
+		ClientChannelPositionCheckDelay: cfg.PositionCheck,
+		ClientQueueMaxSize:              16 << 20,
 	})
 	if err != nil {
 		return nil, err
@@ -243,16 +252,34 @@ func (r *relay) enqueue(u []protocol.Update) {
 	}
 }
 
+// publishRetry bounds how long the relay retries one publication (a broker that
+// restarts comes back within it); after that the update is left to the clients'
+// recovery from the database, so a long broker outage cannot stall every write.
+const publishRetry = 5 * time.Second
+
 func (r *relay) loop() {
 	defer close(r.done)
 	for batch := range r.ch {
 		for _, u := range batch {
-			_, err := r.node.Publish(TopicChannel(u.UserID), mustPayload(u), centrifuge.WithTags(map[string]string{
-				tagOffset: strconv.FormatInt(u.Offset, 10), tagEpoch: u.Epoch}))
-			if err != nil {
-				r.log.Warn("publish update", "user", u.UserID, "offset", u.Offset, "err", err)
-			}
+			r.publish(u)
 		}
+	}
+}
+
+func (r *relay) publish(u protocol.Update) {
+	data := mustPayload(u)
+	tags := map[string]string{tagOffset: strconv.FormatInt(u.Offset, 10), tagEpoch: u.Epoch}
+	deadline := time.Now().Add(publishRetry)
+	for wait := 20 * time.Millisecond; ; wait *= 2 {
+		_, err := r.node.Publish(TopicChannel(u.UserID), data, centrifuge.WithTags(tags))
+		if err == nil {
+			return
+		}
+		if time.Now().Add(wait).After(deadline) {
+			r.log.Warn("publish update failed; clients recover it from the database", "user", u.UserID, "offset", u.Offset, "err", err)
+			return
+		}
+		time.Sleep(wait)
 	}
 }
 
