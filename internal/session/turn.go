@@ -18,24 +18,6 @@ import (
 // errDone means the item needs no more work (it was deleted in the same transaction).
 var errDone = errors.New("item done")
 
-// process runs one inbox item: it brings the turn to running and runs model steps
-// until the turn suspends on RTCs, completes or fails.
-func (r *Runner) process(ctx context.Context, o *owner, item *store.InboxItem) error {
-	var turn *protocol.Turn
-	err := r.write(ctx, o, func(tx store.Tx) error {
-		var err error
-		turn, err = r.begin(tx, item)
-		return err
-	})
-	if errors.Is(err, errDone) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	return r.runSteps(ctx, o, item, turn)
-}
-
 // begin moves the item's turn to running, or finds it already running (the previous
 // owner died mid-step) and cleans up after it. It returns errDone when there is
 // nothing to run.
@@ -199,8 +181,9 @@ func stepOutcome(err error) string {
 func (r *Runner) commitStep(ctx context.Context, o *owner, item *store.InboxItem, t *protocol.Turn, mode string,
 	set *tools.Set, out *stepOutput, tr agent.Transcript) (bool, error) {
 	defer r.dropPartial(out)
-	stop := false
+	stop, released := false, false
 	err := r.write(ctx, o, func(tx store.Tx) error {
+		stop, released = false, false
 		cur, err := tx.TurnGet(t.ID)
 		if err != nil {
 			return err
@@ -221,10 +204,11 @@ func (r *Runner) commitStep(ctx context.Context, o *owner, item *store.InboxItem
 		}
 		if len(out.calls) == 0 {
 			stop = true
-			if err := tx.InboxDelete(item.ID); err != nil {
+			if err := core.EndTurn(tx, t, protocol.TurnCompleted, nil, ""); err != nil {
 				return err
 			}
-			return core.EndTurn(tx, t, protocol.TurnCompleted, nil, "")
+			released, err = finishItem(tx, o, item)
+			return err
 		}
 		rtcs := agent.PlanRTCs(agent.PlanInput{Calls: out.calls, Tools: set, WorkMode: mode, Limits: r.cfg.Limits, Step: t.Step,
 			FirstSeq: countTurnRTCs(tr, t.ID) + 1, SessionID: t.SessionID, TurnID: t.ID, UserID: t.UserID, MessageID: msg.ID, NewID: core.NewID})
@@ -248,12 +232,16 @@ func (r *Runner) commitStep(ctx context.Context, o *owner, item *store.InboxItem
 		if err := saveCheckpoint(tx, t, msg, out.calls, r.cfg.Model.Name(), checkpointTTL(rtcs)); err != nil {
 			return err
 		}
-		if err := tx.InboxDelete(item.ID); err != nil {
+		t.Status = protocol.TurnWaiting
+		if err := core.EmitTurn(tx, t, protocol.TurnRunning); err != nil {
 			return err
 		}
-		t.Status = protocol.TurnWaiting
-		return core.EmitTurn(tx, t, protocol.TurnRunning)
+		released, err = finishItem(tx, o, item)
+		return err
 	})
+	if err == nil && released {
+		err = errReleased
+	}
 	return stop, err
 }
 
