@@ -38,4 +38,4 @@ fuzz:
 	  echo "== $$pkg $$fn"; $(GO) test ./$$pkg -run '^$$' -fuzz "^$$fn$$" -fuzztime $(FUZZTIME) || exit 1; done
 
 clean:
-	rm -rf bin web/dist/*.js web/dist/*.map web/dist/*.html web/dist/*.json
+	rm -rf bin web/types web/dist/*.js web/dist/*.map web/dist/*.html web/dist/*.json

@@ -77,12 +77,12 @@ func (a *API) rtcList(ctx context.Context, c core.Caller, params json.RawMessage
 	if err := a.checkID("session_id", req.SessionID); err != nil {
 		return nil, err
 	}
-	after, err := cursor(req.Cursor)
-	if err != nil {
-		return nil, err
+	if len(req.Cursor) > a.lim.IDBytes {
+		return nil, protocol.Errorf(protocol.CodeInvalidArgument, "cursor is not valid")
 	}
+	limit := a.limit(req.Limit)
 	res := &protocol.RTCListResult{RTCs: []protocol.RTC{}}
-	err = a.read(ctx, func(tx store.Tx) error {
+	err := a.read(ctx, func(tx store.Tx) error {
 		if _, err := core.SessionFor(tx, c, req.SessionID); err != nil {
 			return err
 		}
@@ -90,8 +90,11 @@ func (a *API) rtcList(ctx context.Context, c core.Caller, params json.RawMessage
 		if res.Offset, err = topOffset(tx, c.UserID); err != nil {
 			return err
 		}
-		list, err := tx.RTCListBySession(req.SessionID, store.Page{After: after, Limit: a.limit(req.Limit)})
+		list, err := tx.RTCListBySession(req.SessionID, req.Cursor, limit)
 		res.RTCs = append(res.RTCs, list...)
+		if len(list) == limit {
+			res.NextCursor = list[len(list)-1].ID
+		}
 		return err
 	})
 	return res, err

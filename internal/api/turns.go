@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 	"encoding/json"
+	"strconv"
 
 	"github.com/rtcagent/rtcagent/internal/core"
 	"github.com/rtcagent/rtcagent/internal/protocol"
@@ -46,8 +47,12 @@ func (a *API) turnList(ctx context.Context, c core.Caller, params json.RawMessag
 		if res.Offset, err = topOffset(tx, c.UserID); err != nil {
 			return err
 		}
-		list, err := tx.TurnList(req.SessionID, store.Page{After: after, Limit: a.limit(req.Limit)})
+		limit := a.limit(req.Limit)
+		list, err := tx.TurnList(req.SessionID, store.Page{After: after, Limit: limit})
 		res.Turns = append(res.Turns, list...)
+		if len(list) == limit {
+			res.NextCursor = strconv.FormatInt(list[len(list)-1].Seq, 10)
+		}
 		return err
 	})
 	return res, err

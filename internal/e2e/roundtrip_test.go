@@ -48,6 +48,12 @@ func checkWriteRead(t *testing.T, s *testServer) {
 	}
 	b.waitOffset(rtcs.Offset)
 	b.checkOffsets()
+	var p1, p2 protocol.RTCListResult
+	b.mustCall(protocol.MethodRTCList, protocol.ListRequest{SessionID: res.SessionID, Limit: 1}, &p1)
+	b.mustCall(protocol.MethodRTCList, protocol.ListRequest{SessionID: res.SessionID, Limit: 1, Cursor: p1.NextCursor}, &p2)
+	if len(p1.RTCs) != 1 || len(p2.RTCs) != 1 || p1.RTCs[0].ID != rtcs.RTCs[0].ID || p2.RTCs[0].ID != rtcs.RTCs[1].ID {
+		t.Fatalf("rtc pages %+v / %+v", p1, p2)
+	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	for id, c := range b.executed {

@@ -106,8 +106,9 @@ type SessionResult struct {
 }
 
 type TurnListResult struct {
-	Turns  []Turn `json:"turns"`
-	Offset int64  `json:"offset"`
+	Turns      []Turn `json:"turns"`
+	NextCursor string `json:"next_cursor,omitempty"`
+	Offset     int64  `json:"offset"`
 }
 
 type TurnResult struct {
@@ -134,8 +135,9 @@ type RTCResult struct {
 }
 
 type RTCListResult struct {
-	RTCs   []RTC `json:"rtcs"`
-	Offset int64 `json:"offset"`
+	RTCs       []RTC  `json:"rtcs"`
+	NextCursor string `json:"next_cursor,omitempty"`
+	Offset     int64  `json:"offset"`
 }
 
 type UpdateListRequest struct {

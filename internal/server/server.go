@@ -3,12 +3,15 @@ package server
 import (
 	"context"
 	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
 	"sync"
 	"time"
 
@@ -54,9 +57,10 @@ type Options struct {
 func New(ctx context.Context, cfg config.Config, log *slog.Logger, opt Options) (*Server, error) {
 	secret := []byte(cfg.Secret)
 	if len(secret) == 0 && cfg.Dev {
-		secret = make([]byte, 32)
-		_, _ = rand.Read(secret)
-		log.Warn("development mode: random token secret; tokens do not survive a restart")
+		var err error
+		if secret, err = devSecret(cfg); err != nil {
+			return nil, err
+		}
 	}
 	verifier, err := auth.NewVerifier(secret)
 	if err != nil {
@@ -170,8 +174,31 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 	_, _ = w.Write([]byte("ready\n"))
 }
 
-// devToken issues a token for any user: development mode only.
+// devSecret is the token secret of development mode when none is configured: random,
+// kept in a file beside the data file so tokens survive a restart.
+func devSecret(cfg config.Config) ([]byte, error) {
+	path := filepath.Join(filepath.Dir(filepath.Clean(cfg.DataFile)), ".rtcagent-dev-secret")
+	if b, err := os.ReadFile(path); err == nil && len(b) >= 32 {
+		return b, nil
+	}
+	b := make([]byte, 32)
+	_, _ = rand.Read(b)
+	b = []byte(hex.EncodeToString(b))
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		return nil, fmt.Errorf("write development token secret: %w", err)
+	}
+	return b, nil
+}
+
+// devToken issues a token for any user: development mode only. Any origin may ask,
+// so a host page served elsewhere can embed the demo.
 func (s *Server) devToken(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Access-Control-Allow-Origin", "*")
+	w.Header().Set("Access-Control-Allow-Headers", "Content-Type")
+	if r.Method == http.MethodOptions {
+		w.WriteHeader(http.StatusNoContent)
+		return
+	}
 	var req struct {
 		UserID string `json:"user_id"`
 	}

@@ -318,7 +318,7 @@ func loadTranscript(tx store.Tx, sessionID string, tr *agent.Transcript) error {
 	if tr.Messages, err = tx.MessageList(sessionID, store.Page{Limit: 1 << 30}); err != nil {
 		return err
 	}
-	tr.RTCs, err = tx.RTCListBySession(sessionID, store.Page{Limit: 1 << 30})
+	tr.RTCs, err = tx.RTCListBySession(sessionID, "", 1<<30)
 	return err
 }
 

@@ -119,7 +119,9 @@ type Tx interface {
 	RTCInsert(r *protocol.RTC) error
 	RTCGet(id string) (*protocol.RTC, error)
 	RTCListByTurn(turnID string) ([]protocol.RTC, error) // by seq
-	RTCListBySession(sessionID string, p Page) ([]protocol.RTC, error)
+	// RTCListBySession lists a session's RTCs in creation order, those created
+	// after afterID when it is set.
+	RTCListBySession(sessionID, afterID string, limit int) ([]protocol.RTC, error)
 	RTCListOpenByUser(userID string, limit int) ([]protocol.RTC, error)
 	// RTCListExpired returns non-terminal RTCs whose deadline passed.
 	RTCListExpired(now time.Time, limit int) ([]protocol.RTC, error)

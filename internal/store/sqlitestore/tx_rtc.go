@@ -41,8 +41,10 @@ func (t *tx) RTCListByTurn(turnID string) ([]protocol.RTC, error) {
 	return listJSON[protocol.RTC](t, `SELECT data FROM rtcs WHERE turn_id = ? ORDER BY seq`, turnID)
 }
 
-func (t *tx) RTCListBySession(sessionID string, p store.Page) ([]protocol.RTC, error) {
-	return listJSON[protocol.RTC](t, `SELECT data FROM rtcs WHERE session_id = ? AND ord > ? ORDER BY ord LIMIT ?`, sessionID, p.After, limitOf(p))
+func (t *tx) RTCListBySession(sessionID, afterID string, limit int) ([]protocol.RTC, error) {
+	return listJSON[protocol.RTC](t, `SELECT data FROM rtcs WHERE session_id = ?
+		AND ord > COALESCE((SELECT ord FROM rtcs WHERE id = ? AND session_id = ?), 0) ORDER BY ord LIMIT ?`,
+		sessionID, afterID, sessionID, limitOf(store.Page{Limit: limit}))
 }
 
 func (t *tx) RTCListOpenByUser(userID string, limit int) ([]protocol.RTC, error) {
