@@ -1,10 +1,18 @@
 // Public entry of the RTC Agent browser SDK (bundled to dist/rtc-agent.js).
-// Stage 1: the virtual file system, the built-in tools and the script sandbox.
-// The realtime client and the <rtc-agent> element will build on these exports.
+// Importing it defines the <rtc-agent> custom element (when a browser has
+// customElements) and exports the headless API, the VFS, the tools and the
+// script runner.
 
 export * from "./vfs/index.js";
 export * from "./tools/index.js";
 export * from "./script/index.js";
+export { createAgent, Agent, subjectOf } from "./agent/agent.js";
+export type { AgentEvents, AgentOptions, SendOptions, AskAnswer, Prompt, PromptAnswer } from "./agent/types.js";
+export { ReloginRequired, type ConnectionState } from "./realtime/connection.js";
+export type { EntityChange, EntityKind } from "./realtime/entities.js";
+export * from "./protocol/types.js";
+export { renderMarkdown } from "./ui/markdown.js";
+export { RtcAgentElement, defineElement } from "./ui/element.js";
 
 /** SDK version, injected at build time from package.json. */
 export const VERSION: string = __RTC_AGENT_VERSION__;

@@ -6,6 +6,12 @@ import { runAll, type TestReport } from "./harness.js";
 import "./vfs.test.js";
 import "./tools.test.js";
 import "./script.test.js";
+import "./topic.test.js";
+import "./entities.test.js";
+import "./executor.test.js";
+import "./markdown.test.js";
+import "./live.test.js";
+import { dropDbs } from "./entities.test.js";
 
 declare global {
   interface Window {
@@ -33,6 +39,7 @@ async function main(): Promise<void> {
     await window.__rtcReport?.(r);
   }, filter);
   await cleanup();
+  await dropDbs();
   const failed = results.filter((r) => !r.ok).length;
   await window.__rtcDone?.({ passed: results.length - failed, failed });
 }

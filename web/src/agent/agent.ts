@@ -1,0 +1,341 @@
+// The headless agent: one object that connects, keeps the entity store in sync,
+// executes tools (when this tab leads) and exposes sessions, messages, prompts
+// and events to a UI — the <rtc-agent> element or the host site's own.
+
+import { Executor } from "../executor/executor.js";
+import { Journal } from "../executor/journal.js";
+import { createLeadership, type Leadership } from "../executor/leader.js";
+import { Outbox } from "../executor/outbox.js";
+import { PromptBoard, type Prompt, type PromptAnswer } from "../executor/prompts.js";
+import type { Message, MessageSendResult, Rtc, Session, SessionResult, Turn, TurnResult, WorkMode } from "../protocol/types.js";
+import { RpcError, isRetryable } from "../protocol/types.js";
+import { Connection, type ConnectionState, websocketUrl } from "../realtime/connection.js";
+import { deviceId as storedDeviceId } from "../realtime/device.js";
+import { EntityStore } from "../realtime/entities.js";
+import { hydrateSession } from "./hydrate.js";
+import { LiveStreams } from "../realtime/live.js";
+import { TopicSync } from "../realtime/topic.js";
+import { ScriptRunner } from "../script/runner.js";
+import { openStateDb, stateDbName } from "../state/db.js";
+import { ToolRegistry, type HostToolDefinition } from "../tools/registry.js";
+import { Emitter, backoffMs, sleep } from "../util/emitter.js";
+import { VirtualFS } from "../vfs/vfs.js";
+import type { AgentEvents, AgentOptions, SendOptions } from "./types.js";
+
+/** Creates an agent, opens its storage and connects. */
+export async function createAgent(options: AgentOptions): Promise<Agent> {
+  if (typeof options?.getToken !== "function") throw new TypeError("createAgent needs a getToken function");
+  let firstToken: string | undefined;
+  let userId = options.userId;
+  if (!userId) {
+    firstToken = (await options.getToken()) ?? undefined;
+    userId = firstToken ? subjectOf(firstToken) : undefined;
+    if (!userId) throw new TypeError("createAgent: no userId given and the token has no readable `sub`");
+  }
+  const device = options.deviceId ?? (await storedDeviceId());
+  const [db, vfs] = await Promise.all([openStateDb(stateDbName(userId, device)), VirtualFS.open({ userId, deviceId: device })]);
+  const agent = new Agent(options, userId, device, db, vfs, firstToken);
+  agent.connect();
+  return agent;
+}
+
+export class Agent {
+  readonly events = new Emitter<AgentEvents>();
+  /** Identifies this tab in the journal and the lease. */
+  readonly tabId: string = crypto.randomUUID();
+  readonly serverUrl: string;
+  readonly tools = new ToolRegistry();
+  readonly store: EntityStore;
+  readonly script: ScriptRunner;
+  private readonly conn: Connection;
+  private readonly topic: TopicSync;
+  private readonly live: LiveStreams;
+  private readonly executor: Executor;
+  private readonly promptBoard: PromptBoard;
+  private readonly leadership: Leadership;
+  private readonly hydrating = new Map<string, Promise<void>>();
+  private readonly ready: Promise<void>;
+  private destroyed = false;
+  private started = false;
+  defaultWorkMode: WorkMode;
+  /** Counters of the Topic rules at work (diagnostics, tests). */
+  readonly stats = { refills: 0, refilled: 0, resets: 0, lastReset: "", duplicates: 0 };
+
+  constructor(
+    options: AgentOptions,
+    readonly userId: string,
+    readonly deviceId: string,
+    private readonly db: IDBDatabase,
+    readonly vfs: VirtualFS,
+    firstToken?: string,
+  ) {
+    this.serverUrl = options.serverUrl ?? location.origin;
+    this.defaultWorkMode = options.workMode ?? "edit";
+    this.store = new EntityStore(db);
+    this.script = new ScriptRunner({ vfs, sandboxUrl: options.sandboxUrl, timeoutMs: options.scriptTimeoutMs });
+    let pendingToken = firstToken;
+    this.conn = new Connection({
+      url: websocketUrl(this.serverUrl),
+      deviceId,
+      getToken: async () => {
+        const t = pendingToken;
+        pendingToken = undefined;
+        return t ?? options.getToken();
+      },
+      minReconnectDelayMs: options.minReconnectDelayMs,
+      maxReconnectDelayMs: options.maxReconnectDelayMs,
+    });
+    const call = <T>(method: string, params: object) => this.conn.call<T>(method, params);
+    this.topic = new TopicSync(this.store, call);
+    this.live = new LiveStreams(call, {
+      isFinal: (id) => {
+        const m = this.store.messages.get(id);
+        return !!m && m.status !== "streaming";
+      },
+      onMessage: (m) => void this.store.merge([{ kind: "message", entity: m }]).catch((e) => this.events.emit("error", e)),
+    });
+    const ns = `${encodeURIComponent(userId)}/${encodeURIComponent(deviceId)}`;
+    this.promptBoard = new PromptBoard(`rtc-agent-prompts/${ns}`);
+    const journal = new Journal(db);
+    const outbox = new Outbox(journal, call, { baseMs: options.retryBaseMs, capMs: options.retryCapMs });
+    const locks = options.locks === undefined ? (globalThis.navigator?.locks ?? null) : options.locks;
+    this.leadership = createLeadership(`rtc-agent-executor/${ns}`, db, this.tabId, locks);
+    this.executor = new Executor({
+      journal,
+      outbox,
+      call,
+      store: this.store,
+      deviceId,
+      tabId: this.tabId,
+      tools: this.tools,
+      context: () => ({ vfs: this.vfs, script: this.script }),
+      prompts: this.promptBoard,
+      leadership: this.leadership,
+    });
+    for (const t of options.tools ?? []) this.registerTool(t);
+    this.wire();
+    // Old journal entries are only needed while their RTCs could still be delivered.
+    this.ready = this.store.load().then(() => void journal.prune(7 * 24 * 3600_000).catch(() => undefined));
+  }
+
+  // ---- connection -------------------------------------------------------------
+
+  get connectionState(): ConnectionState {
+    return this.conn.state;
+  }
+
+  /** True when this tab is the one executing tools for this user and device. */
+  get isExecutor(): boolean {
+    return this.executor.isLeader;
+  }
+
+  /** Connects (createAgent does); after a `relogin`, call it again once the user logged in. */
+  connect(): void {
+    void this.ready.then(() => {
+      if (this.destroyed) return;
+      if (!this.started) this.executor.start();
+      this.started = true;
+      this.conn.connect();
+    });
+  }
+
+  /** Calls any v1 method over the socket. */
+  call<T>(method: string, params: object = {}): Promise<T> {
+    return this.conn.call<T>(method, params);
+  }
+
+  destroy(): void {
+    this.destroyed = true;
+    this.executor.stop();
+    this.topic.close();
+    this.live.close();
+    this.conn.close();
+    this.promptBoard.dispose();
+    this.script.dispose();
+    this.vfs.close();
+    this.db.close();
+    this.events.clear();
+  }
+
+  // ---- conversation -----------------------------------------------------------
+
+  /** Sends a user message; the turn runs on the server, its progress arrives as events. */
+  async send(text: string, opts: SendOptions = {}): Promise<MessageSendResult> {
+    const hostTools = this.tools.list().filter((t) => t.kind === "host").map(({ name, description, parameters }) => ({ name, description, parameters }));
+    const params = {
+      client_id: crypto.randomUUID(), // the idempotency key: retries cannot send twice
+      session_id: opts.sessionId,
+      content: { text },
+      work_mode: opts.workMode ?? (opts.sessionId ? undefined : this.defaultWorkMode),
+      tools: hostTools.length ? hostTools : undefined,
+    };
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.conn.call<MessageSendResult>("v1.message.send", params);
+      } catch (err) {
+        if (!isRetryable(err) || attempt >= 4) throw err;
+        await sleep(backoffMs(attempt));
+      }
+    }
+  }
+
+  /** Stops the running turn of a session (`v1.turn.stop`). */
+  async stop(sessionId: string): Promise<Turn> {
+    const res = await this.conn.call<TurnResult>("v1.turn.stop", { session_id: sessionId });
+    await this.store.merge([{ kind: "turn", entity: res.turn }]);
+    return res.turn;
+  }
+
+  sessions(): Session[] {
+    return this.store.listSessions();
+  }
+
+  session(id: string): Session | undefined {
+    const s = this.store.sessions.get(id);
+    return s && !s.deleted ? s : undefined;
+  }
+
+  /** True when this device created the session (and so may send to it and runs its tools). */
+  ownsSession(id: string): boolean {
+    return this.store.sessions.get(id)?.device_id === this.deviceId;
+  }
+
+  messages(sessionId: string): Message[] {
+    return this.store.messagesOf(sessionId);
+  }
+
+  turns(sessionId: string): Turn[] {
+    return this.store.turnsOf(sessionId);
+  }
+
+  rtcs(sessionId: string): Rtc[] {
+    return this.store.rtcsOf(sessionId);
+  }
+
+  /** What a message shows now: the Live text while streaming, else the stored text. */
+  messageText(m: Message): string {
+    return m.status === "streaming" ? (this.live.text(m.id) ?? m.text) : m.text;
+  }
+
+  /** Makes sure a session's messages, turns and RTCs are loaded (once per reset). */
+  loadSession(sessionId: string): Promise<void> {
+    if (this.store.isHydrated(sessionId)) return Promise.resolve();
+    let p = this.hydrating.get(sessionId);
+    if (!p) {
+      p = this.topic
+        .exclusive(() => hydrateSession(this.store, (m, prm) => this.conn.call(m, prm), sessionId))
+        .then((streaming) => {
+          for (const m of streaming) this.live.watch(m, true);
+        })
+        .finally(() => this.hydrating.delete(sessionId));
+      this.hydrating.set(sessionId, p);
+    }
+    return p;
+  }
+
+  renameSession(id: string, title: string): Promise<Session> {
+    return this.changeSession("v1.session.update", { session_id: id, title });
+  }
+
+  setWorkMode(id: string, mode: WorkMode): Promise<Session> {
+    return this.changeSession("v1.session.update", { session_id: id, work_mode: mode });
+  }
+
+  closeSession(id: string): Promise<Session> {
+    return this.changeSession("v1.session.close", { session_id: id });
+  }
+
+  openSession(id: string): Promise<Session> {
+    return this.changeSession("v1.session.open", { session_id: id });
+  }
+
+  deleteSession(id: string): Promise<Session> {
+    return this.changeSession("v1.session.delete", { session_id: id });
+  }
+
+  // ---- tools and prompts --------------------------------------------------------
+
+  /**
+   * Offers a host function to the model (sent with every message) and to scripts
+   * (`rtcAgent.call(name, args)`). The server decides whether a call needs the
+   * user's confirmation (work mode), exactly as for the built-in tools.
+   */
+  registerTool(def: HostToolDefinition): void {
+    this.tools.registerHostTool(def);
+    this.script.setFunction(def.name, (args) => def.handler(args));
+  }
+
+  unregisterTool(name: string): void {
+    this.tools.unregister(name);
+    this.script.removeFunction(name);
+  }
+
+  /** Open confirmations and askUser forms (of any tab of this device). */
+  prompts(): Prompt[] {
+    return this.promptBoard.list();
+  }
+
+  answer(id: string, answer: PromptAnswer): void {
+    this.promptBoard.answer(id, answer);
+  }
+
+  // ---- internals ----------------------------------------------------------------
+
+  private async changeSession(method: string, params: object): Promise<Session> {
+    const res = await this.conn.call<SessionResult>(method, params);
+    await this.store.merge([{ kind: "session", entity: res.session }]);
+    return res.session;
+  }
+
+  private wire(): void {
+    const c = this.conn.events;
+    c.on("state", (s) => {
+      this.events.emit("state", s);
+      if (s === "connected") void this.executor.refresh();
+    });
+    c.on("relogin", (r) => this.events.emit("relogin", r));
+    c.on("subscribed", (s) => {
+      if (s.channel.startsWith("topic:")) void this.topic.subscribed(s.recovered, s.position);
+    });
+    c.on("topic", (u) => void this.topic.publication(u));
+    c.on("delta", (d) => this.live.delta(d));
+    this.topic.events.on("refill", (r) => {
+      this.stats.refills++;
+      this.stats.refilled += r.count;
+    });
+    this.topic.events.on("duplicate", () => this.stats.duplicates++);
+    this.topic.events.on("reset", (r) => {
+      this.stats.resets++;
+      this.stats.lastReset = r.reason;
+      this.events.emit("reset", r);
+      this.live.close();
+    });
+    this.topic.events.on("error", (e) => this.events.emit("error", e));
+    this.store.events.on("change", (ch) => {
+      if (ch.kind === "message") {
+        if (ch.entity.status === "streaming") this.live.watch(ch.entity);
+        else this.live.finish(ch.entity.id);
+      }
+      this.events.emit("change", ch);
+    });
+    this.store.events.on("hydrated", (id) => this.events.emit("hydrated", id));
+    this.live.events.on("text", (t) => this.events.emit("text", t));
+    this.promptBoard.events.on("change", (p) => this.events.emit("prompts", p));
+    this.executor.events.on("error", (e) => this.events.emit("error", e));
+    this.leadership.events.on("change", (v) => this.events.emit("leader", v));
+  }
+}
+
+/** The `sub` claim of a JWT, read without verifying (only to name local storage). */
+export function subjectOf(token: string): string | undefined {
+  try {
+    const part = token.split(".")[1] ?? "";
+    const json = atob(part.replace(/-/g, "+").replace(/_/g, "/").padEnd(Math.ceil(part.length / 4) * 4, "="));
+    const sub = (JSON.parse(new TextDecoder().decode(Uint8Array.from(json, (ch) => ch.charCodeAt(0)))) as { sub?: unknown }).sub;
+    return typeof sub === "string" && sub ? sub : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export { RpcError };

@@ -1,0 +1,227 @@
+// Runs the RTCs of this device's sessions, in the one tab that leads (leader.ts).
+//
+// Per call: journal → (confirmation / askUser form) → journal "executing" →
+// `update_status executing` → the tool → journal "finished" + outbox, one
+// transaction → submission until acknowledged (outbox.ts). After a reload, a call
+// the journal says was started but has no outcome is reported as interrupted and
+// never run again. Calls of one session run in order; tool bodies run one at a
+// time across sessions, while a question to the person blocks only its session.
+
+import { RTC_TERMINAL, RpcError, type Rtc, type RtcListResult, type RtcStatus } from "../protocol/types.js";
+import type { EntityStore } from "../realtime/entities.js";
+import type { Call } from "../realtime/topic.js";
+import type { ToolContext } from "../tools/types.js";
+import type { ToolRegistry } from "../tools/registry.js";
+import { Emitter, SerialQueue, backoffMs, sleep } from "../util/emitter.js";
+import { INTERRUPTED, type Journal, type Outcome, type RtcRef } from "./journal.js";
+import type { Leadership } from "./leader.js";
+import { fitOutput, type Outbox } from "./outbox.js";
+import { formatAnswers, validateQuestions } from "./ask.js";
+import type { PromptAnswer, PromptBoard, PromptKind } from "./prompts.js";
+
+export interface ExecutorDeps {
+  journal: Journal;
+  outbox: Outbox;
+  call: Call;
+  store: EntityStore;
+  deviceId: string;
+  tabId: string;
+  tools: ToolRegistry;
+  context: () => ToolContext;
+  prompts: PromptBoard;
+  leadership: Leadership;
+}
+
+export interface ExecutorEvents {
+  /** A tool body started in this tab. */
+  started: Rtc;
+  /** A call got its outcome (queued for submission). */
+  finished: { rtc: Rtc; outcome: Outcome };
+  /** A call found started-but-unfinished after a reload, reported as failed. */
+  interrupted: Rtc;
+  error: unknown;
+}
+
+const OPEN: ReadonlySet<RtcStatus> = new Set(["pending", "sent", "executing"]);
+
+export class Executor {
+  readonly events = new Emitter<ExecutorEvents>();
+  private readonly inFlight = new Set<string>();
+  private readonly sessionQueues = new Map<string, SerialQueue>();
+  private readonly execQueue = new SerialQueue();
+  private readonly terminalWaiters = new Map<string, (() => void)[]>();
+  private readonly offs: (() => void)[] = [];
+  private stopped = false;
+
+  constructor(private readonly d: ExecutorDeps) {}
+
+  start(): void {
+    this.offs.push(
+      this.d.store.events.on("change", (c) => {
+        if (c.kind === "session") {
+          // Its RTCs may have arrived first (loaded with the session's lists).
+          if (c.entity.device_id === this.d.deviceId) for (const r of this.d.store.rtcsOf(c.entity.id)) this.consider(r);
+          return;
+        }
+        if (c.kind !== "rtc") return;
+        if (RTC_TERMINAL.has(c.entity.status)) this.ended(c.entity.id);
+        else if (this.mine(c.entity)) this.consider(c.entity);
+      }),
+      this.d.store.events.on("reset", () => void this.refresh()),
+      this.d.leadership.events.on("change", (leader) => {
+        if (leader) {
+          this.d.outbox.start();
+          void this.refresh();
+        } else this.d.outbox.stop();
+      }),
+    );
+    this.d.leadership.start();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    for (const off of this.offs.splice(0)) off();
+    this.d.outbox.stop();
+    this.d.leadership.stop();
+  }
+
+  get isLeader(): boolean {
+    return this.d.leadership.isLeader;
+  }
+
+  /**
+   * Re-delivery after a (re)connect, a reload or a reset: resubmit the outbox and
+   * take every open call of this device from `v1.rtc.pending`.
+   */
+  async refresh(): Promise<void> {
+    if (!this.d.leadership.isLeader || this.stopped) return;
+    this.d.outbox.kick(true);
+    try {
+      const res = await this.d.call<RtcListResult>("v1.rtc.pending", {});
+      await this.d.store.merge(res.rtcs.map((r) => ({ kind: "rtc" as const, entity: r })));
+      for (const r of res.rtcs) this.consider(r);
+    } catch (err) {
+      this.events.emit("error", err);
+    }
+  }
+
+  private mine(r: Rtc): boolean {
+    return this.d.store.sessions.get(r.session_id)?.device_id === this.d.deviceId;
+  }
+
+  private consider(r: Rtc): void {
+    if (this.stopped || !this.d.leadership.isLeader || !OPEN.has(r.status) || this.inFlight.has(r.id)) return;
+    this.inFlight.add(r.id);
+    let q = this.sessionQueues.get(r.session_id);
+    if (!q) this.sessionQueues.set(r.session_id, (q = new SerialQueue()));
+    void q
+      .run(() => this.process(r))
+      .catch((err) => this.events.emit("error", err))
+      .finally(() => this.inFlight.delete(r.id));
+  }
+
+  private current(r: Rtc): Rtc {
+    const cur = this.d.store.rtcs.get(r.id);
+    return cur && cur.offset > r.offset ? cur : r;
+  }
+
+  private async process(rtc: Rtc): Promise<void> {
+    const ref: RtcRef = { id: rtc.id, session_id: rtc.session_id, tool_name: rtc.tool_name };
+    const tab = this.d.tabId;
+    const { journal, outbox } = await this.d.journal.get(rtc.id);
+    if (outbox) return this.d.outbox.kick(true);
+    if (journal && (journal.phase === "finished" || journal.phase === "acknowledged")) return;
+    if (journal?.phase === "executing" || (!journal && this.current(rtc).status === "executing")) {
+      // Started in an earlier life of this page (or another tab that died): the side
+      // effects may have happened. Never run it again; tell the model.
+      if (await this.finish(rtc, ref, { kind: "result", ok: false, error: INTERRUPTED })) this.events.emit("interrupted", rtc);
+      return;
+    }
+    if (RTC_TERMINAL.has(this.current(rtc).status)) return;
+
+    const kind: PromptKind | null = rtc.tool_name === "askUser" ? "ask" : rtc.needs_confirmation ? "confirm" : null;
+    if (kind) {
+      if (kind === "ask") {
+        const problem = validateQuestions(rtc.arguments);
+        if (problem) return void (await this.finish(rtc, ref, { kind: "result", ok: false, error: problem }));
+      }
+      if (!(await this.d.journal.prompting(ref, tab))) return;
+      void this.d.call("v1.rtc.update_status", { rtc_id: rtc.id, status: "sent", client_id: crypto.randomUUID() }).catch(() => undefined);
+      const answer = await this.promptFor(rtc, kind);
+      if (!answer) return this.d.journal.close(ref, tab); // ended on the server meanwhile
+      if (kind === "ask") {
+        const outcome: Outcome =
+          answer.type === "ask" ? { kind: "result", ok: true, output: formatAnswers(answer.answers) } : { kind: "reject", reason: `the user dismissed the questions without answering${answer.reason ? ` (${answer.reason})` : ""}` };
+        return void (await this.finish(rtc, ref, outcome));
+      }
+      if (answer.type !== "confirm" || !answer.approved) {
+        const why = answer.type === "confirm" && answer.reason ? `: ${answer.reason}` : "";
+        return void (await this.finish(rtc, ref, { kind: "reject", reason: `the user declined this ${rtc.tool_name} call${why}` }));
+      }
+    }
+    await this.execQueue.run(() => this.execute(rtc, ref));
+  }
+
+  private async execute(rtc: Rtc, ref: RtcRef): Promise<void> {
+    if (this.stopped || !this.d.leadership.isLeader) return; // the next leader takes it
+    if (!(await this.d.journal.executing(ref, this.d.tabId))) return; // claimed elsewhere
+    if (!(await this.markExecuting(rtc))) return this.d.journal.close(ref, this.d.tabId);
+    this.events.emit("started", rtc);
+    const result = await this.d.tools.execute(rtc.tool_name, rtc.arguments, this.d.context());
+    const outcome: Outcome = result.ok ? { kind: "result", ok: true, output: fitOutput(result.output) } : { kind: "result", ok: false, error: fitOutput(result.error) };
+    await this.finish(rtc, ref, outcome);
+  }
+
+  private async finish(rtc: Rtc, ref: RtcRef, outcome: Outcome): Promise<boolean> {
+    const entry = await this.d.journal.finish(ref, this.d.tabId, outcome);
+    if (!entry) return false;
+    this.events.emit("finished", { rtc, outcome });
+    this.d.outbox.kick();
+    return true;
+  }
+
+  /**
+   * `update_status executing`, retried while the server cannot be reached. False
+   * when the call ended on the server (stopped, timed out): it must not run.
+   */
+  private async markExecuting(rtc: Rtc): Promise<boolean> {
+    const clientId = crypto.randomUUID();
+    for (let attempt = 0; ; attempt++) {
+      if (RTC_TERMINAL.has(this.current(rtc).status)) return false;
+      try {
+        await this.d.call("v1.rtc.update_status", { rtc_id: rtc.id, status: "executing", client_id: clientId });
+        return true;
+      } catch (err) {
+        if (err instanceof RpcError && !err.temporary && err.code !== "unauthenticated") return false;
+        await Promise.race([sleep(backoffMs(attempt)), this.terminal(rtc.id)]);
+      }
+    }
+  }
+
+  /** Asks the person; null when the call ends on the server before an answer. */
+  private async promptFor(rtc: Rtc, kind: PromptKind): Promise<PromptAnswer | null> {
+    const ended = this.terminal(rtc.id).then(() => null);
+    const answer = this.d.prompts.ask({ id: rtc.id, kind, rtc });
+    const result = await Promise.race([answer, ended]);
+    if (result === null) this.d.prompts.close(rtc.id);
+    return result;
+  }
+
+  /** Resolves when the store shows the RTC terminal. */
+  private terminal(id: string): Promise<void> {
+    const cur = this.d.store.rtcs.get(id);
+    if (cur && RTC_TERMINAL.has(cur.status)) return Promise.resolve();
+    return new Promise((resolve) => {
+      const list = this.terminalWaiters.get(id) ?? [];
+      list.push(resolve);
+      this.terminalWaiters.set(id, list);
+    });
+  }
+
+  private ended(id: string): void {
+    if (this.d.prompts.get(id)) this.d.prompts.close(id);
+    const list = this.terminalWaiters.get(id);
+    this.terminalWaiters.delete(id);
+    for (const fn of list ?? []) fn();
+  }
+}

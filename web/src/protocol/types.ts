@@ -1,0 +1,238 @@
+// Wire types of docs/protocol.md (v1). The Go types in internal/protocol are the
+// source; these mirror their JSON encoding. Timestamps are RFC 3339 strings.
+
+export type WorkMode = "manual" | "edit" | "plan" | "bypass";
+export const WORK_MODES: readonly WorkMode[] = ["manual", "edit", "plan", "bypass"];
+
+export interface Session {
+  id: string;
+  user_id: string;
+  device_id: string;
+  title: string;
+  work_mode: WorkMode | string;
+  status: "open" | "closed";
+  deleted?: boolean;
+  active_turn_id?: string;
+  created_at: string;
+  updated_at: string;
+  offset: number;
+}
+
+export type TurnStatus = "queued" | "running" | "waiting" | "completed" | "failed" | "stopped";
+
+export interface TurnError {
+  category: string;
+  message: string;
+  retryable: boolean;
+}
+
+export interface HostToolSpec {
+  name: string;
+  description: string;
+  parameters: unknown;
+}
+
+export interface Turn {
+  id: string;
+  session_id: string;
+  user_id: string;
+  seq: number;
+  user_message_id: string;
+  status: TurnStatus;
+  step: number;
+  tools?: HostToolSpec[];
+  error?: TurnError;
+  created_at: string;
+  updated_at: string;
+  offset: number;
+}
+
+export interface ToolCall {
+  id: string;
+  name: string;
+  arguments: unknown;
+}
+
+export type MessageStatus = "streaming" | "complete" | "interrupted" | "error";
+
+export interface Message {
+  id: string;
+  session_id: string;
+  turn_id: string;
+  user_id: string;
+  seq: number;
+  role: "user" | "assistant";
+  text: string;
+  status: MessageStatus;
+  model?: string;
+  tool_calls?: ToolCall[];
+  error?: TurnError;
+  created_at: string;
+  updated_at: string;
+  offset: number;
+}
+
+export type RtcStatus = "queued" | "pending" | "sent" | "executing" | "completed" | "failed" | "timeout" | "rejected";
+
+export interface Rtc {
+  id: string;
+  session_id: string;
+  turn_id: string;
+  user_id: string;
+  message_id: string;
+  tool_call_id: string;
+  seq: number;
+  step: number;
+  tool_name: string;
+  arguments: unknown;
+  status: RtcStatus;
+  needs_confirmation: boolean;
+  timeout_ms: number;
+  deadline_at?: string;
+  output?: unknown;
+  error?: string;
+  client_id?: string;
+  created_at: string;
+  updated_at: string;
+  offset: number;
+}
+
+export const RTC_TERMINAL: ReadonlySet<RtcStatus> = new Set(["completed", "failed", "timeout", "rejected"]);
+export const TURN_TERMINAL: ReadonlySet<TurnStatus> = new Set(["completed", "failed", "stopped"]);
+
+export type UpdateType =
+  | "session.created"
+  | "session.updated"
+  | "turn.created"
+  | "turn.updated"
+  | "message.created"
+  | "message.updated"
+  | "rtc.updated";
+
+/** One Topic event. `data` is the whole entity after the change. */
+export interface Update {
+  offset: number;
+  epoch: string;
+  type: UpdateType | string;
+  data: unknown;
+}
+
+/** One Live event: a chunk of a streaming message. */
+export interface Delta {
+  type: "message.delta";
+  session_id: string;
+  message_id: string;
+  seq: number;
+  kind: string;
+  delta: string;
+}
+
+// Method results (the subset the SDK reads).
+
+export interface MessageSendResult {
+  session_id: string;
+  message_id: string;
+  turn_id: string;
+}
+export interface SessionListResult {
+  sessions: Session[];
+  next_cursor?: string;
+  offset: number;
+}
+export interface MessageListResult {
+  messages: Message[];
+  next_cursor?: string;
+  offset: number;
+}
+export interface MessageGetResult {
+  message: Message;
+  delta_seq: number;
+}
+export interface TurnListResult {
+  turns: Turn[];
+  next_cursor?: string;
+  offset: number;
+}
+export interface RtcListResult {
+  rtcs: Rtc[];
+  next_cursor?: string;
+  offset: number;
+}
+export interface UpdateListResult {
+  epoch: string;
+  top: number;
+  updates: Update[];
+  reset: boolean;
+}
+export interface SessionResult {
+  session: Session;
+}
+export interface TurnResult {
+  turn: Turn;
+}
+export interface RtcResult {
+  rtc: Rtc;
+}
+
+/** The stable error codes of the protocol, plus `network` for transport failures. */
+export type ErrorCode =
+  | "invalid_argument"
+  | "unauthenticated"
+  | "forbidden"
+  | "not_found"
+  | "unknown_method"
+  | "conflict"
+  | "too_large"
+  | "rate_limited"
+  | "internal"
+  | "unavailable"
+  | "network";
+
+const RPC_CODES: Record<number, ErrorCode> = {
+  1400: "invalid_argument",
+  1401: "unauthenticated",
+  1403: "forbidden",
+  1404: "not_found",
+  1405: "unknown_method",
+  1409: "conflict",
+  1413: "too_large",
+  1429: "rate_limited",
+  1500: "internal",
+  1503: "unavailable",
+};
+
+/** A failed method call. `temporary` says a retry may succeed. */
+export class RpcError extends Error {
+  override readonly name = "RpcError";
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly temporary: boolean,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * Maps an error thrown by centrifuge-js (a plain `{code, message, temporary?}`
+ * object, not an Error) to an RpcError. Client-side codes (< 100: timeout,
+ * disconnected, …) and Centrifuge's own server errors mean "the call did not get
+ * through": temporary network failures.
+ */
+export function toRpcError(err: unknown): RpcError {
+  if (err instanceof RpcError) return err;
+  const e = (err ?? {}) as { code?: unknown; message?: unknown; temporary?: unknown };
+  const num = typeof e.code === "number" ? e.code : -1;
+  const message = typeof e.message === "string" ? e.message : String(err);
+  const code = RPC_CODES[num];
+  if (code) {
+    const temporary = e.temporary === true || code === "unavailable" || code === "rate_limited" || code === "internal";
+    return new RpcError(code, message, temporary);
+  }
+  return new RpcError("network", message || "the call did not reach the server", true);
+}
+
+/** True for errors where retrying the same request later can succeed. */
+export function isRetryable(err: unknown): boolean {
+  return err instanceof RpcError ? err.temporary : true;
+}

@@ -1,0 +1,192 @@
+// The entity store: sessions, turns, messages and RTCs as the Topic channel
+// describes them, in memory for the UI and persisted in IndexedDB together with
+// the Topic position, so a reloaded page resumes from its stored offset.
+//
+// Every entity carries the offset of the update that produced it; a state is
+// applied only when its offset is higher than the one held. That makes replays,
+// overlapping refills and list results merged in any order harmless.
+
+import type { Message, Rtc, Session, Turn, Update } from "../protocol/types.js";
+import { ENTITY_STORES, type EntityStoreName, type Position, S_HYDRATED, S_META, req, tx } from "../state/db.js";
+import { Emitter } from "../util/emitter.js";
+
+export type EntityKind = "session" | "turn" | "message" | "rtc";
+export type Entity = Session | Turn | Message | Rtc;
+
+export type EntityChange =
+  | { kind: "session"; entity: Session }
+  | { kind: "turn"; entity: Turn }
+  | { kind: "message"; entity: Message }
+  | { kind: "rtc"; entity: Rtc };
+
+export interface EntityEvents {
+  change: EntityChange;
+  /** Local state was dropped and reloaded (epoch change, lost history). */
+  reset: { epoch: string; offset: number };
+  /** The lists of one session were loaded. */
+  hydrated: string;
+}
+
+const STORE_OF: Record<EntityKind, EntityStoreName> = { session: "sessions", turn: "turns", message: "messages", rtc: "rtcs" };
+
+/** The entity kind an update type changes (`rtc.updated` → `rtc`), or null if unknown. */
+export function kindOf(type: string): EntityKind | null {
+  const k = type.slice(0, type.indexOf("."));
+  return k === "session" || k === "turn" || k === "message" || k === "rtc" ? k : null;
+}
+
+function isEntity(v: unknown): v is Entity {
+  return typeof v === "object" && v !== null && typeof (v as Entity).id === "string" && typeof (v as Entity).offset === "number";
+}
+
+export class EntityStore {
+  readonly events = new Emitter<EntityEvents>();
+  readonly sessions = new Map<string, Session>();
+  readonly turns = new Map<string, Turn>();
+  readonly messages = new Map<string, Message>();
+  readonly rtcs = new Map<string, Rtc>();
+  private readonly hydrated = new Set<string>();
+  private pos: Position | null = null;
+
+  constructor(private readonly db: IDBDatabase) {}
+
+  /** The position every applied update is covered by; null before the first snapshot. */
+  position(): Position | null {
+    return this.pos ? { ...this.pos } : null;
+  }
+
+  isHydrated(sessionId: string): boolean {
+    return this.hydrated.has(sessionId);
+  }
+
+  /** Loads the persisted position and entities (one read transaction: consistent). */
+  async load(): Promise<void> {
+    await tx(this.db, [S_META, S_HYDRATED, ...ENTITY_STORES], "readonly", async (t) => {
+      this.pos = ((await req(t.objectStore(S_META).get("position"))) as Position | undefined) ?? null;
+      for (const id of (await req(t.objectStore(S_HYDRATED).getAllKeys())) as string[]) this.hydrated.add(id);
+      for (const kind of Object.keys(STORE_OF) as EntityKind[]) {
+        const rows = (await req(t.objectStore(STORE_OF[kind]).getAll())) as Entity[];
+        for (const row of rows) this.mapOf(kind).set(row.id, row);
+      }
+    });
+  }
+
+  /**
+   * Applies a contiguous run of updates of the current epoch and persists them
+   * with the new position in one transaction. The caller (TopicSync) guarantees
+   * order and contiguity.
+   */
+  async apply(updates: Update[]): Promise<void> {
+    if (updates.length === 0 || !this.pos) return;
+    const epoch = this.pos.epoch;
+    const changed: EntityChange[] = [];
+    for (const u of updates) {
+      const kind = kindOf(u.type);
+      if (kind && isEntity(u.data) && this.setMemory(kind, u.data)) {
+        changed.push({ kind, entity: u.data } as EntityChange);
+        if (u.type === "session.created") this.hydrated.add(u.data.id);
+      }
+      this.pos = { epoch, offset: u.offset };
+    }
+    const pos = this.pos;
+    await tx(this.db, [S_META, S_HYDRATED, ...ENTITY_STORES], "readwrite", async (t) => {
+      const stored = (await req(t.objectStore(S_META).get("position"))) as Position | undefined;
+      // Another tab reset the database to another epoch: our updates do not belong
+      // there. This tab resets itself when it sees that epoch.
+      if (stored && stored.epoch !== epoch) return;
+      for (const c of changed) {
+        await putIfNewer(t, STORE_OF[c.kind], c.entity);
+        if (c.kind === "session" && this.hydrated.has(c.entity.id)) t.objectStore(S_HYDRATED).put(pos.offset, c.entity.id);
+      }
+      if (!stored || stored.offset < pos.offset) t.objectStore(S_META).put(pos, "position");
+    });
+    for (const c of changed) this.events.emit("change", c);
+  }
+
+  /**
+   * Merges entities read with a list/get method (no position change). Used to
+   * hydrate a session and for results of calls.
+   */
+  async merge(entities: { kind: EntityKind; entity: Entity }[]): Promise<void> {
+    const epoch = this.pos?.epoch;
+    const changed = entities.filter((e) => this.setMemory(e.kind, e.entity)) as EntityChange[];
+    if (changed.length === 0) return;
+    await tx(this.db, [S_META, ...ENTITY_STORES], "readwrite", async (t) => {
+      const stored = (await req(t.objectStore(S_META).get("position"))) as Position | undefined;
+      if (stored && stored.epoch !== epoch) return;
+      for (const c of changed) await putIfNewer(t, STORE_OF[c.kind], c.entity);
+    });
+    for (const c of changed) this.events.emit("change", c);
+  }
+
+  async markHydrated(sessionId: string, offset: number): Promise<void> {
+    this.hydrated.add(sessionId);
+    await tx(this.db, [S_HYDRATED], "readwrite", async (t) => {
+      t.objectStore(S_HYDRATED).put(offset, sessionId);
+    });
+    this.events.emit("hydrated", sessionId);
+  }
+
+  /**
+   * Drops all local state and starts over from a snapshot read at `offset` of
+   * `epoch` (protocol rule 5). Sessions come from `v1.session.list`; the other
+   * entities are loaded per session when needed (hydration).
+   */
+  async reset(epoch: string, offset: number, sessions: Session[]): Promise<void> {
+    for (const kind of Object.keys(STORE_OF) as EntityKind[]) this.mapOf(kind).clear();
+    this.hydrated.clear();
+    this.pos = { epoch, offset };
+    for (const s of sessions) this.sessions.set(s.id, s);
+    await tx(this.db, [S_META, S_HYDRATED, ...ENTITY_STORES], "readwrite", async (t) => {
+      for (const name of [S_HYDRATED, ...ENTITY_STORES]) t.objectStore(name).clear();
+      for (const s of sessions) t.objectStore("sessions").put(s);
+      t.objectStore(S_META).put({ epoch, offset }, "position");
+    });
+    this.events.emit("reset", { epoch, offset });
+  }
+
+  /** Sessions that are not deleted, newest first. */
+  listSessions(): Session[] {
+    return [...this.sessions.values()].filter((s) => !s.deleted).sort((a, b) => (a.created_at < b.created_at ? 1 : a.created_at > b.created_at ? -1 : 0));
+  }
+
+  messagesOf(sessionId: string): Message[] {
+    return [...this.messages.values()].filter((m) => m.session_id === sessionId).sort((a, b) => a.seq - b.seq);
+  }
+
+  turnsOf(sessionId: string): Turn[] {
+    return [...this.turns.values()].filter((t) => t.session_id === sessionId).sort((a, b) => a.seq - b.seq);
+  }
+
+  rtcsOf(sessionId: string): Rtc[] {
+    return [...this.rtcs.values()].filter((r) => r.session_id === sessionId).sort((a, b) => (a.turn_id === b.turn_id ? a.seq - b.seq : a.created_at < b.created_at ? -1 : 1));
+  }
+
+  private mapOf(kind: EntityKind): Map<string, Entity> {
+    switch (kind) {
+      case "session":
+        return this.sessions as Map<string, Entity>;
+      case "turn":
+        return this.turns as Map<string, Entity>;
+      case "message":
+        return this.messages as Map<string, Entity>;
+      case "rtc":
+        return this.rtcs as Map<string, Entity>;
+    }
+  }
+
+  /** Sets the in-memory entity when newer; reports whether it changed. */
+  private setMemory(kind: EntityKind, e: Entity): boolean {
+    const map = this.mapOf(kind);
+    const cur = map.get(e.id);
+    if (cur && cur.offset >= e.offset) return false;
+    map.set(e.id, e);
+    return true;
+  }
+}
+
+async function putIfNewer(t: IDBTransaction, store: string, e: Entity): Promise<void> {
+  const os = t.objectStore(store);
+  const cur = (await req(os.get(e.id))) as Entity | undefined;
+  if (!cur || cur.offset < e.offset) os.put(e);
+}

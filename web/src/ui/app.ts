@@ -1,0 +1,251 @@
+// The chat application inside <rtc-agent>'s shadow root: header (connection
+// state, work mode, files), session list, conversation, composer, file explorer.
+
+import type { Agent } from "../agent/agent.js";
+import { WORK_MODES, type WorkMode } from "../protocol/types.js";
+import { ChatView } from "./chat.js";
+import { h } from "./dom.js";
+import { FilesView } from "./files.js";
+import { SessionsView } from "./sessions.js";
+import { STYLES } from "./styles.js";
+
+const MODE_LABELS: Record<WorkMode, string> = {
+  manual: "Manual: ask before changes",
+  edit: "Edit: ask before scripts",
+  plan: "Plan: read-only",
+  bypass: "Bypass: never ask",
+};
+const STATE_TEXT = { connecting: "connecting…", connected: "connected", disconnected: "offline" } as const;
+
+/** The wiring of the views inside the shadow root. */
+export class Ui {
+  private agent: Agent | null = null;
+  private chat: ChatView | null = null;
+  private sessions: SessionsView | null = null;
+  private files: FilesView | null = null;
+  private selected: string | null = null;
+  private selectedKey = "";
+  private timer: ReturnType<typeof setTimeout> | null = null;
+  private readonly offs: (() => void)[] = [];
+  private readonly bannerEl = h("div", { class: "banner", attrs: { hidden: true, role: "status" } });
+  private readonly conn = h("span", { class: "conn", attrs: { "data-state": "connecting" } }, "connecting…");
+  private readonly mode = h("select", { attrs: { "aria-label": "Work mode" } }, WORK_MODES.map((m) => h("option", { props: { value: m } }, MODE_LABELS[m])));
+  private readonly input = h("textarea", { props: { rows: 1, placeholder: "Message the assistant…  (Enter to send)" }, attrs: { "aria-label": "Message" } });
+  private readonly sendBtn = h("button", { class: "primary send", props: { type: "submit" } }, "Send");
+  private readonly stopBtn = h("button", { class: "danger stop", props: { type: "button", hidden: true } }, "Stop");
+  private readonly title = h("div", { class: "title" }, "Assistant");
+  private readonly sessionsToggle = h("button", { class: "ghost", title: "Conversations", attrs: { "aria-label": "Show conversations" } }, "☰");
+  private readonly filesToggle = h("button", { class: "files-toggle", attrs: { "aria-pressed": "false" } }, "Files");
+  private readonly body = h("div", { class: "body" });
+  private readonly main = h("main", { class: "chat" });
+
+  constructor(private readonly root: ShadowRoot) {
+    const composer = h("form", { class: "composer" }, this.input, this.stopBtn, this.sendBtn);
+    this.main.append(this.bannerEl, h("div", { class: "messages" }), composer);
+    this.body.append(this.main);
+    root.replaceChildren(
+      ...styleNodes(root),
+      h("div", { class: "app" }, h("header", { class: "bar" }, this.sessionsToggle, this.title, this.conn, this.mode, this.filesToggle), this.body),
+    );
+    composer.addEventListener("submit", (e) => {
+      e.preventDefault();
+      void this.send();
+    });
+    this.input.addEventListener("keydown", (e) => {
+      if (e.key === "Enter" && !e.shiftKey && !e.isComposing) {
+        e.preventDefault();
+        void this.send();
+      }
+    });
+    this.input.addEventListener("input", () => this.autosize());
+    this.sendBtn.disabled = true;
+  }
+
+  attach(agent: Agent, title: string): void {
+    this.agent = agent;
+    this.title.textContent = title;
+    this.chat = new ChatView(agent);
+    this.sessions = new SessionsView(agent, (id) => this.select(id), (m) => this.banner(m, true));
+    this.files = new FilesView(agent.vfs);
+    this.main.querySelector(".messages")!.replaceWith(this.chat.root);
+    this.body.prepend(this.sessions.root);
+    this.body.append(this.files.root);
+    this.sessionsToggle.addEventListener("click", () => (this.sessions!.root.hidden = !this.sessions!.root.hidden));
+    this.filesToggle.addEventListener("click", () => {
+      const show = this.files!.root.hidden !== false;
+      this.files!.setVisible(show);
+      this.filesToggle.setAttribute("aria-pressed", String(show));
+    });
+    this.stopBtn.addEventListener("click", () => {
+      if (this.selected) agent.stop(this.selected).catch((e: Error) => this.banner(`Stop failed: ${e.message}`, true));
+    });
+    this.mode.addEventListener("change", () => this.changeMode(this.mode.value as WorkMode));
+    const key = `rtc-agent:selected:${agent.userId}`;
+    const saved = safeGet(key);
+    const storedMode = safeGet("rtc-agent:work-mode") as WorkMode | null;
+    if (storedMode && WORK_MODES.includes(storedMode)) agent.defaultWorkMode = storedMode;
+    const ev = agent.events;
+    const render = () => this.schedule();
+    this.offs.push(
+      ev.on("change", render),
+      ev.on("text", (t) => t.sessionId === this.selected && render()),
+      ev.on("prompts", render),
+      ev.on("hydrated", render),
+      ev.on("reset", () => {
+        if (this.selected) void agent.loadSession(this.selected).catch(() => undefined);
+        render();
+      }),
+      ev.on("state", (s) => {
+        this.conn.dataset.state = s;
+        this.conn.textContent = STATE_TEXT[s];
+        render();
+      }),
+      ev.on("relogin", (r) => this.banner(`Signed out (${r.reason}). Log in again to continue.`, true)),
+    );
+    this.conn.dataset.state = agent.connectionState;
+    this.conn.textContent = STATE_TEXT[agent.connectionState];
+    this.select(saved && agent.session(saved) ? saved : null);
+    this.sendBtn.disabled = false;
+    // The stored selection may be a session that arrives with the first sync.
+    if (saved && !agent.session(saved)) {
+      const off = ev.on("change", (c) => {
+        if (c.kind === "session" && c.entity.id === saved && !this.selected && !c.entity.deleted) this.select(saved);
+      });
+      setTimeout(off, 10_000);
+    }
+    this.selectedKey = key;
+  }
+
+  prefill(text: string, opts: { send?: boolean; newSession?: boolean }): void {
+    if (opts.newSession) this.select(null);
+    this.input.value = text;
+    this.autosize();
+    if (opts.send) void this.send();
+    else this.input.focus();
+  }
+
+  dispose(): void {
+    for (const off of this.offs.splice(0)) off();
+    this.files?.dispose();
+    if (this.timer) clearTimeout(this.timer);
+  }
+
+  banner(text: string, bad = false): void {
+    this.bannerEl.textContent = text;
+    this.bannerEl.hidden = !text;
+    this.bannerEl.classList.toggle("bad", bad);
+  }
+
+  private select(id: string | null): void {
+    this.selected = id;
+    if (this.selectedKey) safeSet(this.selectedKey, id);
+    this.chat?.show(id);
+    this.render();
+    if (!id) this.input.focus();
+  }
+
+  private schedule(): void {
+    // A timer, not requestAnimationFrame: background tabs must keep their view current.
+    if (this.timer) return;
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      this.render();
+    }, 16);
+  }
+
+  private render(): void {
+    const agent = this.agent;
+    if (!agent) return;
+    let s = this.selected ? agent.session(this.selected) : undefined;
+    if (this.selected && !s && agent.store.sessions.get(this.selected)?.deleted) {
+      this.select(null);
+      s = undefined;
+    }
+    this.sessions?.update(this.selected);
+    this.chat?.update();
+    this.mode.value = s ? s.work_mode : agent.defaultWorkMode;
+    const mine = !s || agent.ownsSession(s.id);
+    const closed = s?.status === "closed";
+    this.input.disabled = !mine || closed;
+    this.sendBtn.disabled = !mine || closed;
+    this.mode.disabled = !mine;
+    this.input.placeholder = !mine ? "This conversation belongs to another device (read-only here)." : closed ? "This conversation is closed." : "Message the assistant…  (Enter to send)";
+    this.stopBtn.hidden = !(s?.active_turn_id && mine);
+    const elsewhere = agent.prompts().filter((p) => p.rtc.session_id !== this.selected);
+    if (elsewhere.length && this.bannerEl.hidden) {
+      const p = elsewhere[0]!;
+      this.bannerEl.hidden = false;
+      this.bannerEl.classList.remove("bad");
+      this.bannerEl.replaceChildren(
+        `“${agent.session(p.rtc.session_id)?.title ?? "Another conversation"}” is waiting for your answer.`,
+        h("button", { on: { click: () => (this.bannerEl.hidden = true, this.select(p.rtc.session_id)) } }, "Show"),
+      );
+    }
+  }
+
+  private async send(): Promise<void> {
+    const agent = this.agent;
+    const text = this.input.value.trim();
+    if (!agent || !text || this.sendBtn.disabled) return;
+    this.sendBtn.disabled = true;
+    try {
+      const res = await agent.send(text, this.selected ? { sessionId: this.selected } : { workMode: agent.defaultWorkMode });
+      this.input.value = "";
+      this.autosize();
+      if (this.selected !== res.session_id) this.select(res.session_id);
+      this.banner("");
+    } catch (err) {
+      this.banner(`Not sent: ${(err as Error).message}`, true);
+    } finally {
+      this.sendBtn.disabled = false;
+      this.render();
+    }
+  }
+
+  private changeMode(mode: WorkMode): void {
+    const agent = this.agent;
+    if (!agent) return;
+    if (this.selected) agent.setWorkMode(this.selected, mode).catch((e: Error) => this.banner(`Mode not changed: ${e.message}`, true));
+    else {
+      agent.defaultWorkMode = mode;
+      safeSet("rtc-agent:work-mode", mode);
+    }
+  }
+
+  private autosize(): void {
+    this.input.style.height = "auto";
+    this.input.style.height = `${Math.min(160, this.input.scrollHeight + 2)}px`;
+  }
+}
+
+/**
+ * A constructed stylesheet where supported: unlike a <style> element, it is not
+ * blocked by a host page's strict `style-src` CSP.
+ */
+function styleNodes(root: ShadowRoot): Node[] {
+  try {
+    const sheet = new CSSStyleSheet();
+    sheet.replaceSync(STYLES);
+    root.adoptedStyleSheets = [sheet];
+    return [];
+  } catch {
+    return [h("style", null, STYLES)];
+  }
+}
+
+function safeGet(key: string): string | null {
+  try {
+    return localStorage.getItem(key);
+  } catch {
+    return null;
+  }
+}
+
+function safeSet(key: string, v: string | null): void {
+  try {
+    if (v === null) localStorage.removeItem(key);
+    else localStorage.setItem(key, v);
+  } catch {
+    // storage blocked: the selection is simply not remembered
+  }
+}

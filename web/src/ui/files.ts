@@ -1,0 +1,193 @@
+// The file explorer over the virtual file system: a tree of every entry, a
+// viewer/editor for text files (save, delete, new file). It follows changes made
+// by tools, by scripts and by other tabs (VirtualFS.onChange).
+
+import type { VfsStat, VirtualFS } from "../vfs/index.js";
+import { h, replaceChildren } from "./dom.js";
+
+export class FilesView {
+  readonly root: HTMLElement;
+  private readonly tree = h("ul", { attrs: { "aria-label": "Files", role: "tree" } });
+  private readonly editor = h("div", { class: "editor", attrs: { hidden: true } });
+  private readonly text = h("textarea", { attrs: { "aria-label": "File content", spellcheck: "false" } });
+  private readonly pathLabel = h("div", { class: "path" });
+  private readonly status = h("span");
+  private open: { path: string; version: number; dirty: boolean } | null = null;
+  private timer: ReturnType<typeof setTimeout> | null = null;
+  private readonly off: () => void;
+  private visible = false;
+
+  constructor(private readonly vfs: VirtualFS) {
+    this.text.addEventListener("input", () => {
+      if (this.open) this.open.dirty = true;
+      this.status.textContent = "edited";
+    });
+    this.text.addEventListener("keydown", (e) => {
+      if ((e.ctrlKey || e.metaKey) && e.key === "s") {
+        e.preventDefault();
+        void this.save();
+      }
+    });
+    this.editor.append(
+      this.pathLabel,
+      this.text,
+      h(
+        "div",
+        { class: "row" },
+        this.status,
+        h("button", { class: "danger", on: { click: () => void this.remove() } }, "Delete"),
+        h("button", { on: { click: () => this.close() } }, "Close"),
+        h("button", { class: "primary save", on: { click: () => void this.save() } }, "Save"),
+      ),
+    );
+    this.root = h(
+      "aside",
+      { class: "files", attrs: { "aria-label": "Files in this browser", hidden: true } },
+      h("div", { class: "tools" }, h("span", { class: "label" }, "Files"), h("button", { class: "new-file", on: { click: () => void this.create() } }, "+ New")),
+      this.tree,
+      this.editor,
+    );
+    this.off = vfs.onChange(() => this.schedule());
+  }
+
+  setVisible(v: boolean): void {
+    this.visible = v;
+    this.root.hidden = !v;
+    if (v) void this.refresh();
+  }
+
+  dispose(): void {
+    this.off();
+    if (this.timer) clearTimeout(this.timer);
+  }
+
+  private schedule(): void {
+    if (this.timer) return;
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      void this.refresh();
+    }, 80);
+  }
+
+  async refresh(): Promise<void> {
+    if (!this.visible) return;
+    let entries: VfsStat[];
+    try {
+      entries = (await this.vfs.walk("/")).filter((e) => e.path !== "/").sort((a, b) => (a.path < b.path ? -1 : 1));
+    } catch (err) {
+      replaceChildren(this.tree, h("li", { class: "dir" }, `Cannot read files: ${(err as Error).message}`));
+      return;
+    }
+    const items = entries.map((e) => {
+      const depth = e.path.split("/").length - 2;
+      const active = this.open?.path === e.path;
+      const li = h(
+        "li",
+        {
+          class: `${e.type}${active ? " active" : ""}`,
+          title: e.type === "file" ? `${e.path} (${e.size} bytes)` : e.path,
+          attrs: { "data-path": e.path, role: "treeitem", tabindex: e.type === "file" ? 0 : -1 },
+          on:
+            e.type === "file"
+              ? { click: () => void this.view(e.path), keydown: (ev) => ev.key === "Enter" && void this.view(e.path) }
+              : {},
+        },
+        e.type === "dir" ? `${e.name}/` : e.name,
+      );
+      // CSSOM, not a style attribute: pages with a strict style-src CSP allow it.
+      li.style.paddingLeft = `${6 + depth * 14}px`;
+      return li;
+    });
+    replaceChildren(this.tree, items.length ? items : h("li", { class: "dir" }, "No files yet. Tools write here."));
+    if (this.open) await this.syncOpen();
+  }
+
+  async view(path: string): Promise<void> {
+    try {
+      const [content, st] = await Promise.all([this.vfs.readFile(path), this.vfs.stat(path)]);
+      this.open = { path, version: st.version, dirty: false };
+      this.pathLabel.textContent = path;
+      this.text.value = content;
+      this.status.textContent = `${st.size} bytes`;
+      this.editor.hidden = false;
+      for (const li of this.tree.querySelectorAll("li")) li.classList.toggle("active", li.dataset.path === path);
+    } catch (err) {
+      this.status.textContent = (err as Error).message;
+    }
+  }
+
+  /** The open file changed elsewhere: reload it unless the person has edits. */
+  private async syncOpen(): Promise<void> {
+    const o = this.open!;
+    try {
+      const st = await this.vfs.stat(o.path);
+      if (st.version === o.version) return;
+      if (o.dirty) this.status.textContent = "changed elsewhere; saving overwrites it";
+      else await this.view(o.path);
+    } catch {
+      this.status.textContent = "deleted";
+    }
+  }
+
+  private async save(): Promise<void> {
+    const o = this.open;
+    if (!o) return;
+    try {
+      const r = await this.vfs.writeFile(o.path, this.text.value);
+      o.dirty = false;
+      o.version = (await this.vfs.stat(o.path)).version;
+      this.status.textContent = `saved, ${r.bytes} bytes`;
+    } catch (err) {
+      this.status.textContent = `not saved: ${(err as Error).message}`;
+    }
+  }
+
+  private async remove(): Promise<void> {
+    const o = this.open;
+    if (!o) return;
+    if (this.status.dataset.confirm !== o.path) {
+      this.status.dataset.confirm = o.path;
+      this.status.textContent = "click Delete again to delete this file";
+      return;
+    }
+    delete this.status.dataset.confirm;
+    try {
+      await this.vfs.remove(o.path);
+      this.close();
+    } catch (err) {
+      this.status.textContent = (err as Error).message;
+    }
+  }
+
+  private close(): void {
+    this.open = null;
+    this.editor.hidden = true;
+    for (const li of this.tree.querySelectorAll("li.active")) li.classList.remove("active");
+  }
+
+  private async create(): Promise<void> {
+    const input = h("input", { props: { type: "text", placeholder: "/notes/new.md" }, attrs: { "aria-label": "New file path" } });
+    const li = h("li", null, input);
+    this.tree.prepend(li);
+    input.focus();
+    let finished = false;
+    const done = async (ok: boolean) => {
+      if (finished) return;
+      finished = true;
+      const path = input.value.trim();
+      li.remove();
+      if (!ok || !path) return;
+      try {
+        if (!(await this.vfs.exists(path))) await this.vfs.writeFile(path, "");
+        await this.view(path.startsWith("/") ? path : `/${path}`);
+      } catch (err) {
+        this.status.textContent = (err as Error).message;
+      }
+    };
+    input.addEventListener("keydown", (e) => {
+      if (e.key === "Enter") void done(true);
+      if (e.key === "Escape") void done(false);
+    });
+    input.addEventListener("blur", () => void done(false));
+  }
+}

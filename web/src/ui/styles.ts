@@ -1,0 +1,128 @@
+// Styles of <rtc-agent>, inside its shadow root. Colours are custom properties so
+// a host can restyle with `rtc-agent { --rtc-accent: … }`; dark mode follows
+// prefers-color-scheme unless the host sets theme="light" or theme="dark".
+
+export const STYLES = `
+:host {
+  --rtc-bg: #ffffff; --rtc-panel: #f6f7f9; --rtc-text: #1c2024; --rtc-muted: #60646c;
+  --rtc-border: #e0e3e8; --rtc-accent: #3b5bdb; --rtc-accent-text: #ffffff;
+  --rtc-user: #eef2ff; --rtc-code: #f1f3f5; --rtc-ok: #2b8a3e; --rtc-warn: #b35c00; --rtc-bad: #c92a2a;
+  --rtc-radius: 10px; --rtc-font: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif;
+  --rtc-mono: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace;
+  display: block; height: 640px; min-height: 320px; color: var(--rtc-text); font: 14px/1.5 var(--rtc-font);
+  color-scheme: light;
+}
+@media (prefers-color-scheme: dark) {
+  :host(:not([theme="light"])) {
+    --rtc-bg: #17181b; --rtc-panel: #1f2125; --rtc-text: #e6e8eb; --rtc-muted: #9ba1a6;
+    --rtc-border: #2e3137; --rtc-accent: #6e8bff; --rtc-accent-text: #0b0d12;
+    --rtc-user: #232a44; --rtc-code: #24272c; --rtc-ok: #51cf66; --rtc-warn: #fab005; --rtc-bad: #ff6b6b;
+    color-scheme: dark;
+  }
+}
+:host([theme="dark"]) {
+  --rtc-bg: #17181b; --rtc-panel: #1f2125; --rtc-text: #e6e8eb; --rtc-muted: #9ba1a6;
+  --rtc-border: #2e3137; --rtc-accent: #6e8bff; --rtc-accent-text: #0b0d12;
+  --rtc-user: #232a44; --rtc-code: #24272c; --rtc-ok: #51cf66; --rtc-warn: #fab005; --rtc-bad: #ff6b6b;
+  color-scheme: dark;
+}
+* { box-sizing: border-box; }
+[hidden] { display: none !important; }
+button, input, select, textarea { font: inherit; color: inherit; }
+button { cursor: pointer; border: 1px solid var(--rtc-border); background: var(--rtc-bg); border-radius: 7px; padding: 4px 10px; }
+button:hover:not(:disabled) { border-color: var(--rtc-accent); }
+button:disabled { opacity: .5; cursor: default; }
+button.primary { background: var(--rtc-accent); color: var(--rtc-accent-text); border-color: var(--rtc-accent); }
+button.danger { color: var(--rtc-bad); }
+button.ghost { border-color: transparent; background: transparent; }
+button.ghost:hover { background: var(--rtc-panel); }
+:focus-visible { outline: 2px solid var(--rtc-accent); outline-offset: 1px; }
+.app { display: flex; flex-direction: column; height: 100%; background: var(--rtc-bg); border: 1px solid var(--rtc-border); border-radius: var(--rtc-radius); overflow: hidden; }
+.bar { display: flex; align-items: center; gap: 8px; padding: 8px 12px; border-bottom: 1px solid var(--rtc-border); background: var(--rtc-panel); }
+.bar .title { font-weight: 600; flex: 1; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
+.conn { display: inline-flex; align-items: center; gap: 6px; font-size: 12px; color: var(--rtc-muted); white-space: nowrap; }
+.conn::before { content: ""; width: 8px; height: 8px; border-radius: 50%; background: var(--rtc-warn); }
+.conn[data-state="connected"]::before { background: var(--rtc-ok); }
+.conn[data-state="disconnected"]::before { background: var(--rtc-bad); }
+select { border: 1px solid var(--rtc-border); border-radius: 7px; padding: 3px 6px; background: var(--rtc-bg); }
+.body { flex: 1; display: flex; min-height: 0; }
+.sessions { width: 220px; flex: none; border-right: 1px solid var(--rtc-border); display: flex; flex-direction: column; background: var(--rtc-panel); }
+.sessions[hidden], .files[hidden] { display: none; }
+.sessions .new { margin: 10px; }
+.sessions ul { list-style: none; margin: 0; padding: 0 6px 10px; overflow: auto; flex: 1; }
+.sessions li { display: flex; align-items: center; gap: 4px; border-radius: 7px; padding: 6px 8px; cursor: pointer; }
+.sessions li:hover { background: var(--rtc-bg); }
+.sessions li.active { background: var(--rtc-bg); box-shadow: inset 3px 0 0 var(--rtc-accent); }
+.sessions .name { flex: 1; min-width: 0; }
+.sessions .name div { white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
+.sessions .meta { font-size: 11px; color: var(--rtc-muted); }
+.sessions li button { padding: 0 5px; font-size: 12px; visibility: hidden; }
+.sessions li:hover button, .sessions li.active button, .sessions li button.armed { visibility: visible; }
+.sessions li input { width: 100%; }
+.chat { flex: 1; display: flex; flex-direction: column; min-width: 0; }
+.messages { flex: 1; overflow: auto; padding: 16px; display: flex; flex-direction: column; gap: 12px; }
+.empty { margin: auto; text-align: center; color: var(--rtc-muted); max-width: 340px; }
+.empty h2 { color: var(--rtc-text); font-size: 18px; margin: 0 0 6px; }
+.msg { max-width: 100%; }
+.msg.user { align-self: flex-end; background: var(--rtc-user); padding: 8px 12px; border-radius: 12px 12px 2px 12px; max-width: 80%; white-space: pre-wrap; overflow-wrap: anywhere; }
+.msg.assistant .md { overflow-wrap: anywhere; }
+.msg .note { font-size: 12px; color: var(--rtc-muted); margin-top: 4px; }
+.msg .note.bad { color: var(--rtc-bad); }
+.md > :first-child { margin-top: 0; } .md > :last-child { margin-bottom: 0; }
+.md p, .md ul, .md ol, .md pre, .md blockquote, .md .table { margin: 0 0 8px; }
+.md h1, .md h2, .md h3, .md h4 { margin: 12px 0 6px; line-height: 1.3; } .md h1 { font-size: 1.3em; } .md h2 { font-size: 1.18em; } .md h3 { font-size: 1.05em; }
+.md code { font-family: var(--rtc-mono); font-size: .92em; background: var(--rtc-code); padding: 1px 4px; border-radius: 4px; }
+.md pre { background: var(--rtc-code); padding: 10px 12px; border-radius: 8px; overflow: auto; }
+.md pre code { background: none; padding: 0; }
+.md blockquote { border-left: 3px solid var(--rtc-border); padding-left: 10px; color: var(--rtc-muted); }
+.md a { color: var(--rtc-accent); }
+.md li.task { list-style: none; margin-left: -1.2em; }
+.md table { border-collapse: collapse; } .md th, .md td { border: 1px solid var(--rtc-border); padding: 3px 8px; }
+.md hr { border: none; border-top: 1px solid var(--rtc-border); }
+.cursor::after { content: "▍"; animation: blink 1s steps(2) infinite; color: var(--rtc-muted); }
+@keyframes blink { 50% { opacity: 0; } }
+.tool { border: 1px solid var(--rtc-border); border-radius: 8px; margin: 6px 0; background: var(--rtc-panel); font-size: 13px; }
+.tool .head { display: flex; align-items: center; gap: 8px; padding: 6px 10px; }
+.tool .name { font-family: var(--rtc-mono); font-weight: 600; }
+.tool .summary { flex: 1; min-width: 0; color: var(--rtc-muted); white-space: nowrap; overflow: hidden; text-overflow: ellipsis; font-family: var(--rtc-mono); font-size: 12px; }
+.status { font-size: 11px; padding: 1px 7px; border-radius: 10px; border: 1px solid currentColor; color: var(--rtc-muted); white-space: nowrap; }
+.status[data-s="completed"] { color: var(--rtc-ok); }
+.status[data-s="executing"], .status[data-s="sent"], .status[data-s="pending"] { color: var(--rtc-accent); }
+.status[data-s="failed"], .status[data-s="timeout"], .status[data-s="rejected"] { color: var(--rtc-bad); }
+.tool details { border-top: 1px solid var(--rtc-border); padding: 4px 10px; }
+.tool summary { cursor: pointer; color: var(--rtc-muted); font-size: 12px; }
+.tool pre { margin: 4px 0; max-height: 240px; overflow: auto; font: 12px/1.45 var(--rtc-mono); white-space: pre-wrap; overflow-wrap: anywhere; }
+.prompt { border-top: 1px solid var(--rtc-border); padding: 10px; background: var(--rtc-bg); border-radius: 0 0 8px 8px; }
+.prompt .q { font-weight: 600; margin: 0 0 6px; }
+.prompt .chip { display: inline-block; font-size: 11px; padding: 0 6px; border-radius: 8px; background: var(--rtc-user); margin-right: 6px; font-weight: 500; }
+.prompt label { display: flex; gap: 8px; align-items: flex-start; padding: 4px 6px; border-radius: 6px; cursor: pointer; }
+.prompt label:hover { background: var(--rtc-panel); }
+.prompt label small { display: block; color: var(--rtc-muted); }
+.prompt fieldset { border: none; margin: 0 0 10px; padding: 0; }
+.prompt input[type="text"] { border: 1px solid var(--rtc-border); border-radius: 6px; padding: 3px 6px; background: var(--rtc-bg); flex: 1; }
+.prompt .actions { display: flex; gap: 8px; justify-content: flex-end; }
+.thinking { color: var(--rtc-muted); font-size: 13px; }
+.thinking::after { content: " ···"; animation: blink 1.2s steps(2) infinite; }
+.banner { padding: 6px 12px; background: var(--rtc-user); font-size: 13px; display: flex; gap: 8px; align-items: center; }
+.banner.bad { color: var(--rtc-bad); }
+.composer { display: flex; gap: 8px; padding: 10px 12px; border-top: 1px solid var(--rtc-border); align-items: flex-end; }
+.composer textarea { flex: 1; resize: none; border: 1px solid var(--rtc-border); border-radius: 8px; padding: 8px 10px; min-height: 40px; max-height: 160px; background: var(--rtc-bg); }
+.files { width: 300px; flex: none; border-left: 1px solid var(--rtc-border); display: flex; flex-direction: column; background: var(--rtc-panel); min-height: 0; }
+.files .tools { display: flex; gap: 6px; padding: 8px; align-items: center; }
+.files .tools .label { flex: 1; font-weight: 600; }
+.files ul { list-style: none; margin: 0; padding: 0 6px 8px; overflow: auto; flex: 1; font: 12px/1.6 var(--rtc-mono); min-height: 80px; }
+.files li { padding: 1px 6px; border-radius: 5px; cursor: pointer; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
+.files li.dir { color: var(--rtc-muted); cursor: default; }
+.files li.active, .files li:not(.dir):hover { background: var(--rtc-bg); }
+.files .editor { border-top: 1px solid var(--rtc-border); display: flex; flex-direction: column; flex: 1.4; min-height: 0; padding: 8px; gap: 6px; }
+.files .editor .path { font: 12px var(--rtc-mono); overflow-wrap: anywhere; }
+.files .editor textarea { flex: 1; font: 12px/1.5 var(--rtc-mono); resize: none; border: 1px solid var(--rtc-border); border-radius: 6px; padding: 6px; background: var(--rtc-bg); min-height: 120px; }
+.files .editor .row { display: flex; gap: 6px; align-items: center; }
+.files .editor .row span { flex: 1; font-size: 11px; color: var(--rtc-muted); }
+.files .hint { padding: 8px; color: var(--rtc-muted); font-size: 12px; }
+@media (max-width: 720px) {
+  .sessions { position: absolute; z-index: 2; height: calc(100% - 44px); box-shadow: 0 4px 20px rgba(0,0,0,.2); }
+  .files { position: absolute; right: 0; z-index: 2; height: calc(100% - 44px); box-shadow: 0 4px 20px rgba(0,0,0,.2); }
+  .body { position: relative; }
+}
+`;

@@ -1,0 +1,54 @@
+// A minimal typed event emitter. Listener errors are reported, never thrown into
+// the emitter, so one faulty host callback cannot stop the SDK's own work.
+
+export type Listener<T> = (value: T) => void;
+
+export class Emitter<Events extends { [K in keyof Events]: unknown }> {
+  private readonly listeners = new Map<keyof Events, Set<Listener<never>>>();
+
+  on<K extends keyof Events>(event: K, fn: Listener<Events[K]>): () => void {
+    let set = this.listeners.get(event);
+    if (!set) this.listeners.set(event, (set = new Set()));
+    set.add(fn as Listener<never>);
+    return () => set.delete(fn as Listener<never>);
+  }
+
+  emit<K extends keyof Events>(event: K, value: Events[K]): void {
+    for (const fn of [...(this.listeners.get(event) ?? [])]) {
+      try {
+        (fn as Listener<Events[K]>)(value);
+      } catch (err) {
+        console.error(`rtc-agent: a "${String(event)}" listener failed`, err);
+      }
+    }
+  }
+
+  clear(): void {
+    this.listeners.clear();
+  }
+}
+
+/** Serialises async tasks: each starts after the previous one settled. */
+export class SerialQueue {
+  private tail: Promise<unknown> = Promise.resolve();
+
+  run<T>(task: () => Promise<T>): Promise<T> {
+    const next = this.tail.then(task, task);
+    this.tail = next.catch(() => undefined);
+    return next;
+  }
+}
+
+export const sleep = (ms: number, signal?: AbortSignal): Promise<void> =>
+  new Promise((resolve) => {
+    const t = setTimeout(resolve, ms);
+    signal?.addEventListener("abort", () => {
+      clearTimeout(t);
+      resolve();
+    });
+  });
+
+/** Exponential backoff for attempt n (0-based): 1 s, 2 s, 4 s, … capped at 30 s. */
+export function backoffMs(attempt: number, baseMs = 1000, capMs = 30_000): number {
+  return Math.min(capMs, baseMs * 2 ** Math.min(attempt, 30));
+}

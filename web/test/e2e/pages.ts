@@ -1,0 +1,179 @@
+// Driving a page with <rtc-agent> through its UI (Playwright CSS selectors pierce
+// the open shadow root), plus a few reads of the page's own state.
+
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { defer, until } from "./harness.js";
+
+export let browser: Browser;
+export function setBrowser(b: Browser): void {
+  browser = b;
+}
+
+/** A fresh browser profile (own IndexedDB, localStorage, locks) closed after the test. */
+export async function newProfile(): Promise<BrowserContext> {
+  const ctx = await browser.newContext({ viewport: { width: 1200, height: 800 } });
+  ctx.setDefaultTimeout(10_000);
+  defer(() => ctx.close());
+  return ctx;
+}
+
+export interface Snapshot {
+  state: string;
+  executor: boolean;
+  position: { epoch: string; offset: number } | null;
+  stats: { refills: number; refilled: number; resets: number; lastReset: string; duplicates: number };
+  sessions: { id: string; title: string; device_id: string; work_mode: string; active_turn_id?: string }[];
+}
+
+export class AgentPage {
+  readonly errors: string[] = [];
+
+  constructor(readonly page: Page) {
+    page.on("pageerror", (e) => this.errors.push(e.message));
+    page.on("console", (m) => {
+      if (m.type() === "error" && !m.text().includes("Failed to load resource")) this.errors.push(m.text());
+    });
+  }
+
+  static async open(ctx: BrowserContext, url: string): Promise<AgentPage> {
+    const p = new AgentPage(await ctx.newPage());
+    await p.page.goto(url);
+    await p.connected();
+    return p;
+  }
+
+  async reload(): Promise<void> {
+    await this.page.reload();
+    await this.connected();
+  }
+
+  /** Waits until the element's agent exists and is connected. */
+  async connected(timeoutMs = 15_000): Promise<void> {
+    await until("the agent to connect", () => this.page.evaluate(() => (document.querySelector("rtc-agent") as unknown as { agent?: { connectionState: string } }).agent?.connectionState === "connected"), timeoutMs);
+  }
+
+  async snapshot(): Promise<Snapshot> {
+    return this.page.evaluate(() => {
+      const a = (document.querySelector("rtc-agent") as unknown as { agent: import("../../src/agent/agent.js").Agent }).agent;
+      return {
+        state: a.connectionState,
+        executor: a.isExecutor,
+        position: a.store.position(),
+        stats: { ...a.stats },
+        sessions: a.sessions().map((s) => ({ id: s.id, title: s.title, device_id: s.device_id, work_mode: s.work_mode, active_turn_id: s.active_turn_id })),
+      };
+    });
+  }
+
+  /** Clicks a session in the list by its title. */
+  async openSession(title: string): Promise<void> {
+    await this.page.locator("rtc-agent aside.sessions li", { hasText: title }).first().click();
+  }
+
+  async setMode(mode: string): Promise<void> {
+    await this.page.locator("rtc-agent select[aria-label='Work mode']").selectOption(mode);
+  }
+
+  async send(text: string): Promise<void> {
+    const box = this.page.locator("rtc-agent textarea[aria-label='Message']");
+    await box.fill(text);
+    await box.press("Enter");
+    await until("the message to be sent", async () => (await box.inputValue()) === "");
+  }
+
+  /** Text of the assistant messages of the shown session, in order. */
+  async assistantTexts(): Promise<string[]> {
+    return this.page.locator("rtc-agent .msg.assistant .md").allInnerTexts();
+  }
+
+  /** Waits for a complete assistant message containing `needle`; returns its text. */
+  async waitForAnswer(needle: string, timeoutMs = 20_000): Promise<string> {
+    return until(
+      `an answer containing ${JSON.stringify(needle)}`,
+      async () => {
+        const texts = await this.page.locator("rtc-agent .msg.assistant[data-status='complete'] .md").allInnerTexts();
+        return texts.find((t) => t.includes(needle));
+      },
+      timeoutMs,
+    );
+  }
+
+  /** [{tool, status}] of the tool cards shown. */
+  async toolCards(): Promise<{ tool: string; status: string }[]> {
+    return this.page.locator("rtc-agent .tool").evaluateAll((els) => els.map((e) => ({ tool: e.getAttribute("data-tool") ?? "", status: e.getAttribute("data-status") ?? "" })));
+  }
+
+  async waitForCard(tool: string, status: string, timeoutMs = 15_000): Promise<void> {
+    await until(`a ${tool} card in status ${status}`, async () => (await this.toolCards()).some((c) => c.tool === tool && c.status === status), timeoutMs);
+  }
+
+  /** Reads a file of the agent's VFS straight from IndexedDB (null when absent). */
+  async vfsFile(path: string): Promise<string | null> {
+    return this.page.evaluate(async (p) => {
+      const a = (document.querySelector("rtc-agent") as unknown as { agent: import("../../src/agent/agent.js").Agent }).agent;
+      const db = await new Promise<IDBDatabase>((resolve, reject) => {
+        const r = indexedDB.open(a.vfs.databaseName);
+        r.onsuccess = () => resolve(r.result);
+        r.onerror = () => reject(r.error);
+      });
+      try {
+        const t = db.transaction(["contents"], "readonly");
+        const v = await new Promise<unknown>((resolve, reject) => {
+          const r = t.objectStore("contents").get(p);
+          r.onsuccess = () => resolve(r.result);
+          r.onerror = () => reject(r.error);
+        });
+        return typeof v === "string" ? v : v === undefined ? null : JSON.stringify(v);
+      } finally {
+        db.close();
+      }
+    }, path);
+  }
+
+  /** Paths listed in the file explorer (opens it if needed). */
+  async explorerPaths(): Promise<string[]> {
+    const panel = this.page.locator("rtc-agent aside.files");
+    if (!(await panel.isVisible())) await this.page.locator("rtc-agent .files-toggle").click();
+    return this.page.locator("rtc-agent aside.files li[data-path]").evaluateAll((els) => els.map((e) => e.getAttribute("data-path") ?? ""));
+  }
+
+  /** Entries of the executor's outbox (results not yet acknowledged), from IndexedDB. */
+  async outbox(): Promise<{ rtc_id: string; client_id: string }[]> {
+    return this.page.evaluate(async () => {
+      const a = (document.querySelector("rtc-agent") as unknown as { agent: import("../../src/agent/agent.js").Agent }).agent;
+      const name = `rtc-agent-state/${encodeURIComponent(a.userId)}/${encodeURIComponent(a.deviceId)}`;
+      const db = await new Promise<IDBDatabase>((resolve, reject) => {
+        const r = indexedDB.open(name);
+        r.onsuccess = () => resolve(r.result);
+        r.onerror = () => reject(r.error);
+      });
+      try {
+        return await new Promise<{ rtc_id: string; client_id: string }[]>((resolve, reject) => {
+          const r = db.transaction(["outbox"], "readonly").objectStore("outbox").getAll();
+          r.onsuccess = () => resolve(r.result as { rtc_id: string; client_id: string }[]);
+          r.onerror = () => reject(r.error);
+        });
+      } finally {
+        db.close();
+      }
+    });
+  }
+
+  async localStorageNumber(key: string): Promise<number> {
+    return this.page.evaluate((k) => Number(localStorage.getItem(k) ?? "0"), key);
+  }
+
+  /** Fails the test if the page reported errors. */
+  noErrors(): string[] {
+    return this.errors;
+  }
+}
+
+/** A scripted-model turn (internal/llm/scripted/doc.go). */
+export function turn(match: string, steps: object[]): object {
+  return { match, steps };
+}
+
+export function call(name: string, args: object): object {
+  return { name, arguments: args };
+}
