@@ -1,48 +1,46 @@
 package e2e
 
 import (
-	"time"
-
-	"github.com/rtcagent/rtcagent/internal/protocol"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rtcagent/rtcagent/internal/config"
+	"github.com/rtcagent/rtcagent/internal/llm"
 	"github.com/rtcagent/rtcagent/internal/llm/llmfake"
+	"github.com/rtcagent/rtcagent/internal/protocol"
 )
 
 // The write → read conversation through the real OpenAI and Anthropic SDK code
 // paths, against local servers that speak their streaming wire formats.
-
-func TestRoundTripOpenAI(t *testing.T) {
-	brain := mustScript(t, writeReadScript)
-	fake := llmfake.NewOpenAI(brain)
-	t.Cleanup(fake.Close)
-	s := startServer(t, nil, func(c *config.Config) {
-		c.Provider, c.OpenAIURL, c.OpenAIKey, c.OpenAIMdl = "openai", fake.URL(), "test-key", "gpt-test"
-	})
-	checkWriteRead(t, s)
-	if n := len(fake.Requests()); n != 3 {
-		t.Fatalf("%d provider requests, want 3 (one per step)", n)
+func TestRoundTripProviders(t *testing.T) {
+	cases := []struct {
+		name       string
+		start      func(brain llm.Model) *llmfake.Server
+		configure  func(c *config.Config, url string)
+		resultMark string // how the provider's wire format carries a tool result
+	}{
+		{"openai", llmfake.NewOpenAI, func(c *config.Config, url string) {
+			c.Provider, c.OpenAIURL, c.OpenAIKey, c.OpenAIMdl = "openai", url, "test-key", "gpt-test"
+		}, `"tool_call_id"`},
+		{"anthropic", llmfake.NewAnthropic, func(c *config.Config, url string) {
+			c.Provider, c.AnthURL, c.AnthKey, c.AnthMdl = "anthropic", url, "test-key", "claude-test"
+		}, `"tool_result"`},
 	}
-	if last := string(fake.Requests()[2]); !strings.Contains(last, "hello rtc") || !strings.Contains(last, `"tool_call_id"`) {
-		t.Fatalf("last request lacks the tool result: %.300s", last)
-	}
-}
-
-func TestRoundTripAnthropic(t *testing.T) {
-	brain := mustScript(t, writeReadScript)
-	fake := llmfake.NewAnthropic(brain)
-	t.Cleanup(fake.Close)
-	s := startServer(t, nil, func(c *config.Config) {
-		c.Provider, c.AnthURL, c.AnthKey, c.AnthMdl = "anthropic", fake.URL(), "test-key", "claude-test"
-	})
-	checkWriteRead(t, s)
-	if n := len(fake.Requests()); n != 3 {
-		t.Fatalf("%d provider requests, want 3 (one per step)", n)
-	}
-	if last := string(fake.Requests()[2]); !strings.Contains(last, "hello rtc") || !strings.Contains(last, `"tool_result"`) {
-		t.Fatalf("last request lacks the tool result: %.300s", last)
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			fake := tc.start(mustScript(t, writeReadScript))
+			t.Cleanup(fake.Close)
+			s := startServer(t, nil, func(c *config.Config) { tc.configure(c, fake.URL()) })
+			checkWriteRead(t, s)
+			reqs := fake.Requests()
+			if len(reqs) != 3 {
+				t.Fatalf("%d provider requests, want 3 (one per step)", len(reqs))
+			}
+			if last := string(reqs[2]); !strings.Contains(last, "hello rtc") || !strings.Contains(last, tc.resultMark) {
+				t.Fatalf("last request lacks the tool result: %.300s", last)
+			}
+		})
 	}
 }
 
