@@ -154,5 +154,3 @@ type UpdateListResult struct {
 	Top     int64    `json:"top"`
 	Reset   bool     `json:"reset"`
 }
-
-type Empty struct{}
