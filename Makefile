@@ -4,7 +4,7 @@
 GO ?= go
 WEB_STAMP := web/node_modules/.package-lock.json
 
-.PHONY: run build web test test-go test-web lint fuzz clean
+.PHONY: run build web test test-go test-web lint fuzz bench clean
 
 run: web
 	$(GO) run ./cmd/rtcagent serve -dev
@@ -36,6 +36,11 @@ FUZZ_TARGETS := internal/api:FuzzCall internal/auth:FuzzVerify internal/tools:Fu
 fuzz:
 	@for t in $(FUZZ_TARGETS); do pkg=$${t%%:*}; fn=$${t##*:}; \
 	  echo "== $$pkg $$fn"; $(GO) test ./$$pkg -run '^$$' -fuzz "^$$fn$$" -fuzztime $(FUZZTIME) || exit 1; done
+
+# The load tool (docs/benchmarks.md); BENCHFLAGS e.g. "-sessions 1,100 -duration 10s".
+BENCHFLAGS ?=
+bench:
+	$(GO) run ./cmd/rtcagent bench $(BENCHFLAGS)
 
 clean:
 	rm -rf bin web/types web/dist/*.js web/dist/*.map web/dist/*.html web/dist/*.json

@@ -1,6 +1,7 @@
 // Command rtcagent runs the RTC Agent server.
 //
 //	rtcagent serve [flags]   run the server (see -help for flags and environment)
+//	rtcagent bench [flags]   measure an in-process server under load (docs/benchmarks.md)
 package main
 
 import (
@@ -11,13 +12,17 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/rtcagent/rtcagent/internal/bench"
 	"github.com/rtcagent/rtcagent/internal/config"
 	"github.com/rtcagent/rtcagent/internal/server"
 )
 
 func main() {
+	if len(os.Args) >= 2 && os.Args[1] == "bench" {
+		os.Exit(bench.Main(os.Args[2:], os.Stdout, os.Stderr))
+	}
 	if len(os.Args) < 2 || os.Args[1] != "serve" {
-		fmt.Fprintln(os.Stderr, "usage: rtcagent serve [flags]   (rtcagent serve -help lists the flags)")
+		fmt.Fprintln(os.Stderr, "usage: rtcagent serve|bench [flags]   (rtcagent serve -help lists the flags)")
 		os.Exit(2)
 	}
 	cfg, err := config.Parse(os.Args[2:], os.Getenv)

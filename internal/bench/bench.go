@@ -1,0 +1,149 @@
+package bench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/rtcagent/rtcagent/internal/auth"
+	"github.com/rtcagent/rtcagent/internal/config"
+	"github.com/rtcagent/rtcagent/internal/server"
+)
+
+// secret signs the connection tokens of the simulated browsers; the server only
+// ever listens on loopback.
+const secret = "rtcagent-bench-secret-0123456789"
+
+// Options configure one run.
+type Options struct {
+	Sessions []int         // concurrency points; one client and one session at a time each
+	Duration time.Duration // measured window per point
+	Calls    int           // tool calls per turn
+	Idle     int           // idle connections for the memory row; 0 skips it
+	DBURL    string        // PostgreSQL (with RedisURL: the scale-out backend); empty = embedded
+	RedisURL string
+	// ServeCmd, when set, starts the idle-memory server as a child process
+	// (ServeCmd + "serve" flags) so its RSS is the server's alone; the rtcagent
+	// command passes its own executable. Empty: measured in process (see idle.go).
+	ServeCmd []string
+	FloorN   int       // samples of each floor measurement
+	Log      io.Writer // progress lines; nil = none
+}
+
+// Defaults returns the configuration of `rtcagent bench` without flags.
+func Defaults() Options {
+	return Options{Sessions: []int{1, 100, 1000}, Duration: 20 * time.Second, Calls: 10, Idle: 10000, FloorN: 2000}
+}
+
+// Backend names the store and broker the options select.
+func (o Options) Backend() string {
+	if o.DBURL != "" {
+		if o.RedisURL != "" {
+			return "PostgreSQL + Redis"
+		}
+		return "PostgreSQL + in-memory broker"
+	}
+	return "embedded (SQLite, in-memory broker)"
+}
+
+// Run measures every row and returns the result; Table renders it.
+func Run(ctx context.Context, o Options) (*Result, error) {
+	if o.Calls <= 0 || o.Duration <= 0 || len(o.Sessions) == 0 {
+		return nil, errors.New("bench: sessions, duration and calls must be positive")
+	}
+	if o.FloorN <= 0 {
+		o.FloorN = 1000
+	}
+	logf := func(format string, args ...any) {
+		if o.Log != nil {
+			fmt.Fprintf(o.Log, "bench: "+format+"\n", args...)
+		}
+	}
+	res := &Result{Backend: o.Backend(), Calls: o.Calls, Duration: o.Duration}
+	tmp, err := os.MkdirTemp("", "rtcagent-bench-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(tmp)
+	prefix := fmt.Sprintf("rtcbench%d", time.Now().UnixNano())
+
+	m := newModel(o.Calls)
+	srv, err := startServer(ctx, o, m, filepath.Join(tmp, "load.db"), prefix)
+	if err != nil {
+		return nil, err
+	}
+	for i, n := range o.Sessions {
+		logf("%d sessions for %s", n, o.Duration)
+		p, err := runPoint(ctx, srv, m, fmt.Sprintf("p%d", i), n, o.Duration)
+		if err != nil {
+			srv.close()
+			return nil, fmt.Errorf("%d sessions: %w", n, err)
+		}
+		res.Points = append(res.Points, p)
+	}
+	// RPCs the abandoned clients sent at the end of the last window may still be
+	// in flight; let them finish before the store closes under them.
+	time.Sleep(time.Second)
+	srv.close()
+
+	logf("floor: %d Centrifuge publishes and %d store commits", o.FloorN, o.FloorN)
+	if res.Floor, err = measureFloor(ctx, o, filepath.Join(tmp, "floor.db")); err != nil {
+		return nil, fmt.Errorf("floor: %w", err)
+	}
+	if o.Idle > 0 {
+		logf("%d idle connections", o.Idle)
+		if res.Idle, err = measureIdle(ctx, o, tmp, prefix+"idle"); err != nil {
+			return nil, fmt.Errorf("idle: %w", err)
+		}
+	}
+	return res, nil
+}
+
+// running is an in-process server on a loopback listener.
+type running struct {
+	srv  *server.Server
+	http *http.Server
+	url  string
+	ver  *auth.Verifier
+}
+
+func serverConfig(o Options, dataFile, prefix string) config.Config {
+	cfg := config.Default()
+	cfg.DataFile = dataFile
+	cfg.Secret = secret
+	cfg.Provider = "scripted"
+	cfg.MsgRate = -1 // the load is many messages per user and minute
+	cfg.DBURL, cfg.RedisURL, cfg.RedisPfx = o.DBURL, o.RedisURL, prefix
+	return cfg
+}
+
+func startServer(ctx context.Context, o Options, m *model, dataFile, prefix string) (*running, error) {
+	cfg := serverConfig(o, dataFile, prefix)
+	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))
+	srv, err := server.New(ctx, cfg, log, server.Options{Model: m})
+	if err != nil {
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		_ = srv.Close(ctx)
+		return nil, err
+	}
+	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = hs.Serve(ln) }()
+	return &running{srv: srv, http: hs, url: "ws://" + ln.Addr().String() + "/connection/websocket", ver: srv.Verifier()}, nil
+}
+
+func (r *running) close() {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_ = r.http.Close() // hijacked WebSockets are closed by the node's shutdown below
+	_ = r.srv.Close(ctx)
+}

@@ -1,0 +1,53 @@
+package bench
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestTinyRun runs the whole tool on a tiny configuration and checks the table
+// has every row with sane numbers; timings are not asserted.
+func TestTinyRun(t *testing.T) {
+	o := Options{Sessions: []int{1, 5}, Duration: 2 * time.Second, Calls: 3, Idle: 20, FloorN: 100}
+	res, err := Run(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Points) != 2 {
+		t.Fatalf("%d points", len(res.Points))
+	}
+	for _, p := range res.Points {
+		if p.RoundTrips == 0 || p.Turns == 0 || p.PerSec <= 0 || p.RTT.N != p.RoundTrips || p.RTT.P50 <= 0 ||
+			p.RTT.P50 > p.RTT.P90 || p.RTT.P90 > p.RTT.P99 || p.Live.N == 0 || p.Live.P50 <= 0 {
+			t.Errorf("point %+v", p)
+		}
+		if p.Failed != 0 || p.ClientErrors != 0 {
+			t.Errorf("%d sessions: %d failed turns, %d clients with errors", p.Sessions, p.Failed, p.ClientErrors)
+		}
+	}
+	if res.Idle == nil || res.Idle.Conns != 20 || res.Idle.Method == "" {
+		t.Errorf("idle %+v", res.Idle)
+	}
+	if res.Floor.Publish.N != 100 || res.Floor.Commit.N != 100 || res.Floor.Publish.P50 <= 0 || res.Floor.Commit.P50 <= 0 {
+		t.Errorf("floor %+v", res.Floor)
+	}
+	tab := res.Table()
+	t.Log("\n" + tab)
+	for _, want := range []string{"| 1 | RTC round trip, server overhead, 1 sessions", "| 1 | RTC round trip, server overhead, 5 sessions",
+		"| 2 | sustained RTC round trips/s (best)", "| 3 | memory per idle connection (20 connections)",
+		"| 4 | Live chunk latency", "| 5 | floor: bare Centrifuge publish", "| 5 | floor: one store commit", "| 5 | ours / floor"} {
+		if !strings.Contains(tab, want) {
+			t.Errorf("table lacks %q", want)
+		}
+	}
+}
+
+func TestUnstamps(t *testing.T) {
+	a, b := time.Unix(0, 123), time.Unix(0, 456)
+	got := unstamps(stamp(a) + stamp(b) + "[t=x]")
+	if len(got) != 2 || !got[0].Equal(a) || !got[1].Equal(b) {
+		t.Fatalf("%v", got)
+	}
+}

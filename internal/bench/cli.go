@@ -1,0 +1,73 @@
+package bench
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime/pprof"
+	"strconv"
+	"strings"
+	"syscall"
+)
+
+// Main runs `rtcagent bench` with args (after "bench") and returns the exit code.
+func Main(args []string, stdout, stderr io.Writer) int {
+	o := Defaults()
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	sessions := fs.String("sessions", "1,100,1000", "concurrency points: concurrent sessions, one client each")
+	fs.DurationVar(&o.Duration, "duration", o.Duration, "measured window per point")
+	fs.IntVar(&o.Calls, "calls", o.Calls, "tool calls per turn")
+	fs.IntVar(&o.Idle, "idle", o.Idle, "idle connections for the memory row (0 skips it)")
+	fs.IntVar(&o.FloorN, "floor-samples", o.FloorN, "samples of each floor measurement")
+	fs.StringVar(&o.DBURL, "database-url", "", "postgres://… to measure the PostgreSQL store (search_path selects the schema)")
+	fs.StringVar(&o.RedisURL, "redis-url", "", "redis://… to measure the Redis broker and Live buffer")
+	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the whole run (server and clients) to this file")
+	inproc := fs.Bool("idle-in-process", false, "measure idle memory in this process instead of a child server")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	o.Sessions = nil
+	for _, s := range strings.Split(*sessions, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || n <= 0 {
+			fmt.Fprintf(stderr, "bench: bad -sessions %q\n", *sessions)
+			return 2
+		}
+		o.Sessions = append(o.Sessions, n)
+	}
+	if !*inproc {
+		exe, err := os.Executable()
+		if err != nil {
+			fmt.Fprintln(stderr, "bench:", err)
+			return 1
+		}
+		o.ServeCmd = []string{exe}
+	}
+	o.Log = stderr
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		if err != nil {
+			fmt.Fprintln(stderr, "bench:", err)
+			return 1
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			fmt.Fprintln(stderr, "bench:", err)
+			return 1
+		}
+		defer pprof.StopCPUProfile()
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	res, err := Run(ctx, o)
+	if err != nil {
+		fmt.Fprintln(stderr, "bench:", err)
+		return 1
+	}
+	fmt.Fprint(stdout, res.Table())
+	return 0
+}

@@ -1,0 +1,126 @@
+package bench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/centrifugal/centrifuge"
+	cgo "github.com/centrifugal/centrifuge-go"
+
+	"github.com/rtcagent/rtcagent/internal/store"
+	"github.com/rtcagent/rtcagent/internal/store/pgstore"
+	"github.com/rtcagent/rtcagent/internal/store/sqlitestore"
+)
+
+// measureFloor measures what one RTC round trip cannot go below on this machine:
+// a bare publish → receive over a Centrifuge WebSocket (no history, no auth, no
+// store) and one durable commit on the run's backend. A round trip holds several
+// of each (the RTC publish, two client RPCs, their commits, the resume), so
+// ours / (publish + commit) says how many "floor units" one round trip costs.
+func measureFloor(ctx context.Context, o Options, sqlitePath string) (Floor, error) {
+	pub, err := publishFloor(ctx, o.FloorN)
+	if err != nil {
+		return Floor{}, fmt.Errorf("publish: %w", err)
+	}
+	st, err := openStore(ctx, o, sqlitePath)
+	if err != nil {
+		return Floor{}, err
+	}
+	defer st.Close()
+	user := fmt.Sprintf("bench-floor-%d", time.Now().UnixNano())
+	commits := make([]time.Duration, 0, o.FloorN)
+	for i := range o.FloorN {
+		t0 := time.Now()
+		if err := st.Write(ctx, func(tx store.Tx) error {
+			_, err := tx.UpdateAppend(user, "bench.floor", map[string]int{"i": i})
+			return err
+		}); err != nil {
+			return Floor{}, fmt.Errorf("commit: %w", err)
+		}
+		commits = append(commits, time.Since(t0))
+	}
+	return Floor{Publish: pcts(pub), Commit: pcts(commits)}, nil
+}
+
+// openStore opens the backend the server of the run uses, the same way
+// internal/server does (search_path in the URL names the schema).
+func openStore(ctx context.Context, o Options, sqlitePath string) (store.Store, error) {
+	if o.DBURL == "" {
+		return sqlitestore.Open(ctx, sqlitePath, sqlitestore.Options{})
+	}
+	u, err := url.Parse(o.DBURL)
+	if err != nil {
+		return nil, err
+	}
+	q := u.Query()
+	schema := q.Get("search_path")
+	q.Del("search_path")
+	u.RawQuery = q.Encode()
+	return pgstore.Open(ctx, u.String(), pgstore.Options{Schema: schema})
+}
+
+// publishFloor runs n sequential publishes on a minimal node (in-memory broker)
+// to one centrifuge-go client subscribed server-side, as our clients are.
+func publishFloor(ctx context.Context, n int) ([]time.Duration, error) {
+	node, err := centrifuge.New(centrifuge.Config{LogLevel: centrifuge.LogLevelNone})
+	if err != nil {
+		return nil, err
+	}
+	node.OnConnecting(func(context.Context, centrifuge.ConnectEvent) (centrifuge.ConnectReply, error) {
+		return centrifuge.ConnectReply{Credentials: &centrifuge.Credentials{UserID: "floor"},
+			Subscriptions: map[string]centrifuge.SubscribeOptions{"floor": {}}}, nil
+	})
+	node.OnConnect(func(*centrifuge.Client) {})
+	if err := node.Run(); err != nil {
+		return nil, err
+	}
+	defer func() {
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = node.Shutdown(sctx)
+	}()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	hs := &http.Server{Handler: centrifuge.NewWebsocketHandler(node, centrifuge.WebsocketConfig{}), ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = hs.Serve(ln) }()
+	defer hs.Close()
+
+	got := make(chan struct{}, 1)
+	connected := make(chan struct{}, 1)
+	c := cgo.NewJsonClient("ws://"+ln.Addr().String()+"/connection/websocket", cgo.Config{})
+	c.OnConnected(func(cgo.ConnectedEvent) { connected <- struct{}{} })
+	c.OnPublication(func(cgo.ServerPublicationEvent) { got <- struct{}{} })
+	if err := c.Connect(); err != nil {
+		return nil, err
+	}
+	defer c.Close()
+	select {
+	case <-connected:
+	case <-time.After(10 * time.Second):
+		return nil, errors.New("floor client did not connect")
+	}
+	data := []byte(`{"type":"floor","data":{"status":"pending"}}`)
+	out := make([]time.Duration, 0, n)
+	for range n + n/10 { // the first tenth warms up and is discarded
+		t0 := time.Now()
+		if _, err := node.Publish("floor", data); err != nil {
+			return nil, err
+		}
+		select {
+		case <-got:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(5 * time.Second):
+			return nil, errors.New("floor publication not received")
+		}
+		out = append(out, time.Since(t0))
+	}
+	return out[n/10:], nil
+}

@@ -1,0 +1,132 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/rtcagent/rtcagent/internal/llm"
+)
+
+// model is a zero-latency scripted model for load: K steps of one "ls" call, then
+// a final step of text chunks that carry their emit time. It is not
+// internal/llm/scripted because that model keeps a deep copy of every request
+// (for test assertions), which would grow without bound over a long run.
+//
+// It measures the RTC round trip like internal/e2e/bench_test.go's timedModel:
+// from the end of the stream that emitted a tool call to the next request that
+// carries that call's result. Calls have process-unique ids, so the measurement
+// works for any number of concurrent sessions.
+type model struct {
+	calls int // tool calls per turn
+	seq   atomic.Int64
+
+	mu      sync.Mutex
+	pending map[string]time.Time // call id → end of the emitting stream
+	gaps    []time.Duration
+}
+
+func newModel(calls int) *model { return &model{calls: calls, pending: map[string]time.Time{}} }
+
+func (m *model) Name() string { return "bench" }
+
+// take returns the gaps recorded so far and resets them (one run per point).
+func (m *model) take() []time.Duration {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	g := m.gaps
+	m.gaps = nil
+	clear(m.pending)
+	return g
+}
+
+func (m *model) Stream(_ context.Context, req *llm.Request) (llm.Stream, error) {
+	now := time.Now()
+	done := 0 // tool results since the last user message
+	for i := len(req.Messages) - 1; i >= 0 && req.Messages[i].Role != llm.RoleUser; i-- {
+		if req.Messages[i].Role == llm.RoleTool {
+			done++
+		}
+	}
+	if n := len(req.Messages); n > 0 && req.Messages[n-1].Role == llm.RoleTool {
+		id := req.Messages[n-1].ToolCallID
+		m.mu.Lock()
+		if t, ok := m.pending[id]; ok {
+			m.gaps = append(m.gaps, now.Sub(t))
+			delete(m.pending, id)
+		}
+		m.mu.Unlock()
+	}
+	s := &stream{m: m}
+	if done < m.calls {
+		id := "bc" + strconv.FormatInt(m.seq.Add(1), 36)
+		s.call = id
+		s.events = []llm.Event{{Kind: llm.EventToolCall, ToolCall: llm.ToolCall{ID: id, Name: "ls", Arguments: []byte(`{}`)}}}
+	} else {
+		// Chunks are stamped when emitted (Next), not here, so the Live latency
+		// starts at the moment the engine receives the chunk.
+		s.chunks = liveChunks
+	}
+	s.events = append(s.events, llm.Event{Kind: llm.EventUsage, Usage: llm.Usage{InputTokens: 1, OutputTokens: 1}})
+	return s, nil
+}
+
+// liveChunks is the number of stamped text chunks of the final step.
+const liveChunks = 4
+
+type stream struct {
+	m      *model
+	call   string
+	chunks int
+	events []llm.Event
+	cur    llm.Event
+}
+
+func (s *stream) Next() bool {
+	if s.chunks > 0 {
+		s.chunks--
+		s.cur = llm.Event{Kind: llm.EventText, Text: stamp(time.Now())}
+		return true
+	}
+	if len(s.events) > 0 {
+		s.cur, s.events = s.events[0], s.events[1:]
+		return true
+	}
+	if s.call != "" {
+		s.m.mu.Lock()
+		s.m.pending[s.call] = time.Now()
+		s.m.mu.Unlock()
+		s.call = ""
+	}
+	return false
+}
+
+func (s *stream) Current() llm.Event { return s.cur }
+func (s *stream) Err() error         { return nil }
+func (s *stream) Close() error       { return nil }
+
+// stamp and unstamp carry a wall-clock time in a text chunk: "[t=<unix ns>]".
+func stamp(t time.Time) string { return fmt.Sprintf("[t=%d]", t.UnixNano()) }
+
+// unstamps returns every stamp in a delta: the server may coalesce chunks.
+func unstamps(s string) []time.Time {
+	var out []time.Time
+	for {
+		_, rest, ok := strings.Cut(s, "[t=")
+		if !ok {
+			return out
+		}
+		num, after, ok := strings.Cut(rest, "]")
+		if !ok {
+			return out
+		}
+		if n, err := strconv.ParseInt(num, 10, 64); err == nil {
+			out = append(out, time.Unix(0, n))
+		}
+		s = after
+	}
+}

@@ -1,0 +1,149 @@
+package bench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/rtcagent/rtcagent/internal/protocol"
+	"github.com/rtcagent/rtcagent/internal/simclient"
+)
+
+// dialParallel bounds concurrent WebSocket handshakes, so connecting 1000s of
+// clients does not look like a connection storm to the kernel's accept queue.
+const dialParallel = 64
+
+// dialAll connects n clients for users <prefix>-<i>; on any failure it closes
+// those that connected and returns the errors.
+func dialAll(ctx context.Context, url string, ver tokenIssuer, prefix string, n int, mk func(i int) simclient.Config) ([]*simclient.Client, error) {
+	clients := make([]*simclient.Client, n)
+	errs := make([]error, n)
+	sem := make(chan struct{}, dialParallel)
+	var wg sync.WaitGroup
+	for i := range n {
+		sem <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			tok, _, err := ver.Issue(fmt.Sprintf("%s-%d", prefix, i), 24*time.Hour)
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			cfg := mk(i)
+			cfg.URL, cfg.Token, cfg.DeviceID = url, tok, "bench"
+			dctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+			defer cancel()
+			clients[i], errs[i] = simclient.Dial(dctx, cfg)
+		}()
+	}
+	wg.Wait()
+	err := errors.Join(errs...)
+	if err != nil {
+		closeAll(clients)
+	}
+	return clients, err
+}
+
+type tokenIssuer interface {
+	Issue(user string, ttl time.Duration) (string, time.Time, error)
+}
+
+func closeAll(cs []*simclient.Client) {
+	for _, c := range cs {
+		if c != nil {
+			c.Close()
+		}
+	}
+}
+
+// samples is a concurrency-safe list of durations.
+type samples struct {
+	mu sync.Mutex
+	d  []time.Duration
+}
+
+func (s *samples) add(d time.Duration) {
+	s.mu.Lock()
+	s.d = append(s.d, d)
+	s.mu.Unlock()
+}
+
+func (s *samples) take() []time.Duration {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	d := s.d
+	s.d = nil
+	return d
+}
+
+// ok answers every RTC at once: the tool costs nothing, so the round trip is the
+// server's (and the loopback transport's) alone.
+func ok(context.Context, protocol.RTC) simclient.Result {
+	return simclient.Result{OK: true, Output: "a.txt"}
+}
+
+// runPoint runs n sessions for d: each client sends a message (a new session per
+// turn, so transcripts stay short and the round trip, not transcript growth, is
+// measured), waits for the turn to end, and repeats. Only round trips inside the
+// window count; turns still running at its end are abandoned with their clients.
+func runPoint(ctx context.Context, srv *running, m *model, prefix string, n int, d time.Duration) (Point, error) {
+	live := &samples{}
+	clients, err := dialAll(ctx, srv.url, srv.ver, prefix, n, func(int) simclient.Config {
+		return simclient.Config{Tool: ok, OnDelta: func(dl protocol.Delta, at time.Time) {
+			for _, t := range unstamps(dl.Delta) {
+				live.add(at.Sub(t))
+			}
+		}}
+	})
+	if err != nil {
+		return Point{}, err
+	}
+	defer closeAll(clients)
+	m.take()
+	live.take()
+	var turns, failed atomic.Int64
+	wctx, cancel := context.WithTimeout(ctx, d)
+	defer cancel()
+	start := time.Now()
+	var wg sync.WaitGroup
+	for i, c := range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for k := 0; wctx.Err() == nil; k++ {
+				res, err := c.Send(wctx, "", fmt.Sprintf("m-%d-%d", i, k), "go")
+				if err != nil {
+					if wctx.Err() == nil {
+						failed.Add(1)
+					}
+					return
+				}
+				tr, err := c.WaitTurn(wctx, res.TurnID)
+				if err != nil {
+					return
+				}
+				if tr.Status == protocol.TurnCompleted {
+					turns.Add(1)
+				} else {
+					failed.Add(1)
+				}
+			}
+		}()
+	}
+	<-wctx.Done()
+	elapsed := time.Since(start)
+	gaps, lat := m.take(), live.take()
+	wg.Wait()
+	p := Point{Sessions: n, RoundTrips: len(gaps), Turns: int(turns.Load()), Failed: int(failed.Load()),
+		PerSec: float64(len(gaps)) / elapsed.Seconds(), RTT: pcts(gaps), Live: pcts(lat)}
+	for _, c := range clients {
+		if err := c.Err(); err != nil {
+			p.ClientErrors++
+		}
+	}
+	return p, nil
+}

@@ -1,0 +1,121 @@
+package bench
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Pcts are percentiles of a sample, in milliseconds; N is the sample size.
+type Pcts struct {
+	N             int
+	P50, P90, P99 float64
+}
+
+func pcts(d []time.Duration) Pcts {
+	if len(d) == 0 {
+		return Pcts{}
+	}
+	s := slices.Clone(d)
+	slices.Sort(s)
+	at := func(p float64) float64 { return float64(s[int(p*float64(len(s)-1))]) / float64(time.Millisecond) }
+	return Pcts{N: len(s), P50: at(0.5), P90: at(0.9), P99: at(0.99)}
+}
+
+// Point is one concurrency point of the load.
+type Point struct {
+	Sessions     int
+	RoundTrips   int     // RTC round trips completed in the window
+	Turns        int     // turns completed in the window
+	Failed       int     // turns that ended other than completed, or sends that failed
+	ClientErrors int     // clients that saw a protocol violation or an execution failure
+	PerSec       float64 // RoundTrips / window
+	RTT          Pcts    // model emits a tool call → the model's next request
+	Live         Pcts    // model emits a text chunk → the client receives its delta
+}
+
+// Idle is the memory row.
+type Idle struct {
+	Conns        int
+	BytesPerConn float64
+	Method       string // how it was measured
+}
+
+// Floor is the same-machine floor of one round trip's parts.
+type Floor struct {
+	Publish Pcts // bare Centrifuge publish → centrifuge-go client receive
+	Commit  Pcts // one store.Write with one UpdateAppend on the run's backend
+}
+
+// Result is one run.
+type Result struct {
+	Backend  string
+	Calls    int
+	Duration time.Duration
+	Points   []Point
+	Floor    Floor
+	Idle     *Idle // nil when skipped
+}
+
+// BestPerSec is the highest sustained round-trip rate of the run.
+func (r *Result) BestPerSec() (float64, int) {
+	best, at := 0.0, 0
+	for _, p := range r.Points {
+		if p.PerSec > best {
+			best, at = p.PerSec, p.Sessions
+		}
+	}
+	return best, at
+}
+
+// Table renders the run as one Markdown table.
+func (r *Result) Table() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Backend: %s; %d tool calls per turn; %s per point.\n\n", r.Backend, r.Calls, r.Duration)
+	b.WriteString("| # | metric | result | goal |\n|---|---|---|---|\n")
+	row := func(n, metric, result, goal string) {
+		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", n, metric, result, goal)
+	}
+	for _, p := range r.Points {
+		row("1", fmt.Sprintf("RTC round trip, server overhead, %d sessions: p50 / p90 / p99", p.Sessions),
+			fmt.Sprintf("%.2f / %.2f / %.2f ms (n=%d)", p.RTT.P50, p.RTT.P90, p.RTT.P99, p.RTT.N), "p50 ≤ 2 ms, p99 ≤ 10 ms")
+	}
+	for _, p := range r.Points {
+		row("2", fmt.Sprintf("RTC round trips/s, %d sessions", p.Sessions),
+			fmt.Sprintf("%.0f (%d turns, %d failed, %d clients with errors)", p.PerSec, p.Turns, p.Failed, p.ClientErrors), "")
+	}
+	best, at := r.BestPerSec()
+	row("2", "sustained RTC round trips/s (best)", fmt.Sprintf("**%.0f** at %d sessions", best, at), "≥ 2,000")
+	if r.Idle != nil {
+		row("3", fmt.Sprintf("memory per idle connection (%d connections)", r.Idle.Conns),
+			fmt.Sprintf("%.1f KiB (%s)", r.Idle.BytesPerConn/1024, r.Idle.Method), "≤ 30 KiB")
+	} else {
+		row("3", "memory per idle connection", "skipped (-idle 0)", "≤ 30 KiB")
+	}
+	for _, p := range r.Points {
+		live := fmt.Sprintf("%.2f / %.2f ms (n=%d)", p.Live.P50, p.Live.P99, p.Live.N)
+		if p.Live.N == 0 {
+			live = "no samples: no turn reached its final text step in the window"
+		}
+		row("4", fmt.Sprintf("Live chunk latency, model chunk → client, %d sessions: p50 / p99", p.Sessions), live, "")
+	}
+	f := r.Floor
+	row("5", "floor: bare Centrifuge publish → client receive, p50 / p99",
+		fmt.Sprintf("%.3f / %.3f ms (n=%d)", f.Publish.P50, f.Publish.P99, f.Publish.N), "")
+	row("5", "floor: one store commit (Write + UpdateAppend), p50 / p99",
+		fmt.Sprintf("%.3f / %.3f ms (n=%d)", f.Commit.P50, f.Commit.P99, f.Commit.N), "")
+	fp50, fp99 := f.Publish.P50+f.Commit.P50, f.Publish.P99+f.Commit.P99
+	for _, p := range r.Points {
+		row("5", fmt.Sprintf("ours / floor (publish + commit), %d sessions: p50 / p99", p.Sessions),
+			fmt.Sprintf("%.1f× / %.1f×", ratio(p.RTT.P50, fp50), ratio(p.RTT.P99, fp99)), "≤ 10×")
+	}
+	return b.String()
+}
+
+func ratio(a, b float64) float64 {
+	if b <= 0 {
+		return 0
+	}
+	return a / b
+}

@@ -1,0 +1,20 @@
+// Package simclient is a simulated browser: a centrifuge-go client that speaks the
+// RTC Agent protocol (docs/protocol.md) the way the browser SDK does. Tests and
+// the load tool (internal/bench) use it; it reports problems as returned errors,
+// never through testing.T, so commands can use it too.
+//
+// # Guarantees
+//
+//   - Dial returns once the connection is established (or with the error).
+//   - Every Topic update is checked: the publication offset must equal the payload
+//     offset, and offsets must grow by exactly 1 from the first one seen. Breaches
+//     are kept and returned by Err (they are protocol violations, not I/O errors).
+//   - Delivered RTCs (status pending) are executed one at a time, in delivery
+//     order, each at most once per client: v1.rtc.update_status executing, then the
+//     tool function, then v1.rtc.submit_result (or a rejection) with a client_id
+//     derived from the RTC id, so a retried submit is idempotent on the server.
+//   - RPC errors from the server come back as *protocol.Error (code mapped with
+//     protocol.CodeFromRPC); transport errors come back as they are.
+//   - With Config.Record false the client keeps only the latest turn states, so
+//     thousands of clients fit in one process (the load tool's idle connections).
+package simclient
