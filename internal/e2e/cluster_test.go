@@ -2,9 +2,6 @@ package e2e
 
 import (
 	"bytes"
-	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"net"
@@ -15,43 +12,16 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/rtcagent/rtcagent/internal/auth"
 	"github.com/rtcagent/rtcagent/internal/protocol"
+	"github.com/rtcagent/rtcagent/internal/testsvc"
 )
 
 // requirePostgres returns the test database URL with a fresh schema of its own
-// (dropped at cleanup). Without a reachable PostgreSQL the test is skipped, except
-// with RTCAGENT_REQUIRE_SERVICES=1 (CI), where it fails.
+// (dropped at cleanup).
 func requirePostgres(t testing.TB) string {
-	t.Helper()
-	base := os.Getenv("RTCAGENT_TEST_POSTGRES_URL")
-	if base == "" {
-		base = "postgres://postgres@127.0.0.1:5432/test?sslmode=disable"
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
-	defer cancel()
-	conn, err := pgx.Connect(ctx, base)
-	if err != nil {
-		if os.Getenv("RTCAGENT_REQUIRE_SERVICES") == "1" {
-			t.Fatalf("postgres required: %v", err)
-		}
-		t.Skipf("no postgres: %v", err)
-	}
-	conn.Close(ctx)
-	var b [6]byte
-	_, _ = rand.Read(b[:])
-	schema := "e2e_" + hex.EncodeToString(b[:])
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		if c, err := pgx.Connect(ctx, base); err == nil {
-			_, _ = c.Exec(ctx, "DROP SCHEMA IF EXISTS "+schema+" CASCADE")
-			c.Close(ctx)
-		}
-	})
-	return base + "&search_path=" + schema
+	url := testsvc.PostgresURL(t)
+	return url + "&search_path=" + testsvc.Schema(t, url)
 }
 
 // cluster is n server processes sharing one PostgreSQL schema and one Redis prefix.

@@ -2,70 +2,23 @@ package pgstore_test
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
-	"os"
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/jackc/pgx/v5"
 
 	"github.com/rtcagent/rtcagent/internal/protocol"
 	"github.com/rtcagent/rtcagent/internal/store"
 	"github.com/rtcagent/rtcagent/internal/store/pgstore"
 	"github.com/rtcagent/rtcagent/internal/store/storetest"
+	"github.com/rtcagent/rtcagent/internal/testsvc"
 )
 
 var ctx = context.Background()
 
-// serverURL returns the test server's URL, or skips the test when it is
-// unreachable; under RTCAGENT_REQUIRE_SERVICES=1 (CI) it fails instead, so the
-// suite never passes by skipping.
-func serverURL(t testing.TB) string {
-	t.Helper()
-	url := os.Getenv("RTCAGENT_TEST_POSTGRES_URL")
-	if url == "" {
-		url = "postgres://postgres@127.0.0.1:5432/test?sslmode=disable"
-	}
-	c, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
-	conn, err := pgx.Connect(c, url)
-	if err == nil {
-		err = conn.Ping(c)
-		conn.Close(c)
-	}
-	if err != nil {
-		if os.Getenv("RTCAGENT_REQUIRE_SERVICES") == "1" {
-			t.Fatalf("PostgreSQL required (RTCAGENT_REQUIRE_SERVICES=1) but unreachable: %v", err)
-		}
-		t.Skipf("PostgreSQL unreachable (set RTCAGENT_TEST_POSTGRES_URL): %v", err)
-	}
-	return url
-}
+func serverURL(t testing.TB) string { return testsvc.PostgresURL(t) }
 
-// freshSchema names a new schema for one test and drops it at cleanup. Call it
-// before opening stores on it, so the stores close (cleanups run last-in first-out)
-// before the drop.
-func freshSchema(t testing.TB, url string) string {
-	t.Helper()
-	var b [8]byte
-	_, _ = rand.Read(b[:])
-	name := "rtcagent_test_" + hex.EncodeToString(b[:])
-	t.Cleanup(func() {
-		conn, err := pgx.Connect(ctx, url)
-		if err != nil {
-			t.Errorf("drop schema %s: %v", name, err)
-			return
-		}
-		defer conn.Close(ctx)
-		if _, err := conn.Exec(ctx, `DROP SCHEMA IF EXISTS `+pgx.Identifier{name}.Sanitize()+` CASCADE`); err != nil {
-			t.Errorf("drop schema %s: %v", name, err)
-		}
-	})
-	return name
-}
+func freshSchema(t testing.TB, url string) string { return testsvc.Schema(t, url) }
 
 func openStore(t testing.TB, url, schema string, now func() time.Time) *pgstore.Store {
 	t.Helper()
