@@ -10,7 +10,7 @@ import (
 )
 
 // SendMessage stores a user message and its turn. The turn starts at once when the
-// session is idle; otherwise it waits, queued, for the running turn to end. A
+// session is idle; otherwise it waits, queued, for the active turn to end. A
 // repeated client_id returns the first result and changes nothing.
 // The request must have been validated (see api).
 func SendMessage(tx store.Tx, c Caller, req *protocol.MessageSendRequest) (*protocol.MessageSendResult, error) {
@@ -42,10 +42,12 @@ func SendMessage(tx store.Tx, c Caller, req *protocol.MessageSendRequest) (*prot
 	if err := EmitTurn(tx, turn, ""); err != nil {
 		return nil, err
 	}
-	if sess.ActiveTurnID == "" {
-		if err := tx.InboxInsert(&store.InboxItem{SessionID: sess.ID, Kind: KindTurnStart, TurnID: turn.ID}); err != nil {
-			return nil, err
-		}
+	// Always queue a start, also while another turn is active: deciding "the session
+	// is busy, its ending turn will start this one" from a read that may predate that
+	// turn's end (PostgreSQL, READ COMMITTED) could lose the wake-up. The worker drops
+	// the start when another turn is active; ending that turn queues this one again.
+	if err := tx.InboxInsert(&store.InboxItem{SessionID: sess.ID, Kind: KindTurnStart, TurnID: turn.ID}); err != nil {
+		return nil, err
 	}
 	return &protocol.MessageSendResult{SessionID: sess.ID, MessageID: msg.ID, TurnID: turn.ID}, nil
 }
