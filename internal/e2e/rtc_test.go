@@ -323,17 +323,30 @@ func TestMessageSendIdempotent(t *testing.T) {
 	b := newBrowser(t, s, "alice", "dev-a", noExecute)
 	var wg sync.WaitGroup
 	results := make(chan protocol.MessageSendResult, 10)
+	errs := make(chan error, 10)
 	for i := 0; i < 10; i++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			data, err := b.call(ctx, protocol.MethodMessageSend, protocol.MessageSendRequest{ClientID: "once", Content: protocol.MessageContent{Text: "hi"}})
 			var r protocol.MessageSendResult
-			b.mustCall(protocol.MethodMessageSend, protocol.MessageSendRequest{ClientID: "once", Content: protocol.MessageContent{Text: "hi"}}, &r)
+			if err == nil {
+				err = json.Unmarshal(data, &r)
+			}
+			errs <- err
 			results <- r
 		}()
 	}
 	wg.Wait()
 	close(results)
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
 	var first protocol.MessageSendResult
 	for r := range results {
 		if first.MessageID == "" {
