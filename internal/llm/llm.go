@@ -95,7 +95,7 @@ type Model interface {
 
 // Error is a model failure with a category the engine can act on.
 type Error struct {
-	Category  string // "provider_unavailable", "rate_limited", "invalid_request", "auth", "context_length", "unknown"
+	Category  string // one of the Category constants
 	Retryable bool
 	Status    int    // HTTP status when known
 	RequestID string // provider request id when known
@@ -117,5 +117,5 @@ func AsError(err error) *Error {
 	if errors.As(err, &me) {
 		return me
 	}
-	return &Error{Category: "unknown", Err: err}
+	return &Error{Category: CategoryUnknown, Err: err}
 }

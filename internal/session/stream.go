@@ -173,15 +173,15 @@ func (r *Runner) interruptMsg(tx store.Tx, out *stepOutput) error {
 // modelErrorText explains a model failure to the user.
 func modelErrorText(me *llm.Error) string {
 	switch me.Category {
-	case "rate_limited":
+	case llm.CategoryRateLimited:
 		return "The model provider is rate limiting requests. Try again in a moment."
-	case "provider_unavailable":
+	case llm.CategoryUnavailable:
 		return "The model provider is unavailable right now. Try again in a moment."
-	case "auth":
+	case llm.CategoryAuth:
 		return "The server could not authenticate with the model provider. Check its API key."
-	case "context_length":
+	case llm.CategoryContextLength:
 		return "The conversation is too long for the model's context. Start a new session or compact this one."
-	case "invalid_request":
+	case llm.CategoryInvalid:
 		return "The model provider refused the request."
 	}
 	return "The model could not answer."

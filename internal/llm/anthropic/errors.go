@@ -3,8 +3,6 @@ package anthropic
 import (
 	"context"
 	"errors"
-	"io"
-	"net"
 	"net/http"
 	"strings"
 
@@ -25,8 +23,7 @@ func mapError(ctx context.Context, err error, resp *http.Response) error {
 	if errors.As(err, &apiErr) {
 		var e *llm.Error
 		if apiErr.StatusCode >= 400 {
-			e = byStatus(apiErr.StatusCode, apiErr.Message)
-			e.Status = apiErr.StatusCode
+			e = llm.StatusError(apiErr.StatusCode, apiErr.Message)
 		} else {
 			// An error event inside a started stream: the HTTP status was 200.
 			e = byType(apiErr.Type(), apiErr.Message)
@@ -37,43 +34,29 @@ func mapError(ctx context.Context, err error, resp *http.Response) error {
 		}
 		return e
 	}
-	if isNetworkError(err) {
-		return &llm.Error{Category: "provider_unavailable", Retryable: true, RequestID: requestID(resp), Err: err}
+	if llm.IsNetworkError(err) {
+		return &llm.Error{Category: llm.CategoryUnavailable, Retryable: true, RequestID: requestID(resp), Err: err}
 	}
-	return &llm.Error{Category: "unknown", RequestID: requestID(resp), Err: err}
-}
-
-func byStatus(status int, message string) *llm.Error {
-	switch {
-	case status == http.StatusTooManyRequests:
-		return &llm.Error{Category: "rate_limited", Retryable: true}
-	case status == http.StatusRequestTimeout, status >= 500: // 529 is "overloaded"
-		return &llm.Error{Category: "provider_unavailable", Retryable: true}
-	case status == http.StatusUnauthorized, status == http.StatusForbidden:
-		return &llm.Error{Category: "auth"}
-	case status == http.StatusBadRequest && tooLong(message), status == http.StatusRequestEntityTooLarge:
-		return &llm.Error{Category: "context_length"}
-	}
-	return &llm.Error{Category: "invalid_request"}
+	return &llm.Error{Category: llm.CategoryUnknown, RequestID: requestID(resp), Err: err}
 }
 
 func byType(typ shared.ErrorType, message string) *llm.Error {
 	switch typ {
 	case shared.ErrorTypeRateLimitError:
-		return &llm.Error{Category: "rate_limited", Retryable: true}
+		return &llm.Error{Category: llm.CategoryRateLimited, Retryable: true}
 	case shared.ErrorTypeAuthenticationError, shared.ErrorTypePermissionError, shared.ErrorTypeBillingError:
-		return &llm.Error{Category: "auth"}
+		return &llm.Error{Category: llm.CategoryAuth}
 	case shared.ErrorTypeInvalidRequestError:
 		if tooLong(message) {
-			return &llm.Error{Category: "context_length"}
+			return &llm.Error{Category: llm.CategoryContextLength}
 		}
-		return &llm.Error{Category: "invalid_request"}
+		return &llm.Error{Category: llm.CategoryInvalid}
 	case shared.ErrorTypeNotFoundError:
-		return &llm.Error{Category: "invalid_request"}
+		return &llm.Error{Category: llm.CategoryInvalid}
 	}
 	// overloaded_error, api_error, timeout_error and types added later are
 	// transient failures of a stream that had started fine.
-	return &llm.Error{Category: "provider_unavailable", Retryable: true}
+	return &llm.Error{Category: llm.CategoryUnavailable, Retryable: true}
 }
 
 // tooLong recognises "prompt is too long: N tokens > M maximum" and similar.
@@ -87,10 +70,4 @@ func requestID(resp *http.Response) string {
 		return ""
 	}
 	return resp.Header.Get("request-id")
-}
-
-func isNetworkError(err error) bool {
-	var netErr net.Error
-	return errors.As(err, &netErr) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) ||
-		errors.Is(err, net.ErrClosed)
 }

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"strings"
 
@@ -49,39 +48,39 @@ func mapError(ctx context.Context, err error, resp *http.Response) error {
 		e.Err = fmt.Errorf("openai: status %d: %s", resp.StatusCode, msg)
 		return e
 	}
-	if isNetworkError(err) {
-		return &llm.Error{Category: "provider_unavailable", Retryable: true, RequestID: requestID(resp), Err: err}
+	if llm.IsNetworkError(err) {
+		return &llm.Error{Category: llm.CategoryUnavailable, Retryable: true, RequestID: requestID(resp), Err: err}
 	}
-	return &llm.Error{Category: "unknown", RequestID: requestID(resp), Err: err}
+	return &llm.Error{Category: llm.CategoryUnknown, RequestID: requestID(resp), Err: err}
 }
 
 // classify maps an HTTP status, or for errors inside a 200 stream (status 0)
 // the error's type and code, to a category.
 func classify(status int, typ, code, message string) *llm.Error {
-	lower := strings.ToLower(message)
-	contextLength := code == "context_length_exceeded" ||
-		(status == http.StatusBadRequest || typ == "invalid_request_error") &&
-			(strings.Contains(lower, "context") || strings.Contains(lower, "too long"))
-	switch {
-	case status == http.StatusTooManyRequests,
-		status == 0 && (code == "rate_limit_exceeded" || typ == "requests" || typ == "tokens"):
-		return &llm.Error{Category: "rate_limited", Retryable: true}
-	case status == http.StatusRequestTimeout, status >= 500:
-		return &llm.Error{Category: "provider_unavailable", Retryable: true}
-	case status == http.StatusUnauthorized, status == http.StatusForbidden,
-		status == 0 && (code == "invalid_api_key" || typ == "authentication_error"):
-		return &llm.Error{Category: "auth"}
-	case (status == http.StatusBadRequest || status == 0) && contextLength,
-		status == http.StatusRequestEntityTooLarge:
-		return &llm.Error{Category: "context_length"}
-	case status >= 400, status == 0 && typ == "invalid_request_error":
-		return &llm.Error{Category: "invalid_request"}
-	case status == 0:
-		// server_error and unknown types inside a started stream are transient
-		// on every server we know.
-		return &llm.Error{Category: "provider_unavailable", Retryable: true}
+	if status >= 400 {
+		e := llm.StatusError(status, message)
+		if status == http.StatusBadRequest && code == "context_length_exceeded" {
+			e.Category = llm.CategoryContextLength
+		}
+		return e
 	}
-	return &llm.Error{Category: "unknown"}
+	// An error object inside a stream that started with 200: only its type and
+	// code tell what happened.
+	lower := strings.ToLower(message)
+	switch {
+	case code == "rate_limit_exceeded" || typ == "requests" || typ == "tokens":
+		return &llm.Error{Category: llm.CategoryRateLimited, Retryable: true}
+	case code == "invalid_api_key" || typ == "authentication_error":
+		return &llm.Error{Category: llm.CategoryAuth}
+	case code == "context_length_exceeded" ||
+		typ == "invalid_request_error" && (strings.Contains(lower, "context") || strings.Contains(lower, "too long")):
+		return &llm.Error{Category: llm.CategoryContextLength}
+	case typ == "invalid_request_error":
+		return &llm.Error{Category: llm.CategoryInvalid}
+	}
+	// server_error and unknown types inside a started stream are transient on
+	// every server we know.
+	return &llm.Error{Category: llm.CategoryUnavailable, Retryable: true}
 }
 
 func midStreamError(se *ssestream.StreamError, resp *http.Response) error {
@@ -143,10 +142,4 @@ func requestID(resp *http.Response) string {
 		return ""
 	}
 	return resp.Header.Get("x-request-id")
-}
-
-func isNetworkError(err error) bool {
-	var netErr net.Error
-	return errors.As(err, &netErr) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) ||
-		errors.Is(err, net.ErrClosed)
 }
