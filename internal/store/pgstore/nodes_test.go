@@ -15,30 +15,13 @@ import (
 	"github.com/rtcagent/rtcagent/internal/protocol"
 	"github.com/rtcagent/rtcagent/internal/store"
 	"github.com/rtcagent/rtcagent/internal/store/pgstore"
+	"github.com/rtcagent/rtcagent/internal/store/storetest"
 )
 
-// clock is the nodes' shared, settable time.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
-}
-
-func twoNodes(t *testing.T) (a, b *pgstore.Store, c *clock) {
+func twoNodes(t *testing.T) (a, b *pgstore.Store, c *storetest.Clock) {
 	url := serverURL(t)
 	schema := freshSchema(t, url)
-	c = &clock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	c = storetest.NewClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 	return openStore(t, url, schema, c.Now), openStore(t, url, schema, c.Now), c
 }
 

@@ -18,6 +18,9 @@ type Clock struct {
 	t  time.Time
 }
 
+// NewClock returns a clock set to t.
+func NewClock(t time.Time) *Clock { return &Clock{t: t} }
+
 // Now returns the clock's time.
 func (c *Clock) Now() time.Time {
 	c.mu.Lock()
@@ -52,7 +55,7 @@ func Run(t *testing.T, open Factory) {
 	}
 	for name, fn := range tests {
 		t.Run(name, func(t *testing.T) {
-			clock := &Clock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+			clock := NewClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 			s := open(t, clock)
 			fn(t, s, clock)
 		})
