@@ -153,9 +153,7 @@ func (b *browser) execLoop() {
 }
 
 func (b *browser) run(r protocol.RTC) {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if _, err := b.call(ctx, protocol.MethodRTCUpdateStatus, protocol.RTCUpdateStatusRequest{RTCID: r.ID, Status: protocol.RTCExecuting, ClientID: "exec-" + r.ID}); err != nil {
+	if err := b.retry(protocol.MethodRTCUpdateStatus, protocol.RTCUpdateStatusRequest{RTCID: r.ID, Status: protocol.RTCExecuting, ClientID: "exec-" + r.ID}); err != nil {
 		b.t.Errorf("executing %s: %v", r.ID, err)
 		return
 	}
@@ -164,8 +162,7 @@ func (b *browser) run(r protocol.RTC) {
 	b.executed[r.ID]++
 	b.mu.Unlock()
 	if reject {
-		_, err := b.call(ctx, protocol.MethodRTCUpdateStatus, protocol.RTCUpdateStatusRequest{RTCID: r.ID, Status: protocol.RTCRejected, ClientID: "res-" + r.ID})
-		if err != nil {
+		if err := b.retry(protocol.MethodRTCUpdateStatus, protocol.RTCUpdateStatusRequest{RTCID: r.ID, Status: protocol.RTCRejected, ClientID: "res-" + r.ID}); err != nil {
 			b.t.Errorf("reject %s: %v", r.ID, err)
 		}
 		return
@@ -174,8 +171,29 @@ func (b *browser) run(r protocol.RTC) {
 	if ok {
 		req.Output = jsonOf(out)
 	}
-	if _, err := b.call(ctx, protocol.MethodRTCSubmitResult, req); err != nil {
+	if err := b.retry(protocol.MethodRTCSubmitResult, req); err != nil {
 		b.t.Errorf("submit %s: %v", r.ID, err)
+	}
+}
+
+// retry calls a method until it answers, as the browser SDK's outbox does: a
+// transport failure (the connection dropped mid-call) is retried with the same
+// client_id; an answer, success or protocol error, ends it.
+func (b *browser) retry(method string, params any) error {
+	deadline := time.Now().Add(20 * time.Second)
+	for wait := 50 * time.Millisecond; ; wait = min(2*wait, time.Second) {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		_, err := b.call(ctx, method, params)
+		cancel()
+		var pe *protocol.Error
+		if err == nil || errors.As(err, &pe) || time.Now().After(deadline) {
+			return err
+		}
+		select {
+		case <-b.closed:
+			return err
+		case <-time.After(wait):
+		}
 	}
 }
 

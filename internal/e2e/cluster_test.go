@@ -29,7 +29,8 @@ type cluster struct {
 	nodes []*procServer
 }
 
-func startCluster(t *testing.T, n int, script string) *cluster {
+// startCluster starts n nodes; extra adds arguments to some nodes (by index).
+func startCluster(t *testing.T, n int, script string, extra ...map[int][]string) *cluster {
 	t.Helper()
 	dbURL := requirePostgres(t)
 	redisURL := requireRedis(t)
@@ -46,6 +47,9 @@ func startCluster(t *testing.T, n int, script string) *cluster {
 		p.args = []string{"serve", "-addr", p.addr, "-database-url", dbURL, "-redis-url", redisURL, "-redis-prefix", prefix,
 			"-token-secret", testSecret, "-model-provider", "scripted", "-script", scriptFile,
 			"-poll-interval", "100ms", "-lease-ttl", "2s", "-log-level", "warn", "-message-rate", "-1"}
+		for _, e := range extra {
+			p.args = append(p.args, e[i]...) // a later flag overrides an earlier one
+		}
 		p.start()
 		t.Cleanup(p.kill)
 		c.nodes = append(c.nodes, p)
@@ -90,7 +94,11 @@ func TestClusterNodeKilled(t *testing.T) {
 	  {"chunks": ["a ", "b ", "c ", "d ", "e ", "f ", "g ", "h ", "i ", "j "], "delay_ms": 150,
 	   "tool_calls": [{"name": "write", "arguments": {"path": "/k.txt", "content": "k"}}]},
 	  {"tool_calls": [{"name": "read", "arguments": {"path": "/k.txt"}}]},
-	  {"text": "finished: {{last_result}}"}]}]}`)
+	  {"text": "finished: {{last_result}}"}]}]}`,
+		// Node 0 is woken by the commits of the messages sent through it; the others
+		// poll slowly, so node 0 runs the turns (and the kill cuts them) while the
+		// survivors still take over within a lease TTL plus a poll.
+		map[int][]string{1: {"-poll-interval", "1s"}, 2: {"-poll-interval", "1s"}})
 	var browsers []*browser
 	var turns []string
 	for i := 0; i < users; i++ {
