@@ -23,11 +23,14 @@ var migrations embed.FS
 
 // Store is the SQLite implementation of store.Store.
 type Store struct {
-	w    *sql.DB // one connection: all writes
-	r    *sql.DB // read-only pool
-	mu   sync.Mutex
-	hook func(store.Commit)
-	now  func() time.Time
+	w     *sql.DB // one connection: all writes
+	r     *sql.DB // read-only connections
+	wc    *conn   // the writer's connection, used by the group's leader
+	rc    chan *conn
+	group group
+	mu    sync.Mutex // guards hook
+	hook  func(store.Commit)
+	now   func() time.Time
 	// epoch is the initial epoch of every user stream: fixed per database, so a
 	// user with no updates yet reads the same epoch before and after the first one.
 	epoch string
@@ -54,8 +57,6 @@ func Open(ctx context.Context, path string, opt Options) (*Store, error) {
 		}
 		if ro {
 			q.Add("_pragma", "query_only(1)")
-		} else {
-			q.Set("_txlock", "immediate")
 		}
 		return "file:" + path + "?" + q.Encode()
 	}
@@ -66,6 +67,7 @@ func Open(ctx context.Context, path string, opt Options) (*Store, error) {
 	w.SetMaxOpenConns(1)
 	w.SetConnMaxIdleTime(0)
 	s := &Store{w: w, now: opt.Now, hook: func(store.Commit) {}}
+	s.group.init(s)
 	if err := s.migrate(ctx); err != nil {
 		w.Close()
 		return nil, err
@@ -81,6 +83,19 @@ func Open(ctx context.Context, path string, opt Options) (*Store, error) {
 	}
 	r.SetMaxOpenConns(opt.ReadPool)
 	s.r = r
+	if s.wc, err = newConn(ctx, w); err != nil {
+		s.closeDBs()
+		return nil, err
+	}
+	s.rc = make(chan *conn, opt.ReadPool)
+	for range opt.ReadPool {
+		c, err := newConn(ctx, r)
+		if err != nil {
+			s.Close()
+			return nil, err
+		}
+		s.rc <- c
+	}
 	return s, nil
 }
 
@@ -146,40 +161,45 @@ func (s *Store) SetCommitHook(h func(store.Commit)) {
 	s.hook = h
 }
 
-// Write implements store.Store.
+// Write implements store.Store. Concurrent calls are committed in groups (see
+// group.go): fn runs in a savepoint of a transaction it may share with other
+// calls, and returns once that transaction committed or fn's work was rolled back.
 func (s *Store) Write(ctx context.Context, fn func(tx store.Tx) error) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	sqlTx, err := s.w.BeginTx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("begin: %w", err)
-	}
-	t := &tx{ctx: ctx, q: sqlTx, now: s.now().UTC(), writable: true, epoch: s.epoch}
-	if err := fn(t); err != nil {
-		sqlTx.Rollback()
+	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if err := sqlTx.Commit(); err != nil {
-		return fmt.Errorf("commit: %w", err)
-	}
-	if len(t.updates) > 0 || len(t.wake) > 0 {
-		s.hook(store.Commit{Updates: t.updates, Wake: t.wakeList()})
-	}
-	return nil
+	return s.group.write(ctx, fn)
 }
 
-// Read implements store.Store.
+// Read implements store.Store: a snapshot on one of the read connections.
 func (s *Store) Read(ctx context.Context, fn func(tx store.Tx) error) error {
-	sqlTx, err := s.r.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
-	if err != nil {
+	var c *conn
+	select {
+	case c = <-s.rc:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	defer func() { s.rc <- c }()
+	qctx := context.WithoutCancel(ctx)
+	if err := c.begin(qctx, false); err != nil {
 		return fmt.Errorf("begin read: %w", err)
 	}
-	defer sqlTx.Rollback()
-	return fn(&tx{ctx: ctx, q: sqlTx, now: s.now().UTC(), epoch: s.epoch})
+	defer c.end(false)
+	return fn(&tx{ctx: qctx, q: c, now: s.now().UTC(), epoch: s.epoch})
 }
 
-// Close implements store.Store.
+// Close implements store.Store. No Read or Write may run during or after it.
 func (s *Store) Close() error {
+	if s.wc != nil {
+		s.wc.close()
+	}
+	for len(s.rc) > 0 {
+		(<-s.rc).close()
+	}
+	return s.closeDBs()
+}
+
+func (s *Store) closeDBs() error {
 	err1 := s.r.Close()
 	err2 := s.w.Close()
 	if err1 != nil {

@@ -44,6 +44,7 @@ func Run(t *testing.T, open Factory) {
 		"OffsetsContiguous":     testOffsets,
 		"ConcurrentOffsets":     testConcurrentOffsets,
 		"RollbackLeavesNothing": testRollback,
+		"ConcurrentRollback":    testConcurrentRollback,
 		"CompareAndSet":         testCAS,
 		"MessageClientID":       testClientID,
 		"Lease":                 testLease,
@@ -207,6 +208,79 @@ func testRollback(t *testing.T, s store.Store, _ *Clock) {
 		}
 		if _, err := tx.InboxNext("s"); !errors.Is(err, store.ErrNotFound) {
 			return fmt.Errorf("inbox survived rollback: %v", err)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Concurrent writes of which some fail: each failure takes back only its own work
+// (an implementation that commits writes together must keep them apart).
+func testConcurrentRollback(t *testing.T, s store.Store, _ *Clock) {
+	var h hookRecorder
+	s.SetCommitHook(h.hook)
+	boom := errors.New("boom")
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	okCount := 0
+	for i := 0; i < 16; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := 0; j < 9; j++ {
+				fail := (i+j)%3 == 0
+				err := s.Write(ctx, func(tx store.Tx) error {
+					if _, err := tx.UpdateAppend("u", protocol.UpdRTCUpdated, nil); err != nil {
+						return err
+					}
+					if err := tx.InboxInsert(&store.InboxItem{SessionID: fmt.Sprintf("s%d-%d", i, j), Kind: "k", TurnID: "t"}); err != nil {
+						return err
+					}
+					if fail {
+						return boom
+					}
+					return nil
+				})
+				switch {
+				case fail && !errors.Is(err, boom):
+					t.Errorf("failing write returned %v", err)
+				case !fail && err != nil:
+					t.Error(err)
+				case !fail:
+					mu.Lock()
+					okCount++
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	offs := h.offsets("u")
+	if len(offs) != okCount {
+		t.Fatalf("hook saw %d updates for %d successful writes", len(offs), okCount)
+	}
+	for i, o := range offs {
+		if o != int64(i+1) {
+			t.Fatalf("hook saw offset %d at position %d", o, i)
+		}
+	}
+	err := s.Read(ctx, func(tx store.Tx) error {
+		list, pos, err := tx.UpdateList("u", 0, 1000)
+		if err != nil || len(list) != okCount || pos.Top != int64(okCount) {
+			return fmt.Errorf("%d updates, top %d, want %d: %v", len(list), pos.Top, okCount, err)
+		}
+		for i := 0; i < 16; i++ {
+			for j := 0; j < 9; j++ {
+				_, err := tx.InboxNext(fmt.Sprintf("s%d-%d", i, j))
+				if (i+j)%3 == 0 && !errors.Is(err, store.ErrNotFound) {
+					return fmt.Errorf("inbox item of failed write s%d-%d survived: %v", i, j, err)
+				}
+				if (i+j)%3 != 0 && err != nil {
+					return fmt.Errorf("inbox item of write s%d-%d: %v", i, j, err)
+				}
+			}
 		}
 		return nil
 	})

@@ -1,0 +1,168 @@
+package sqlitestore
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/rtcagent/rtcagent/internal/store"
+)
+
+// maxGroup bounds how many writes share one commit, which bounds how long the
+// first of them waits for the others.
+const maxGroup = 32
+
+// group commits concurrent writes together. A write joins the queue; whoever holds
+// the leader token takes the queue and runs each write's fn in its own savepoint of
+// one transaction, then commits once. Writes that arrive meanwhile form the next
+// group. A single write runs without savepoints, as a plain transaction.
+//
+// A fn that fails is rolled back to its savepoint and gets its error; the others
+// of the group are unaffected. When the commit itself fails, every write of the
+// group gets the error, and none of them took effect. Commit hooks run in group
+// order, so updates still reach the hook in offset order.
+type group struct {
+	s      *Store
+	leader chan struct{} // holds one token: the right to run a group
+	mu     sync.Mutex    // guards queue
+	queue  []*write
+}
+
+// write is one Write call.
+type write struct {
+	ctx   context.Context
+	fn    func(tx store.Tx) error
+	t     *tx
+	err   error
+	panic any
+	done  chan struct{}
+}
+
+func (g *group) init(s *Store) {
+	g.s = s
+	g.leader = make(chan struct{}, 1)
+}
+
+func (g *group) write(ctx context.Context, fn func(tx store.Tx) error) error {
+	w := &write{ctx: ctx, fn: fn, done: make(chan struct{})}
+	g.mu.Lock()
+	g.queue = append(g.queue, w)
+	g.mu.Unlock()
+	select {
+	case <-w.done: // a leader ran it
+	case g.leader <- struct{}{}:
+		// Holding the token, no group is in flight: w is done or still queued.
+		select {
+		case <-w.done:
+		default:
+			g.run(g.take())
+		}
+		<-g.leader
+	}
+	if w.panic != nil {
+		panic(w.panic)
+	}
+	return w.err
+}
+
+func (g *group) take() []*write {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	n := min(len(g.queue), maxGroup)
+	batch := g.queue[:n:n]
+	g.queue = g.queue[n:]
+	if len(g.queue) == 0 {
+		g.queue = nil
+	}
+	return batch
+}
+
+// run executes one group and finishes every write in it.
+func (g *group) run(batch []*write) {
+	s := g.s
+	defer func() {
+		for _, w := range batch {
+			close(w.done)
+		}
+	}()
+	if err := s.wc.begin(context.Background(), true); err != nil {
+		for _, w := range batch {
+			w.err = err
+		}
+		return
+	}
+	single := len(batch) == 1
+	var ok []*write
+	for _, w := range batch {
+		if err := w.ctx.Err(); err != nil {
+			w.err = err
+			continue
+		}
+		if !single {
+			if _, err := s.wc.ExecContext(context.Background(), "SAVEPOINT w"); err != nil {
+				g.abort(batch, err)
+				return
+			}
+		}
+		w.t = &tx{ctx: context.WithoutCancel(w.ctx), q: s.wc, now: s.now().UTC(), writable: true, epoch: s.epoch}
+		w.err = call(w)
+		if single {
+			if w.err != nil {
+				_ = s.wc.end(false)
+				return
+			}
+		} else {
+			if w.err != nil {
+				if _, err := s.wc.ExecContext(context.Background(), "ROLLBACK TO w"); err != nil {
+					g.abort(batch, err)
+					return
+				}
+			}
+			if _, err := s.wc.ExecContext(context.Background(), "RELEASE w"); err != nil {
+				g.abort(batch, err)
+				return
+			}
+		}
+		if w.err == nil {
+			ok = append(ok, w)
+		}
+	}
+	if err := s.wc.end(true); err != nil {
+		_ = s.wc.end(false) // a failed COMMIT leaves the transaction open
+		for _, w := range ok {
+			w.err = fmt.Errorf("commit: %w", err)
+		}
+		return
+	}
+	s.mu.Lock()
+	hook := s.hook
+	s.mu.Unlock()
+	for _, w := range ok {
+		if len(w.t.updates) > 0 || len(w.t.wake) > 0 {
+			hook(store.Commit{Updates: w.t.updates, Wake: w.t.wakeList()})
+		}
+	}
+}
+
+// abort rolls the whole group back after a savepoint could not be handled (the
+// database ended the transaction, for instance on a full disk).
+func (g *group) abort(batch []*write, cause error) {
+	_ = g.s.wc.end(false)
+	for _, w := range batch {
+		if w.err == nil {
+			w.err = fmt.Errorf("write group rolled back: %w", cause)
+		}
+	}
+}
+
+// call runs the write's fn, turning a panic into an error for the group and
+// re-raising it in the writer's own goroutine.
+func call(w *write) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			w.panic = p
+			err = fmt.Errorf("panic in write: %v", p)
+		}
+	}()
+	return w.fn(w.t)
+}
