@@ -38,7 +38,8 @@ func (r *Runner) write(ctx context.Context, o *owner, fn func(tx store.Tx) error
 }
 
 // drain processes the session's inbox until it is empty, then releases the lease.
-func (r *Runner) drain(parent context.Context, lease store.Lease) {
+// first, when set, is the item the claim already took, with its turn.
+func (r *Runner) drain(parent context.Context, lease store.Lease, first *taken) {
 	ctx, cancel := context.WithCancel(parent)
 	defer cancel()
 	o := &owner{lease: lease}
@@ -53,7 +54,14 @@ func (r *Runner) drain(parent context.Context, lease store.Lease) {
 	log := r.log.With("session", lease.SessionID)
 	attempts := 0
 	for ctx.Err() == nil {
-		item, turn, err := r.next(ctx, o)
+		var item *store.InboxItem
+		var turn *protocol.Turn
+		var err error
+		if first != nil {
+			item, turn, first = first.item, first.turn, nil
+		} else {
+			item, turn, err = r.next(ctx, o)
+		}
 		if item == nil {
 			if err != nil && ctx.Err() == nil && !errors.Is(err, store.ErrLeaseLost) {
 				log.Error("read inbox", "err", err)
@@ -92,30 +100,41 @@ func (r *Runner) drain(parent context.Context, lease store.Lease) {
 	}
 }
 
+// taken is an inbox item with its turn brought to running (nil when the item
+// needed no work and was deleted).
+type taken struct {
+	item *store.InboxItem
+	turn *protocol.Turn
+}
+
 // next takes the session's oldest inbox item and, in the same transaction, brings
 // its turn to running. With no item it releases the lease and returns nil. A turn
 // of nil with a nil error means the item needed no work (it was deleted).
 func (r *Runner) next(ctx context.Context, o *owner) (*store.InboxItem, *protocol.Turn, error) {
-	var item *store.InboxItem
-	var turn *protocol.Turn
+	var tk taken
 	err := r.write(ctx, o, func(tx store.Tx) error {
-		item, turn = nil, nil
-		it, err := tx.InboxNext(o.get().SessionID)
-		if errors.Is(err, store.ErrNotFound) {
-			return tx.LeaseRelease(o.get())
-		}
-		if err != nil {
-			return err
-		}
-		item = it
-		turn, err = r.begin(tx, it)
-		if errors.Is(err, errDone) {
-			turn = nil
-			return nil
-		}
+		var err error
+		tk, err = r.take(tx, o.get())
 		return err
 	})
-	return item, turn, err
+	return tk.item, tk.turn, err
+}
+
+// take is next's transaction body, also run by a claim in the transaction that
+// acquires the lease.
+func (r *Runner) take(tx store.Tx, lease store.Lease) (taken, error) {
+	it, err := tx.InboxNext(lease.SessionID)
+	if errors.Is(err, store.ErrNotFound) {
+		return taken{}, tx.LeaseRelease(lease)
+	}
+	if err != nil {
+		return taken{}, err
+	}
+	turn, err := r.begin(tx, it)
+	if errors.Is(err, errDone) {
+		return taken{item: it}, nil
+	}
+	return taken{item: it, turn: turn}, err
 }
 
 // errReleased reports that the transaction completing an item also found the inbox

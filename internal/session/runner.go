@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"log/slog"
 	"sync"
 	"time"
@@ -160,15 +161,10 @@ func (r *Runner) claim(ctx context.Context) {
 		default:
 			return // at capacity; the poll comes back
 		}
-		var lease store.Lease
-		err := r.cfg.Store.Write(ctx, func(tx store.Tx) error {
-			var err error
-			lease, err = tx.LeaseAcquire(id, r.cfg.Holder, r.cfg.LeaseTTL)
-			return err
-		})
-		if err != nil {
+		lease, first, err := r.acquire(ctx, id)
+		if err != nil || (first != nil && first.item == nil) {
 			<-r.sem
-			continue // another worker has it, or a transient error: retried at the next poll
+			continue // another worker has it, the inbox was empty, or a transient error: retried at the next poll
 		}
 		r.mu.Lock()
 		r.active[id] = true
@@ -177,13 +173,44 @@ func (r *Runner) claim(ctx context.Context) {
 		go func() {
 			defer r.wg.Done()
 			defer func() { <-r.sem }()
-			r.drain(ctx, lease)
+			r.drain(ctx, lease, first)
 			r.mu.Lock()
 			delete(r.active, id)
 			r.mu.Unlock()
 			r.Wake(nil) // work may have arrived while we released
 		}()
 	}
+}
+
+// acquire takes the session's lease and, in the same transaction, its first inbox
+// item, saving the drain a commit; an item of nil means the inbox was empty and the
+// lease is not held. When taking the item fails, it takes the lease alone and
+// returns no item, leaving the failure to the drain's retries and give-up.
+func (r *Runner) acquire(ctx context.Context, id string) (store.Lease, *taken, error) {
+	var lease store.Lease
+	first := &taken{}
+	errTake := errors.New("take failed")
+	var takeErr error
+	err := r.cfg.Store.Write(ctx, func(tx store.Tx) error {
+		var err error
+		if lease, err = tx.LeaseAcquire(id, r.cfg.Holder, r.cfg.LeaseTTL); err != nil {
+			return err
+		}
+		if *first, takeErr = r.take(tx, lease); takeErr != nil {
+			return errTake
+		}
+		return nil
+	})
+	if !errors.Is(err, errTake) {
+		return lease, first, err
+	}
+	r.log.Warn("take first inbox item", "session", id, "err", takeErr)
+	err = r.cfg.Store.Write(ctx, func(tx store.Tx) error {
+		var err error
+		lease, err = tx.LeaseAcquire(id, r.cfg.Holder, r.cfg.LeaseTTL)
+		return err
+	})
+	return lease, nil, err
 }
 
 // expireDeadlines times out RTCs whose deadline passed.
