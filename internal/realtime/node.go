@@ -152,7 +152,9 @@ func (n *Node) PublishDelta(userID string, d protocol.Delta) error {
 
 // WebSocketHandler serves /connection/websocket.
 func (n *Node) WebSocketHandler() http.Handler {
-	cfg := centrifuge.WebsocketConfig{ReadBufferSize: 4096, WriteBufferSize: 4096, MessageSizeLimit: 2*n.cfg.MaxRequestBytes + 64<<10}
+	// The read buffer is the HTTP server's own, taken over at the upgrade; write
+	// buffers come from a pool, so an idle connection holds none.
+	cfg := centrifuge.WebsocketConfig{UseWriteBufferPool: true, MessageSizeLimit: 2*n.cfg.MaxRequestBytes + 64<<10}
 	if len(n.cfg.AllowedOrigins) > 0 {
 		allowed := map[string]bool{}
 		for _, o := range n.cfg.AllowedOrigins {
