@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/rtcagent/rtcagent/internal/protocol"
@@ -27,7 +28,16 @@ type tx struct {
 	writable bool
 	updates  []protocol.Update
 	wake     []string
-	epoch    string // initial epoch of new streams
+	epoch    string                  // initial epoch of new streams
+	streams  map[string]*streamState // user streams read or written in this transaction
+}
+
+// streamState is a user's stream row as this transaction sees it. Offsets assigned
+// here raise top in memory; flush writes it back once, before the commit.
+type streamState struct {
+	pos    store.StreamPos
+	exists bool // the row is in the table
+	dirty  bool // top was raised since the last flush
 }
 
 var errReadOnly = errors.New("sqlitestore: write in a read transaction")
@@ -52,60 +62,117 @@ func newEpoch() string {
 }
 
 // stream returns the user's stream row, creating it on first write.
-func (t *tx) stream(userID string, create bool) (store.StreamPos, error) {
-	var p store.StreamPos
-	err := t.q.QueryRowContext(t.ctx, `SELECT epoch, top, floor FROM user_streams WHERE user_id = ?`, userID).Scan(&p.Epoch, &p.Top, &p.Floor)
-	if errors.Is(err, sql.ErrNoRows) {
-		p = store.StreamPos{Epoch: t.epoch}
-		if !create {
-			return p, nil
+func (t *tx) stream(userID string, create bool) (*streamState, error) {
+	st := t.streams[userID]
+	if st == nil {
+		st = &streamState{exists: true}
+		err := t.q.QueryRowContext(t.ctx, `SELECT epoch, top, floor FROM user_streams WHERE user_id = ?`, userID).Scan(&st.pos.Epoch, &st.pos.Top, &st.pos.Floor)
+		if errors.Is(err, sql.ErrNoRows) {
+			st = &streamState{pos: store.StreamPos{Epoch: t.epoch}}
+		} else if err != nil {
+			return nil, fmt.Errorf("user stream %s: %w", userID, err)
 		}
-		_, err = t.exec(`INSERT INTO user_streams (user_id, epoch, top, floor) VALUES (?, ?, 0, 0)`, userID, p.Epoch)
+		if t.streams == nil {
+			t.streams = map[string]*streamState{}
+		}
+		t.streams[userID] = st
 	}
-	if err != nil {
-		return p, fmt.Errorf("user stream %s: %w", userID, err)
+	if create && !st.exists {
+		if _, err := t.exec(`INSERT INTO user_streams (user_id, epoch, top, floor) VALUES (?, ?, 0, 0)`, userID, st.pos.Epoch); err != nil {
+			return nil, fmt.Errorf("user stream %s: %w", userID, err)
+		}
+		st.exists = true
 	}
-	return p, nil
+	return st, nil
+}
+
+// flush writes the offsets this transaction assigned back to the stream rows.
+func (t *tx) flush() error {
+	for user, st := range t.streams {
+		if !st.dirty {
+			continue
+		}
+		if _, err := t.exec(`UPDATE user_streams SET top = ? WHERE user_id = ?`, st.pos.Top, user); err != nil {
+			return fmt.Errorf("bump offset: %w", err)
+		}
+		st.dirty = false
+	}
+	return nil
 }
 
 func (t *tx) NextOffset(userID string) (int64, error) {
-	p, err := t.stream(userID, t.writable)
-	return p.Top + 1, err
+	st, err := t.stream(userID, t.writable)
+	if err != nil {
+		return 0, err
+	}
+	return st.pos.Top + 1, nil
 }
 
 func (t *tx) UpdateAppend(userID, typ string, data any) (protocol.Update, error) {
-	p, err := t.stream(userID, true)
+	st, err := t.stream(userID, true)
 	if err != nil {
 		return protocol.Update{}, err
 	}
+	p := st.pos
 	raw, err := json.Marshal(data)
 	if err != nil {
 		return protocol.Update{}, fmt.Errorf("marshal %s: %w", typ, err)
 	}
 	u := protocol.Update{Offset: p.Top + 1, Epoch: p.Epoch, Type: typ, Data: raw, UserID: userID}
-	payload, err := json.Marshal(u)
+	payload, err := updatePayload(u)
 	if err != nil {
 		return protocol.Update{}, err
 	}
 	if _, err := t.exec(`INSERT INTO updates (user_id, offset, payload, created_at) VALUES (?, ?, ?, ?)`, userID, u.Offset, payload, ms(t.now)); err != nil {
 		return protocol.Update{}, fmt.Errorf("insert update: %w", err)
 	}
-	if _, err := t.exec(`UPDATE user_streams SET top = ? WHERE user_id = ?`, u.Offset, userID); err != nil {
-		return protocol.Update{}, fmt.Errorf("bump offset: %w", err)
-	}
+	st.pos.Top, st.dirty = u.Offset, true
 	t.updates = append(t.updates, u)
 	return u, nil
 }
 
+// updatePayload is json.Marshal(u) without compacting u.Data again: it was just
+// produced by json.Marshal. Epochs and update types are plain identifiers.
+func updatePayload(u protocol.Update) ([]byte, error) {
+	if !plain(u.Epoch) || !plain(u.Type) {
+		return json.Marshal(u)
+	}
+	b := make([]byte, 0, len(u.Data)+len(u.Epoch)+len(u.Type)+48)
+	b = append(b, `{"offset":`...)
+	b = strconv.AppendInt(b, u.Offset, 10)
+	b = append(b, `,"epoch":"`...)
+	b = append(b, u.Epoch...)
+	b = append(b, `","type":"`...)
+	b = append(b, u.Type...)
+	b = append(b, `","data":`...)
+	b = append(b, u.Data...)
+	return append(b, '}'), nil
+}
+
+// plain reports whether s needs no escaping in a JSON string.
+func plain(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return true
+}
+
 func (t *tx) StreamGet(userID string) (store.StreamPos, error) {
-	return t.stream(userID, t.writable)
+	st, err := t.stream(userID, t.writable)
+	if err != nil {
+		return store.StreamPos{}, err
+	}
+	return st.pos, nil
 }
 
 func (t *tx) StreamReset(userID string) (store.StreamPos, error) {
-	p, err := t.stream(userID, true)
+	st, err := t.stream(userID, true)
 	if err != nil {
-		return p, err
+		return store.StreamPos{}, err
 	}
+	p := st.pos
 	p.Epoch = newEpoch()
 	p.Floor = p.Top
 	if _, err := t.exec(`DELETE FROM updates WHERE user_id = ?`, userID); err != nil {
@@ -114,14 +181,16 @@ func (t *tx) StreamReset(userID string) (store.StreamPos, error) {
 	if _, err := t.exec(`UPDATE user_streams SET epoch = ?, floor = ? WHERE user_id = ?`, p.Epoch, p.Floor, userID); err != nil {
 		return p, err
 	}
+	st.pos.Epoch, st.pos.Floor = p.Epoch, p.Floor
 	return p, nil
 }
 
 func (t *tx) UpdateList(userID string, since int64, limit int) ([]protocol.Update, store.StreamPos, error) {
-	p, err := t.stream(userID, false)
+	st, err := t.stream(userID, false)
 	if err != nil {
-		return nil, p, err
+		return nil, store.StreamPos{}, err
 	}
+	p := st.pos
 	rows, err := t.q.QueryContext(t.ctx, `SELECT payload FROM updates WHERE user_id = ? AND offset > ? ORDER BY offset LIMIT ?`, userID, since, limit)
 	if err != nil {
 		return nil, p, fmt.Errorf("list updates: %w", err)
@@ -145,7 +214,13 @@ func (t *tx) UpdateList(userID string, since int64, limit int) ([]protocol.Updat
 
 func (t *tx) UpdatePrune(before time.Time, keep int) (int64, error) {
 	// Per user: delete rows older than before, except the newest keep; then raise the
-	// floor to just below the oldest remaining offset.
+	// floor to just below the oldest remaining offset. The statements read the
+	// stream rows, so offsets assigned so far are written first, and the rows are
+	// read again afterwards.
+	if err := t.flush(); err != nil {
+		return 0, err
+	}
+	defer clear(t.streams)
 	res, err := t.exec(`DELETE FROM updates WHERE created_at < ? AND offset <= (
 		SELECT s.top - ? FROM user_streams s WHERE s.user_id = updates.user_id)`, ms(before), keep)
 	if err != nil {
