@@ -166,7 +166,7 @@ func (t *tx) UpdateAppend(userID, typ string, data any) (protocol.Update, error)
 		return protocol.Update{}, fmt.Errorf("marshal %s: %w", typ, err)
 	}
 	u := protocol.Update{Offset: p.Top + 1, Epoch: p.Epoch, Type: typ, Data: raw, UserID: userID}
-	payload, err := json.Marshal(u)
+	payload, err := store.EncodeUpdate(u)
 	if err != nil {
 		return protocol.Update{}, err
 	}

@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
 	"time"
 
 	"github.com/rtcagent/rtcagent/internal/protocol"
@@ -119,7 +118,7 @@ func (t *tx) UpdateAppend(userID, typ string, data any) (protocol.Update, error)
 		return protocol.Update{}, fmt.Errorf("marshal %s: %w", typ, err)
 	}
 	u := protocol.Update{Offset: p.Top + 1, Epoch: p.Epoch, Type: typ, Data: raw, UserID: userID}
-	payload, err := updatePayload(u)
+	payload, err := store.EncodeUpdate(u)
 	if err != nil {
 		return protocol.Update{}, err
 	}
@@ -129,34 +128,6 @@ func (t *tx) UpdateAppend(userID, typ string, data any) (protocol.Update, error)
 	st.pos.Top, st.dirty = u.Offset, true
 	t.updates = append(t.updates, u)
 	return u, nil
-}
-
-// updatePayload is json.Marshal(u) without compacting u.Data again: it was just
-// produced by json.Marshal. Epochs and update types are plain identifiers.
-func updatePayload(u protocol.Update) ([]byte, error) {
-	if !plain(u.Epoch) || !plain(u.Type) {
-		return json.Marshal(u)
-	}
-	b := make([]byte, 0, len(u.Data)+len(u.Epoch)+len(u.Type)+48)
-	b = append(b, `{"offset":`...)
-	b = strconv.AppendInt(b, u.Offset, 10)
-	b = append(b, `,"epoch":"`...)
-	b = append(b, u.Epoch...)
-	b = append(b, `","type":"`...)
-	b = append(b, u.Type...)
-	b = append(b, `","data":`...)
-	b = append(b, u.Data...)
-	return append(b, '}'), nil
-}
-
-// plain reports whether s needs no escaping in a JSON string.
-func plain(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
-			return false
-		}
-	}
-	return true
 }
 
 func (t *tx) StreamGet(userID string) (store.StreamPos, error) {

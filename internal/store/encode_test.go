@@ -1,4 +1,4 @@
-package sqlitestore
+package store
 
 import (
 	"bytes"
@@ -8,13 +8,13 @@ import (
 	"github.com/rtcagent/rtcagent/internal/protocol"
 )
 
-func TestUpdatePayloadMatchesMarshal(t *testing.T) {
+func TestEncodeUpdateMatchesMarshal(t *testing.T) {
 	for _, u := range []protocol.Update{
 		{Offset: 1, Epoch: "0a1b2c3d", Type: protocol.UpdRTCUpdated, Data: json.RawMessage(`{"id":"r1","output":"a\u2028b"}`)},
 		{Offset: 1 << 40, Epoch: "e", Type: protocol.UpdSessionCreated, Data: json.RawMessage(`null`)},
 		{Offset: 7, Epoch: `we"ird`, Type: "t\n", Data: json.RawMessage(`[1,2]`)},
 	} {
-		got, err := updatePayload(u)
+		got, err := EncodeUpdate(u)
 		if err != nil {
 			t.Fatal(err)
 		}
