@@ -152,9 +152,12 @@ func (n *Node) PublishDelta(userID string, d protocol.Delta) error {
 
 // WebSocketHandler serves /connection/websocket.
 func (n *Node) WebSocketHandler() http.Handler {
-	// The read buffer is the HTTP server's own, taken over at the upgrade; write
-	// buffers come from a pool, so an idle connection holds none.
-	cfg := centrifuge.WebsocketConfig{UseWriteBufferPool: true, MessageSizeLimit: 2*n.cfg.MaxRequestBytes + 64<<10}
+	// Memory per idle connection (docs/benchmarks.md, row 3): a small read buffer
+	// (a larger frame is read straight into its message), write buffers from a
+	// pool, and commands processed off the read loop, so the loop's goroutine
+	// keeps a shallow stack while the connection idles.
+	cfg := centrifuge.WebsocketConfig{ReadBufferSize: 1024, UseWriteBufferPool: true, ProcessCommandsOffReadLoop: true,
+		MessageSizeLimit: 2*n.cfg.MaxRequestBytes + 64<<10}
 	if len(n.cfg.AllowedOrigins) > 0 {
 		allowed := map[string]bool{}
 		for _, o := range n.cfg.AllowedOrigins {
