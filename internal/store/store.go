@@ -114,6 +114,9 @@ type Tx interface {
 	MessageByClientID(userID, clientID string) (*protocol.Message, error)
 	MessageList(sessionID string, p Page) ([]protocol.Message, error) // by seq
 	MessageMaxSeq(sessionID string) (int64, error)
+	// MessageLastByRole returns the session's complete message of the given role
+	// with the highest seq (such as its latest summary), or ErrNotFound.
+	MessageLastByRole(sessionID, role string) (*protocol.Message, error)
 	MessageUpdate(m *protocol.Message, expectStatus string) error
 
 	RTCInsert(r *protocol.RTC) error

@@ -110,6 +110,14 @@ func (t *tx) MessageList(sessionID string, p store.Page) ([]protocol.Message, er
 
 func (t *tx) MessageMaxSeq(sessionID string) (int64, error) { return t.maxSeq("messages", sessionID) }
 
+// MessageLastByRole walks the session's messages backwards on the (session, seq)
+// index; summaries are frequent in the sessions that have them, so the walk is short.
+func (t *tx) MessageLastByRole(sessionID, role string) (*protocol.Message, error) {
+	var m protocol.Message
+	return &m, t.getJSON(&m, `SELECT data FROM messages WHERE session_id = ? AND status = ? AND json_extract(data, '$.role') = ?
+		ORDER BY seq DESC LIMIT 1`, sessionID, protocol.MessageComplete, role)
+}
+
 func (t *tx) MessageUpdate(m *protocol.Message, expectStatus string) error {
 	data, _ := json.Marshal(m)
 	res, err := t.exec(`UPDATE messages SET status = ?, data = ? WHERE id = ? AND status = ?`, m.Status, data, m.ID, expectStatus)

@@ -47,6 +47,7 @@ func Run(t *testing.T, open Factory) {
 		"ConcurrentRollback":    testConcurrentRollback,
 		"CompareAndSet":         testCAS,
 		"MessageClientID":       testClientID,
+		"MessageLastByRole":     testMessageLastByRole,
 		"Lease":                 testLease,
 		"Inbox":                 testInbox,
 		"Checkpoint":            testCheckpoint,
