@@ -42,7 +42,22 @@
 //     text / 4, each at least 1.
 //
 // In "text" and "chunks", {{last_result}} is replaced by the text of the last tool
-// message of the request (empty if none) and {{user}} by the last user message.
+// message of the request (empty if none), {{user}} by the last user message, and
+// {{find:REGEXP}} by the distinct matches of REGEXP (which may not contain "}}")
+// in the texts of all the request's messages, in order, joined by commas.
+//
+// # Summaries
+//
+// A request whose system prompt begins with llm.SummarySystem is a summarisation
+// request: the model answers with a summary, one line per item, whatever the
+// turns say. With "summary": {"keep": "REGEXP"} the items are the distinct matches
+// of REGEXP in the summarised messages (the previous summary included), else the
+// previous summary's lines and the user messages. The last line records where the
+// summarised conversation stood (user messages, last user message, steps after
+// it); a later request that starts from that summary (a user message beginning
+// with llm.SummaryOpen) counts as that conversation, so turn and step selection
+// and tool call ids go on unchanged. Text after llm.SummaryClose in the same
+// message is a user message (providers that merge consecutive user messages).
 //
 // Optional per step: "delay_ms" sleeps before every event but the first, and the
 // stream ends with ctx.Err() if the context is cancelled meanwhile; "error" ends

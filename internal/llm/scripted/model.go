@@ -46,6 +46,10 @@ func (m *Model) Script() Script { return copyScript(m.c.script) }
 
 func copyScript(s Script) Script {
 	out := Script{Name: s.Name, Turns: make([]Turn, len(s.Turns))}
+	if s.Summary != nil {
+		sum := *s.Summary
+		out.Summary = &sum
+	}
 	for i, t := range s.Turns {
 		t.Steps = append([]Step(nil), t.Steps...)
 		for j := range t.Steps {
@@ -98,15 +102,20 @@ func (m *Model) Stream(ctx context.Context, req *llm.Request) (llm.Stream, error
 
 // transcript facts the script's selection rules and templates depend on.
 type facts struct {
-	users      int    // user messages in the request
+	users      int    // user messages in the request (with those a summary stands for)
 	lastUser   string // text of the last user message
 	stepIndex  int    // assistant messages after the last user message
 	lastResult string // text of the last tool message
 	inputChars int
 }
 
+// readFacts reads the request as the conversation it continues. A summary block
+// (see llm.SummaryOpen) stands for the messages it replaced: the state line the
+// scripted model wrote into it restores their counts, so turn and step selection
+// and tool call ids go on as if nothing had been summarised.
 func readFacts(req *llm.Request) facts {
 	var f facts
+	stepBase := 0
 	lastUserAt := -1
 	for i, msg := range req.Messages {
 		f.inputChars += utf8.RuneCountInString(msg.Text)
@@ -115,13 +124,25 @@ func readFacts(req *llm.Request) facts {
 		}
 		switch msg.Role {
 		case llm.RoleUser:
+			text := msg.Text
+			if body, rest, ok := splitSummaryBlock(text); ok {
+				if st, ok := parseState(body); ok {
+					f.users, f.lastUser, stepBase = st.Users, st.User, st.Step
+				}
+				lastUserAt = i
+				if text = rest; text == "" {
+					continue
+				}
+			}
 			f.users++
-			f.lastUser = msg.Text
+			f.lastUser = text
+			stepBase = 0
 			lastUserAt = i
 		case llm.RoleTool:
 			f.lastResult = msg.Text
 		}
 	}
+	f.stepIndex = stepBase
 	for _, msg := range req.Messages[lastUserAt+1:] {
 		if msg.Role == llm.RoleAssistant {
 			f.stepIndex++
@@ -146,6 +167,9 @@ func (c *compiled) selectTurn(f facts) int {
 }
 
 func (m *Model) plan(ctx context.Context, req *llm.Request) *stream {
+	if strings.HasPrefix(req.System, llm.SummarySystem) {
+		return m.planSummary(ctx, req)
+	}
 	f := readFacts(req)
 	s := &stream{ctx: ctx}
 	ti := m.c.selectTurn(f)
@@ -160,7 +184,8 @@ func (m *Model) plan(ctx context.Context, req *llm.Request) *stream {
 	}
 	s.delay = time.Duration(step.DelayMS) * time.Millisecond
 
-	expand := strings.NewReplacer("{{last_result}}", f.lastResult, "{{user}}", f.lastUser).Replace
+	replace := strings.NewReplacer("{{last_result}}", f.lastResult, "{{user}}", f.lastUser).Replace
+	expand := func(text string) string { return m.c.expandFinds(replace(text), req) }
 	var pieces []string
 	if len(step.Chunks) > 0 {
 		for _, c := range step.Chunks {
@@ -169,14 +194,7 @@ func (m *Model) plan(ctx context.Context, req *llm.Request) *stream {
 	} else {
 		pieces = splitWords(expand(step.Text))
 	}
-	outChars := 0
-	for _, p := range pieces {
-		if p == "" {
-			continue
-		}
-		outChars += utf8.RuneCountInString(p)
-		s.events = append(s.events, llm.Event{Kind: llm.EventText, Text: p})
-	}
+	outChars := s.addText(pieces)
 	if step.Error != nil {
 		s.failure = &llm.Error{
 			Category:  step.Error.Category,
@@ -193,11 +211,28 @@ func (m *Model) plan(ctx context.Context, req *llm.Request) *stream {
 			Arguments: tc.argumentsText(),
 		}})
 	}
+	s.addUsage(f.inputChars, outChars)
+	return s
+}
+
+// addText adds one text event per non-empty piece and returns the characters.
+func (s *stream) addText(pieces []string) int {
+	chars := 0
+	for _, p := range pieces {
+		if p == "" {
+			continue
+		}
+		chars += utf8.RuneCountInString(p)
+		s.events = append(s.events, llm.Event{Kind: llm.EventText, Text: p})
+	}
+	return chars
+}
+
+func (s *stream) addUsage(inChars, outChars int) {
 	s.events = append(s.events, llm.Event{Kind: llm.EventUsage, Usage: llm.Usage{
-		InputTokens:  int64(max(f.inputChars/4, 1)),
+		InputTokens:  int64(max(inChars/4, 1)),
 		OutputTokens: int64(max(outChars/4, 1)),
 	}})
-	return s
 }
 
 // splitWords cuts text into pieces of leading whitespace plus one word, so the

@@ -14,6 +14,16 @@ import (
 type Script struct {
 	Name  string `json:"name"`
 	Turns []Turn `json:"turns"`
+	// Summary shapes the answers to summarisation requests; nil uses the default.
+	Summary *Summary `json:"summary,omitempty"`
+}
+
+// Summary says what a summary written by the scripted model keeps.
+type Summary struct {
+	// Keep is a Go regexp: the summary lists every distinct match in the
+	// summarised messages (the previous summary included), in order. Empty keeps
+	// the previous summary's lines and the user messages.
+	Keep string `json:"keep,omitempty"`
 }
 
 // Turn answers one user message with a sequence of steps, one per model call.
@@ -109,13 +119,22 @@ type compiled struct {
 	script   Script
 	matchers []*regexp.Regexp // nil for match-less turns
 	fallback []int            // indexes of match-less turns
+	keep     *regexp.Regexp   // Summary.Keep; nil for the default summary
+	finds    map[string]*regexp.Regexp
 }
 
 func compile(s Script) (*compiled, error) {
 	if len(s.Turns) == 0 {
 		return nil, errors.New("scripted: script has no turns")
 	}
-	c := &compiled{script: s, matchers: make([]*regexp.Regexp, len(s.Turns))}
+	c := &compiled{script: s, matchers: make([]*regexp.Regexp, len(s.Turns)), finds: map[string]*regexp.Regexp{}}
+	if s.Summary != nil && s.Summary.Keep != "" {
+		re, err := regexp.Compile(s.Summary.Keep)
+		if err != nil {
+			return nil, fmt.Errorf("scripted: summary.keep: %w", err)
+		}
+		c.keep = re
+	}
 	for ti, t := range s.Turns {
 		if t.Match == "" {
 			c.fallback = append(c.fallback, ti)
@@ -131,6 +150,9 @@ func compile(s Script) (*compiled, error) {
 		}
 		for si, st := range t.Steps {
 			if err := validateStep(st); err != nil {
+				return nil, fmt.Errorf("scripted: turn %d step %d: %w", ti, si, err)
+			}
+			if err := c.compileFinds(append([]string{st.Text}, st.Chunks...)); err != nil {
 				return nil, fmt.Errorf("scripted: turn %d step %d: %w", ti, si, err)
 			}
 		}
