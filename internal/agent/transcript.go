@@ -19,51 +19,104 @@ type Transcript struct {
 
 // BuildMessages returns the model messages for the turn with sequence upTo: every
 // message of that turn and the turns before it (later, queued turns are not yet part
-// of the conversation), with each tool call followed by its outcome.
+// of the conversation), with each tool call followed by its outcome. When the
+// conversation was compacted it starts from the latest summary, given as a user
+// message (SummaryBlock), followed by the messages after the ones it replaces.
 // resultLimit bounds the bytes of one tool result given to the model.
 func BuildMessages(tr Transcript, upTo int64, resultLimit int) []llm.Message {
+	v := newView(tr, upTo)
+	var out []llm.Message
+	if v.summary != nil {
+		out = append(out, SummaryBlock(v.summary.Text))
+	}
+	for i := range v.tail {
+		out = v.render(out, &v.tail[i], resultLimit)
+	}
+	return out
+}
+
+// view is the conversation as the model reads it: the latest summary and the
+// messages after the ones it covers, in reading order.
+type view struct {
+	summary *protocol.Message
+	tail    []protocol.Message
+	byCall  map[string]*protocol.RTC
+}
+
+// newView orders the messages of the turns up to upTo as the model reads them:
+// turn by turn (a message sent while a turn ran has a lower seq than that turn's
+// later messages), by seq within a turn. The latest complete summary covers the
+// messages up to its summary_of_seq in that order: those of earlier turns than
+// the turn of message summary_of_seq, and that turn's up to that seq.
+func newView(tr Transcript, upTo int64) view {
 	turnSeq := make(map[string]int64, len(tr.Turns))
 	for _, t := range tr.Turns {
 		turnSeq[t.ID] = t.Seq
 	}
-	byCall := make(map[string]*protocol.RTC, len(tr.RTCs))
+	v := view{byCall: make(map[string]*protocol.RTC, len(tr.RTCs))}
 	for i := range tr.RTCs {
 		r := &tr.RTCs[i]
-		byCall[r.MessageID+"\x00"+r.ToolCallID] = r
+		v.byCall[r.MessageID+"\x00"+r.ToolCallID] = r
 	}
-	// A message sent while a turn ran has a lower seq than that turn's later
-	// messages; the model sees each turn's messages together, turn by turn.
 	msgs := make([]protocol.Message, 0, len(tr.Messages))
-	for _, m := range tr.Messages {
+	for i, m := range tr.Messages {
 		if s, ok := turnSeq[m.TurnID]; ok && s <= upTo {
 			msgs = append(msgs, m)
+			if m.Role == protocol.RoleSummary && m.Status == protocol.MessageComplete && (v.summary == nil || m.Seq > v.summary.Seq) {
+				v.summary = &tr.Messages[i]
+			}
 		}
 	}
 	sort.SliceStable(msgs, func(i, j int) bool { return turnSeq[msgs[i].TurnID] < turnSeq[msgs[j].TurnID] })
-	var out []llm.Message
+	if v.summary == nil {
+		v.tail = msgs
+		return v
+	}
+	// The covered prefix ends at message summary_of_seq (or, should it be missing,
+	// at the summary's own turn).
+	coverTurn, coverSeq := turnSeq[v.summary.TurnID], v.summary.SummaryOfSeq
 	for _, m := range msgs {
-		switch {
-		case m.Role == protocol.RoleUser:
-			out = append(out, llm.Message{Role: llm.RoleUser, Text: m.Text})
-		case m.Status == protocol.MessageError:
-			// A failed turn's error is for the user; the model does not need it.
-		case m.Status == protocol.MessageInterrupted && len(m.ToolCalls) == 0:
-			// A stream cut by a crash is produced again by the repeated step, and
-			// one cut by a stop ended its turn: neither is an answer to build on.
-		default:
-			am := llm.Message{Role: llm.RoleAssistant, Text: m.Text}
-			for _, tc := range m.ToolCalls {
-				am.ToolCalls = append(am.ToolCalls, llm.ToolCall{ID: tc.ID, Name: tc.Name, Arguments: tc.Arguments})
-			}
-			if am.Text == "" && len(am.ToolCalls) == 0 {
-				continue
-			}
-			out = append(out, am)
-			for _, tc := range m.ToolCalls {
-				out = append(out, llm.Message{Role: llm.RoleTool, ToolCallID: tc.ID,
-					Text: ResultText(byCall[m.ID+"\x00"+tc.ID], resultLimit)})
-			}
+		if m.Seq == coverSeq {
+			coverTurn = turnSeq[m.TurnID]
+			break
 		}
+	}
+	for _, m := range msgs {
+		ts := turnSeq[m.TurnID]
+		if ts < coverTurn || (ts == coverTurn && m.Seq <= coverSeq) || m.Role == protocol.RoleSummary {
+			continue
+		}
+		v.tail = append(v.tail, m)
+	}
+	return v
+}
+
+// render appends the model messages of m: nothing for a failed turn's error or a
+// cut stream, the text of a user message, an assistant message followed by one
+// tool message per call with its RTC's outcome.
+func (v *view) render(out []llm.Message, m *protocol.Message, resultLimit int) []llm.Message {
+	switch {
+	case m.Role == protocol.RoleUser:
+		return append(out, llm.Message{Role: llm.RoleUser, Text: m.Text})
+	case m.Role != protocol.RoleAssistant, m.Status == protocol.MessageError:
+		// A failed turn's error is for the user; the model does not need it.
+		return out
+	case m.Status == protocol.MessageInterrupted && len(m.ToolCalls) == 0:
+		// A stream cut by a crash is produced again by the repeated step, and
+		// one cut by a stop ended its turn: neither is an answer to build on.
+		return out
+	}
+	am := llm.Message{Role: llm.RoleAssistant, Text: m.Text}
+	for _, tc := range m.ToolCalls {
+		am.ToolCalls = append(am.ToolCalls, llm.ToolCall{ID: tc.ID, Name: tc.Name, Arguments: tc.Arguments})
+	}
+	if am.Text == "" && len(am.ToolCalls) == 0 {
+		return out
+	}
+	out = append(out, am)
+	for _, tc := range m.ToolCalls {
+		out = append(out, llm.Message{Role: llm.RoleTool, ToolCallID: tc.ID,
+			Text: ResultText(v.byCall[m.ID+"\x00"+tc.ID], resultLimit)})
 	}
 	return out
 }

@@ -39,6 +39,9 @@ func (a *API) messageSend(ctx context.Context, c core.Caller, params json.RawMes
 	if err := tools.ValidateHostTools(req.Tools, a.lim); err != nil {
 		return nil, err
 	}
+	if err := a.checkContext(req.Context); err != nil {
+		return nil, err
+	}
 	if err := a.allowSend(c); err != nil {
 		return nil, err
 	}
@@ -55,6 +58,19 @@ func (a *API) messageSend(ctx context.Context, c core.Caller, params json.RawMes
 		err = a.write(ctx, send)
 	}
 	return res, err
+}
+
+// checkContext bounds what the page sends along with a message.
+func (a *API) checkContext(mc *protocol.MessageContext) error {
+	switch {
+	case mc == nil:
+		return nil
+	case len(mc.AgentMD) > a.lim.AgentMDBytes:
+		return protocol.Errorf(protocol.CodeTooLarge, "context.agent_md is %d bytes, more than the limit of %d", len(mc.AgentMD), a.lim.AgentMDBytes)
+	case !utf8.ValidString(mc.AgentMD):
+		return protocol.Errorf(protocol.CodeInvalidArgument, "context.agent_md must be UTF-8")
+	}
+	return nil
 }
 
 // allowSend applies the per-user message rate limit.

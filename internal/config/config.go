@@ -25,6 +25,8 @@ type Config struct {
 	LogLevel  string // -log-level, RTCAGENT_LOG_LEVEL; debug, info, warn, error; default info
 	Origins   string // -allowed-origins, RTCAGENT_ALLOWED_ORIGINS; comma-separated WebSocket origins; default any
 	System    string // -system-prompt, RTCAGENT_SYSTEM_PROMPT; default a short built-in prompt
+	SysFile   string // -system-prompt-file, RTCAGENT_SYSTEM_PROMPT_FILE; file whose content is the system prompt; exclusive with System
+	Prices    string // -prices, RTCAGENT_PRICES; JSON price table file (USD per million tokens per model) extending the built-in one
 	Provider  string // -model-provider, RTCAGENT_MODEL_PROVIDER; openai, anthropic or scripted; default: openai when RTCAGENT_OPENAI_API_KEY or -openai-base-url is set, anthropic when RTCAGENT_ANTHROPIC_API_KEY is set, else scripted (the demo model)
 	Script    string // -script, RTCAGENT_SCRIPT; JSON script file for the scripted model; default the built-in demo script
 	OpenAIURL string // -openai-base-url, RTCAGENT_OPENAI_BASE_URL; default https://api.openai.com/v1 (Ollama: http://localhost:11434/v1)
@@ -44,6 +46,8 @@ type Config struct {
 	MsgRate      int           // -message-rate, RTCAGENT_MESSAGE_RATE; v1.message.send per user and minute (per node); default 20, -1 disables
 	MsgBurst     int           // -message-burst, RTCAGENT_MESSAGE_BURST; messages a user may send at once; default 10
 	StepLimit    int           // -step-limit, RTCAGENT_STEP_LIMIT; model steps per turn; default 50
+	CompactAt    int           // -compact-threshold, RTCAGENT_COMPACT_THRESHOLD; context tokens past which older history is summarised before the next step; default 100000, 0 disables
+	CompactKeep  int           // -compact-keep, RTCAGENT_COMPACT_KEEP; tokens of recent history kept verbatim after a summary; default 0 = a fifth of the threshold
 	Retention    time.Duration // -update-retention, RTCAGENT_UPDATE_RETENTION; Topic history kept; default 168h
 	ShutdownWait time.Duration // -shutdown-timeout, RTCAGENT_SHUTDOWN_TIMEOUT; default 10s
 }
@@ -52,7 +56,7 @@ type Config struct {
 func Default() Config {
 	return Config{Addr: ":8080", DataFile: "rtcagent.db", RedisPfx: "rtcagent", LogLevel: "info", OpenAIMdl: "gpt-4o-mini", AnthMdl: "claude-sonnet-4-5",
 		MaxTokens: 4096, Retries: 3, RetryWait: time.Second, LeaseTTL: 30 * time.Second, PollInterval: time.Second, ExecTimeout: 5 * time.Minute,
-		HumanTimeout: 24 * time.Hour, StepLimit: 50, MsgRate: 20, MsgBurst: 10, Retention: 7 * 24 * time.Hour, ShutdownWait: 10 * time.Second}
+		HumanTimeout: 24 * time.Hour, StepLimit: 50, CompactAt: 100000, MsgRate: 20, MsgBurst: 10, Retention: 7 * 24 * time.Hour, ShutdownWait: 10 * time.Second}
 }
 
 // Parse reads flags from args, with environment variables as defaults.
@@ -88,6 +92,8 @@ func Parse(args []string, getenv func(string) string) (Config, error) {
 	str(&c.LogLevel, "log-level", "RTCAGENT_LOG_LEVEL", "debug, info, warn or error")
 	str(&c.Origins, "allowed-origins", "RTCAGENT_ALLOWED_ORIGINS", "comma-separated WebSocket origins; empty = any")
 	str(&c.System, "system-prompt", "RTCAGENT_SYSTEM_PROMPT", "system prompt")
+	str(&c.SysFile, "system-prompt-file", "RTCAGENT_SYSTEM_PROMPT_FILE", "file with the system prompt")
+	str(&c.Prices, "prices", "RTCAGENT_PRICES", "JSON price table file extending the built-in prices")
 	str(&c.Provider, "model-provider", "RTCAGENT_MODEL_PROVIDER", "openai, anthropic or scripted")
 	str(&c.Script, "script", "RTCAGENT_SCRIPT", "script file for the scripted model")
 	str(&c.OpenAIURL, "openai-base-url", "RTCAGENT_OPENAI_BASE_URL", "OpenAI-compatible base URL")
@@ -104,6 +110,8 @@ func Parse(args []string, getenv func(string) string) (Config, error) {
 	num(&c.MsgRate, "message-rate", "RTCAGENT_MESSAGE_RATE", "messages per user and minute; -1 = unlimited")
 	num(&c.MsgBurst, "message-burst", "RTCAGENT_MESSAGE_BURST", "messages a user may send at once")
 	num(&c.StepLimit, "step-limit", "RTCAGENT_STEP_LIMIT", "model steps per turn")
+	num(&c.CompactAt, "compact-threshold", "RTCAGENT_COMPACT_THRESHOLD", "context tokens past which history is summarised; 0 = never")
+	num(&c.CompactKeep, "compact-keep", "RTCAGENT_COMPACT_KEEP", "tokens of recent history kept after a summary; 0 = a fifth of the threshold")
 	dur(&c.Retention, "update-retention", "RTCAGENT_UPDATE_RETENTION", "Topic history retention")
 	dur(&c.ShutdownWait, "shutdown-timeout", "RTCAGENT_SHUTDOWN_TIMEOUT", "graceful shutdown limit")
 	c.OpenAIKey = getenv("RTCAGENT_OPENAI_API_KEY")
@@ -146,6 +154,12 @@ func (c Config) Validate() error {
 	}
 	if c.RedisURL != "" && !strings.HasPrefix(c.RedisURL, "redis://") && !strings.HasPrefix(c.RedisURL, "rediss://") {
 		errs = append(errs, errors.New("redis URL must start with redis:// or rediss://"))
+	}
+	if c.System != "" && c.SysFile != "" {
+		errs = append(errs, errors.New("set either -system-prompt or -system-prompt-file, not both"))
+	}
+	if c.CompactAt < 0 || c.CompactKeep < 0 || (c.CompactAt > 0 && c.CompactKeep >= c.CompactAt) {
+		errs = append(errs, errors.New("compact threshold and keep must not be negative, and keep must be below the threshold"))
 	}
 	if c.LeaseTTL < 300*time.Millisecond || c.PollInterval <= 0 || c.ExecTimeout <= 0 || c.HumanTimeout <= 0 || c.StepLimit <= 0 {
 		errs = append(errs, errors.New("lease TTL (>= 300ms), poll interval, timeouts and step limit must be positive"))

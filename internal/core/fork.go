@@ -38,7 +38,7 @@ func ForkSession(tx store.Tx, c Caller, req *protocol.SessionForkRequest) (*prot
 	if err := EmitSession(tx, dst, protocol.UpdSessionCreated); err != nil {
 		return nil, err
 	}
-	cp := copier{tx: tx, dst: dst, msgIDs: map[string]string{}}
+	cp := copier{tx: tx, dst: dst, msgIDs: map[string]string{}, turnIDs: map[string]string{}, msgSeqs: map[int64]int64{}}
 	for i := range turns {
 		if turns[i].Seq < atTurn.Seq && protocol.TurnTerminal(turns[i].Status) {
 			if err := cp.turn(&turns[i]); err != nil {
@@ -46,7 +46,7 @@ func ForkSession(tx store.Tx, c Caller, req *protocol.SessionForkRequest) (*prot
 			}
 		}
 	}
-	send := &protocol.MessageSendRequest{ClientID: req.ClientID, SessionID: dst.ID, Content: protocol.MessageContent{Text: text}, Tools: atTurn.Tools}
+	send := &protocol.MessageSendRequest{ClientID: req.ClientID, SessionID: dst.ID, Content: protocol.MessageContent{Text: text}, Tools: atTurn.Tools, Context: at.Context}
 	return SendMessage(tx, c, send)
 }
 
@@ -57,12 +57,16 @@ type copier struct {
 	turnSeq int64
 	msgSeq  int64
 	msgIDs  map[string]string
+	turnIDs map[string]string
+	msgSeqs map[int64]int64
 }
 
 func (cp *copier) turn(src *protocol.Turn) error {
 	cp.turnSeq++
 	t := *src
 	t.ID, t.SessionID, t.UserID, t.Seq = NewID(), cp.dst.ID, cp.dst.UserID, cp.turnSeq
+	cp.turnIDs[src.ID] = t.ID
+	t.RetryOf, t.ClientID = cp.turnIDs[src.RetryOf], "" // the idempotency key stays with the source
 	msgs, err := cp.tx.MessageList(src.SessionID, store.Page{Limit: 1 << 30})
 	if err != nil {
 		return err
@@ -75,16 +79,20 @@ func (cp *copier) turn(src *protocol.Turn) error {
 	}
 	for _, m := range mine {
 		cp.msgIDs[m.ID] = NewID()
-		if m.ID == src.UserMessageID {
-			t.UserMessageID = cp.msgIDs[m.ID]
-		}
 	}
+	// A retry's user message belongs to the turn it retries, copied before it.
+	t.UserMessageID = cp.msgIDs[src.UserMessageID]
 	if err := EmitTurn(cp.tx, &t, ""); err != nil {
 		return err
 	}
 	for _, m := range mine {
 		cp.msgSeq++
+		cp.msgSeqs[m.Seq] = cp.msgSeq
 		m.ID, m.SessionID, m.TurnID, m.UserID, m.Seq = cp.msgIDs[m.ID], cp.dst.ID, t.ID, cp.dst.UserID, cp.msgSeq
+		if m.Role == protocol.RoleSummary {
+			// The covered message was copied before the summary: same turn or earlier.
+			m.SummaryOfSeq = cp.msgSeqs[m.SummaryOfSeq]
+		}
 		if err := EmitMessage(cp.tx, &m, "", ""); err != nil {
 			return err
 		}

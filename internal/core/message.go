@@ -35,6 +35,9 @@ func SendMessage(tx store.Tx, c Caller, req *protocol.MessageSendRequest) (*prot
 	turn := &protocol.Turn{ID: NewID(), SessionID: sess.ID, UserID: c.UserID, Seq: turnSeq + 1, Status: protocol.TurnQueued, Tools: req.Tools}
 	msg := &protocol.Message{ID: NewID(), SessionID: sess.ID, TurnID: turn.ID, UserID: c.UserID, Seq: msgSeq + 1,
 		Role: protocol.RoleUser, Text: req.Content.Text, Status: protocol.MessageComplete}
+	if req.Context != nil && req.Context.AgentMD != "" {
+		msg.Context = &protocol.MessageContext{AgentMD: req.Context.AgentMD}
+	}
 	turn.UserMessageID = msg.ID
 	if err := EmitMessage(tx, msg, "", req.ClientID); err != nil {
 		return nil, err

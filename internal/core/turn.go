@@ -39,7 +39,7 @@ func EndTurn(tx store.Tx, t *protocol.Turn, status string, terr *protocol.TurnEr
 	if err != nil {
 		return err
 	}
-	if s.ActiveTurnID == t.ID || t.Usage != (protocol.Usage{}) {
+	if s.ActiveTurnID == t.ID || !t.Usage.Equal(protocol.Usage{}) {
 		if s.ActiveTurnID == t.ID {
 			s.ActiveTurnID = ""
 		}

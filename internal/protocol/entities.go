@@ -22,16 +22,46 @@ func ValidWorkMode(m string) bool {
 	return false
 }
 
-// Usage counts model tokens as the provider reported them.
+// Usage counts model tokens as the provider reported them, and their cost in US
+// dollars from the server's price table. CostUSD is nil (omitted) when the cost
+// is unknown: a model without a price, or a total with such a part.
 type Usage struct {
-	InputTokens  int64 `json:"input_tokens"`
-	OutputTokens int64 `json:"output_tokens"`
+	InputTokens  int64    `json:"input_tokens"`
+	OutputTokens int64    `json:"output_tokens"`
+	CostUSD      *float64 `json:"cost_usd,omitempty"`
 }
 
-// Add adds o to u.
+// empty reports whether u is the zero usage (the identity of Add).
+func (u Usage) empty() bool { return u.InputTokens == 0 && u.OutputTokens == 0 && u.CostUSD == nil }
+
+// Add adds o to u. The cost of the sum is known only when both costs are known
+// (the zero usage counts as known and free).
 func (u *Usage) Add(o Usage) {
+	if o.empty() {
+		return
+	}
+	wasEmpty := u.empty()
 	u.InputTokens += o.InputTokens
 	u.OutputTokens += o.OutputTokens
+	switch {
+	case wasEmpty && o.CostUSD != nil:
+		c := *o.CostUSD
+		u.CostUSD = &c
+	case u.CostUSD != nil && o.CostUSD != nil:
+		c := *u.CostUSD + *o.CostUSD
+		u.CostUSD = &c
+	default:
+		u.CostUSD = nil
+	}
+}
+
+// Equal reports whether u and o count the same tokens and the same (or both
+// unknown) cost.
+func (u Usage) Equal(o Usage) bool {
+	if u.InputTokens != o.InputTokens || u.OutputTokens != o.OutputTokens || (u.CostUSD == nil) != (o.CostUSD == nil) {
+		return false
+	}
+	return u.CostUSD == nil || *u.CostUSD == *o.CostUSD
 }
 
 // Session statuses.
@@ -75,6 +105,13 @@ func TurnTerminal(s string) bool {
 	return s == TurnCompleted || s == TurnFailed || s == TurnStopped
 }
 
+// Turn kinds: a normal turn answers a user message; a compact turn summarises
+// the session's history (v1.session.compact).
+const (
+	TurnKindNormal  = ""
+	TurnKindCompact = "compact"
+)
+
 // TurnError explains why a turn failed.
 type TurnError struct {
 	Category  string `json:"category"` // step_limit, model_error, checkpoint_expired, internal
@@ -84,11 +121,18 @@ type TurnError struct {
 
 // Turn is one run of the agent loop, started by one user message.
 type Turn struct {
-	ID            string     `json:"id"`
-	SessionID     string     `json:"session_id"`
-	UserID        string     `json:"user_id"`
-	Seq           int64      `json:"seq"` // order within the session, from 1
-	UserMessageID string     `json:"user_message_id"`
+	ID            string `json:"id"`
+	SessionID     string `json:"session_id"`
+	UserID        string `json:"user_id"`
+	Seq           int64  `json:"seq"`             // order within the session, from 1
+	UserMessageID string `json:"user_message_id"` // empty for a compact turn
+	Kind          string `json:"kind,omitempty"`  // "" (normal) or "compact"
+	// Instruction is the optional focus of a compact turn's summary.
+	Instruction string `json:"instruction,omitempty"`
+	// RetryOf names the failed or stopped turn this one retries (v1.turn.retry),
+	// ClientID the retry request's idempotency key.
+	RetryOf       string     `json:"retry_of,omitempty"`
+	ClientID      string     `json:"client_id,omitempty"`
 	Status        string     `json:"status"`
 	Step          int        `json:"step"` // model steps taken so far
 	Error         *TurnError `json:"error,omitempty"`
@@ -104,6 +148,9 @@ type Turn struct {
 const (
 	RoleUser      = "user"
 	RoleAssistant = "assistant"
+	// RoleSummary is a summary of the session's earlier messages, up to and
+	// including SummaryOfSeq; the model sees it instead of them.
+	RoleSummary = "summary"
 
 	MessageStreaming   = "streaming"
 	MessageComplete    = "complete"
@@ -132,9 +179,14 @@ type Message struct {
 	Error     *TurnError `json:"error,omitempty"`
 	Model     string     `json:"model,omitempty"`
 	Usage     *Usage     `json:"usage,omitempty"` // the model step that wrote this message
-	CreatedAt time.Time  `json:"created_at"`
-	UpdatedAt time.Time  `json:"updated_at"`
-	Offset    int64      `json:"offset"`
+	// SummaryOfSeq (summary messages) is the seq of the last message the summary
+	// replaces, in the order the model reads the conversation.
+	SummaryOfSeq int64 `json:"summary_of_seq,omitempty"`
+	// Context (user messages) is what the page sent along with the message.
+	Context   *MessageContext `json:"context,omitempty"`
+	CreatedAt time.Time       `json:"created_at"`
+	UpdatedAt time.Time       `json:"updated_at"`
+	Offset    int64           `json:"offset"`
 }
 
 // RTC statuses. queued is the state of a call waiting for the previous call of its

@@ -14,7 +14,9 @@ const (
 	MethodSessionOpen     = "v1.session.open"
 	MethodSessionDelete   = "v1.session.delete"
 	MethodSessionFork     = "v1.session.fork"
+	MethodSessionCompact  = "v1.session.compact"
 	MethodTurnStop        = "v1.turn.stop"
+	MethodTurnRetry       = "v1.turn.retry"
 	MethodTurnList        = "v1.turn.list"
 	MethodTurnGet         = "v1.turn.get"
 	MethodRTCUpdateStatus = "v1.rtc.update_status"
@@ -37,12 +39,20 @@ type MessageContent struct {
 	Text string `json:"text"`
 }
 
+// MessageContext is what the page sends along with a message for the model:
+// AgentMD is the page's /AGENT.md, the host site's instructions, included in
+// the system prompt of every step of the message's turn.
+type MessageContext struct {
+	AgentMD string `json:"agent_md,omitempty"`
+}
+
 type MessageSendRequest struct {
-	ClientID  string         `json:"client_id"`
-	SessionID string         `json:"session_id,omitempty"`
-	Content   MessageContent `json:"content"`
-	WorkMode  string         `json:"work_mode,omitempty"`
-	Tools     []HostTool     `json:"tools,omitempty"`
+	ClientID  string          `json:"client_id"`
+	SessionID string          `json:"session_id,omitempty"`
+	Content   MessageContent  `json:"content"`
+	WorkMode  string          `json:"work_mode,omitempty"`
+	Tools     []HostTool      `json:"tools,omitempty"`
+	Context   *MessageContext `json:"context,omitempty"`
 }
 
 type MessageSendResult struct {
@@ -99,6 +109,27 @@ type SessionForkRequest struct {
 	SessionID string `json:"session_id"`
 	MessageID string `json:"message_id"`
 	Text      string `json:"text,omitempty"` // replaces the message's text; empty keeps it
+}
+
+// SessionCompactRequest queues a compact turn: the model summarises the
+// session's history, and later model steps start from the summary.
+type SessionCompactRequest struct {
+	SessionID   string `json:"session_id"`
+	Instruction string `json:"instruction,omitempty"` // what the summary should focus on
+}
+
+// TurnRetryRequest queues a new turn that continues from the user message of a
+// failed or stopped turn.
+type TurnRetryRequest struct {
+	SessionID string `json:"session_id"`
+	TurnID    string `json:"turn_id"`
+	ClientID  string `json:"client_id"` // idempotency key per user
+}
+
+// TurnStartResult names a turn queued by v1.session.compact or v1.turn.retry.
+type TurnStartResult struct {
+	SessionID string `json:"session_id"`
+	TurnID    string `json:"turn_id"`
 }
 
 type SessionResult struct {

@@ -13,19 +13,26 @@ import (
 // (also read by the TypeScript tests) cannot drift apart.
 func TestGoldenFixtures(t *testing.T) {
 	cases := map[string]func() any{
-		"rtc_update.json":     func() any { return &Update{} },
-		"message_update.json": func() any { return &Update{} },
-		"turn_update.json":    func() any { return &Update{} },
-		"session_update.json": func() any { return &Update{} },
-		"delta.json":          func() any { return &Delta{} },
-		"message_send.json":   func() any { return &MessageSendRequest{} },
-		"submit_result.json":  func() any { return &RTCSubmitResultRequest{} },
-		"error.json":          func() any { return &Error{} },
-		"update_list.json":    func() any { return &UpdateListResult{} },
+		"rtc_update.json":           func() any { return &Update{} },
+		"message_update.json":       func() any { return &Update{} },
+		"turn_update.json":          func() any { return &Update{} },
+		"session_update.json":       func() any { return &Update{} },
+		"delta.json":                func() any { return &Delta{} },
+		"message_send.json":         func() any { return &MessageSendRequest{} },
+		"submit_result.json":        func() any { return &RTCSubmitResultRequest{} },
+		"error.json":                func() any { return &Error{} },
+		"update_list.json":          func() any { return &UpdateListResult{} },
+		"summary_message.json":      func() any { return &Update{} },
+		"compact_turn.json":         func() any { return &Update{} },
+		"retry_turn.json":           func() any { return &Update{} },
+		"session_compact.json":      func() any { return &SessionCompactRequest{} },
+		"turn_retry.json":           func() any { return &TurnRetryRequest{} },
+		"message_send_context.json": func() any { return &MessageSendRequest{} },
 	}
 	entity := map[string]func() any{
 		"rtc.updated": func() any { return &RTC{} }, "message.updated": func() any { return &Message{} },
 		"turn.updated": func() any { return &Turn{} }, "session.updated": func() any { return &Session{} },
+		"turn.created": func() any { return &Turn{} }, "message.created": func() any { return &Message{} },
 	}
 	files, _ := filepath.Glob("testdata/*.json")
 	if len(files) != len(cases) {

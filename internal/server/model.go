@@ -2,13 +2,34 @@ package server
 
 import (
 	"fmt"
+	"os"
+	"strings"
 
 	"github.com/rtcagent/rtcagent/internal/config"
 	"github.com/rtcagent/rtcagent/internal/llm"
 	"github.com/rtcagent/rtcagent/internal/llm/anthropic"
 	"github.com/rtcagent/rtcagent/internal/llm/openai"
 	"github.com/rtcagent/rtcagent/internal/llm/scripted"
+	"github.com/rtcagent/rtcagent/internal/pricing"
 )
+
+// promptAndPrices reads the system prompt (flag, file or built-in) and the price
+// table (built-in, extended by the configured file).
+func promptAndPrices(c config.Config) (string, pricing.Table, error) {
+	system := c.System
+	if c.SysFile != "" {
+		data, err := os.ReadFile(c.SysFile)
+		if err != nil {
+			return "", nil, fmt.Errorf("system prompt: %w", err)
+		}
+		system = strings.TrimSpace(string(data))
+	}
+	if system == "" {
+		system = DefaultSystemPrompt
+	}
+	prices, err := pricing.Load(c.Prices)
+	return system, prices, err
+}
 
 // newModel builds the configured model. The SDKs do not retry (MaxRetries 0): the
 // session runner retries transient errors itself, with one policy for every

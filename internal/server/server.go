@@ -84,11 +84,14 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, opt Options) 
 	lim := protocol.Limits{ExecTimeout: cfg.ExecTimeout, HumanTimeout: cfg.HumanTimeout, StepLimit: cfg.StepLimit,
 		MessagesPerMinute: cfg.MsgRate, MessageBurst: cfg.MsgBurst}.WithDefaults()
 	s := &Server{cfg: cfg, log: log, store: st, verifier: verifier, closeRedis: closeRedis}
-	system := cfg.System
-	if system == "" {
-		system = DefaultSystemPrompt
+	system, prices, err := promptAndPrices(cfg)
+	if err != nil {
+		st.Close()
+		return nil, err
 	}
+	compaction := session.Compaction{Threshold: int64(cfg.CompactAt), Keep: int64(cfg.CompactKeep)}
 	s.runner = session.New(session.Config{Store: st, Model: model, Logger: log, Limits: lim, System: system,
+		Compaction: compaction, Prices: prices,
 		LeaseTTL: cfg.LeaseTTL, PollInterval: cfg.PollInterval, Partials: partials, ModelRetries: retries(cfg.Retries), RetryBackoff: cfg.RetryWait,
 		Live: liveFunc(func(u string, d protocol.Delta) error { return s.node.PublishDelta(u, d) })})
 	s.api = api.New(st, clusterRunner{s}, lim, log)

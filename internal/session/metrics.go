@@ -20,6 +20,10 @@ var (
 		Namespace: "rtcagent", Name: "inbox_items_total",
 		Help: "Inbox items processed, by kind and result (ok, retry, given_up, lease_lost).",
 	}, []string{"kind", "result"})
+	metricCompactions = promauto.NewCounterVec(prometheus.CounterOpts{
+		Namespace: "rtcagent", Name: "compactions_total",
+		Help: "Summaries of a session's history started, by trigger: auto (context past the threshold) or requested (v1.session.compact).",
+	}, []string{"trigger"})
 	metricExpired = promauto.NewCounter(prometheus.CounterOpts{
 		Namespace: "rtcagent", Name: "rtc_timeouts_total",
 		Help: "RTCs the server ended because their deadline passed.",

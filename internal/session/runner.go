@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/rtcagent/rtcagent/internal/llm"
+	"github.com/rtcagent/rtcagent/internal/pricing"
 	"github.com/rtcagent/rtcagent/internal/protocol"
 	"github.com/rtcagent/rtcagent/internal/store"
 )
@@ -27,6 +28,8 @@ type Config struct {
 	Logger       *slog.Logger
 	Limits       protocol.Limits
 	System       string        // system prompt
+	Compaction   Compaction    // automatic summaries of long histories; zero = off
+	Prices       pricing.Table // cost of usage; nil = unknown
 	LeaseTTL     time.Duration // default 30 s; renewed every third of it
 	PollInterval time.Duration // inbox and deadline backstop poll; default 1 s
 	Concurrency  int           // sessions drained at once; default 64

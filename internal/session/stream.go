@@ -34,10 +34,10 @@ func (r *Runner) dropPartial(o *stepOutput) {
 // errStopped: the turn was stopped while the model streamed.
 var errStopped = errors.New("turn stopped")
 
-// stream runs one model step. The first text chunk creates the message on the Topic
-// channel; every chunk goes to the Live channel with its seq and into the partial
-// buffer; the caller writes the final message.
-func (r *Runner) stream(ctx context.Context, o *owner, t *protocol.Turn, req *llm.Request) (*stepOutput, error) {
+// stream runs one model step. The first text chunk creates the message (of the
+// given role) on the Topic channel; every chunk goes to the Live channel with its
+// seq and into the partial buffer; the caller writes the final message.
+func (r *Runner) stream(ctx context.Context, o *owner, t *protocol.Turn, req *llm.Request, role string) (*stepOutput, error) {
 	tctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	r.mu.Lock()
@@ -63,7 +63,7 @@ func (r *Runner) stream(ctx context.Context, o *owner, t *protocol.Turn, req *ll
 				continue
 			}
 			if out.msg == nil {
-				if err := r.createStreaming(ctx, o, t, out); err != nil {
+				if err := r.createStreaming(ctx, o, t, out, role); err != nil {
 					return out, err
 				}
 			}
@@ -108,7 +108,7 @@ func stopOr(drainCtx, turnCtx context.Context, err error) error {
 	return err
 }
 
-func (r *Runner) createStreaming(ctx context.Context, o *owner, t *protocol.Turn, out *stepOutput) error {
+func (r *Runner) createStreaming(ctx context.Context, o *owner, t *protocol.Turn, out *stepOutput, role string) error {
 	return r.write(ctx, o, func(tx store.Tx) error {
 		cur, err := tx.TurnGet(t.ID)
 		if err != nil {
@@ -122,7 +122,7 @@ func (r *Runner) createStreaming(ctx context.Context, o *owner, t *protocol.Turn
 			return err
 		}
 		m := &protocol.Message{ID: core.NewID(), SessionID: t.SessionID, TurnID: t.ID, UserID: t.UserID, Seq: seq + 1,
-			Role: protocol.RoleAssistant, Status: protocol.MessageStreaming, Model: r.cfg.Model.Name()}
+			Role: role, Status: protocol.MessageStreaming, Model: r.cfg.Model.Name()}
 		if err := core.EmitMessage(tx, m, "", ""); err != nil {
 			return err
 		}

@@ -112,20 +112,34 @@ func (r *Runner) runSteps(ctx context.Context, o *owner, item *store.InboxItem, 
 		}
 		var sess *protocol.Session
 		var tr agent.Transcript
+		var agentMD string
 		err := r.cfg.Store.Read(ctx, func(tx store.Tx) error {
 			var err error
 			if sess, err = tx.SessionGet(t.SessionID); err != nil {
 				return err
 			}
-			return loadTranscript(tx, t.SessionID, &tr)
+			if err = loadTranscript(tx, t.SessionID, &tr); err != nil {
+				return err
+			}
+			agentMD, err = turnAgentMD(tx, t, tr)
+			return err
 		})
 		if err != nil {
 			return err
 		}
 		set := tools.NewSet(t.Tools)
-		req := &llm.Request{System: r.cfg.System, Tools: set.Specs(),
+		if t.Kind == protocol.TurnKindCompact {
+			return r.compactTurn(ctx, o, item, t, tr, set)
+		}
+		req := &llm.Request{System: agent.SystemPrompt(r.cfg.System, agentMD), Tools: set.Specs(),
 			Messages: agent.BuildMessages(tr, t.Seq, r.cfg.Limits.ToolResultBytes)}
-		out, err := r.streamWithRetry(ctx, o, t, req)
+		switch res, err := r.autoCompact(ctx, o, item, t, tr, set, req); {
+		case err != nil || res == compactEnded:
+			return err
+		case res == compactDone:
+			continue // the next request starts from the new summary
+		}
+		out, err := r.streamWithRetry(ctx, o, t, req, protocol.RoleAssistant)
 		if err != nil {
 			metricSteps.WithLabelValues(stepOutcome(err)).Inc()
 			return r.streamFailed(ctx, o, item, t, out, err)
@@ -145,11 +159,11 @@ func (r *Runner) runSteps(ctx context.Context, o *owner, item *store.InboxItem, 
 // streamWithRetry runs a model step, retrying transient provider errors with
 // exponential backoff as long as nothing has streamed yet (a retry after text was
 // shown would show it twice).
-func (r *Runner) streamWithRetry(ctx context.Context, o *owner, t *protocol.Turn, req *llm.Request) (*stepOutput, error) {
+func (r *Runner) streamWithRetry(ctx context.Context, o *owner, t *protocol.Turn, req *llm.Request, role string) (*stepOutput, error) {
 	wait := r.cfg.RetryBackoff
 	for attempt := 0; ; attempt++ {
 		started := time.Now()
-		out, err := r.stream(ctx, o, t, req)
+		out, err := r.stream(ctx, o, t, req, role)
 		metricStepSeconds.Observe(time.Since(started).Seconds())
 		if err == nil || attempt >= r.cfg.ModelRetries || out.msg != nil || len(out.calls) > 0 || ctx.Err() != nil {
 			return out, err
@@ -181,6 +195,7 @@ func stepOutcome(err error) string {
 func (r *Runner) commitStep(ctx context.Context, o *owner, item *store.InboxItem, t *protocol.Turn, mode string,
 	set *tools.Set, out *stepOutput, tr agent.Transcript) (bool, error) {
 	defer r.dropPartial(out)
+	r.price(&out.usage)
 	stop, released := false, false
 	err := r.write(ctx, o, func(tx store.Tx) error {
 		stop, released = false, false
@@ -308,18 +323,6 @@ func countTurnRTCs(tr agent.Transcript, turnID string) int {
 		}
 	}
 	return n
-}
-
-func loadTranscript(tx store.Tx, sessionID string, tr *agent.Transcript) error {
-	var err error
-	if tr.Turns, err = tx.TurnList(sessionID, store.Page{Limit: 1 << 30}); err != nil {
-		return err
-	}
-	if tr.Messages, err = tx.MessageList(sessionID, store.Page{Limit: 1 << 30}); err != nil {
-		return err
-	}
-	tr.RTCs, err = tx.RTCListBySession(sessionID, "", 1<<30)
-	return err
 }
 
 // fail ends the turn with a visible error message and drops the item.

@@ -1,0 +1,46 @@
+package core
+
+import (
+	"errors"
+
+	"github.com/rtcagent/rtcagent/internal/protocol"
+	"github.com/rtcagent/rtcagent/internal/store"
+)
+
+// RetryTurn queues a new turn that continues from the user message of a failed or
+// stopped turn, which must be the session's latest. The model sees that message
+// and the retried turn's completed steps with their tool results, not its error
+// message. The same client_id for the same turn returns the first result.
+func RetryTurn(tx store.Tx, c Caller, req *protocol.TurnRetryRequest) (*protocol.TurnStartResult, error) {
+	s, err := SessionForDevice(tx, c, req.SessionID)
+	if err != nil {
+		return nil, err
+	}
+	old, err := tx.TurnGet(req.TurnID)
+	if errors.Is(err, store.ErrNotFound) || (err == nil && old.SessionID != s.ID) {
+		return nil, protocol.ErrNotFound("turn", req.TurnID)
+	}
+	if err != nil {
+		return nil, err
+	}
+	later, err := tx.TurnList(s.ID, store.Page{After: old.Seq, Limit: 1 << 30})
+	if err != nil {
+		return nil, err
+	}
+	for _, t := range later {
+		if t.RetryOf == old.ID && t.ClientID == req.ClientID {
+			return &protocol.TurnStartResult{SessionID: s.ID, TurnID: t.ID}, nil
+		}
+	}
+	switch {
+	case len(later) > 0:
+		return nil, protocol.Errorf(protocol.CodeConflict, "turn %q is not the session's latest turn", old.ID)
+	case old.Status != protocol.TurnFailed && old.Status != protocol.TurnStopped:
+		return nil, protocol.Errorf(protocol.CodeConflict, "turn %q is %s; only a failed or stopped turn can be retried", old.ID, old.Status)
+	case s.Status == protocol.SessionClosed:
+		return nil, protocol.Errorf(protocol.CodeConflict, "session %q is closed; open it before retrying", s.ID)
+	}
+	t := &protocol.Turn{ID: NewID(), SessionID: s.ID, UserID: c.UserID, UserMessageID: old.UserMessageID, Kind: old.Kind,
+		Instruction: old.Instruction, RetryOf: old.ID, ClientID: req.ClientID, Tools: old.Tools, Status: protocol.TurnQueued}
+	return queueTurn(tx, t)
+}
