@@ -33,7 +33,9 @@ func FuzzCall(f *testing.F) {
 	}
 	sort.Strings(methods)
 	seeds := []string{`{}`, `{"client_id":"c","content":{"text":"hi"}}`, `{"session_id":"x"}`, `{"rtc_id":"r","client_id":"c","ok":true,"output":{"a":1}}`,
-		`{"since_offset":-1}`, `{"cursor":"9"}`, `[]`, `null`, `{"tools":[{"name":"a","parameters":[]}]}`, `{"status":"executing","rtc_id":"r","client_id":"c"}`}
+		`{"since_offset":-1}`, `{"cursor":"9"}`, `[]`, `null`, `{"tools":[{"name":"a","parameters":[]}]}`, `{"status":"executing","rtc_id":"r","client_id":"c"}`,
+		`{"session_id":"x","instruction":"keep names"}`, `{"session_id":"x","turn_id":"t","client_id":"c"}`,
+		`{"client_id":"c","content":{"text":"hi"},"context":{"agent_md":"# rules"}}`}
 	for i, s := range seeds {
 		f.Add(uint8(i), []byte(s))
 	}

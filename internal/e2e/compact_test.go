@@ -75,11 +75,11 @@ func TestCompactionLongSession(t *testing.T) {
 	s := startServer(t, model, compactOpts(threshold, 800))
 	b := newBrowser(t, s, "alice", "dev-a", factsBrowser)
 	first := b.send("", "collect the facts")
-	if tr := b.waitTurn(first.TurnID, 120*time.Second); tr.Status != protocol.TurnCompleted {
+	if tr := b.waitTurn(first.TurnID, 10*time.Minute); tr.Status != protocol.TurnCompleted {
 		t.Fatalf("first turn %s %+v", tr.Status, tr.Error)
 	}
 	second := b.send(first.SessionID, "more facts")
-	if tr := b.waitTurn(second.TurnID, 120*time.Second); tr.Status != protocol.TurnCompleted {
+	if tr := b.waitTurn(second.TurnID, 10*time.Minute); tr.Status != protocol.TurnCompleted {
 		t.Fatalf("second turn %s %+v", tr.Status, tr.Error)
 	}
 	msgs := listMessages(b, first.SessionID)

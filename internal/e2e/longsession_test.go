@@ -44,11 +44,11 @@ func TestCompactionProviders(t *testing.T) {
 			s := startServer(t, nil, compactOpts(2000, 500), func(c *config.Config) { pc.configure(c, fake.URL()) })
 			b := newBrowser(t, s, "alice", "dev-a", factsBrowser)
 			first := b.send("", "collect the facts")
-			if tr := b.waitTurn(first.TurnID, 60*time.Second); tr.Status != protocol.TurnCompleted {
+			if tr := b.waitTurn(first.TurnID, 5*time.Minute); tr.Status != protocol.TurnCompleted {
 				t.Fatalf("first turn %s %+v", tr.Status, tr.Error)
 			}
 			second := b.send(first.SessionID, "more facts")
-			if tr := b.waitTurn(second.TurnID, 60*time.Second); tr.Status != protocol.TurnCompleted {
+			if tr := b.waitTurn(second.TurnID, 5*time.Minute); tr.Status != protocol.TurnCompleted {
 				t.Fatalf("second turn %s %+v", tr.Status, tr.Error)
 			}
 			summaries := 0
@@ -340,4 +340,44 @@ func (b *browser) rtcsOf(sessionID string) []protocol.RTC {
 		}
 	}
 	return out
+}
+
+// A compact turn is stoppable like any turn: the summary streamed so far stays
+// as an interrupted message, and the model keeps reading the whole history.
+func TestStopCompactTurn(t *testing.T) {
+	model := mustScript(t, `{"name": "c", "summary": {"delay_ms": 100}, "turns": [{"steps": [{"text": "echo: {{user}}"}]}]}`)
+	s := startServer(t, model)
+	b := newBrowser(t, s, "alice", "dev-a")
+	first := b.send("", "a long question to summarise later")
+	b.waitTurn(first.TurnID, 10*time.Second)
+	var comp protocol.TurnStartResult
+	b.mustCall(protocol.MethodSessionCompact, protocol.SessionCompactRequest{SessionID: first.SessionID}, &comp)
+	var summary protocol.Message
+	waitFor(t, "the summary to stream", 10*time.Second, func() bool {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		for _, m := range b.messages {
+			if m.Role == protocol.RoleSummary && len(b.deltas[m.ID]) > 0 {
+				summary = m
+				return true
+			}
+		}
+		return false
+	})
+	b.mustCall(protocol.MethodTurnStop, protocol.IDRequest{SessionID: first.SessionID}, nil)
+	if tr := b.waitTurn(comp.TurnID, 10*time.Second); tr.Status != protocol.TurnStopped || tr.Kind != protocol.TurnKindCompact {
+		t.Fatalf("compact turn %s %s", tr.Kind, tr.Status)
+	}
+	waitFor(t, "the summary to be closed", 10*time.Second, func() bool {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		return b.messages[summary.ID].Status == protocol.MessageInterrupted
+	})
+	next := b.send(first.SessionID, "next")
+	b.waitTurn(next.TurnID, 10*time.Second)
+	reqs := model.Requests()
+	last := reqs[len(reqs)-1]
+	if len(last.Messages) != 3 || last.Messages[0].Text != "a long question to summarise later" {
+		t.Fatalf("after a stopped compaction the model reads %+v", last.Messages)
+	}
 }

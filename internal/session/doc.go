@@ -14,6 +14,12 @@
 // next owner, which resumes from the durable state. On start only sessions whose
 // lease expired are taken over.
 //
+// Before a model step the runner summarises the older history when the context
+// passed the compaction threshold; the summary is a message written with the
+// turn's usage in one transaction, the stored history is never rewritten, and a
+// step reads only the latest summary and what follows it. A compact turn runs that
+// summary alone.
+//
 // The Runner also enforces RTC deadlines: expired RTCs become timeout and their turn
 // resumes.
 package session

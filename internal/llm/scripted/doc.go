@@ -52,7 +52,8 @@
 // request: the model answers with a summary, one line per item, whatever the
 // turns say. With "summary": {"keep": "REGEXP"} the items are the distinct matches
 // of REGEXP in the summarised messages (the previous summary included), else the
-// previous summary's lines and the user messages. The last line records where the
+// previous summary's lines and the user messages; "delay_ms" paces it like a
+// step's. The last line records where the
 // summarised conversation stood (user messages, last user message, steps after
 // it); a later request that starts from that summary (a user message beginning
 // with llm.SummaryOpen) counts as that conversation, so turn and step selection

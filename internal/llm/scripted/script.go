@@ -24,6 +24,8 @@ type Summary struct {
 	// summarised messages (the previous summary included), in order. Empty keeps
 	// the previous summary's lines and the user messages.
 	Keep string `json:"keep,omitempty"`
+	// DelayMS is slept before every event of a summary but the first.
+	DelayMS int `json:"delay_ms,omitempty"`
 }
 
 // Turn answers one user message with a sequence of steps, one per model call.
@@ -128,6 +130,9 @@ func compile(s Script) (*compiled, error) {
 		return nil, errors.New("scripted: script has no turns")
 	}
 	c := &compiled{script: s, matchers: make([]*regexp.Regexp, len(s.Turns)), finds: map[string]*regexp.Regexp{}}
+	if s.Summary != nil && s.Summary.DelayMS < 0 {
+		return nil, errors.New("scripted: summary.delay_ms is negative")
+	}
 	if s.Summary != nil && s.Summary.Keep != "" {
 		re, err := regexp.Compile(s.Summary.Keep)
 		if err != nil {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/rtcagent/rtcagent/internal/llm"
 )
@@ -96,6 +97,9 @@ func (m *Model) planSummary(ctx context.Context, req *llm.Request) *stream {
 	st, _ := json.Marshal(state{Users: f.users, Step: f.stepIndex, User: f.lastUser})
 	text := strings.Join(append(lines, stateMark+string(st)+"]"), "\n")
 	s := &stream{ctx: ctx}
+	if m.c.script.Summary != nil {
+		s.delay = time.Duration(m.c.script.Summary.DelayMS) * time.Millisecond
+	}
 	out := s.addText(splitWords(text))
 	s.addUsage(readFacts(req).inputChars, out)
 	return s
