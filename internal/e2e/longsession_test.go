@@ -85,6 +85,7 @@ func TestSessionCompactMethod(t *testing.T) {
 	r := b.pendingRTC()
 	var comp protocol.TurnStartResult
 	b.mustCall(protocol.MethodSessionCompact, protocol.SessionCompactRequest{SessionID: first.SessionID, Instruction: "keep the file names"}, &comp)
+	waitFor(t, "the compact turn to arrive", 10*time.Second, func() bool { _, ok := b.turn(comp.TurnID); return ok })
 	if tr, _ := b.turn(comp.TurnID); tr.Kind != protocol.TurnKindCompact || tr.Status != protocol.TurnQueued {
 		t.Fatalf("compact turn while another waits: %+v", tr)
 	}
@@ -290,15 +291,19 @@ func TestCostFromPriceTable(t *testing.T) {
 	if tr.Usage.CostUSD == nil || *tr.Usage.CostUSD <= 0 {
 		t.Fatalf("turn usage %+v", tr.Usage)
 	}
-	// session.updated carries the totals on the Topic channel.
-	b.mu.Lock()
+	// session.updated carries the totals on the Topic channel (it follows the
+	// turn's last update).
 	var fromTopic protocol.Session
-	for _, up := range b.updates {
-		if up.Type == protocol.UpdSessionUpdated {
-			_ = json.Unmarshal(up.Data, &fromTopic)
+	waitFor(t, "session.updated with the totals", 10*time.Second, func() bool {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		for _, up := range b.updates {
+			if up.Type == protocol.UpdSessionUpdated {
+				_ = json.Unmarshal(up.Data, &fromTopic)
+			}
 		}
-	}
-	b.mu.Unlock()
+		return fromTopic.Usage.InputTokens == want.InputTokens
+	})
 	if fromTopic.Usage.CostUSD == nil || !near(*fromTopic.Usage.CostUSD, wantCost) || fromTopic.ContextTokens == 0 {
 		t.Fatalf("session.updated usage %+v context %d", fromTopic.Usage, fromTopic.ContextTokens)
 	}
