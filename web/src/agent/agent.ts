@@ -7,8 +7,9 @@ import { Journal } from "../executor/journal.js";
 import { createLeadership, type Leadership } from "../executor/leader.js";
 import { Outbox } from "../executor/outbox.js";
 import { PromptBoard, type Prompt, type PromptAnswer } from "../executor/prompts.js";
-import type { Message, MessageSendResult, Rtc, Session, SessionResult, Turn, TurnResult, WorkMode } from "../protocol/types.js";
+import type { Message, MessageSendResult, Rtc, Session, SessionResult, Turn, TurnQueuedResult, TurnResult, WorkMode } from "../protocol/types.js";
 import { RpcError, isRetryable } from "../protocol/types.js";
+import { readAgentMd } from "./context.js";
 import { Connection, type ConnectionState, websocketUrl } from "../realtime/connection.js";
 import { deviceId as storedDeviceId } from "../realtime/device.js";
 import { EntityStore } from "../realtime/entities.js";
@@ -54,6 +55,8 @@ export class Agent {
   private readonly promptBoard: PromptBoard;
   private readonly leadership: Leadership;
   private readonly hydrating = new Map<string, Promise<void>>();
+  /** The client_id of each turn's retry: asking twice retries once. */
+  private readonly retryIds = new Map<string, string>();
   private readonly ready: Promise<void>;
   private destroyed = false;
   private started = false;
@@ -159,24 +162,54 @@ export class Agent {
 
   // ---- conversation -----------------------------------------------------------
 
-  /** Sends a user message; the turn runs on the server, its progress arrives as events. */
+  /**
+   * Sends a user message; the turn runs on the server, its progress arrives as
+   * events. `/AGENT.md` of the virtual file system, when there, goes with it as
+   * `context.agent_md` (capped at 32 KiB).
+   */
   async send(text: string, opts: SendOptions = {}): Promise<MessageSendResult> {
     const hostTools = this.tools.list().filter((t) => t.kind === "host").map(({ name, description, parameters }) => ({ name, description, parameters }));
+    const agentMd = await readAgentMd(this.vfs);
     const params = {
       client_id: crypto.randomUUID(), // the idempotency key: retries cannot send twice
       session_id: opts.sessionId,
       content: { text },
       work_mode: opts.workMode ?? (opts.sessionId ? undefined : this.defaultWorkMode),
       tools: hostTools.length ? hostTools : undefined,
+      context: agentMd === undefined ? undefined : { agent_md: agentMd },
     };
-    for (let attempt = 0; ; attempt++) {
-      try {
-        return await this.conn.call<MessageSendResult>("v1.message.send", params);
-      } catch (err) {
-        if (!isRetryable(err) || attempt >= 4) throw err;
-        await sleep(backoffMs(attempt));
-      }
-    }
+    return callIdempotent<MessageSendResult>(this.conn.call.bind(this.conn), "v1.message.send", params);
+  }
+
+  /**
+   * Starts a new session from a user message of another (`v1.session.fork`): the
+   * finished turns before it are copied, the message is replaced by `text` (or
+   * kept) and answered there. The source session is unchanged.
+   */
+  fork(sessionId: string, messageId: string, text?: string): Promise<MessageSendResult> {
+    const params = { client_id: crypto.randomUUID(), session_id: sessionId, message_id: messageId, text: text || undefined };
+    return callIdempotent<MessageSendResult>(this.conn.call.bind(this.conn), "v1.session.fork", params);
+  }
+
+  /**
+   * Queues a compaction of the session (`v1.session.compact`): the model writes a
+   * summary (a message with role `summary`) that stands in for the messages before
+   * it from then on; they stay in the history. `instruction` says what to keep.
+   */
+  compact(sessionId: string, instruction?: string): Promise<TurnQueuedResult> {
+    // Not repeated on a lost answer: the method has no idempotency key.
+    return this.conn.call<TurnQueuedResult>("v1.session.compact", { session_id: sessionId, instruction: instruction?.trim() || undefined });
+  }
+
+  /**
+   * Runs the session's latest turn again when it failed or was stopped
+   * (`v1.turn.retry`). One client_id per turn: asking twice, or a repeat after a
+   * lost answer, queues one retry.
+   */
+  retry(sessionId: string, turnId: string): Promise<TurnQueuedResult> {
+    let clientId = this.retryIds.get(turnId);
+    if (!clientId) this.retryIds.set(turnId, (clientId = crypto.randomUUID()));
+    return callIdempotent<TurnQueuedResult>(this.conn.call.bind(this.conn), "v1.turn.retry", { session_id: sessionId, turn_id: turnId, client_id: clientId });
   }
 
   /** Stops the running turn of a session (`v1.turn.stop`). */
@@ -323,6 +356,28 @@ export class Agent {
     this.promptBoard.events.on("change", (p) => this.events.emit("prompts", p));
     this.executor.events.on("error", (e) => this.events.emit("error", e));
     this.leadership.events.on("change", (v) => this.events.emit("leader", v));
+  }
+}
+
+/**
+ * Calls a method whose params carry a `client_id` (the server answers a repeat
+ * with the first result): temporary failures are retried with the same params,
+ * five attempts in all, with backoff.
+ */
+export async function callIdempotent<T>(
+  call: <R>(method: string, params: object) => Promise<R>,
+  method: string,
+  params: { client_id: string } & Record<string, unknown>,
+  opts: { attempts?: number; baseMs?: number } = {},
+): Promise<T> {
+  const attempts = opts.attempts ?? 5;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await call<T>(method, params);
+    } catch (err) {
+      if (!isRetryable(err) || attempt >= attempts - 1) throw err;
+      await sleep(backoffMs(attempt, opts.baseMs));
+    }
   }
 }
 

@@ -4,6 +4,16 @@
 export type WorkMode = "manual" | "edit" | "plan" | "bypass";
 export const WORK_MODES: readonly WorkMode[] = ["manual", "edit", "plan", "bypass"];
 
+/**
+ * Model tokens as the providers reported them. `cost_usd` is the price of those
+ * tokens in US dollars when the server knows the model's prices (absent otherwise).
+ */
+export interface Usage {
+  input_tokens: number;
+  output_tokens: number;
+  cost_usd?: number;
+}
+
 export interface Session {
   id: string;
   user_id: string;
@@ -13,6 +23,10 @@ export interface Session {
   status: "open" | "closed";
   deleted?: boolean;
   active_turn_id?: string;
+  /** Totals of the session's finished turns. */
+  usage?: Usage;
+  /** Input tokens of the latest model step: how full the model's context is. */
+  context_tokens?: number;
   created_at: string;
   updated_at: string;
   offset: number;
@@ -40,8 +54,12 @@ export interface Turn {
   user_message_id: string;
   status: TurnStatus;
   step: number;
+  /** `compact` for a turn queued by `v1.session.compact`; absent for a message's turn. */
+  kind?: string;
   tools?: HostToolSpec[];
   error?: TurnError;
+  usage?: Usage;
+  context_tokens?: number;
   created_at: string;
   updated_at: string;
   offset: number;
@@ -61,10 +79,14 @@ export interface Message {
   turn_id: string;
   user_id: string;
   seq: number;
-  role: "user" | "assistant";
+  /** `summary`: a compaction's summary, standing in for messages up to `summary_of_seq`. */
+  role: "user" | "assistant" | "summary";
   text: string;
   status: MessageStatus;
+  /** On a summary: the highest message seq it replaces for the model. */
+  summary_of_seq?: number;
   model?: string;
+  usage?: Usage;
   tool_calls?: ToolCall[];
   error?: TurnError;
   created_at: string;
@@ -132,6 +154,11 @@ export interface Delta {
 export interface MessageSendResult {
   session_id: string;
   message_id: string;
+  turn_id: string;
+}
+/** `v1.session.compact` and `v1.turn.retry`: the turn that was queued. */
+export interface TurnQueuedResult {
+  session_id: string;
   turn_id: string;
 }
 export interface SessionListResult {

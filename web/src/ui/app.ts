@@ -1,13 +1,16 @@
-// The chat application inside <rtc-agent>'s shadow root: header (connection
-// state, work mode, files), session list, conversation, composer, file explorer.
+// The chat application inside <rtc-agent>'s shadow root: header (usage of the
+// session, connection state, work mode, close/reopen, files), session list,
+// conversation, composer (messages and /commands), file explorer.
 
 import type { Agent } from "../agent/agent.js";
 import { WORK_MODES, type WorkMode } from "../protocol/types.js";
 import { ChatView } from "./chat.js";
+import { parseCommand } from "./commands.js";
 import { h } from "./dom.js";
 import { FilesView } from "./files.js";
 import { SessionsView } from "./sessions.js";
 import { STYLES } from "./styles.js";
+import { sessionUsage } from "./usage.js";
 
 const MODE_LABELS: Record<WorkMode, string> = {
   manual: "Manual: ask before changes",
@@ -16,6 +19,7 @@ const MODE_LABELS: Record<WorkMode, string> = {
   bypass: "Bypass: never ask",
 };
 const STATE_TEXT = { connecting: "connecting…", connected: "connected", disconnected: "offline" } as const;
+const PLACEHOLDER = "Message the assistant…  (Enter to send, /compact to summarise)";
 
 /** The wiring of the views inside the shadow root. */
 export class Ui {
@@ -30,22 +34,26 @@ export class Ui {
   private readonly bannerEl = h("div", { class: "banner", attrs: { hidden: true, role: "status" } });
   private readonly conn = h("span", { class: "conn", attrs: { "data-state": "connecting" } }, "connecting…");
   private readonly mode = h("select", { attrs: { "aria-label": "Work mode" } }, WORK_MODES.map((m) => h("option", { props: { value: m } }, MODE_LABELS[m])));
-  private readonly input = h("textarea", { props: { rows: 1, placeholder: "Message the assistant…  (Enter to send)" }, attrs: { "aria-label": "Message" } });
+  private readonly input = h("textarea", { props: { rows: 1, placeholder: PLACEHOLDER }, attrs: { "aria-label": "Message" } });
   private readonly sendBtn = h("button", { class: "primary send", props: { type: "submit" } }, "Send");
   private readonly stopBtn = h("button", { class: "danger stop", props: { type: "button", hidden: true } }, "Stop");
   private readonly title = h("div", { class: "title" }, "Assistant");
   private readonly sessionsToggle = h("button", { class: "ghost", title: "Conversations", attrs: { "aria-label": "Show conversations" } }, "☰");
   private readonly filesToggle = h("button", { class: "files-toggle", attrs: { "aria-pressed": "false" } }, "Files");
+  private readonly usage = h("span", { class: "usage", attrs: { hidden: true, "aria-label": "Usage of this conversation" } });
+  private readonly closeBtn = h("button", { class: "close-session", title: "Close this conversation: it takes no messages until it is reopened (a running turn stops)", props: { type: "button", hidden: true } }, "Close");
+  private readonly reopenBtn = h("button", { class: "primary reopen", props: { type: "button" } }, "Reopen");
+  private readonly closedBar = h("div", { class: "closed-bar", attrs: { hidden: true, role: "status" } }, h("span", null, "This conversation is closed: it takes no messages until it is reopened."), this.reopenBtn);
   private readonly body = h("div", { class: "body" });
   private readonly main = h("main", { class: "chat" });
 
   constructor(private readonly root: ShadowRoot) {
     const composer = h("form", { class: "composer" }, this.input, this.stopBtn, this.sendBtn);
-    this.main.append(this.bannerEl, h("div", { class: "messages" }), composer);
+    this.main.append(this.bannerEl, h("div", { class: "messages" }), this.closedBar, composer);
     this.body.append(this.main);
     root.replaceChildren(
       ...styleNodes(root),
-      h("div", { class: "app" }, h("header", { class: "bar" }, this.sessionsToggle, this.title, this.conn, this.mode, this.filesToggle), this.body),
+      h("div", { class: "app" }, h("header", { class: "bar" }, this.sessionsToggle, this.title, this.usage, this.conn, this.mode, this.closeBtn, this.filesToggle), this.body),
     );
     composer.addEventListener("submit", (e) => {
       e.preventDefault();
@@ -64,7 +72,7 @@ export class Ui {
   attach(agent: Agent, title: string): void {
     this.agent = agent;
     this.title.textContent = title;
-    this.chat = new ChatView(agent);
+    this.chat = new ChatView(agent, { select: (id) => this.select(id), report: (m) => this.banner(m, true) });
     this.sessions = new SessionsView(agent, (id) => this.select(id), (m) => this.banner(m, true));
     this.files = new FilesView(agent.vfs);
     this.main.querySelector(".messages")!.replaceWith(this.chat.root);
@@ -80,6 +88,8 @@ export class Ui {
       if (this.selected) agent.stop(this.selected).catch((e: Error) => this.banner(`Stop failed: ${e.message}`, true));
     });
     this.mode.addEventListener("change", () => this.changeMode(this.mode.value as WorkMode));
+    this.closeBtn.addEventListener("click", () => this.setClosed(true));
+    this.reopenBtn.addEventListener("click", () => this.setClosed(false));
     const key = `rtc-agent:selected:${agent.userId}`;
     const saved = safeGet(key);
     const storedMode = safeGet("rtc-agent:work-mode") as WorkMode | null;
@@ -169,8 +179,14 @@ export class Ui {
     this.input.disabled = !mine || closed;
     this.sendBtn.disabled = !mine || closed;
     this.mode.disabled = !mine;
-    this.input.placeholder = !mine ? "This conversation belongs to another device (read-only here)." : closed ? "This conversation is closed." : "Message the assistant…  (Enter to send)";
+    this.input.placeholder = !mine ? "This conversation belongs to another device (read-only here)." : closed ? "This conversation is closed." : PLACEHOLDER;
     this.stopBtn.hidden = !(s?.active_turn_id && mine);
+    this.closeBtn.hidden = !(s && mine && !closed);
+    this.closedBar.hidden = !(s && mine && closed);
+    const usage = sessionUsage(s);
+    this.usage.hidden = !usage;
+    this.usage.textContent = usage?.text ?? "";
+    this.usage.title = usage?.title ?? "";
     const elsewhere = agent.prompts().filter((p) => p.rtc.session_id !== this.selected);
     if (elsewhere.length && this.bannerEl.hidden) {
       const p = elsewhere[0]!;
@@ -187,6 +203,8 @@ export class Ui {
     const agent = this.agent;
     const text = this.input.value.trim();
     if (!agent || !text || this.sendBtn.disabled) return;
+    const command = parseCommand(text);
+    if (command) return this.compact(command.instruction);
     this.sendBtn.disabled = true;
     try {
       const res = await agent.send(text, this.selected ? { sessionId: this.selected } : { workMode: agent.defaultWorkMode });
@@ -200,6 +218,45 @@ export class Ui {
       this.sendBtn.disabled = false;
       this.render();
     }
+  }
+
+  /** `/compact [instruction]`: a summary of the selected conversation. */
+  private async compact(instruction: string | undefined): Promise<void> {
+    const agent = this.agent;
+    if (!agent) return;
+    if (!this.selected) {
+      this.banner("Nothing to compact yet: /compact summarises the open conversation.", true);
+      return;
+    }
+    this.sendBtn.disabled = true;
+    try {
+      await agent.compact(this.selected, instruction);
+      this.input.value = "";
+      this.autosize();
+      this.banner("");
+    } catch (err) {
+      this.banner(`Not compacted: ${(err as Error).message}`, true);
+    } finally {
+      this.sendBtn.disabled = false;
+      this.render();
+    }
+  }
+
+  private setClosed(closed: boolean): void {
+    const agent = this.agent;
+    const id = this.selected;
+    if (!agent || !id) return;
+    const btn = closed ? this.closeBtn : this.reopenBtn;
+    btn.disabled = true;
+    (closed ? agent.closeSession(id) : agent.openSession(id))
+      .then(
+        () => this.banner(""),
+        (e: Error) => this.banner(`${closed ? "Close" : "Reopen"} failed: ${e.message}`, true),
+      )
+      .finally(() => {
+        btn.disabled = false;
+        this.render();
+      });
   }
 
   private changeMode(mode: WorkMode): void {

@@ -1,11 +1,13 @@
-// The conversation of the selected session: user bubbles, assistant Markdown
-// (streaming text from Live deltas), tool-call cards with their RTC state and,
-// inline, the open prompts. Nodes are keyed and rebuilt only when their content
-// changes; open forms are reused so typing is never lost to a re-render.
+// The conversation of the selected session: user bubbles (with a fork action),
+// assistant Markdown (streaming text from Live deltas), tool-call cards with
+// their RTC state and, inline, the open prompts; compaction summaries as
+// collapsed cards; failed or stopped turns with a Retry button. Nodes are keyed
+// and rebuilt only when their content changes; open forms are reused so typing
+// is never lost to a re-render.
 
 import type { Agent } from "../agent/agent.js";
 import type { Prompt } from "../executor/prompts.js";
-import type { Message, Rtc } from "../protocol/types.js";
+import type { Message, Rtc, Turn } from "../protocol/types.js";
 import { h, replaceChildren } from "./dom.js";
 import { promptForm } from "./forms.js";
 import { renderMarkdown } from "./markdown.js";
@@ -16,20 +18,37 @@ interface Rendered {
   node: HTMLElement;
 }
 
+export interface ChatActions {
+  /** Shows another session (a fork's). */
+  select: (sessionId: string) => void;
+  /** Tells the person that something failed. */
+  report: (message: string) => void;
+}
+
 export class ChatView {
   readonly root = h("div", { class: "messages", attrs: { role: "log", "aria-live": "polite" } });
   private sessionId: string | null = null;
   private readonly nodes = new Map<string, Rendered>();
   private readonly forms = new Map<string, HTMLElement>();
   private readonly tail = h("div", { class: "thinking", attrs: { "aria-label": "The assistant is working" } });
+  private readonly stopped = h("div", { class: "turn-end" });
+  private stoppedKey = "";
   private error: string | null = null;
+  /** The user message being edited into a fork, and its form. */
+  private forking: { id: string; form: HTMLElement } | null = null;
+  /** Turns whose retry was asked for: the button stays disabled meanwhile. */
+  private readonly retrying = new Set<string>();
 
-  constructor(private readonly agent: Agent) {}
+  constructor(
+    private readonly agent: Agent,
+    private readonly actions: ChatActions = { select: () => undefined, report: () => undefined },
+  ) {}
 
   show(sessionId: string | null): void {
     if (sessionId === this.sessionId) return;
     this.sessionId = sessionId;
     this.nodes.clear();
+    this.forking = null;
     this.error = null;
     this.root.textContent = "";
     if (sessionId) {
@@ -70,21 +89,28 @@ export class ChatView {
     const prompts = new Map<string, Prompt>();
     for (const p of this.agent.prompts()) prompts.set(p.id, p);
     for (const key of this.forms.keys()) if (!prompts.has(key)) this.forms.delete(key);
+    const retry = this.retryable(id);
 
     const wanted: HTMLElement[] = [];
     const seen = new Set<string>();
     for (const m of messages) {
       seen.add(m.id);
-      const key = this.keyOf(m, rtcs, prompts);
+      const canRetry = retry?.id === m.turn_id && m.status === "error" ? retry : undefined;
+      const key = `${this.keyOf(m, rtcs, prompts)}|${canRetry ? `retry:${this.retrying.has(canRetry.id)}` : ""}|${this.forking?.id === m.id ? "fork" : ""}`;
       let r = this.nodes.get(m.id);
       if (!r || r.key !== key) {
-        r = { key, node: this.render(m, rtcs, prompts) };
+        const node = this.render(m, rtcs, prompts, canRetry);
+        // A summary the person opened stays open when its node is rebuilt.
+        if (r && node instanceof HTMLDetailsElement && r.node instanceof HTMLDetailsElement) node.open = r.node.open;
+        r = { key, node };
         this.nodes.set(m.id, r);
       }
       wanted.push(r.node);
     }
     for (const k of [...this.nodes.keys()]) if (!seen.has(k)) this.nodes.delete(k);
     if (messages.length === 0 && !this.agent.store.isHydrated(id)) wanted.push(h("div", { class: "empty" }, "Loading…"));
+    // A stopped turn may have no message to carry its Retry button: it gets a line of its own.
+    if (retry && retry.status === "stopped") wanted.push(this.stoppedLine(id, retry));
     const working = this.workingText(id, messages);
     if (working) {
       this.tail.textContent = working;
@@ -103,9 +129,63 @@ export class ChatView {
     const turn = s?.active_turn_id ? this.agent.store.turns.get(s.active_turn_id) : undefined;
     if (!turn) return s?.active_turn_id ? "Working" : "";
     const last = messages[messages.length - 1];
-    if (turn.status === "queued") return "Queued";
-    if (turn.status === "running" && !(last?.role === "assistant" && last.status === "streaming")) return "Thinking";
+    if (turn.status === "queued") return turn.kind === "compact" ? "Compaction queued" : "Queued";
+    if (turn.status === "running" && !(last?.role !== "user" && last?.status === "streaming")) return turn.kind === "compact" ? "Summarising the conversation" : "Thinking";
     return "";
+  }
+
+  /**
+   * The turn a Retry button is offered for: the session's latest turn, when it
+   * failed with a retryable error or was stopped, nothing runs, the session is
+   * open and this device owns it.
+   */
+  private retryable(sessionId: string): Turn | undefined {
+    const s = this.agent.session(sessionId);
+    if (!s || s.status !== "open" || s.active_turn_id || !this.agent.ownsSession(sessionId)) return undefined;
+    const turns = this.agent.turns(sessionId);
+    const last = turns.reduce<Turn | undefined>((a, t) => (!a || t.seq > a.seq ? t : a), undefined);
+    if (!last) return undefined;
+    if (last.status === "stopped") return last;
+    if (last.status !== "failed") return undefined;
+    const shown = this.agent.messages(sessionId).find((m) => m.turn_id === last.id && m.status === "error");
+    return (last.error?.retryable ?? shown?.error?.retryable) ? last : undefined;
+  }
+
+  private retryButton(turn: Turn): HTMLElement {
+    const busy = this.retrying.has(turn.id);
+    return h(
+      "button",
+      {
+        class: "retry",
+        props: { type: "button", disabled: busy },
+        attrs: { "data-turn": turn.id },
+        on: {
+          click: () => {
+            const sid = turn.session_id;
+            this.retrying.add(turn.id);
+            this.update();
+            this.agent.retry(sid, turn.id).then(
+              () => undefined,
+              (err: Error) => {
+                this.retrying.delete(turn.id);
+                this.actions.report(`Retry failed: ${err.message}`);
+                this.update();
+              },
+            );
+          },
+        },
+      },
+      busy ? "Retrying…" : "Retry",
+    );
+  }
+
+  private stoppedLine(sessionId: string, turn: Turn): HTMLElement {
+    const key = `${sessionId}/${turn.id}/${this.retrying.has(turn.id)}`;
+    if (key !== this.stoppedKey) {
+      this.stoppedKey = key;
+      this.stopped.replaceChildren(h("span", null, "This turn was stopped."), this.retryButton(turn));
+    }
+    return this.stopped;
   }
 
   private keyOf(m: Message, rtcs: Map<string, Rtc>, prompts: Map<string, Prompt>): string {
@@ -117,8 +197,9 @@ export class ChatView {
     return key;
   }
 
-  private render(m: Message, rtcs: Map<string, Rtc>, prompts: Map<string, Prompt>): HTMLElement {
-    if (m.role === "user") return h("div", { class: "msg user", attrs: { "data-id": m.id } }, m.text);
+  private render(m: Message, rtcs: Map<string, Rtc>, prompts: Map<string, Prompt>, retry: Turn | undefined): HTMLElement {
+    if (m.role === "user") return this.forking?.id === m.id ? this.forking.form : this.userMessage(m);
+    if (m.role === "summary") return this.summary(m);
     const text = this.agent.messageText(m);
     const body = h("div", { class: "md" });
     body.append(renderMarkdown(text));
@@ -130,8 +211,85 @@ export class ChatView {
       node.append(toolCard(c, r, p ? this.formFor(p) : null));
     }
     if (m.status === "interrupted") node.append(h("div", { class: "note" }, "Stopped before the answer was complete."));
-    if (m.status === "error") node.append(h("div", { class: "note bad", attrs: { role: "alert" } }, m.error?.message || "The turn failed."));
+    if (m.status === "error") {
+      node.append(h("div", { class: "note bad", attrs: { role: "alert" } }, m.error?.message || "The turn failed.", retry ? this.retryButton(retry) : null));
+    }
     return node;
+  }
+
+  private userMessage(m: Message): HTMLElement {
+    const fork = h(
+      "button",
+      {
+        class: "ghost fork",
+        title: "Start a new conversation from this message (you can edit it first)",
+        attrs: { "aria-label": "Fork from this message" },
+        on: { click: () => this.startFork(m) },
+      },
+      "Fork",
+    );
+    return h("div", { class: "msg user", attrs: { "data-id": m.id } }, h("div", { class: "text" }, m.text), fork);
+  }
+
+  /** A compaction summary: collapsed, the messages it stands for stay above it. */
+  private summary(m: Message): HTMLElement {
+    const text = this.agent.messageText(m);
+    const body = h("div", { class: "md" });
+    body.append(renderMarkdown(text));
+    if (m.status === "streaming") body.classList.add("cursor");
+    const span = m.summary_of_seq ? `stands in for messages 1–${m.summary_of_seq} from here on` : "";
+    const label = m.status === "streaming" ? "Summarising the earlier conversation…" : "Earlier conversation summarised";
+    return h(
+      "details",
+      { class: "msg summary", attrs: { "data-id": m.id, "data-status": m.status } },
+      h("summary", null, h("span", { class: "label" }, label), span ? h("span", { class: "meta" }, span) : null),
+      text ? body : h("div", { class: "meta" }, "The summary is being written."),
+      m.status === "interrupted" ? h("div", { class: "note" }, "The summary was stopped before it was complete.") : null,
+      m.status === "error" ? h("div", { class: "note bad" }, m.error?.message || "The summary failed.") : null,
+    );
+  }
+
+  private startFork(m: Message): void {
+    const input = h("textarea", { props: { value: m.text, rows: Math.min(8, m.text.split("\n").length + 1) }, attrs: { "aria-label": "Message for the new conversation" } });
+    const cancel = () => {
+      this.forking = null;
+      this.update();
+    };
+    const submit = h("button", { class: "primary", props: { type: "submit" } }, "Fork");
+    const form = h(
+      "form",
+      { class: "msg user forking", attrs: { "data-id": m.id, "aria-label": "Fork from this message" } },
+      h("div", { class: "meta" }, "A new conversation starts from here with this message; this one stays as it is."),
+      input,
+      h("div", { class: "actions" }, h("button", { props: { type: "button" }, on: { click: cancel } }, "Cancel"), submit),
+    );
+    form.addEventListener("keydown", (e) => {
+      if (e.key === "Escape") cancel();
+      if (e.key === "Enter" && !e.shiftKey && !e.isComposing && e.target === input) {
+        e.preventDefault();
+        form.requestSubmit();
+      }
+    });
+    form.addEventListener("submit", (e) => {
+      e.preventDefault();
+      const text = input.value.trim();
+      if (!text || submit.disabled) return;
+      submit.disabled = true;
+      this.agent.fork(m.session_id, m.id, text === m.text.trim() ? undefined : text).then(
+        (res) => {
+          if (this.forking?.form === form) this.forking = null;
+          this.actions.select(res.session_id);
+        },
+        (err: Error) => {
+          submit.disabled = false;
+          this.actions.report(`Fork failed: ${err.message}`);
+        },
+      );
+    });
+    this.forking = { id: m.id, form };
+    this.update();
+    input.focus();
+    input.setSelectionRange(input.value.length, input.value.length);
   }
 
   private formFor(p: Prompt): HTMLElement {

@@ -44,6 +44,7 @@ button.ghost:hover { background: var(--rtc-panel); }
 .conn::before { content: ""; width: 8px; height: 8px; border-radius: 50%; background: var(--rtc-warn); }
 .conn[data-state="connected"]::before { background: var(--rtc-ok); }
 .conn[data-state="disconnected"]::before { background: var(--rtc-bad); }
+.usage { font-size: 12px; color: var(--rtc-muted); white-space: nowrap; font-variant-numeric: tabular-nums; }
 select { border: 1px solid var(--rtc-border); border-radius: 7px; padding: 3px 6px; background: var(--rtc-bg); }
 .body { flex: 1; display: flex; min-height: 0; }
 .sessions { width: 220px; flex: none; border-right: 1px solid var(--rtc-border); display: flex; flex-direction: column; background: var(--rtc-panel); }
@@ -64,7 +65,20 @@ select { border: 1px solid var(--rtc-border); border-radius: 7px; padding: 3px 6
 .empty { margin: auto; text-align: center; color: var(--rtc-muted); max-width: 340px; }
 .empty h2 { color: var(--rtc-text); font-size: 18px; margin: 0 0 6px; }
 .msg { max-width: 100%; }
-.msg.user { align-self: flex-end; background: var(--rtc-user); padding: 8px 12px; border-radius: 12px 12px 2px 12px; max-width: 80%; white-space: pre-wrap; overflow-wrap: anywhere; }
+.msg.user { align-self: flex-end; background: var(--rtc-user); padding: 8px 12px; border-radius: 12px 12px 2px 12px; max-width: 80%; white-space: pre-wrap; overflow-wrap: anywhere; position: relative; }
+.msg.user .fork { position: absolute; right: 100%; top: 2px; margin-right: 4px; font-size: 12px; padding: 1px 7px; color: var(--rtc-muted); visibility: hidden; }
+.msg.user:hover .fork, .msg.user .fork:focus-visible { visibility: visible; }
+.msg.user.forking { width: min(520px, 80%); display: flex; flex-direction: column; gap: 6px; white-space: normal; }
+.msg.user.forking textarea { resize: vertical; border: 1px solid var(--rtc-border); border-radius: 8px; padding: 6px 8px; background: var(--rtc-bg); }
+.msg.user.forking .meta { font-size: 12px; color: var(--rtc-muted); }
+.msg.user.forking .actions { display: flex; gap: 8px; justify-content: flex-end; }
+.msg.summary { border: 1px dashed var(--rtc-border); border-radius: 8px; padding: 6px 10px; background: var(--rtc-panel); }
+.msg.summary > summary { cursor: pointer; display: flex; gap: 8px; align-items: baseline; flex-wrap: wrap; }
+.msg.summary > summary .label { font-weight: 600; }
+.msg.summary .meta { font-size: 12px; color: var(--rtc-muted); }
+.msg.summary[open] > summary { margin-bottom: 6px; }
+.msg .note .retry, .turn-end .retry { margin-left: 8px; font-size: 12px; padding: 1px 9px; }
+.turn-end { font-size: 12px; color: var(--rtc-muted); }
 .msg.assistant .md { overflow-wrap: anywhere; }
 .msg .note { font-size: 12px; color: var(--rtc-muted); margin-top: 4px; }
 .msg .note.bad { color: var(--rtc-bad); }
@@ -105,6 +119,7 @@ select { border: 1px solid var(--rtc-border); border-radius: 7px; padding: 3px 6
 .thinking::after { content: " ···"; animation: blink 1.2s steps(2) infinite; }
 .banner { padding: 6px 12px; background: var(--rtc-user); font-size: 13px; display: flex; gap: 8px; align-items: center; }
 .banner.bad { color: var(--rtc-bad); }
+.closed-bar { display: flex; gap: 8px; align-items: center; justify-content: space-between; padding: 8px 12px; border-top: 1px solid var(--rtc-border); background: var(--rtc-panel); font-size: 13px; color: var(--rtc-muted); }
 .composer { display: flex; gap: 8px; padding: 10px 12px; border-top: 1px solid var(--rtc-border); align-items: flex-end; }
 .composer textarea { flex: 1; resize: none; border: 1px solid var(--rtc-border); border-radius: 8px; padding: 8px 10px; min-height: 40px; max-height: 160px; background: var(--rtc-bg); }
 .files { width: 300px; flex: none; border-left: 1px solid var(--rtc-border); display: flex; flex-direction: column; background: var(--rtc-panel); min-height: 0; }
@@ -121,6 +136,7 @@ select { border: 1px solid var(--rtc-border); border-radius: 7px; padding: 3px 6
 .files .editor .row span { flex: 1; font-size: 11px; color: var(--rtc-muted); }
 .files .hint { padding: 8px; color: var(--rtc-muted); font-size: 12px; }
 @media (max-width: 720px) {
+  .usage { display: none; }
   .sessions { position: absolute; z-index: 2; height: calc(100% - 44px); box-shadow: 0 4px 20px rgba(0,0,0,.2); }
   .files { position: absolute; right: 0; z-index: 2; height: calc(100% - 44px); box-shadow: 0 4px 20px rgba(0,0,0,.2); }
   .body { position: relative; }

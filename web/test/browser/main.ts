@@ -11,6 +11,7 @@ import "./entities.test.js";
 import "./executor.test.js";
 import "./markdown.test.js";
 import "./live.test.js";
+import "./long.test.js";
 import { dropDbs } from "./entities.test.js";
 
 declare global {
