@@ -7,9 +7,15 @@ export type TestFn = () => Promise<void>;
 const tests: { name: string; fn: TestFn }[] = [];
 let assertions = 0;
 const cleanups: (() => Promise<void> | void)[] = [];
+let notes: string[] = [];
 
 export function test(name: string, fn: TestFn): void {
   tests.push({ name, fn });
+}
+
+/** Adds a line to the current test's report, e.g. which part a server could not run. */
+export function note(text: string): void {
+  notes.push(text);
 }
 
 /** Runs `fn` after the current test, whatever its outcome (LIFO). */
@@ -71,6 +77,7 @@ export interface Result {
   ok: boolean;
   ms: number;
   error?: string;
+  notes?: string[];
 }
 
 export async function runAll(filter: string, report: (r: Result) => void): Promise<Result[]> {
@@ -78,6 +85,7 @@ export async function runAll(filter: string, report: (r: Result) => void): Promi
   for (const t of tests) {
     if (filter && !t.name.includes(filter)) continue;
     assertions = 0;
+    notes = [];
     const start = Date.now();
     let r: Result;
     try {
@@ -95,6 +103,7 @@ export async function runAll(filter: string, report: (r: Result) => void): Promi
         if (r.ok) r = { ...r, ok: false, error: `cleanup failed: ${(err as Error).message}` };
       }
     }
+    if (notes.length) r.notes = notes;
     results.push(r);
     report(r);
   }

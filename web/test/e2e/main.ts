@@ -19,6 +19,7 @@ import "./restart.test.js";
 import "./recovery.test.js";
 import "./script.test.js";
 import "./sessions.test.js";
+import "./long.test.js";
 import "./screenshot.test.js";
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
@@ -40,6 +41,7 @@ async function main(): Promise<void> {
   try {
     results = await runAll(process.argv[2] ?? "", (r) => {
       console.log(`${r.ok ? "ok  " : "FAIL"} ${r.name} (${(r.ms / 1000).toFixed(1)} s)`);
+      for (const n of r.notes ?? []) console.log(`     note: ${n}`);
       if (!r.ok) console.log(`     ${r.error!.replace(/\n/g, "\n     ")}`);
     });
   } finally {

@@ -22,13 +22,42 @@ export interface Snapshot {
   executor: boolean;
   position: { epoch: string; offset: number } | null;
   stats: { refills: number; refilled: number; resets: number; lastReset: string; duplicates: number };
-  sessions: { id: string; title: string; device_id: string; work_mode: string; active_turn_id?: string }[];
+  sessions: { id: string; title: string; device_id: string; work_mode: string; status: string; active_turn_id?: string }[];
+}
+
+/** One method call the page made over its WebSocket, with the server's answer. */
+export interface RpcFrame {
+  method: string;
+  data: Record<string, unknown>;
+  reply?: { result?: unknown; error?: { code: number; message: string } };
 }
 
 export class AgentPage {
   readonly errors: string[] = [];
+  /** Every RPC the page sent over its WebSockets, in order (read from the frames). */
+  readonly rpcs: RpcFrame[] = [];
 
   constructor(readonly page: Page) {
+    page.on("websocket", (ws) => {
+      const byId = new Map<number, RpcFrame>();
+      // Centrifuge's JSON protocol: one command or reply per line of a frame.
+      type Wire = { id?: number; rpc?: { method?: string; data?: Record<string, unknown> }; error?: { code: number; message: string } };
+      const lines = (payload: string | Buffer) => String(payload).split("\n").filter(Boolean).map((l) => JSON.parse(l) as Wire);
+      ws.on("framesent", (f) => {
+        for (const c of lines(f.payload)) {
+          if (!c.rpc?.method || typeof c.id !== "number") continue;
+          const frame: RpcFrame = { method: c.rpc.method, data: c.rpc.data ?? {} };
+          byId.set(c.id, frame);
+          this.rpcs.push(frame);
+        }
+      });
+      ws.on("framereceived", (f) => {
+        for (const r of lines(f.payload)) {
+          const frame = typeof r.id === "number" ? byId.get(r.id) : undefined;
+          if (frame) frame.reply = r.error ? { error: r.error } : { result: r.rpc?.data };
+        }
+      });
+    });
     page.on("pageerror", (e) => this.errors.push(e.message));
     page.on("console", (m) => {
       if (m.type() === "error" && !m.text().includes("Failed to load resource")) this.errors.push(m.text());
@@ -60,7 +89,7 @@ export class AgentPage {
         executor: a.isExecutor,
         position: a.store.position(),
         stats: { ...a.stats },
-        sessions: a.sessions().map((s) => ({ id: s.id, title: s.title, device_id: s.device_id, work_mode: s.work_mode, active_turn_id: s.active_turn_id })),
+        sessions: a.sessions().map((s) => ({ id: s.id, title: s.title, device_id: s.device_id, work_mode: s.work_mode, status: s.status, active_turn_id: s.active_turn_id })),
       };
     });
   }
@@ -161,6 +190,17 @@ export class AgentPage {
 
   async localStorageNumber(key: string): Promise<number> {
     return this.page.evaluate((k) => Number(localStorage.getItem(k) ?? "0"), key);
+  }
+
+  /** The calls of `method` the page made so far. */
+  calls(method: string): RpcFrame[] {
+    return this.rpcs.filter((r) => r.method === method);
+  }
+
+  /** Text of the banner above the conversation ("" when hidden). */
+  async banner(): Promise<string> {
+    const b = this.page.locator("rtc-agent .banner");
+    return (await b.isVisible()) ? b.innerText() : "";
   }
 
   /** Fails the test if the page reported errors. */

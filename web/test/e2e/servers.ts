@@ -136,6 +136,17 @@ export class GoServer {
     return ((await r.json()) as { token: string }).token;
   }
 
+  /** Whether this server knows a v1 method (an unknown one answers `unknown_method`). */
+  async supports(method: string): Promise<boolean> {
+    const r = await fetch(`${this.url}/api/v1/rpc/${method}`, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${await this.token("probe-user")}`, "X-Device-Id": "probe-device", "Content-Type": "application/json" },
+      body: "{}",
+    });
+    const body = (await r.json()) as { error?: { code: string } };
+    return body.error?.code !== "unknown_method";
+  }
+
   /** Calls a v1 method over HTTP as `user` on `device`. */
   async rpc<T>(user: string, device: string, method: string, params: object): Promise<T> {
     const r = await fetch(`${this.url}/api/v1/rpc/${method}`, {
