@@ -56,6 +56,10 @@ export interface Turn {
   step: number;
   /** `compact` for a turn queued by `v1.session.compact`; absent for a message's turn. */
   kind?: string;
+  /** A compact turn's instruction (what the summary keeps). */
+  instruction?: string;
+  /** The failed or stopped turn this one retries (`v1.turn.retry`). */
+  retry_of?: string;
   tools?: HostToolSpec[];
   error?: TurnError;
   usage?: Usage;
@@ -85,6 +89,8 @@ export interface Message {
   status: MessageStatus;
   /** On a summary: the highest message seq it replaces for the model. */
   summary_of_seq?: number;
+  /** On a user message: what the page sent along (its `/AGENT.md`). */
+  context?: MessageContext;
   model?: string;
   usage?: Usage;
   tool_calls?: ToolCall[];
@@ -156,6 +162,11 @@ export interface MessageSendResult {
   message_id: string;
   turn_id: string;
 }
+/** Sent with a message for the model: the page's `/AGENT.md` (≤ 32 KiB). */
+export interface MessageContext {
+  agent_md?: string;
+}
+
 /** `v1.session.compact` and `v1.turn.retry`: the turn that was queued. */
 export interface TurnQueuedResult {
   session_id: string;

@@ -109,8 +109,9 @@ export class ChatView {
     }
     for (const k of [...this.nodes.keys()]) if (!seen.has(k)) this.nodes.delete(k);
     if (messages.length === 0 && !this.agent.store.isHydrated(id)) wanted.push(h("div", { class: "empty" }, "Loading…"));
-    // A stopped turn may have no message to carry its Retry button: it gets a line of its own.
-    if (retry && retry.status === "stopped") wanted.push(this.stoppedLine(id, retry));
+    // A stopped turn (or a failed one without its error message) has no message to
+    // carry its Retry button: it gets a line of its own.
+    if (retry && (retry.status === "stopped" || !messages.some((m) => m.turn_id === retry.id && m.status === "error"))) wanted.push(this.turnEnd(id, retry));
     const working = this.workingText(id, messages);
     if (working) {
       this.tail.textContent = working;
@@ -179,11 +180,12 @@ export class ChatView {
     );
   }
 
-  private stoppedLine(sessionId: string, turn: Turn): HTMLElement {
-    const key = `${sessionId}/${turn.id}/${this.retrying.has(turn.id)}`;
+  private turnEnd(sessionId: string, turn: Turn): HTMLElement {
+    const key = `${sessionId}/${turn.id}/${turn.offset}/${this.retrying.has(turn.id)}`;
     if (key !== this.stoppedKey) {
       this.stoppedKey = key;
-      this.stopped.replaceChildren(h("span", null, "This turn was stopped."), this.retryButton(turn));
+      const text = turn.status === "stopped" ? "This turn was stopped." : turn.error?.message || "This turn failed.";
+      this.stopped.replaceChildren(h("span", null, text), this.retryButton(turn));
     }
     return this.stopped;
   }

@@ -66,8 +66,8 @@ select { border: 1px solid var(--rtc-border); border-radius: 7px; padding: 3px 6
 .empty h2 { color: var(--rtc-text); font-size: 18px; margin: 0 0 6px; }
 .msg { max-width: 100%; }
 .msg.user { align-self: flex-end; background: var(--rtc-user); padding: 8px 12px; border-radius: 12px 12px 2px 12px; max-width: 80%; white-space: pre-wrap; overflow-wrap: anywhere; position: relative; }
-.msg.user .fork { position: absolute; right: 100%; top: 2px; margin-right: 4px; font-size: 12px; padding: 1px 7px; color: var(--rtc-muted); visibility: hidden; }
-.msg.user:hover .fork, .msg.user .fork:focus-visible { visibility: visible; }
+.msg.user .fork { position: absolute; right: 100%; top: 2px; margin-right: 4px; font-size: 12px; padding: 1px 7px; color: var(--rtc-muted); opacity: 0; }
+.msg.user:hover .fork, .msg.user .fork:focus-visible { opacity: 1; }
 .msg.user.forking { width: min(520px, 80%); display: flex; flex-direction: column; gap: 6px; white-space: normal; }
 .msg.user.forking textarea { resize: vertical; border: 1px solid var(--rtc-border); border-radius: 8px; padding: 6px 8px; background: var(--rtc-bg); }
 .msg.user.forking .meta { font-size: 12px; color: var(--rtc-muted); }

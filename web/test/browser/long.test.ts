@@ -252,7 +252,7 @@ test("UI: a compaction summary is a collapsed card below the messages it summari
   }
 });
 
-test("UI: Retry on the latest failed turn when its error is retryable; a stopped turn gets a line", async () => {
+test("UI: Retry on the latest failed turn when its error is retryable; a stopped turn gets a line of its own", async () => {
   const r = await rig();
   try {
     const err = (retryable: boolean) => ({ category: "model_error", message: "The model provider is unavailable right now. Try again in a moment.", retryable });
@@ -292,6 +292,11 @@ test("UI: Retry on the latest failed turn when its error is retryable; a stopped
     includes(r.q(".turn-end")!.textContent!, "stopped");
     eq(r.q(".turn-end button.retry")!.dataset.turn, "t4");
     eq(r.qa(".messages > *").at(-1)!.className, "turn-end", "at the end of the conversation");
+
+    // A failed turn whose error message is not there: the line carries the turn's error.
+    await r.push(["message.created", msg("m8", 8, "user", "fifth", { turn_id: "t5" })], ["turn.created", turnOf("t5", 5, "failed", { error: err(true) })]);
+    await r.until("the line for the failed turn", () => r.q(".turn-end button.retry")?.dataset.turn === "t5");
+    includes(r.q(".turn-end")!.textContent!, "unavailable right now");
 
     // Closed, or another device's: no Retry.
     await r.push(["session.updated", r.mine("s1", 0, { status: "closed" })]);
