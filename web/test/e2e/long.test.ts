@@ -9,10 +9,13 @@
 // refusal the person sees, and say so in a note.
 
 import type { Locator } from "playwright-core";
-import { eq, includes, note, ok, test, until } from "./harness.js";
+import { defer, eq, includes, note, ok, test, until } from "./harness.js";
 import { host } from "./context.js";
 import { AgentPage, call, newProfile, turn } from "./pages.js";
-import { GoServer } from "./servers.js";
+import { rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { GoServer, serverHasFlag } from "./servers.js";
 
 const ask = { questions: [{ question: "Wait for me?", options: [{ label: "Yes" }, { label: "No" }] }] };
 const script = {
@@ -116,7 +119,14 @@ test("12 fork: an edited user message starts a new session, seen in the other ta
 });
 
 test("13 /AGENT.md goes with every message (capped at 32 KiB); usage in the header follows the session", async () => {
-  const go = await GoServer.start({ script });
+  // A price for the scripted model, where the server takes a price table.
+  const priced = await serverHasFlag("prices");
+  const prices = join(tmpdir(), `rtc-e2e-prices-${process.pid}.json`);
+  if (priced) {
+    await writeFile(prices, JSON.stringify({ [`scripted:${script.name}`]: { input_per_mtok: 3, output_per_mtok: 15 } }));
+    defer(() => rm(prices, { force: true }));
+  }
+  const go = await GoServer.start({ script, args: priced ? ["-prices", prices] : [] });
   const a = await AgentPage.open(await newProfile(), host.url(go, { user: "agentmd-user" }));
   const writeAgentMd = (text: string | null) =>
     a.page.evaluate(async (t) => {
@@ -142,10 +152,15 @@ test("13 /AGENT.md goes with every message (capped at 32 KiB); usage in the head
   await until("the header to match the server", async () => (await usage.getAttribute("title"))?.includes(`${first.usage.input_tokens.toLocaleString("en-US")} in, ${first.usage.output_tokens.toLocaleString("en-US")} out`));
   const text1 = await usage.innerText();
   ok(/^\S+ in · \S+ out( · \S*\$\S+)? · context \S+$/.test(text1), `the header line: ${text1}`);
-  if (first.usage.cost_usd === undefined) {
+  if (priced) {
+    ok(typeof first.usage.cost_usd === "number" && first.usage.cost_usd > 0, `the server priced the tokens: ${JSON.stringify(first.usage)}`);
+    includes(text1, "$", "the cost in the header");
+    includes((await usage.getAttribute("title")) ?? "", `$${first.usage.cost_usd!.toFixed(6)}`, "exact in the tooltip");
+  } else {
+    eq(first.usage.cost_usd, undefined, "no price table on this server");
     ok(!text1.includes("$"), "no cost when the server does not know it");
-    note("this server reports no cost_usd for the scripted model: only the tokens and the context were checked");
-  } else includes(text1, "$", "the cost when the server knows it");
+    note("this server takes no price table (-prices): the cost was not checked, only its absence");
+  }
 
   const md = "# Test host\nThe user's shop sells tea. Prices are in euros.\n";
   await writeAgentMd(md);

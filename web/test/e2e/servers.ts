@@ -30,6 +30,15 @@ export async function buildBinaries(p: Paths): Promise<void> {
   await run("go", ["build", "-o", p.build + "/", "./cmd/rtcagent", "./web/test/testdata/streamtool"], { cwd: p.repo });
 }
 
+/** Whether the built server has a `serve` flag (its usage text lists `-name`). */
+export async function serverHasFlag(name: string): Promise<boolean> {
+  const out = await run(bin.server, ["serve", "-h"]).then(
+    (r) => r.stdout + r.stderr,
+    (e: { stdout?: string; stderr?: string }) => (e.stdout ?? "") + (e.stderr ?? ""),
+  );
+  return out.includes(`  -${name} `);
+}
+
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const s = createNetServer();
