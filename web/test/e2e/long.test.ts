@@ -179,6 +179,17 @@ test("13 /AGENT.md goes with every message (capped at 32 KiB); usage in the head
   ok(capped.startsWith("# Long\nEvery product"), "its beginning");
   ok(/\[AGENT\.md truncated: the first \d+ of \d+ bytes are shown; the rest is left out\.\]$/.test(capped), "a clear note at the cut");
 
+  // A server that knows context.agent_md keeps it with the user message (within its 32 KiB limit).
+  if (await go.supports("v1.session.compact")) {
+    const list = await go.rpc<{ messages: { role: string; text: string; context?: { agent_md?: string } }[] }>("agentmd-user", "any", "v1.message.list", { session_id: id });
+    const stored = (text: string) => list.messages.find((m) => m.role === "user" && m.text === text)?.context?.agent_md;
+    eq(stored("no file yet"), undefined, "none stored without the file");
+    eq(stored("with the file"), md, "the server has the file");
+    eq(stored("with a long file"), capped, "and accepted the capped one");
+  } else {
+    note("this server does not take context.agent_md yet: only what the page sends was checked");
+  }
+
   await writeAgentMd(null);
   await a.send("file removed");
   await a.waitForAnswer("Reply to: file removed");
