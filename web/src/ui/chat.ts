@@ -206,7 +206,9 @@ export class ChatView {
     const body = h("div", { class: "md" });
     body.append(renderMarkdown(text));
     if (m.status === "streaming") body.classList.add("cursor");
-    const node = h("div", { class: "msg assistant", attrs: { "data-id": m.id, "data-status": m.status } }, text ? body : null);
+    // An error message's text is its error, shown once, in the note below.
+    const shown = text && !(m.status === "error" && text === m.error?.message);
+    const node = h("div", { class: "msg assistant", attrs: { "data-id": m.id, "data-status": m.status } }, shown ? body : null);
     for (const c of m.tool_calls ?? []) {
       const r = rtcs.get(`${m.id}/${c.id}`);
       const p = r ? prompts.get(r.id) : undefined;

@@ -66,14 +66,17 @@ select { border: 1px solid var(--rtc-border); border-radius: 7px; padding: 3px 6
 .empty h2 { color: var(--rtc-text); font-size: 18px; margin: 0 0 6px; }
 .msg { max-width: 100%; }
 .msg.user { align-self: flex-end; background: var(--rtc-user); padding: 8px 12px; border-radius: 12px 12px 2px 12px; max-width: 80%; white-space: pre-wrap; overflow-wrap: anywhere; position: relative; }
-.msg.user .fork { position: absolute; right: 100%; top: 2px; margin-right: 4px; font-size: 12px; padding: 1px 7px; color: var(--rtc-muted); opacity: 0; }
+.msg.user .fork { position: absolute; right: 100%; top: 2px; margin-right: 4px; font-size: 12px; padding: 1px 7px; color: var(--rtc-muted); white-space: nowrap; opacity: 0; }
 .msg.user:hover .fork, .msg.user .fork:focus-visible { opacity: 1; }
 .msg.user.forking { width: min(520px, 80%); display: flex; flex-direction: column; gap: 6px; white-space: normal; }
 .msg.user.forking textarea { resize: vertical; border: 1px solid var(--rtc-border); border-radius: 8px; padding: 6px 8px; background: var(--rtc-bg); }
 .msg.user.forking .meta { font-size: 12px; color: var(--rtc-muted); }
 .msg.user.forking .actions { display: flex; gap: 8px; justify-content: flex-end; }
 .msg.summary { border: 1px dashed var(--rtc-border); border-radius: 8px; padding: 6px 10px; background: var(--rtc-panel); }
-.msg.summary > summary { cursor: pointer; display: flex; gap: 8px; align-items: baseline; flex-wrap: wrap; }
+.msg.summary > summary { cursor: pointer; display: flex; gap: 8px; align-items: baseline; flex-wrap: wrap; list-style: none; }
+.msg.summary > summary::-webkit-details-marker { display: none; }
+.msg.summary > summary::before { content: "▸"; color: var(--rtc-muted); width: 10px; }
+.msg.summary[open] > summary::before { content: "▾"; }
 .msg.summary > summary .label { font-weight: 600; }
 .msg.summary .meta { font-size: 12px; color: var(--rtc-muted); }
 .msg.summary[open] > summary { margin-bottom: 6px; }
