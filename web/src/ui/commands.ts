@@ -11,6 +11,3 @@ export function parseCommand(text: string): Command | null {
   const instruction = m[1]?.trim();
   return instruction ? { name: "compact", instruction } : { name: "compact" };
 }
-
-/** What the composer's help line lists. */
-export const COMMAND_HELP = "/compact [what to keep] summarises the conversation so far";
