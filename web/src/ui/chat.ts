@@ -96,7 +96,7 @@ export class ChatView {
     for (const m of messages) {
       seen.add(m.id);
       const canRetry = retry?.id === m.turn_id && m.status === "error" ? retry : undefined;
-      const key = `${this.keyOf(m, rtcs, prompts)}|${canRetry ? `retry:${this.retrying.has(canRetry.id)}` : ""}|${this.forking?.id === m.id ? "fork" : ""}`;
+      const key = `${this.keyOf(m, rtcs, prompts)}|${canRetry ? `retry:${this.retrying.has(canRetry.id)}` : ""}|${this.forking?.id === m.id ? "fork" : ""}|${m.role === "summary" ? this.replacedBy(m) : ""}`;
       let r = this.nodes.get(m.id);
       if (!r || r.key !== key) {
         const node = this.render(m, rtcs, prompts, canRetry);
@@ -241,7 +241,8 @@ export class ChatView {
     const body = h("div", { class: "md" });
     body.append(renderMarkdown(text));
     if (m.status === "streaming") body.classList.add("cursor");
-    const span = m.summary_of_seq ? `stands in for messages 1–${m.summary_of_seq} from here on` : "";
+    const n = this.replacedBy(m);
+    const span = n ? `the assistant now reads this instead of ${n} earlier message${n === 1 ? "" : "s"}` : "";
     const label = m.status === "streaming" ? "Summarising the earlier conversation…" : "Earlier conversation summarised";
     return h(
       "details",
@@ -251,6 +252,25 @@ export class ChatView {
       m.status === "interrupted" ? h("div", { class: "note" }, "The summary was stopped before it was complete.") : null,
       m.status === "error" ? h("div", { class: "note bad" }, m.error?.message || "The summary failed.") : null,
     );
+  }
+
+  /**
+   * How many messages a summary stands in for (protocol: the turns before the
+   * turn of message `summary_of_seq`, and that turn's messages up to it).
+   */
+  private replacedBy(summary: Message): number {
+    const upTo = summary.summary_of_seq;
+    if (!upTo) return 0;
+    const messages = this.agent.messages(summary.session_id);
+    const last = messages.find((x) => x.seq === upTo);
+    const turnSeq = (id: string) => this.agent.store.turns.get(id)?.seq;
+    const lastTurn = last ? turnSeq(last.turn_id) : undefined;
+    return messages.filter((x) => {
+      if (x.id === summary.id) return false;
+      const t = turnSeq(x.turn_id);
+      if (lastTurn === undefined || t === undefined || !last) return x.seq <= upTo;
+      return t < lastTurn || (x.turn_id === last.turn_id && x.seq <= upTo);
+    }).length;
   }
 
   private startFork(m: Message): void {

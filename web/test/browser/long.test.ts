@@ -237,7 +237,7 @@ test("UI: a compaction summary is a collapsed card below the messages it summari
     const card = r.q<HTMLDetailsElement>("details.msg.summary")!;
     eq(card.open, false, "collapsed by default");
     eq(card.querySelector("summary .label")?.textContent, "Earlier conversation summarised");
-    includes(card.querySelector("summary")!.textContent!, "messages 1–2");
+    includes(card.querySelector("summary")!.textContent!, "instead of 2 earlier messages");
     eq(r.qa(".messages > .msg").map((e) => e.dataset.id), ["m1", "m2", "m3"], "the summarised messages stay above the card");
     card.querySelector("summary")!.click();
     eq(card.open, true, "opens on click");
@@ -247,6 +247,30 @@ test("UI: a compaction summary is a collapsed card below the messages it summari
     await r.until("the new summary text", () => r.q(".msg.summary .md")?.textContent?.includes("four days"));
     eq(r.q<HTMLDetailsElement>("details.msg.summary")!.open, true, "still open after a re-render");
     eq(r.q(".thinking"), null, "no longer working");
+  } finally {
+    await r.close();
+  }
+});
+
+test("UI: the summary counts the messages it stands for turn by turn, not by seq alone", async () => {
+  const r = await rig();
+  try {
+    // m3 was sent while t1 ran: a lower seq than t1's last answer, but in turn t2.
+    await r.push(
+      ["session.created", r.mine("s1", 0)],
+      ["turn.created", turnOf("t1", 1, "completed")],
+      ["turn.created", turnOf("t2", 2, "completed")],
+      ["message.created", msg("m1", 1, "user", "one")],
+      ["message.created", msg("m2", 2, "assistant", "working on one")],
+      ["message.created", msg("m3", 3, "user", "two", { turn_id: "t2" })],
+      ["message.created", msg("m4", 4, "assistant", "one is done")],
+      ["message.created", msg("m5", 5, "assistant", "two is done", { turn_id: "t2" })],
+      ["turn.created", turnOf("t3", 3, "completed", { kind: "compact" })],
+      ["message.created", msg("m6", 6, "summary", "One was done.", { turn_id: "t3", summary_of_seq: 4 })],
+    );
+    await open(r, "s1");
+    await r.until("the card", () => r.q(".msg.summary"));
+    includes(r.q(".msg.summary summary")!.textContent!, "instead of 3 earlier messages", "m1, m2 and m4; m3 and m5 stay for the model");
   } finally {
     await r.close();
   }
