@@ -249,6 +249,8 @@ test("14 retry: a failed turn's error and a stopped turn offer Retry (v1.turn.re
   if (supported) {
     await until("a new turn of the stopped session", async () => (await turnIds(a, stoppedSession)).length === 2);
     await until("the stopped line gone", async () => !(await line.isVisible()));
+    // The retry continues after the step that had finished: the model goes on from the cancelled question.
+    includes(await a.waitForAnswer("After the question:"), "cancelled");
   } else {
     includes(await until("the refusal", () => a.banner()), "Retry failed");
   }
