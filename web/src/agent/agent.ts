@@ -55,8 +55,6 @@ export class Agent {
   private readonly promptBoard: PromptBoard;
   private readonly leadership: Leadership;
   private readonly hydrating = new Map<string, Promise<void>>();
-  /** The client_id of each turn's retry: asking twice retries once. */
-  private readonly retryIds = new Map<string, string>();
   private readonly ready: Promise<void>;
   private destroyed = false;
   private started = false;
@@ -203,13 +201,12 @@ export class Agent {
 
   /**
    * Runs the session's latest turn again when it failed or was stopped
-   * (`v1.turn.retry`). One client_id per turn: asking twice, or a repeat after a
-   * lost answer, queues one retry.
+   * (`v1.turn.retry`). The client_id is derived from the turn, so asking twice,
+   * from two tabs, after a reload or after a lost answer queues one retry: the
+   * server answers a repeat with the first result.
    */
   retry(sessionId: string, turnId: string): Promise<TurnQueuedResult> {
-    let clientId = this.retryIds.get(turnId);
-    if (!clientId) this.retryIds.set(turnId, (clientId = crypto.randomUUID()));
-    return callIdempotent<TurnQueuedResult>(this.conn.call.bind(this.conn), "v1.turn.retry", { session_id: sessionId, turn_id: turnId, client_id: clientId });
+    return callIdempotent<TurnQueuedResult>(this.conn.call.bind(this.conn), "v1.turn.retry", { session_id: sessionId, turn_id: turnId, client_id: retryClientId(turnId) });
   }
 
   /** Stops the running turn of a session (`v1.turn.stop`). */
@@ -357,6 +354,15 @@ export class Agent {
     this.executor.events.on("error", (e) => this.events.emit("error", e));
     this.leadership.events.on("change", (v) => this.events.emit("leader", v));
   }
+}
+
+/**
+ * The idempotency key of a turn's retry. Only a session's latest turn can be
+ * retried and a retried turn is no longer the latest, so one key per turn is
+ * enough; a retry of the retry is another turn, with its own key.
+ */
+export function retryClientId(turnId: string): string {
+  return `retry:${turnId}`;
 }
 
 /**

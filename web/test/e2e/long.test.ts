@@ -219,7 +219,7 @@ test("14 retry: a failed turn's error and a stopped turn offer Retry (v1.turn.re
   await button.click();
   const sent = await until("the retry call", () => a.calls("v1.turn.retry")[0]);
   eq([sent.data.session_id, sent.data.turn_id], [id, failed], "the session and its failed turn");
-  ok(typeof sent.data.client_id === "string" && (sent.data.client_id as string).length > 0, "a client_id");
+  eq(sent.data.client_id, `retry:${failed}`, "the turn's own key: a repeat from anywhere asks for the same retry");
 
   if (supported) {
     // The scripted model fails the same way again: a new turn, with its own error and Retry.
@@ -227,6 +227,13 @@ test("14 retry: a failed turn's error and a stopped turn offer Retry (v1.turn.re
     await retryOf(a, next).waitFor({ timeout: 20_000 });
     eq(await error.count(), 2, "both errors stay in the history");
     eq(await retryOf(a, failed!).count(), 0, "the older turn is no longer offered");
+    eq((sent.reply?.result as { turn_id?: string } | undefined)?.turn_id, next, "the call's answer names the new turn");
+    const repeat = await a.page.evaluate(
+      ([sid, tid]) => (document.querySelector("rtc-agent") as unknown as { agent: PageAgent }).agent.retry(sid!, tid!).then((r) => r.turn_id, (e: { code?: string }) => `error ${e.code}`),
+      [id, failed],
+    );
+    eq(repeat, next, "asking again (another tab, after a reload) gets the same retry, not a second one");
+    eq((await turnIds(a, id)).length, 2, "still two turns");
   } else {
     includes(await until("the refusal", () => a.banner()), "Retry failed", "the person is told");
     await until("the button usable again", () => button.isEnabled());
@@ -243,9 +250,9 @@ test("14 retry: a failed turn's error and a stopped turn offer Retry (v1.turn.re
   const line = a.page.locator("rtc-agent .turn-end");
   await until("the stopped line with Retry", async () => (await line.isVisible()) && (await retryOf(a, stopped!).isVisible()));
   await retryOf(a, stopped!).click();
-  const again = await until("the second retry call", () => a.calls("v1.turn.retry")[1]);
-  eq([again.data.session_id, again.data.turn_id], [stoppedSession, stopped], "the stopped turn");
-  ok(again.data.client_id !== sent.data.client_id, "a new client_id for another turn");
+  const again = await until("the retry call of the stopped turn", () => a.calls("v1.turn.retry").find((c) => c.data.turn_id === stopped));
+  eq(again.data.session_id, stoppedSession, "the stopped turn's session");
+  eq(again.data.client_id, `retry:${stopped}`, "another turn, another key");
   if (supported) {
     await until("a new turn of the stopped session", async () => (await turnIds(a, stoppedSession)).length === 2);
     await until("the stopped line gone", async () => !(await line.isVisible()));
