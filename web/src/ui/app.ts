@@ -40,7 +40,7 @@ export class Ui {
   private readonly title = h("div", { class: "title" }, "Assistant");
   private readonly sessionsToggle = h("button", { class: "ghost", title: "Conversations", attrs: { "aria-label": "Show conversations" } }, "☰");
   private readonly filesToggle = h("button", { class: "files-toggle", attrs: { "aria-pressed": "false" } }, "Files");
-  private readonly usage = h("span", { class: "usage", attrs: { hidden: true, "aria-label": "Usage of this conversation" } });
+  private readonly usage = h("span", { class: "usage", attrs: { hidden: true } });
   private readonly closeBtn = h("button", { class: "close-session", title: "Close this conversation: it takes no messages until it is reopened (a running turn stops)", props: { type: "button", hidden: true } }, "Close chat");
   private readonly reopenBtn = h("button", { class: "primary reopen", props: { type: "button" } }, "Reopen");
   private readonly closedBar = h("div", { class: "closed-bar", attrs: { hidden: true, role: "status" } }, h("span", null, "This conversation is closed: it takes no messages until it is reopened."), this.reopenBtn);

@@ -31,8 +31,8 @@ export class ChatView {
   private readonly nodes = new Map<string, Rendered>();
   private readonly forms = new Map<string, HTMLElement>();
   private readonly tail = h("div", { class: "thinking", attrs: { "aria-label": "The assistant is working" } });
-  private readonly stopped = h("div", { class: "turn-end" });
-  private stoppedKey = "";
+  private readonly endLine = h("div", { class: "turn-end" });
+  private endKey = "";
   private error: string | null = null;
   /** The user message being edited into a fork, and its form. */
   private forking: { id: string; form: HTMLElement } | null = null;
@@ -182,12 +182,12 @@ export class ChatView {
 
   private turnEnd(sessionId: string, turn: Turn): HTMLElement {
     const key = `${sessionId}/${turn.id}/${turn.offset}/${this.retrying.has(turn.id)}`;
-    if (key !== this.stoppedKey) {
-      this.stoppedKey = key;
+    if (key !== this.endKey) {
+      this.endKey = key;
       const text = turn.status === "stopped" ? "This turn was stopped." : turn.error?.message || "This turn failed.";
-      this.stopped.replaceChildren(h("span", null, text), this.retryButton(turn));
+      this.endLine.replaceChildren(h("span", null, text), this.retryButton(turn));
     }
-    return this.stopped;
+    return this.endLine;
   }
 
   private keyOf(m: Message, rtcs: Map<string, Rtc>, prompts: Map<string, Prompt>): string {
