@@ -33,13 +33,19 @@ type Options struct {
 	// (ServeCmd + "serve" flags) so its RSS is the server's alone; the rtcagent
 	// command passes its own executable. Empty: measured in process (see idle.go).
 	ServeCmd []string
-	FloorN   int       // samples of each floor measurement
-	Log      io.Writer // progress lines; nil = none
+	FloorN   int // samples of each floor measurement
+	// Warmup is the load run before each point's window, not measured.
+	Warmup time.Duration
+	// History are the conversation sizes (messages) of the transcript-growth
+	// row; empty skips it.
+	History []int
+	Log     io.Writer // progress lines; nil = none
 }
 
 // Defaults returns the configuration of `rtcagent bench` without flags.
 func Defaults() Options {
-	return Options{Sessions: []int{1, 100, 1000}, Duration: 20 * time.Second, Calls: 10, Idle: 10000, FloorN: 2000}
+	return Options{Sessions: []int{1, 100, 1000}, Duration: 20 * time.Second, Calls: 10, Idle: 10000, FloorN: 2000,
+		Warmup: time.Second, History: []int{10, 100, 500}}
 }
 
 // Backend names the store and broker the options select.
@@ -57,6 +63,11 @@ func (o Options) Backend() string {
 func Run(ctx context.Context, o Options) (*Result, error) {
 	if o.Calls <= 0 || o.Duration <= 0 || len(o.Sessions) == 0 {
 		return nil, errors.New("bench: sessions, duration and calls must be positive")
+	}
+	for _, n := range o.History {
+		if n <= 0 {
+			return nil, errors.New("bench: history sizes must be positive")
+		}
 	}
 	if o.FloorN <= 0 {
 		o.FloorN = 1000
@@ -81,7 +92,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	}
 	for i, n := range o.Sessions {
 		logf("%d sessions for %s", n, o.Duration)
-		p, err := runPoint(ctx, srv, m, fmt.Sprintf("p%d", i), n, o.Duration)
+		p, err := runPoint(ctx, srv, m, fmt.Sprintf("p%d", i), n, o.Warmup, o.Duration)
 		if err != nil {
 			srv.close()
 			return nil, fmt.Errorf("%d sessions: %w", n, err)
@@ -96,6 +107,11 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	logf("floor: %d Centrifuge publishes and %d store commits", o.FloorN, o.FloorN)
 	if res.Floor, err = measureFloor(ctx, o, filepath.Join(tmp, "floor.db")); err != nil {
 		return nil, fmt.Errorf("floor: %w", err)
+	}
+	if len(o.History) > 0 {
+		if res.History, err = measureHistory(ctx, o, tmp, prefix+"hist", logf); err != nil {
+			return nil, fmt.Errorf("history: %w", err)
+		}
 	}
 	if o.Idle > 0 {
 		logf("%d idle connections", o.Idle)

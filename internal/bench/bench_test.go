@@ -10,7 +10,8 @@ import (
 // TestTinyRun runs the whole tool on a tiny configuration and checks the table
 // has every row with sane numbers; timings are not asserted.
 func TestTinyRun(t *testing.T) {
-	o := Options{Sessions: []int{1, 5}, Duration: 3 * time.Second, Calls: 1, Idle: 20, FloorN: 100}
+	o := Options{Sessions: []int{1, 5}, Duration: 3 * time.Second, Warmup: 500 * time.Millisecond, Calls: 1, Idle: 20, FloorN: 100,
+		History: []int{10}}
 	res, err := Run(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)
@@ -29,6 +30,9 @@ func TestTinyRun(t *testing.T) {
 			t.Errorf("%d sessions: %d failed turns, %d clients with errors", p.Sessions, p.Failed, p.ClientErrors)
 		}
 	}
+	if len(res.History) != 1 || res.History[0].Ours.Bytes <= 0 || res.History[0].Stateless.Bytes <= 0 {
+		t.Errorf("history %+v", res.History)
+	}
 	if res.Idle == nil || res.Idle.Conns != 20 || res.Idle.Method == "" {
 		t.Errorf("idle %+v", res.Idle)
 	}
@@ -39,7 +43,8 @@ func TestTinyRun(t *testing.T) {
 	t.Log("\n" + tab)
 	for _, want := range []string{"| 1 | RTC round trip, server overhead, 1 sessions", "| 1 | RTC round trip, server overhead, 5 sessions",
 		"| 2 | sustained RTC round trips/s (best)", "| 3 | memory per idle connection (20 connections)",
-		"| 4 | Live chunk latency", "| 5 | floor: bare Centrifuge publish", "| 5 | floor: one store commit", "| 5 | ours / floor"} {
+		"| 4 | Live chunk latency", "| 5 | floor: bare Centrifuge publish", "| 5 | floor: one store commit", "| 5 | ours / floor",
+		"| 6 | per tool call at 10 messages: upstream bytes / round trip p50 | RTC Agent "} {
 		if !strings.Contains(tab, want) {
 			t.Errorf("table lacks %q", want)
 		}

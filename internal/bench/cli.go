@@ -22,6 +22,8 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	fs.DurationVar(&o.Duration, "duration", o.Duration, "measured window per point")
 	fs.IntVar(&o.Calls, "calls", o.Calls, "tool calls per turn")
 	fs.IntVar(&o.Idle, "idle", o.Idle, "idle connections for the memory row (0 skips it)")
+	fs.DurationVar(&o.Warmup, "warmup", o.Warmup, "unmeasured load before each point's window")
+	history := fs.String("history", "10,100,500", "conversation sizes (messages) of the transcript-growth row; empty or 0 skips it")
 	fs.IntVar(&o.FloorN, "floor-samples", o.FloorN, "samples of each floor measurement")
 	fs.StringVar(&o.DBURL, "database-url", "", "postgres://… to measure the PostgreSQL store (search_path selects the schema)")
 	fs.StringVar(&o.RedisURL, "redis-url", "", "redis://… to measure the Redis broker and Live buffer")
@@ -38,6 +40,18 @@ func Main(args []string, stdout, stderr io.Writer) int {
 			return 2
 		}
 		o.Sessions = append(o.Sessions, n)
+	}
+	o.History = nil
+	for _, s := range strings.Split(*history, ",") {
+		if s = strings.TrimSpace(s); s == "" || s == "0" {
+			continue
+		}
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 0 {
+			fmt.Fprintf(stderr, "bench: bad -history %q\n", *history)
+			return 2
+		}
+		o.History = append(o.History, n)
 	}
 	if !*inproc {
 		exe, err := os.Executable()

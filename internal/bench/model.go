@@ -17,6 +17,9 @@ import (
 // internal/llm/scripted because that model keeps a deep copy of every request
 // (for test assertions), which would grow without bound over a long run.
 //
+// A user message "calls=<n> batch=<b>" asks for a turn of n calls emitted b per
+// step instead (the transcript-growth row fills a session's history with it).
+//
 // It measures the RTC round trip like internal/e2e/bench_test.go's timedModel:
 // from the end of the stream that emitted a tool call to the next request that
 // carries that call's result. Calls have process-unique ids, so the measurement
@@ -28,6 +31,8 @@ type model struct {
 	mu      sync.Mutex
 	pending map[string]time.Time // call id → end of the emitting stream
 	gaps    []time.Duration
+	first   []llm.Message // transcript of the latest request that opened a turn
+	lastLen int           // messages in the latest request
 }
 
 func newModel(calls int) *model { return &model{calls: calls, pending: map[string]time.Time{}} }
@@ -44,28 +49,56 @@ func (m *model) take() []time.Duration {
 	return g
 }
 
+// opened returns the transcript of the latest request that started a turn (its
+// last message is the user's) and the size of the latest request.
+func (m *model) opened() (first []llm.Message, lastLen int) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.first, m.lastLen
+}
+
+// plan reads a turn's shape from its user message: "calls=<n> batch=<b>", or the
+// model's default of m.calls calls one per step.
+func (m *model) plan(user string) (calls, batch int) {
+	if _, err := fmt.Sscanf(user, "calls=%d batch=%d", &calls, &batch); err == nil && calls > 0 && batch > 0 {
+		return calls, batch
+	}
+	return m.calls, 1
+}
+
 func (m *model) Stream(_ context.Context, req *llm.Request) (llm.Stream, error) {
 	now := time.Now()
-	done := 0 // tool results since the last user message
-	for i := len(req.Messages) - 1; i >= 0 && req.Messages[i].Role != llm.RoleUser; i-- {
+	done, user := 0, "" // tool results since the last user message, and that message
+	for i := len(req.Messages) - 1; i >= 0; i-- {
+		if req.Messages[i].Role == llm.RoleUser {
+			user = req.Messages[i].Text
+			break
+		}
 		if req.Messages[i].Role == llm.RoleTool {
 			done++
 		}
 	}
-	if n := len(req.Messages); n > 0 && req.Messages[n-1].Role == llm.RoleTool {
-		id := req.Messages[n-1].ToolCallID
-		m.mu.Lock()
+	m.mu.Lock()
+	// Every result after the last assistant message arrives with this request.
+	for i := len(req.Messages) - 1; i >= 0 && req.Messages[i].Role == llm.RoleTool; i-- {
+		id := req.Messages[i].ToolCallID
 		if t, ok := m.pending[id]; ok {
 			m.gaps = append(m.gaps, now.Sub(t))
 			delete(m.pending, id)
 		}
-		m.mu.Unlock()
 	}
+	if n := len(req.Messages); n > 0 && req.Messages[n-1].Role == llm.RoleUser {
+		m.first = req.Messages
+	}
+	m.lastLen = len(req.Messages)
+	m.mu.Unlock()
 	s := &stream{m: m}
-	if done < m.calls {
-		id := "bc" + strconv.FormatInt(m.seq.Add(1), 36)
-		s.call = id
-		s.events = []llm.Event{{Kind: llm.EventToolCall, ToolCall: llm.ToolCall{ID: id, Name: "ls", Arguments: []byte(`{}`)}}}
+	if calls, batch := m.plan(user); done < calls {
+		for range min(batch, calls-done) {
+			id := "bc" + strconv.FormatInt(m.seq.Add(1), 36)
+			s.calls = append(s.calls, id)
+			s.events = append(s.events, llm.Event{Kind: llm.EventToolCall, ToolCall: llm.ToolCall{ID: id, Name: "ls", Arguments: []byte(`{}`)}})
+		}
 	} else {
 		// Chunks are stamped when emitted (Next), not here, so the Live latency
 		// starts at the moment the engine receives the chunk.
@@ -80,7 +113,7 @@ const liveChunks = 4
 
 type stream struct {
 	m      *model
-	call   string
+	calls  []string // ids of the calls emitted, timed when the stream ends
 	chunks int
 	events []llm.Event
 	cur    llm.Event
@@ -96,11 +129,14 @@ func (s *stream) Next() bool {
 		s.cur, s.events = s.events[0], s.events[1:]
 		return true
 	}
-	if s.call != "" {
+	if len(s.calls) > 0 {
+		now := time.Now()
 		s.m.mu.Lock()
-		s.m.pending[s.call] = time.Now()
+		for _, id := range s.calls {
+			s.m.pending[id] = now
+		}
 		s.m.mu.Unlock()
-		s.call = ""
+		s.calls = nil
 	}
 	return false
 }

@@ -86,11 +86,14 @@ func ok(context.Context, protocol.RTC) simclient.Result {
 	return simclient.Result{OK: true, Output: "a.txt"}
 }
 
-// runPoint runs n sessions for d: each client sends a message (a new session per
-// turn, so transcripts stay short and the round trip, not transcript growth, is
-// measured), waits for the turn to end, and repeats. Only round trips inside the
-// window count; turns still running at its end are abandoned with their clients.
-func runPoint(ctx context.Context, srv *running, m *model, prefix string, n int, d time.Duration) (Point, error) {
+// runPoint runs n sessions for warmup + d: each client sends a message (a new
+// session per turn, so transcripts stay short and the round trip, not transcript
+// growth, is measured), waits for the turn to end, and repeats. The load runs
+// without a break; what happened during the warm-up (connection setup, first
+// statements, the first turn of every client) is then discarded, and only round
+// trips and turns inside the window d count. Turns still running at its end are
+// abandoned with their clients.
+func runPoint(ctx context.Context, srv *running, m *model, prefix string, n int, warmup, d time.Duration) (Point, error) {
 	live := &samples{}
 	clients, err := dialAll(ctx, srv.url, srv.ver, prefix, n, func(int) simclient.Config {
 		return simclient.Config{Tool: ok, OnDelta: func(dl protocol.Delta, at time.Time) {
@@ -106,23 +109,22 @@ func runPoint(ctx context.Context, srv *running, m *model, prefix string, n int,
 	m.take()
 	live.take()
 	var turns, failed atomic.Int64
-	wctx, cancel := context.WithTimeout(ctx, d)
+	lctx, cancel := context.WithTimeout(ctx, warmup+d)
 	defer cancel()
-	start := time.Now()
 	var wg sync.WaitGroup
 	for i, c := range clients {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for k := 0; wctx.Err() == nil; k++ {
-				res, err := c.Send(wctx, "", fmt.Sprintf("m-%d-%d", i, k), "go")
+			for k := 0; lctx.Err() == nil; k++ {
+				res, err := c.Send(lctx, "", fmt.Sprintf("m-%d-%d", i, k), "go")
 				if err != nil {
-					if wctx.Err() == nil {
+					if lctx.Err() == nil {
 						failed.Add(1)
 					}
 					return
 				}
-				tr, err := c.WaitTurn(wctx, res.TurnID)
+				tr, err := c.WaitTurn(lctx, res.TurnID)
 				if err != nil {
 					return
 				}
@@ -134,7 +136,16 @@ func runPoint(ctx context.Context, srv *running, m *model, prefix string, n int,
 			}
 		}()
 	}
-	<-wctx.Done()
+	select {
+	case <-time.After(warmup):
+	case <-lctx.Done():
+	}
+	m.take()
+	live.take()
+	turns.Store(0)
+	failed.Store(0)
+	start := time.Now()
+	<-lctx.Done()
 	elapsed := time.Since(start)
 	gaps, lat := m.take(), live.take()
 	wg.Wait()

@@ -55,7 +55,8 @@ type Result struct {
 	Duration time.Duration
 	Points   []Point
 	Floor    Floor
-	Idle     *Idle // nil when skipped
+	Idle     *Idle          // nil when skipped
+	History  []HistoryPoint // row 6; empty when skipped
 }
 
 // BestPerSec is the highest sustained round-trip rate of the run.
@@ -110,7 +111,39 @@ func (r *Result) Table() string {
 		row("5", fmt.Sprintf("ours / floor (publish + commit), %d sessions: p50 / p99", p.Sessions),
 			fmt.Sprintf("%.1f× / %.1f×", ratio(p.RTT.P50, fp50), ratio(p.RTT.P99, fp99)), "≤ 10×")
 	}
+	for _, h := range r.History {
+		row("6", fmt.Sprintf("per tool call at %d messages: upstream bytes / round trip %s", h.Target, pctsLabel(h.Ours.RTT)),
+			fmt.Sprintf("RTC Agent %s / %s; stateless %s / %s (%d messages, %d calls each; stateless sends %.0f× the bytes)",
+				size(h.Ours.Bytes), pctsValue(h.Ours.RTT), size(h.Stateless.Bytes), pctsValue(h.Stateless.RTT),
+				h.Messages, h.Calls, ratio(h.Stateless.Bytes, h.Ours.Bytes)), "")
+	}
 	return b.String()
+}
+
+// p99Min is the sample size from which a p99 is printed: below it, the p99 is
+// just the slowest sample.
+const p99Min = 100
+
+func pctsLabel(p Pcts) string {
+	if p.N >= p99Min {
+		return "p50 / p99"
+	}
+	return "p50"
+}
+
+func pctsValue(p Pcts) string {
+	if p.N >= p99Min {
+		return fmt.Sprintf("%.2f / %.2f ms", p.P50, p.P99)
+	}
+	return fmt.Sprintf("%.2f ms", p.P50)
+}
+
+// size renders a byte count: B below 1 KiB, KiB above.
+func size(b float64) string {
+	if b < 1024 {
+		return fmt.Sprintf("%.0f B", b)
+	}
+	return fmt.Sprintf("%.1f KiB", b/1024)
 }
 
 func ratio(a, b float64) float64 {

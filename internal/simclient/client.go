@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"strings"
 	"sync"
 	"time"
@@ -29,6 +30,9 @@ type Config struct {
 	// OnDelta, if set, sees every Live delta with its receive time (latency
 	// measurement); it runs on the client's event goroutine and must be quick.
 	OnDelta func(d protocol.Delta, received time.Time)
+	// NetDialContext, if set, opens the TCP connection (the load tool wraps it to
+	// count the bytes the client sends); nil uses net.Dialer.
+	NetDialContext func(ctx context.Context, network, addr string) (net.Conn, error)
 }
 
 // Client is one connected simulated browser. Safe for concurrent use.
@@ -58,7 +62,8 @@ func Dial(ctx context.Context, cfg Config) (*Client, error) {
 	}
 	cl := &Client{cfg: cfg, exec: make(chan protocol.RTC, 256), done: make(chan struct{}),
 		deltas: map[string][]protocol.Delta{}, turns: map[string]protocol.Turn{}, seenRTC: map[string]bool{}, changed: make(chan struct{})}
-	ccfg := centrifuge.Config{Token: cfg.Token, Data: data, MinReconnectDelay: 50 * time.Millisecond, MaxReconnectDelay: time.Second}
+	ccfg := centrifuge.Config{Token: cfg.Token, Data: data, MinReconnectDelay: 50 * time.Millisecond, MaxReconnectDelay: time.Second,
+		NetDialContext: cfg.NetDialContext}
 	if cfg.GetToken != nil {
 		ccfg.GetToken = func(centrifuge.ConnectionTokenEvent) (string, error) { return cfg.GetToken() }
 	}
