@@ -136,6 +136,8 @@ func serverConfig(o Options, dataFile, prefix string) config.Config {
 	cfg.Secret = secret
 	cfg.Provider = "scripted"
 	cfg.MsgRate = -1 // the load is many messages per user and minute
+	// A turn of -calls calls, one per step, then the answer.
+	cfg.StepLimit = max(cfg.StepLimit, o.Calls+1)
 	cfg.DBURL, cfg.RedisURL, cfg.RedisPfx = o.DBURL, o.RedisURL, prefix
 	return cfg
 }

@@ -9,7 +9,12 @@
 //  3. memory per idle connection (see idle.go for how, and why);
 //  4. Live chunk latency, model chunk → client receive;
 //  5. the floor on the same machine in the same run: a bare Centrifuge publish →
-//     receive and one durable store commit, and the ratio ours / floor.
+//     receive and one durable store commit, and the ratio ours / floor;
+//  6. upstream bytes and round trip per tool call as the conversation grows,
+//     next to a stateless baseline in the Vercel AI SDK's pattern (history.go,
+//     stateless.go): every tool result re-posts the whole conversation.
+//
+// Every load point starts with an unmeasured warm-up (Options.Warmup).
 //
 // Clients and server share the process and its CPUs, so the numbers include the
 // clients' cost; on 2 cores this is a large share at high concurrency. Only

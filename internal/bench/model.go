@@ -49,6 +49,14 @@ func (m *model) take() []time.Duration {
 	return g
 }
 
+// dropGaps forgets the gaps recorded so far but keeps the calls still waiting
+// for their results: the end of a warm-up, where the load goes on.
+func (m *model) dropGaps() {
+	m.mu.Lock()
+	m.gaps = nil
+	m.mu.Unlock()
+}
+
 // opened returns the transcript of the latest request that started a turn (its
 // last message is the user's) and the size of the latest request.
 func (m *model) opened() (first []llm.Message, lastLen int) {

@@ -140,7 +140,7 @@ func runPoint(ctx context.Context, srv *running, m *model, prefix string, n int,
 	case <-time.After(warmup):
 	case <-lctx.Done():
 	}
-	m.take()
+	m.dropGaps()
 	live.take()
 	turns.Store(0)
 	failed.Store(0)

@@ -62,8 +62,10 @@ func Dial(ctx context.Context, cfg Config) (*Client, error) {
 	}
 	cl := &Client{cfg: cfg, exec: make(chan protocol.RTC, 256), done: make(chan struct{}),
 		deltas: map[string][]protocol.Delta{}, turns: map[string]protocol.Turn{}, seenRTC: map[string]bool{}, changed: make(chan struct{})}
+	// A browser waits for a slow handshake; centrifuge-go's default of 1 s fails
+	// the first dial of thousands of clients on a busy machine.
 	ccfg := centrifuge.Config{Token: cfg.Token, Data: data, MinReconnectDelay: 50 * time.Millisecond, MaxReconnectDelay: time.Second,
-		NetDialContext: cfg.NetDialContext}
+		NetDialContext: cfg.NetDialContext, HandshakeTimeout: 10 * time.Second}
 	if cfg.GetToken != nil {
 		ccfg.GetToken = func(centrifuge.ConnectionTokenEvent) (string, error) { return cfg.GetToken() }
 	}
