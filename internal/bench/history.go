@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"time"
 
@@ -96,6 +97,11 @@ func measureHistory(ctx context.Context, o Options, tmp, prefix string, logf fun
 		if p.Stateless, err = statelessTurn(ctx, base, m, seed, o.Calls); err != nil {
 			return nil, fmt.Errorf("stateless at %d messages: %w", n, err)
 		}
+		// Same conversation, same model input: the baseline's measured turn must
+		// have started from exactly what RTC Agent gave the model.
+		if got, _ := m.opened(); !reflect.DeepEqual(got, first) {
+			return nil, fmt.Errorf("at %d messages the baseline's first request differs from RTC Agent's (%d and %d messages)", n, len(got), len(first))
+		}
 		if err := c.Err(); err != nil {
 			return nil, err
 		}
@@ -107,6 +113,8 @@ func measureHistory(ctx context.Context, o Options, tmp, prefix string, logf fun
 // statelessTurn measures one turn of the baseline from a copy of seed, after an
 // unmeasured warm-up turn from the same seed (connection setup, first use).
 func statelessTurn(ctx context.Context, base *statelessServer, m *model, seed []llm.Message, calls int) (PerCall, error) {
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
 	cl := newStatelessClient(base.url, listing)
 	defer cl.close()
 	cl.msgs = fromModel(seed)
