@@ -79,7 +79,8 @@ func measureHistory(ctx context.Context, o Options, tmp, prefix string, logf fun
 		if err := h.fill(ctx, n); err != nil {
 			return nil, fmt.Errorf("filling to %d messages: %w", n, err)
 		}
-		// The fill's last turn warmed this side up.
+		// The fill's turns (or the previous size's measured turn) warmed this
+		// side up: connection, statements, the session's first steps.
 		m.take()
 		b0 := up.bytes()
 		if err := h.turn(ctx, "go"); err != nil {
