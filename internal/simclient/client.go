@@ -8,6 +8,7 @@ import (
 	"net"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	centrifuge "github.com/centrifugal/centrifuge-go"
@@ -33,6 +34,10 @@ type Config struct {
 	// NetDialContext, if set, opens the TCP connection (the load tool wraps it to
 	// count the bytes the client sends); nil uses net.Dialer.
 	NetDialContext func(ctx context.Context, network, addr string) (net.Conn, error)
+	// Profile, if set, is the browser profile this client belongs to (see
+	// Profile): updates are applied in order with gaps filled, open RTCs are
+	// re-fetched after every subscription, and executions are journaled.
+	Profile *Profile
 }
 
 // Client is one connected simulated browser. Safe for concurrent use.
@@ -52,6 +57,9 @@ type Client struct {
 	executed int
 	errs     []error
 	changed  chan struct{} // closed and replaced on every turn change
+
+	syncReq    chan struct{} // a fill or pending re-fetch is wanted (Profile)
+	pendingReq atomic.Bool
 }
 
 // Dial connects and waits until the server accepted the connection.
@@ -61,7 +69,8 @@ func Dial(ctx context.Context, cfg Config) (*Client, error) {
 		return nil, err
 	}
 	cl := &Client{cfg: cfg, exec: make(chan protocol.RTC, 256), done: make(chan struct{}),
-		deltas: map[string][]protocol.Delta{}, turns: map[string]protocol.Turn{}, seenRTC: map[string]bool{}, changed: make(chan struct{})}
+		deltas: map[string][]protocol.Delta{}, turns: map[string]protocol.Turn{}, seenRTC: map[string]bool{}, changed: make(chan struct{}),
+		syncReq: make(chan struct{}, 1)}
 	// A browser waits for a slow handshake; centrifuge-go's default of 1 s fails
 	// the first dial of thousands of clients on a busy machine.
 	ccfg := centrifuge.Config{Token: cfg.Token, Data: data, MinReconnectDelay: 50 * time.Millisecond, MaxReconnectDelay: time.Second,
@@ -78,13 +87,17 @@ func Dial(ctx context.Context, cfg Config) (*Client, error) {
 		}
 	})
 	cl.c.OnPublication(cl.onPublication)
+	if cfg.Profile != nil {
+		cl.c.OnSubscribed(cl.onSubscribed)
+		go cl.syncLoop()
+	}
 	if err := cl.c.Connect(); err != nil {
 		return nil, err
 	}
 	select {
 	case <-connected:
 	case <-ctx.Done():
-		cl.c.Close()
+		cl.Close()
 		return nil, fmt.Errorf("simclient: connect: %w", ctx.Err())
 	}
 	if cfg.Tool != nil {
@@ -124,6 +137,14 @@ func (c *Client) onPublication(e centrifuge.ServerPublicationEvent) {
 		}
 		if int64(e.Offset) != u.Offset {
 			c.fail(fmt.Errorf("publication offset %d, payload offset %d", e.Offset, u.Offset))
+		}
+		if p := c.cfg.Profile; p != nil {
+			deliver, gap := p.offer(u)
+			c.enqueue(deliver)
+			if gap {
+				c.requestSync()
+			}
+			return
 		}
 		c.apply(u)
 	case strings.HasPrefix(e.Channel, "live:"):

@@ -39,6 +39,9 @@ func (c *Client) execLoop() {
 }
 
 func (c *Client) run(r protocol.RTC) error {
+	if c.cfg.Profile != nil {
+		return c.runJournaled(r)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), execTimeout)
 	defer cancel()
 	// Stable client ids: a retry after a lost reply is recognised by the server.
