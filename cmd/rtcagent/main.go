@@ -2,6 +2,7 @@
 //
 //	rtcagent serve [flags]   run the server (see -help for flags and environment)
 //	rtcagent bench [flags]   measure an in-process server under load (docs/benchmarks.md)
+//	rtcagent chaos [flags]   kill and restart servers under load and check the invariants (docs/reliability.md)
 package main
 
 import (
@@ -13,6 +14,7 @@ import (
 	"syscall"
 
 	"github.com/rtcagent/rtcagent/internal/bench"
+	"github.com/rtcagent/rtcagent/internal/chaos"
 	"github.com/rtcagent/rtcagent/internal/config"
 	"github.com/rtcagent/rtcagent/internal/server"
 )
@@ -21,8 +23,11 @@ func main() {
 	if len(os.Args) >= 2 && os.Args[1] == "bench" {
 		os.Exit(bench.Main(os.Args[2:], os.Stdout, os.Stderr))
 	}
+	if len(os.Args) >= 2 && os.Args[1] == "chaos" {
+		os.Exit(chaos.Main(os.Args[2:], os.Stdout, os.Stderr))
+	}
 	if len(os.Args) < 2 || os.Args[1] != "serve" {
-		fmt.Fprintln(os.Stderr, "usage: rtcagent serve|bench [flags]   (rtcagent serve -help lists the flags)")
+		fmt.Fprintln(os.Stderr, "usage: rtcagent serve|bench|chaos [flags]   (rtcagent serve -help lists the flags)")
 		os.Exit(2)
 	}
 	cfg, err := config.Parse(os.Args[2:], os.Getenv)

@@ -1,0 +1,109 @@
+package chaos
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Report is what a run did and what it found. The fields after Turns up to
+// RedisRestarts count actions; the invariant fields must all be zero.
+type Report struct {
+	Mode     string
+	Seed     int64
+	Users    int
+	Nodes    int
+	Duration time.Duration
+
+	Turns          int // turns the server holds at the end
+	Completed      int
+	FailedTurns    int
+	Stopped        int
+	Kills          int
+	KillsAt        map[string]int
+	RedisRestarts  int
+	PGTerminations int
+	PGBackends     int // connections those terminations ended
+	Disconnects    int
+	Reloads        int
+	Stops          int
+	DupSends       int // messages sent twice at once with the same client_id
+	DupSubmits     int // extra result submissions racing the browser's own
+	Executions     int
+	Updates        int // offsets checked
+
+	// Invariants.
+	Lost          int // offsets missing from the history or never applied by the client
+	DupOffsets    int // offsets seen with two different updates
+	Stuck         int // turns not terminal after the settle time
+	ExecTwice     int // RTCs a browser profile executed more than once
+	DeliverTwice  int // RTCs delivered as pending more than once
+	StateDiffs    int // entities whose client state differs from the server's
+	DupDiffer     int // duplicate sends or submissions answered unlike the stored result
+	ClientErrors  int // protocol violations and failed retries seen by clients
+	FailedDetails []string
+}
+
+// Failed reports whether any invariant broke.
+func (r *Report) Failed() bool {
+	return r.Lost+r.DupOffsets+r.Stuck+r.ExecTwice+r.DeliverTwice+r.StateDiffs+r.DupDiffer+r.ClientErrors > 0
+}
+
+// Table renders the report as a Markdown table.
+func (r *Report) Table() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "rtcagent chaos: mode %s, seed %d, %d node(s), %d users, %s\n\n", r.Mode, r.Seed, r.Nodes, r.Users, r.Duration.Round(time.Second))
+	b.WriteString("| | count | must be |\n|---|---:|---:|\n")
+	row := func(name string, v any, must string) { fmt.Fprintf(&b, "| %s | %v | %s |\n", name, v, must) }
+	row("turns run (completed / failed / stopped)", fmt.Sprintf("%d (%d / %d / %d)", r.Turns, r.Completed, r.FailedTurns, r.Stopped), "")
+	row("server kills (streaming / RTC executing / submitting / elsewhere)", fmt.Sprintf("%d (%d / %d / %d / %d)", r.Kills,
+		r.KillsAt[pointStreaming], r.KillsAt[pointExecuting], r.KillsAt[pointSubmitting], r.KillsAt[pointAny]), "")
+	if r.Mode == "cluster" {
+		row("Redis restarts", r.RedisRestarts, "")
+		row("PostgreSQL connection terminations (connections ended)", fmt.Sprintf("%d (%d)", r.PGTerminations, r.PGBackends), "")
+	}
+	row("disconnects (dropped / page reloads)", fmt.Sprintf("%d (%d / %d)", r.Disconnects+r.Reloads, r.Disconnects, r.Reloads), "")
+	row("turns stopped by the user", r.Stops, "")
+	row("duplicate message sends (same client_id, concurrent)", r.DupSends, "")
+	row("extra result submissions (same and other client_id)", r.DupSubmits, "")
+	row("tool executions", r.Executions, "")
+	row("updates checked", r.Updates, "")
+	row("**updates lost**", r.Lost, "0")
+	row("**duplicate offsets**", r.DupOffsets, "0")
+	row("**stuck turns**", r.Stuck, "0")
+	row("**RTCs executed twice by a client**", r.ExecTwice, "0")
+	row("**RTCs delivered twice**", r.DeliverTwice, "0")
+	row("**client state different from server state**", r.StateDiffs, "0")
+	row("**duplicate answers differing from the stored result**", r.DupDiffer, "0")
+	row("**client protocol errors**", r.ClientErrors, "0")
+	if r.Failed() {
+		b.WriteString("\nFAILED\n")
+		for i, d := range r.FailedDetails {
+			if i == 20 {
+				fmt.Fprintf(&b, "… %d more\n", len(r.FailedDetails)-20)
+				break
+			}
+			b.WriteString("- " + d + "\n")
+		}
+	} else {
+		b.WriteString("\nall invariants hold\n")
+	}
+	return b.String()
+}
+
+func (h *harness) count(f func(*Report)) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.report.KillsAt == nil {
+		h.report.KillsAt = map[string]int{}
+	}
+	f(&h.report)
+}
+
+// breach records one broken invariant with what was seen.
+func (h *harness) breach(f func(*Report), format string, args ...any) {
+	h.count(func(r *Report) {
+		f(r)
+		r.FailedDetails = append(r.FailedDetails, fmt.Sprintf(format, args...))
+	})
+}
