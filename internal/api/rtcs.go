@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 	"encoding/json"
+	"errors"
 
 	"github.com/rtcagent/rtcagent/internal/core"
 	"github.com/rtcagent/rtcagent/internal/protocol"
@@ -58,16 +59,28 @@ func (a *API) rtcSubmitResult(ctx context.Context, c core.Caller, params json.Ra
 		return nil, protocol.Errorf(protocol.CodeInvalidArgument, "output must be JSON")
 	}
 	var r *protocol.RTC
-	err := a.write(ctx, func(tx store.Tx) error {
-		var err error
-		r, err = core.SubmitResult(tx, c, &req)
-		return err
-	})
+	var err error
+	// A submission that loses the compare-and-set to a concurrent one (another
+	// tab, a retry racing the original; possible where transactions run in
+	// parallel, as on PostgreSQL) runs again and answers with the stored outcome.
+	for attempt := 1; ; attempt++ {
+		err = a.write(ctx, func(tx store.Tx) error {
+			var err error
+			r, err = core.SubmitResult(tx, c, &req)
+			return err
+		})
+		if !errors.Is(err, store.ErrConflict) || attempt == submitAttempts {
+			break
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
 	return &protocol.RTCResult{RTC: *r}, nil
 }
+
+// submitAttempts bounds the runs of one submission that keeps losing races.
+const submitAttempts = 4
 
 func (a *API) rtcList(ctx context.Context, c core.Caller, params json.RawMessage) (any, error) {
 	var req protocol.ListRequest

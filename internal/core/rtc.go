@@ -117,7 +117,17 @@ func Deliver(tx store.Tx, r *protocol.RTC, prev string) error {
 
 func casConflict(err error, id string) error {
 	if errors.Is(err, store.ErrConflict) {
-		return protocol.Errorf(protocol.CodeConflict, "rtc %q changed concurrently; read it again", id)
+		return raceLost{pe: protocol.Errorf(protocol.CodeConflict, "rtc %q changed concurrently; read it again", id)}
 	}
 	return err
 }
+
+// raceLost is a compare-and-set on an RTC that another transaction won between
+// this one's read and its write. It reads as a conflict on the wire and is
+// store.ErrConflict to the caller, which may run its transaction again: the new
+// run reads the winner's state (for a result: the stored outcome).
+type raceLost struct{ pe *protocol.Error }
+
+func (e raceLost) Error() string        { return e.pe.Error() }
+func (e raceLost) Unwrap() error        { return e.pe }
+func (e raceLost) Is(target error) bool { return target == store.ErrConflict }
