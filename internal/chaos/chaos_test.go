@@ -1,0 +1,97 @@
+package chaos_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rtcagent/rtcagent/internal/chaos"
+	"github.com/rtcagent/rtcagent/internal/testsvc"
+)
+
+var (
+	buildOnce sync.Once
+	binPath   string
+	buildErr  error
+)
+
+// serverBinary builds cmd/rtcagent once per test run; the nodes run it as child
+// processes so that SIGKILL ends a real server.
+func serverBinary(t *testing.T) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "rtcagent-chaos-bin")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		binPath = filepath.Join(dir, "rtcagent")
+		out, err := exec.Command("go", "build", "-o", binPath, "../../cmd/rtcagent").CombinedOutput()
+		if err != nil {
+			buildErr = fmt.Errorf("build: %v\n%s", err, out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return binPath
+}
+
+type logWriter struct{ t *testing.T }
+
+func (w logWriter) Write(p []byte) (int, error) {
+	w.t.Log(string(p))
+	return len(p), nil
+}
+
+func run(t *testing.T, o chaos.Options) {
+	t.Helper()
+	o.ServerCmd = []string{serverBinary(t)}
+	if testing.Verbose() {
+		o.Log = logWriter{t}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	rep, err := chaos.Run(ctx, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Log("\n" + rep.Table())
+	if rep.Failed() {
+		t.Fatal("an invariant broke")
+	}
+	if rep.Kills != o.Kills || rep.Turns < o.Turns || rep.Updates == 0 || rep.Executions == 0 {
+		t.Fatalf("the run did not do what it was asked: %d kills, %d turns, %d updates, %d executions", rep.Kills, rep.Turns, rep.Updates, rep.Executions)
+	}
+}
+
+// TestEmbedded: about 30 turns on one node with three kills at kill points.
+func TestEmbedded(t *testing.T) {
+	o := chaos.Defaults()
+	o.Turns, o.Users, o.Kills, o.Settle = 30, 3, 3, 40*time.Second
+	run(t, o)
+}
+
+// TestCluster: three nodes on PostgreSQL and a private Redis, with node kills,
+// a Redis restart and terminated database connections.
+func TestCluster(t *testing.T) {
+	o := chaos.Defaults()
+	o.Mode = "cluster"
+	o.DatabaseURL = testsvc.PostgresURL(t)
+	testsvc.RedisURL(t) // the same availability rule as every Redis test
+	path, err := exec.LookPath("redis-server")
+	if err != nil {
+		if os.Getenv("RTCAGENT_REQUIRE_SERVICES") == "1" {
+			t.Fatal("redis-server required")
+		}
+		t.Skip("no redis-server binary")
+	}
+	o.RedisServer = path
+	o.Turns, o.Users, o.Kills, o.RedisRestarts, o.PGTerminations, o.Settle = 24, 3, 2, 1, 1, 45*time.Second
+	run(t, o)
+}
