@@ -32,7 +32,9 @@ test: test-go test-web
 
 # Each fuzz target for FUZZTIME (seed corpora also run in every `go test`).
 FUZZTIME ?= 30s
-FUZZ_TARGETS := internal/api:FuzzCall internal/auth:FuzzVerify internal/tools:FuzzCheckCall internal/agent:FuzzResultText
+FUZZ_TARGETS := internal/api:FuzzCall internal/auth:FuzzVerify internal/tools:FuzzCheckCall internal/agent:FuzzResultText \
+  internal/llm/openai:FuzzStreamBytes internal/llm/openai:FuzzStreamChunks \
+  internal/llm/anthropic:FuzzStreamBytes internal/llm/anthropic:FuzzStreamEvents
 fuzz:
 	@for t in $(FUZZ_TARGETS); do pkg=$${t%%:*}; fn=$${t##*:}; \
 	  echo "== $$pkg $$fn"; $(GO) test ./$$pkg -run '^$$' -fuzz "^$$fn$$" -fuzztime $(FUZZTIME) || exit 1; done

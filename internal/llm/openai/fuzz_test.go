@@ -1,0 +1,200 @@
+package openai
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/rtcagent/rtcagent/internal/llm"
+	"github.com/rtcagent/rtcagent/internal/llm/llmfake"
+)
+
+// fuzzServer answers every request with the body set last; fuzz inputs run one
+// at a time in a worker process, so one server serves all of them.
+type fuzzServer struct {
+	mu   sync.Mutex
+	body []byte
+	ts   *httptest.Server
+	m    *Model
+}
+
+func newFuzzServer(f *testing.F) *fuzzServer {
+	s := &fuzzServer{}
+	s.ts = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.mu.Lock()
+		body := s.body
+		s.mu.Unlock()
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = w.Write(body)
+	}))
+	f.Cleanup(s.ts.Close)
+	m, err := New(Config{BaseURL: s.ts.URL, Model: "m"})
+	if err != nil {
+		f.Fatal(err)
+	}
+	s.m = m
+	return s
+}
+
+// stream decodes body through the real SDK client; a decoder that does not end
+// within the bound fails the input as a hang.
+func (s *fuzzServer) stream(t *testing.T, body []byte) llmfake.Result {
+	s.mu.Lock()
+	s.body = body
+	s.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	done := make(chan llmfake.Result, 1)
+	go func() {
+		st, err := s.m.Stream(ctx, &llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Text: "x"}}})
+		if err != nil {
+			done <- llmfake.Result{Err: err}
+			return
+		}
+		done <- llmfake.Drain(st)
+	}()
+	select {
+	case r := <-done:
+		if ctx.Err() != nil {
+			t.Fatalf("decoding took longer than 10 s (%v)", r.Err)
+		}
+		return r
+	case <-time.After(15 * time.Second):
+		t.Fatal("decoder hangs")
+		return llmfake.Result{}
+	}
+}
+
+var categories = map[string]bool{llm.CategoryUnavailable: true, llm.CategoryRateLimited: true, llm.CategoryAuth: true,
+	llm.CategoryContextLength: true, llm.CategoryInvalid: true, llm.CategoryUnknown: true}
+
+// checkResult holds for any body: an error is a categorised *llm.Error, and the
+// output never holds more text or arguments than the body carried.
+func checkResult(t *testing.T, body []byte, r llmfake.Result) {
+	t.Helper()
+	if r.Err != nil {
+		var le *llm.Error
+		if !errors.As(r.Err, &le) || !categories[le.Category] {
+			t.Fatalf("error %v (%T) is not a categorised llm.Error", r.Err, r.Err)
+		}
+		return
+	}
+	// JSON escapes can only shrink text: \u00e9 is 6 bytes for 2.
+	if len(r.Text) > len(body) {
+		t.Fatalf("%d bytes of text from a %d byte body", len(r.Text), len(body))
+	}
+	n := 0
+	for _, tc := range r.ToolCalls {
+		n += len(tc.Arguments)
+		if tc.ID == "" {
+			t.Fatalf("tool call %q without an id", tc.Name)
+		}
+	}
+	if n > len(body) {
+		t.Fatalf("%d bytes of tool arguments from a %d byte body", n, len(body))
+	}
+}
+
+// FuzzStreamBytes feeds arbitrary bytes as the SSE body of a streamed completion.
+func FuzzStreamBytes(f *testing.F) {
+	for _, seed := range seedBodies() {
+		f.Add([]byte(seed))
+	}
+	s := newFuzzServer(f)
+	f.Fuzz(func(t *testing.T, body []byte) {
+		checkResult(t, body, s.stream(t, body))
+	})
+}
+
+// FuzzStreamChunks puts fuzzed strings into well-formed chunks: text split in
+// two deltas and a tool call whose arguments come in two fragments. The text and
+// the arguments must come out exactly as sent.
+func FuzzStreamChunks(f *testing.F) {
+	f.Add("Hel", "lo", "ls", `{"pa`, `th":"/"}`, true)
+	f.Add("", "", "read", "", "", false)
+	f.Add("é\u2028", "\x00\"\\", "x y", "{", "\"\n", true)
+	s := newFuzzServer(f)
+	f.Fuzz(func(t *testing.T, t1, t2, name, a1, a2 string, usage bool) {
+		for _, v := range []string{t1, t2, name, a1, a2} {
+			if !utf8.ValidString(v) {
+				return // JSON strings carry text; invalid UTF-8 is replaced by the encoder
+			}
+		}
+		chunk := func(delta map[string]any, finish string) string {
+			ch := map[string]any{"index": 0, "delta": delta}
+			if finish != "" {
+				ch["finish_reason"] = finish
+			}
+			b, _ := json.Marshal(map[string]any{"id": "c1", "object": "chat.completion.chunk", "choices": []any{ch}})
+			return "data: " + string(b) + "\n\n"
+		}
+		call := func(id, name, args string) map[string]any {
+			fn := map[string]any{"arguments": args}
+			if name != "" {
+				fn["name"] = name
+			}
+			tc := map[string]any{"index": 0, "type": "function", "function": fn}
+			if id != "" {
+				tc["id"] = id
+			}
+			return map[string]any{"tool_calls": []any{tc}}
+		}
+		var b strings.Builder
+		b.WriteString(chunk(map[string]any{"role": "assistant", "content": t1}, ""))
+		b.WriteString(chunk(map[string]any{"content": t2}, ""))
+		b.WriteString(chunk(call("call_a", name, a1), ""))
+		b.WriteString(chunk(call("", "", a2), ""))
+		b.WriteString(chunk(map[string]any{}, "tool_calls"))
+		if usage {
+			b.WriteString(`data: {"id":"c1","object":"chat.completion.chunk","choices":[],"usage":{"prompt_tokens":3,"completion_tokens":4,"total_tokens":7}}` + "\n\n")
+		}
+		b.WriteString("data: [DONE]\n\n")
+		r := s.stream(t, []byte(b.String()))
+		if r.Err != nil {
+			t.Fatalf("well-formed stream failed: %v", r.Err)
+		}
+		if r.Text != t1+t2 {
+			t.Fatalf("text %q, want %q", r.Text, t1+t2)
+		}
+		if len(r.ToolCalls) != 1 || r.ToolCalls[0].ID != "call_a" || r.ToolCalls[0].Name != name || string(r.ToolCalls[0].Arguments) != a1+a2 {
+			t.Fatalf("tool calls %+v, want one call_a %q %q", r.ToolCalls, name, a1+a2)
+		}
+		if want := (llm.Usage{InputTokens: 3, OutputTokens: 4}); usage && r.Usage != want {
+			t.Fatalf("usage %+v", r.Usage)
+		}
+	})
+}
+
+// seedBodies are wire shapes of real servers: text, tool calls, usage, an error
+// inside the stream, a cut stream, comments and odd framing.
+func seedBodies() []string {
+	d := func(lines ...string) string {
+		var b strings.Builder
+		for _, l := range lines {
+			fmt.Fprintf(&b, "data: %s\n\n", l)
+		}
+		return b.String()
+	}
+	return []string{
+		d(`{"id":"c1","choices":[{"index":0,"delta":{"role":"assistant","content":"Hi"}}]}`,
+			`{"id":"c1","choices":[{"index":0,"delta":{},"finish_reason":"stop"}],"usage":{"prompt_tokens":1,"completion_tokens":2}}`, `[DONE]`),
+		d(`{"id":"c1","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"a","type":"function","function":{"name":"ls","arguments":"{\"pa"}}]}}]}`,
+			`{"id":"c1","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"th\":\"/\"}"}}]}}]}`,
+			`{"id":"c1","choices":[{"index":0,"delta":{"tool_calls":[{"index":1,"function":{"name":"find","arguments":"{}"}}]}}]}`,
+			`{"id":"c1","choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}`, `[DONE]`),
+		d(`{"error":{"message":"overloaded","type":"server_error","code":"overloaded"}}`),
+		d(`{"id":"c1","choices":[{"index":0,"delta":{"content":"cut"}}]}`),
+		": keep-alive\n\nevent: message\ndata: {\"id\":\"c1\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"a\"},\"finish_reason\":\"stop\"}]}\r\n\r\ndata: [DONE]\n\n",
+		"data: {not json\n\n",
+		"data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\n",
+		"",
+	}
+}
