@@ -17,4 +17,12 @@
 //     protocol.CodeFromRPC); transport errors come back as they are.
 //   - With Config.Record false the client keeps only the latest turn states, so
 //     thousands of clients fit in one process (the load tool's idle connections).
+//   - With Config.Profile the client behaves like the browser SDK across
+//     reconnects and page reloads (a new Client on the same Profile): updates are
+//     applied strictly in offset order, a gap is filled from v1.update.list, an
+//     offset seen twice with different content is a violation; after every
+//     subscription the open RTCs are re-fetched (v1.rtc.pending); each RTC runs
+//     at most once per Profile (journal written before the tool runs, result kept
+//     until acknowledged, a call a closed page had started is reported as
+//     interrupted), and calls are retried across server restarts (CallRetry).
 package simclient
