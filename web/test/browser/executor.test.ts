@@ -267,3 +267,38 @@ test("leader: without Web Locks the IndexedDB lease elects one tab and hands ove
   ok(!lead.isLeader, "the stopped tab is not leader");
   other.stop();
 });
+
+test("executor: malformed arguments end as tool errors; the executor goes on", async () => {
+  const server = new FakeServer();
+  const t = await tab(server, await freshDb(), `m${n}`);
+  await waitFor("leadership", () => t.ex.isLeader);
+  const huge = "x".repeat(2 * 1024 * 1024); // over the 1 MiB file limit
+  const cases: [string, string, unknown, string][] = [
+    // id, tool, arguments, what the error says
+    ["bad-json", "write", '{"path": ', "expected a JSON object, got string"], // invalid JSON from the model arrives as a string
+    ["array", "read", [1, 2], "expected a JSON object, got array"],
+    ["number", "ls", 42, "expected a JSON object, got number"],
+    ["wrong-type", "write", { path: 7, content: "x" }, '"path" must be a string'],
+    ["missing", "edit", {}, '"path" is required'],
+    ["bad-int", "read", { path: "/a.txt", offset: 1e300 }, '"offset" must be an integer'],
+    ["bad-bool", "edit", { path: "/a.txt", old_string: "a", new_string: "b", replace_all: "yes" }, '"replace_all" must be true or false'],
+    ["bad-regex", "grep", { pattern: "(" }, "Invalid"],
+    ["huge-content", "write", { path: "/big.txt", content: huge }, "EFBIG"],
+    ["huge-path", "write", { path: "/" + "p".repeat(100_000), content: "x" }, "ENAMETOOLONG"],
+    ["traversal", "read", { path: "/../etc/passwd" }, "EINVAL"],
+    ["unknown", "noSuchTool", {}, "unknown tool"],
+    ["ask", "askUser", { questions: "what?" }, "Invalid arguments for askUser"],
+  ];
+  for (const [id, tool, args] of cases) await server.deliver(rtc(id, 0, { tool_name: tool, arguments: args as Rtc["arguments"] }));
+  await server.deliver(counterCall("after"));
+  await waitFor("every call to end", () => [...cases.map((c) => c[0]), "after"].every((id) => RTC_TERMINAL.has(server.rtcs.get(id)?.status ?? "pending")), 15_000);
+  for (const [id, tool, , says] of cases) {
+    const r = server.rtcs.get(id)!;
+    eq(r.status, "failed", `${id} (${tool}) failed`);
+    includes(r.error ?? "", says);
+  }
+  eq(server.rtcs.get("after")?.status, "completed", "the executor still runs calls after the malformed ones");
+  eq(t.runs.length, 1, "the host tool ran once");
+  ok(!(await t.vfs.exists("/big.txt")), "nothing was written");
+  done(t);
+});
