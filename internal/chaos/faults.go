@@ -65,7 +65,7 @@ func (h *harness) drive(ctx context.Context) error {
 		}
 	}
 	for _, n := range h.nodes {
-		if err := n.start(ctx); err != nil {
+		if err := h.startNode(ctx, n); err != nil {
 			return err
 		}
 	}
@@ -116,7 +116,7 @@ func (h *harness) killNodes(ctx context.Context) error {
 		h.count(func(r *Report) { r.Kills++; r.KillsAt[point]++ })
 		h.logf("kill %d/%d: %s (%s)", i+1, h.o.Kills, n.addr, point)
 		time.Sleep(h.rng.dur(0, 400*time.Millisecond))
-		if err := n.start(context.Background()); err != nil {
+		if err := h.startNode(context.Background(), n); err != nil {
 			return err
 		}
 	}
@@ -186,4 +186,11 @@ func (h *harness) disconnect(ctx context.Context) error {
 		}
 		h.count(func(r *Report) { r.Reloads++ })
 	}
+}
+
+// startNode starts a node and counts the starts it needed beyond the first.
+func (h *harness) startNode(ctx context.Context, n *node) error {
+	retries, err := n.start(ctx)
+	h.count(func(r *Report) { r.StartRetries += retries })
+	return err
 }

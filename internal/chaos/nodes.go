@@ -28,7 +28,7 @@ func (h *harness) startNodes(ctx context.Context, dir string, logw io.Writer) er
 		if err != nil {
 			return err
 		}
-		return n.start(ctx)
+		return h.startNode(ctx, n)
 	}
 	path, err := exec.LookPath(h.o.RedisServer)
 	if err != nil {
@@ -69,7 +69,7 @@ func (h *harness) startNodes(ctx context.Context, dir string, logw io.Writer) er
 		if err != nil {
 			return err
 		}
-		if err := n.start(ctx); err != nil {
+		if err := h.startNode(ctx, n); err != nil {
 			return err
 		}
 	}

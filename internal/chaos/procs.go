@@ -21,8 +21,9 @@ type node struct {
 	addr string
 	logw io.Writer
 
-	mu   sync.Mutex
-	proc *exec.Cmd
+	mu     sync.Mutex
+	proc   *exec.Cmd
+	exited chan struct{} // closes when proc ended
 }
 
 func freeAddr() (string, error) {
@@ -36,29 +37,71 @@ func freeAddr() (string, error) {
 
 func (n *node) wsURL() string { return "ws://" + n.addr + "/connection/websocket" }
 
-// start runs the process and waits until /readyz answers 200.
-func (n *node) start(ctx context.Context) error {
+// start runs the process and waits until /readyz answers 200. A process that
+// exits while starting (a node refuses to start while Redis is down) is started
+// again, as a supervisor would; retries counts those restarts.
+func (n *node) start(ctx context.Context) (retries int, err error) {
+	deadline := time.Now().Add(time.Minute)
+	for {
+		exited, err := n.spawn()
+		if err != nil {
+			return retries, err
+		}
+		if exited == nil {
+			return retries, nil // already running
+		}
+		err = waitUntil(ctx, time.Until(deadline), "server "+n.addr+" ready", func() bool {
+			select {
+			case <-exited:
+				return true
+			default:
+			}
+			resp, err := http.Get("http://" + n.addr + "/readyz")
+			if err != nil {
+				return false
+			}
+			resp.Body.Close()
+			return resp.StatusCode == http.StatusOK
+		})
+		select {
+		case <-exited:
+			n.mu.Lock()
+			if n.exited == exited {
+				n.proc = nil
+			}
+			n.mu.Unlock()
+			if err == nil && time.Now().Before(deadline) {
+				retries++
+				time.Sleep(200 * time.Millisecond)
+				continue
+			}
+			return retries, fmt.Errorf("server %s exited while starting", n.addr)
+		default:
+			return retries, err
+		}
+	}
+}
+
+// spawn starts the process unless it runs; exited closes when it ends.
+func (n *node) spawn() (exited chan struct{}, err error) {
 	n.mu.Lock()
+	defer n.mu.Unlock()
 	if n.proc != nil {
-		n.mu.Unlock()
-		return nil
+		return nil, nil
 	}
 	p := exec.Command(n.cmd[0], append(append([]string(nil), n.cmd[1:]...), n.args...)...)
 	p.Stdout, p.Stderr = n.logw, n.logw
 	if err := p.Start(); err != nil {
-		n.mu.Unlock()
-		return fmt.Errorf("start %s: %w", n.addr, err)
+		return nil, fmt.Errorf("start %s: %w", n.addr, err)
 	}
 	n.proc = p
-	n.mu.Unlock()
-	return waitUntil(ctx, 30*time.Second, "server "+n.addr+" ready", func() bool {
-		resp, err := http.Get("http://" + n.addr + "/readyz")
-		if err != nil {
-			return false
-		}
-		resp.Body.Close()
-		return resp.StatusCode == http.StatusOK
-	})
+	exited = make(chan struct{})
+	n.exited = exited
+	go func() {
+		_ = p.Wait()
+		close(exited)
+	}()
+	return exited, nil
 }
 
 // kill ends the process with SIGKILL: no shutdown, leases stay taken.
@@ -68,9 +111,14 @@ func (n *node) kill() {
 	if n.proc == nil {
 		return
 	}
-	_ = n.proc.Process.Signal(syscall.SIGKILL)
-	_, _ = n.proc.Process.Wait()
-	n.proc = nil
+	p, exited := n.proc, n.exited
+	_ = p.Process.Signal(syscall.SIGKILL)
+	n.mu.Unlock()
+	<-exited // reaped by spawn's waiter
+	n.mu.Lock()
+	if n.proc == p {
+		n.proc = nil
+	}
 }
 
 func (n *node) running() bool {

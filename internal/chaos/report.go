@@ -24,6 +24,7 @@ type Report struct {
 	RedisRestarts  int
 	PGTerminations int
 	PGBackends     int // connections those terminations ended
+	StartRetries   int // node starts that exited (Redis down) and were started again
 	Disconnects    int
 	Reloads        int
 	Stops          int
@@ -61,6 +62,7 @@ func (r *Report) Table() string {
 	if r.Mode == "cluster" {
 		row("Redis restarts", r.RedisRestarts, "")
 		row("PostgreSQL connection terminations (connections ended)", fmt.Sprintf("%d (%d)", r.PGTerminations, r.PGBackends), "")
+		row("node starts that exited and were repeated", r.StartRetries, "")
 	}
 	row("disconnects (dropped / page reloads)", fmt.Sprintf("%d (%d / %d)", r.Disconnects+r.Reloads, r.Disconnects, r.Reloads), "")
 	row("turns stopped by the user", r.Stops, "")
