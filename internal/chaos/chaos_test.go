@@ -65,20 +65,22 @@ func run(t *testing.T, o chaos.Options) {
 	if rep.Failed() {
 		t.Fatal("an invariant broke")
 	}
-	if rep.Kills != o.Kills || rep.Turns < o.Turns || rep.Updates == 0 || rep.Executions == 0 {
+	if rep.Kills != o.Kills || rep.Pauses != o.Pauses || rep.Turns < o.Turns || rep.Updates == 0 || rep.Executions == 0 {
 		t.Fatalf("the run did not do what it was asked: %d kills, %d turns, %d updates, %d executions", rep.Kills, rep.Turns, rep.Updates, rep.Executions)
 	}
 }
 
-// TestEmbedded: about 30 turns on one node with three kills at kill points.
+// TestEmbedded: about 30 turns on one node with three kills at kill points and
+// a pause longer than the lease.
 func TestEmbedded(t *testing.T) {
 	o := chaos.Defaults()
-	o.Turns, o.Users, o.Kills, o.Settle = 30, 3, 3, 40*time.Second
+	o.Turns, o.Users, o.Kills, o.Pauses, o.Settle = 30, 3, 3, 1, 40*time.Second
 	run(t, o)
 }
 
 // TestCluster: three nodes on PostgreSQL and a private Redis, with node kills,
-// a Redis restart and terminated database connections.
+// a node paused longer than its lease, a Redis restart and terminated database
+// connections.
 func TestCluster(t *testing.T) {
 	o := chaos.Defaults()
 	o.Mode = "cluster"
@@ -92,6 +94,6 @@ func TestCluster(t *testing.T) {
 		t.Skip("no redis-server binary")
 	}
 	o.RedisServer = path
-	o.Turns, o.Users, o.Kills, o.RedisRestarts, o.PGTerminations, o.Settle = 24, 3, 2, 1, 1, 45*time.Second
+	o.Turns, o.Users, o.Kills, o.Pauses, o.RedisRestarts, o.PGTerminations, o.Settle = 24, 3, 2, 1, 1, 1, 45*time.Second
 	run(t, o)
 }

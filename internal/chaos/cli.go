@@ -22,6 +22,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&o.Turns, "turns", o.Turns, "user messages sent in all")
 	fs.IntVar(&o.Users, "users", o.Users, "simulated users running at once")
 	fs.IntVar(&o.Kills, "kills", o.Kills, "SIGKILLs of a server node")
+	fs.IntVar(&o.Pauses, "pauses", o.Pauses, "pauses of a server node (SIGSTOP) longer than its lease, then SIGCONT")
 	fs.IntVar(&o.RedisRestarts, "redis-restarts", o.RedisRestarts, "restarts of Redis (cluster)")
 	fs.IntVar(&o.PGTerminations, "pg-terminations", o.PGTerminations, "terminations of every database connection of the nodes (cluster)")
 	fs.DurationVar(&o.DisconnectEvery, "disconnect-every", o.DisconnectEvery, "mean pause between browser disconnects and reloads (0 = none)")

@@ -32,6 +32,7 @@ func (h *harness) drive(ctx context.Context) error {
 		}()
 	}
 	spawn(h.killNodes)
+	spawn(h.pauseNodes)
 	spawn(h.disconnect)
 	if h.o.Mode == "cluster" {
 		spawn(h.restartRedis)
@@ -118,6 +119,33 @@ func (h *harness) killNodes(ctx context.Context) error {
 		time.Sleep(h.rng.dur(0, 400*time.Millisecond))
 		if err := h.startNode(context.Background(), n); err != nil {
 			return err
+		}
+	}
+	return nil
+}
+
+// pauseNodes stops a node for longer than the lease TTL and lets it continue,
+// o.Pauses times: its leases expire meanwhile and, in a cluster, other nodes
+// take its sessions over; the writes it then attempts must fail.
+func (h *harness) pauseNodes(ctx context.Context) error {
+	for i := range h.o.Pauses {
+		if !h.atShare(ctx, i, h.o.Pauses) {
+			return nil
+		}
+		select {
+		case <-h.streaming: // stale
+		default:
+		}
+		select {
+		case <-h.streaming:
+		case <-time.After(3 * time.Second):
+		case <-ctx.Done():
+			return nil
+		}
+		n := h.nodes[h.rng.intn(len(h.nodes))]
+		if n.pause(h.rng.dur(2500*time.Millisecond, 4*time.Second)) {
+			h.count(func(r *Report) { r.Pauses++ })
+			h.logf("paused %s (%d/%d)", n.addr, i+1, h.o.Pauses)
 		}
 	}
 	return nil

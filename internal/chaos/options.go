@@ -14,6 +14,8 @@ type Options struct {
 	Users int    // simulated users, one browser profile each, running concurrently
 	// Kills is the number of SIGKILLs of a server node, spread over the run.
 	Kills int
+	// Pauses stop a node (SIGSTOP) for longer than the lease TTL, then let it go on.
+	Pauses int
 	// RedisRestarts and PGTerminations (cluster) restart the run's redis-server
 	// and terminate every database connection of the nodes, spread over the run.
 	RedisRestarts  int
@@ -38,7 +40,7 @@ type Options struct {
 
 // Defaults returns the configuration of `rtcagent chaos` without flags.
 func Defaults() Options {
-	return Options{Seed: 1, Mode: "embedded", Turns: 200, Users: 6, Kills: 20, RedisRestarts: 3, PGTerminations: 3,
+	return Options{Seed: 1, Mode: "embedded", Turns: 200, Users: 6, Kills: 20, Pauses: 4, RedisRestarts: 3, PGTerminations: 3,
 		DisconnectEvery: 700 * time.Millisecond, Settle: 60 * time.Second, ExecTimeout: 20 * time.Second,
 		DatabaseURL: "postgres://postgres@127.0.0.1:5432/test?sslmode=disable", RedisServer: "redis-server"}
 }
@@ -47,7 +49,7 @@ func (o Options) validate() error {
 	switch {
 	case o.Mode != "embedded" && o.Mode != "cluster":
 		return errors.New("chaos: mode must be embedded or cluster")
-	case o.Turns <= 0 || o.Users <= 0 || o.Kills < 0 || o.RedisRestarts < 0 || o.PGTerminations < 0:
+	case o.Turns <= 0 || o.Users <= 0 || o.Kills < 0 || o.Pauses < 0 || o.RedisRestarts < 0 || o.PGTerminations < 0:
 		return errors.New("chaos: turns and users must be positive, fault counts not negative")
 	case len(o.ServerCmd) == 0:
 		return errors.New("chaos: no server command")

@@ -121,6 +121,21 @@ func (n *node) kill() {
 	}
 }
 
+// pause stops the process (SIGSTOP) for d and lets it go on (SIGCONT): a node
+// that stalls longer than its lease and then writes as if it still owned its
+// sessions. False when it was not running.
+func (n *node) pause(d time.Duration) bool {
+	n.mu.Lock()
+	p := n.proc
+	n.mu.Unlock()
+	if p == nil || p.Process.Signal(syscall.SIGSTOP) != nil {
+		return false
+	}
+	time.Sleep(d)
+	_ = p.Process.Signal(syscall.SIGCONT)
+	return true
+}
+
 func (n *node) running() bool {
 	n.mu.Lock()
 	defer n.mu.Unlock()

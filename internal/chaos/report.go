@@ -21,6 +21,7 @@ type Report struct {
 	Stopped        int
 	Kills          int
 	KillsAt        map[string]int
+	Pauses         int
 	RedisRestarts  int
 	PGTerminations int
 	PGBackends     int // connections those terminations ended
@@ -59,6 +60,7 @@ func (r *Report) Table() string {
 	row("turns run (completed / failed / stopped)", fmt.Sprintf("%d (%d / %d / %d)", r.Turns, r.Completed, r.FailedTurns, r.Stopped), "")
 	row("server kills (streaming / RTC executing / submitting / elsewhere)", fmt.Sprintf("%d (%d / %d / %d / %d)", r.Kills,
 		r.KillsAt[pointStreaming], r.KillsAt[pointExecuting], r.KillsAt[pointSubmitting], r.KillsAt[pointAny]), "")
+	row("node pauses longer than the lease (SIGSTOP, SIGCONT)", r.Pauses, "")
 	if r.Mode == "cluster" {
 		row("Redis restarts", r.RedisRestarts, "")
 		row("PostgreSQL connection terminations (connections ended)", fmt.Sprintf("%d (%d)", r.PGTerminations, r.PGBackends), "")
