@@ -165,11 +165,12 @@ func (h *harness) checkEntities(ctx context.Context, u *user, kind string) error
 			server[idOf(s)] = canon(s)
 		}
 	} else {
-		method, key := map[string][2]string{
+		l := map[string][2]string{
 			simclient.KindTurn:    {protocol.MethodTurnList, "turns"},
 			simclient.KindMessage: {protocol.MethodMessageList, "messages"},
 			simclient.KindRTC:     {protocol.MethodRTCList, "rtcs"},
-		}[kind][0], map[string]string{simclient.KindTurn: "turns", simclient.KindMessage: "messages", simclient.KindRTC: "rtcs"}[kind]
+		}[kind]
+		method, key := l[0], l[1]
 		for _, s := range sessions {
 			items, err := u.list(ctx, method, key, idOf(s))
 			if err != nil {

@@ -136,12 +136,6 @@ func (n *node) pause(d time.Duration) bool {
 	return true
 }
 
-func (n *node) running() bool {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	return n.proc != nil
-}
-
 // redisProc is a private redis-server (nothing on disk), so a run can restart it
 // without touching anyone else's Redis.
 type redisProc struct {

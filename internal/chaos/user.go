@@ -16,7 +16,6 @@ import (
 type user struct {
 	h       *harness
 	name    string
-	idx     int
 	profile *simclient.Profile
 	rng     *rng
 
@@ -24,15 +23,13 @@ type user struct {
 	client  *simclient.Client
 	clients []*simclient.Client // every client it had, for their errors
 	session string
-	turns   []string
 	runs    map[string]int            // tool invocations by RTC id
 	answers map[string][]protocol.RTC // answers to extra submissions by RTC id
-	sends   map[string][]string       // message client_id → the turn ids it was answered with
 }
 
 func (h *harness) newUser(ctx context.Context, i int) (*user, error) {
-	u := &user{h: h, name: fmt.Sprintf("chaos-%d-u%d", h.o.Seed, i), idx: i, profile: simclient.NewProfile(),
-		rng: newRNG(h.o.Seed, uint64(i+1)), runs: map[string]int{}, answers: map[string][]protocol.RTC{}, sends: map[string][]string{}}
+	u := &user{h: h, name: fmt.Sprintf("chaos-%d-u%d", h.o.Seed, i), profile: simclient.NewProfile(),
+		rng: newRNG(h.o.Seed, uint64(i+1)), runs: map[string]int{}, answers: map[string][]protocol.RTC{}}
 	return u, u.dial(ctx, h.nodes[i%len(h.nodes)])
 }
 
@@ -196,7 +193,6 @@ func (u *user) send(ctx context.Context, session, clientID, text string, dup boo
 	}
 	u.mu.Lock()
 	u.session = res.SessionID
-	u.turns = append(u.turns, res.TurnID)
 	u.mu.Unlock()
 	return sent{MessageSendResult: res}, nil
 }
