@@ -85,13 +85,13 @@ func endRTC(tx store.Tx, r *protocol.RTC, prev string) error {
 	if err := EmitRTC(tx, r, prev); err != nil {
 		return casConflict(err, r.ID)
 	}
-	rtcs, err := tx.RTCListByTurn(r.TurnID)
+	rtcs, err := tx.RTCListOpenByTurn(r.TurnID)
 	if err != nil {
 		return err
 	}
 	for i := range rtcs {
 		next := &rtcs[i]
-		if next.Step != r.Step || protocol.RTCTerminal(next.Status) {
+		if next.Step != r.Step {
 			continue
 		}
 		if next.Status == protocol.RTCQueued {

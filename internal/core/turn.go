@@ -17,15 +17,12 @@ func EndTurn(tx store.Tx, t *protocol.Turn, status string, terr *protocol.TurnEr
 	if err := EmitTurn(tx, t, prev); err != nil {
 		return err
 	}
-	rtcs, err := tx.RTCListByTurn(t.ID)
+	rtcs, err := tx.RTCListOpenByTurn(t.ID)
 	if err != nil {
 		return err
 	}
 	for i := range rtcs {
 		r := &rtcs[i]
-		if protocol.RTCTerminal(r.Status) {
-			continue
-		}
 		was := r.Status
 		r.Status, r.Error = protocol.RTCFailed, reason
 		if err := EmitRTC(tx, r, was); err != nil {

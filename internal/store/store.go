@@ -122,6 +122,8 @@ type Tx interface {
 	RTCInsert(r *protocol.RTC) error
 	RTCGet(id string) (*protocol.RTC, error)
 	RTCListByTurn(turnID string) ([]protocol.RTC, error) // by seq
+	// RTCListOpenByTurn lists the turn's non-terminal RTCs by seq.
+	RTCListOpenByTurn(turnID string) ([]protocol.RTC, error)
 	// RTCListBySession lists a session's RTCs in creation order, those created
 	// after afterID when it is set.
 	RTCListBySession(sessionID, afterID string, limit int) ([]protocol.RTC, error)

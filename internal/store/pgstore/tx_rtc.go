@@ -37,6 +37,10 @@ func (t *tx) RTCListByTurn(turnID string) ([]protocol.RTC, error) {
 	return listJSON[protocol.RTC](t, `SELECT data FROM rtcs WHERE turn_id = $1 ORDER BY seq`, turnID)
 }
 
+func (t *tx) RTCListOpenByTurn(turnID string) ([]protocol.RTC, error) {
+	return listJSON[protocol.RTC](t, `SELECT data FROM rtcs WHERE turn_id = $1 AND open ORDER BY seq`, turnID)
+}
+
 func (t *tx) RTCListBySession(sessionID, afterID string, limit int) ([]protocol.RTC, error) {
 	return listJSON[protocol.RTC](t, `SELECT data FROM rtcs WHERE session_id = $1
 		AND ord > COALESCE((SELECT ord FROM rtcs WHERE id = $2 AND session_id = $1), 0) ORDER BY ord LIMIT $3`,

@@ -41,6 +41,10 @@ func (t *tx) RTCListByTurn(turnID string) ([]protocol.RTC, error) {
 	return listJSON[protocol.RTC](t, `SELECT data FROM rtcs WHERE turn_id = ? ORDER BY seq`, turnID)
 }
 
+func (t *tx) RTCListOpenByTurn(turnID string) ([]protocol.RTC, error) {
+	return listJSON[protocol.RTC](t, `SELECT data FROM rtcs WHERE turn_id = ? AND open = 1 ORDER BY seq`, turnID)
+}
+
 func (t *tx) RTCListBySession(sessionID, afterID string, limit int) ([]protocol.RTC, error) {
 	return listJSON[protocol.RTC](t, `SELECT data FROM rtcs WHERE session_id = ?
 		AND ord > COALESCE((SELECT ord FROM rtcs WHERE id = ? AND session_id = ?), 0) ORDER BY ord LIMIT ?`,

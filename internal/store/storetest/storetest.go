@@ -531,6 +531,10 @@ func testRTCQueries(t *testing.T, s store.Store, clock *Clock) {
 		if err != nil || len(byTurn) != 2 || byTurn[0].ID != "a" {
 			return fmt.Errorf("by turn %v %v", byTurn, err)
 		}
+		openT2, err := tx.RTCListOpenByTurn("t2")
+		if err != nil || len(openT2) != 1 || openT2[0].ID != "c" {
+			return fmt.Errorf("open by turn %v %v", openT2, err)
+		}
 		return nil
 	})
 	if err != nil {
