@@ -59,7 +59,8 @@ func startServerB(t testing.TB, model llm.Model, opts ...serverOpt) *testServer 
 		o(&cfg)
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	srv, err := server.New(context.Background(), cfg, log, server.Options{Model: model})
+	_, verify := t.(*testing.T) // tests check every cached transcript; benchmarks measure
+	srv, err := server.New(context.Background(), cfg, log, server.Options{Model: model, VerifyTranscripts: verify})
 	if err != nil {
 		t.Fatal(err)
 	}

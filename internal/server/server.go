@@ -49,6 +49,9 @@ type Server struct {
 // Options override parts for tests and embedding; zero values use the config.
 type Options struct {
 	Model llm.Model
+	// VerifyTranscripts makes every model step check its cached transcript
+	// against the store (tests; see session.Config).
+	VerifyTranscripts bool
 }
 
 // New builds a server from the configuration and starts its background parts
@@ -93,7 +96,8 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, opt Options) 
 	s.runner = session.New(session.Config{Store: st, Model: model, Logger: log, Limits: lim, System: system,
 		Compaction: compaction, Prices: prices,
 		LeaseTTL: cfg.LeaseTTL, PollInterval: cfg.PollInterval, Partials: partials, ModelRetries: retries(cfg.Retries), RetryBackoff: cfg.RetryWait,
-		Live: liveFunc(func(u string, d protocol.Delta) error { return s.node.PublishDelta(u, d) })})
+		VerifyTranscripts: opt.VerifyTranscripts,
+		Live:              liveFunc(func(u string, d protocol.Delta) error { return s.node.PublishDelta(u, d) })})
 	s.api = api.New(st, clusterRunner{s}, lim, log)
 	s.node, err = realtime.New(realtime.Config{Store: st, API: s.api, Verifier: verifier, Logger: log, AllowedOrigins: cfg.AllowedOrigins(),
 		MaxRequestBytes: lim.RequestBytes, RedisURL: cfg.RedisURL, RedisPrefix: cfg.RedisPfx, OnCancelTurn: s.runner.CancelTurn})

@@ -24,6 +24,10 @@ var (
 		Namespace: "rtcagent", Name: "compactions_total",
 		Help: "Summaries of a session's history started, by trigger: auto (context past the threshold) or requested (v1.session.compact).",
 	}, []string{"trigger"})
+	metricTranscripts = promauto.NewCounterVec(prometheus.CounterOpts{
+		Namespace: "rtcagent", Name: "transcript_loads_total",
+		Help: "Transcripts loaded for a model step, by source: cache (brought up to date from updates) or store (read whole).",
+	}, []string{"source"})
 	metricExpired = promauto.NewCounter(prometheus.CounterOpts{
 		Namespace: "rtcagent", Name: "rtc_timeouts_total",
 		Help: "RTCs the server ended because their deadline passed.",

@@ -41,6 +41,10 @@ type Config struct {
 	// time; default 1 s.
 	ModelRetries int
 	RetryBackoff time.Duration
+	// VerifyTranscripts reads every step's transcript again from the store and
+	// fails the step when it builds another model request than the cached one
+	// (tests).
+	VerifyTranscripts bool
 }
 
 // Runner claims sessions with work and drains them.
@@ -54,6 +58,7 @@ type Runner struct {
 	active  map[string]bool               // sessions drained by this process
 	cancels map[string]context.CancelFunc // running turns, for stop
 	parts   Partials
+	tcache  *transcriptCache
 }
 
 // New creates a Runner; call Run to start it.
@@ -87,7 +92,7 @@ func New(cfg Config) *Runner {
 	cfg.Limits = cfg.Limits.WithDefaults()
 	return &Runner{cfg: cfg, log: cfg.Logger.With("component", "session"), wake: make(chan struct{}, 1),
 		sem: make(chan struct{}, cfg.Concurrency), active: map[string]bool{}, cancels: map[string]context.CancelFunc{},
-		parts: cfg.Partials}
+		parts: cfg.Partials, tcache: newTranscriptCache()}
 }
 
 // Wake is a hint that sessions got inbox work. It never blocks.

@@ -118,8 +118,13 @@ func (r *Runner) runSteps(ctx context.Context, o *owner, item *store.InboxItem, 
 			if sess, err = tx.SessionGet(t.SessionID); err != nil {
 				return err
 			}
-			if err = loadTranscript(tx, t.SessionID, &tr); err != nil {
+			if tr, err = r.tcache.load(tx, t.SessionID, t.UserID); err != nil {
 				return err
+			}
+			if r.cfg.VerifyTranscripts {
+				if err = verifyTranscript(tx, t, tr, r.cfg.Limits.ToolResultBytes); err != nil {
+					return err
+				}
 			}
 			agentMD, err = turnAgentMD(tx, t, tr)
 			return err

@@ -1,0 +1,59 @@
+package e2e
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/rtcagent/rtcagent/internal/protocol"
+)
+
+// transcriptLoads reads the process's transcript_loads_total counter by source.
+func transcriptLoads(t *testing.T, source string) float64 {
+	t.Helper()
+	mfs, err := prometheus.DefaultGatherer.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range mfs {
+		if mf.GetName() != "rtcagent_transcript_loads_total" {
+			continue
+		}
+		for _, m := range mf.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if l.GetName() == "source" && l.GetValue() == source {
+					return m.GetCounter().GetValue()
+				}
+			}
+		}
+	}
+	return 0
+}
+
+// After the first step of a session, its steps take their transcript from the
+// cache brought up to date by updates; every step of every e2e test also checks it
+// against the store (VerifyTranscripts), so a wrong transcript fails the turn.
+func TestTranscriptCacheServesSteps(t *testing.T) {
+	const calls = 8
+	steps := strings.Repeat(`{"tool_calls": [{"name": "ls", "arguments": {}}]},`, calls)
+	model := mustScript(t, fmt.Sprintf(`{"name": "cache", "turns": [{"steps": [%s {"text": "done"}]}, {"steps": [{"text": "again"}]}]}`, steps))
+	s := startServer(t, model)
+	br := newBrowser(t, s, "cache-user", "dev")
+	br.decide = func(protocol.RTC) (bool, any, string, bool) { return true, "a.txt", "", false }
+	before := transcriptLoads(t, "cache")
+	res := br.send("", "go")
+	if tr := br.waitTurn(res.TurnID, time.Minute); tr.Status != protocol.TurnCompleted {
+		t.Fatalf("turn %s", tr.Status)
+	}
+	res2 := br.send(res.SessionID, "once more")
+	if tr := br.waitTurn(res2.TurnID, time.Minute); tr.Status != protocol.TurnCompleted {
+		t.Fatalf("second turn %s", tr.Status)
+	}
+	// 10 steps in all; only the first can miss (nothing cached yet).
+	if got := transcriptLoads(t, "cache") - before; got < calls+1 {
+		t.Fatalf("%v of 10 steps used the cache", got)
+	}
+}

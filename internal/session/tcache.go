@@ -1,0 +1,172 @@
+package session
+
+import (
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"slices"
+	"sync"
+
+	"github.com/rtcagent/rtcagent/internal/agent"
+	"github.com/rtcagent/rtcagent/internal/protocol"
+	"github.com/rtcagent/rtcagent/internal/store"
+)
+
+// Bounds of the transcript cache.
+const (
+	cachedSessions = 256 // transcripts kept
+	maxCatchUp     = 512 // updates applied to bring one up to date; beyond, it is read again
+)
+
+// transcriptCache keeps the transcripts of recently run sessions. A step brings
+// its session's transcript up to date from the user's Topic updates since it was
+// last read, instead of reading every turn, message and RTC again: every change
+// to those entities commits together with an update carrying the whole entity.
+// When the updates are gone (history pruned or reset), too many, or a summary
+// was completed (the part worth keeping changes), the transcript is read again.
+//
+// A session is drained by one goroutine of this process at a time, so an entry
+// is used by one step at a time; the transcript a step got must not be used after
+// the session's next load.
+type transcriptCache struct {
+	mu      sync.Mutex
+	tick    int64
+	entries map[string]*cachedTranscript
+}
+
+type cachedTranscript struct {
+	userID string
+	epoch  string
+	top    int64 // the user's stream offset the transcript reflects
+	used   int64
+	tr     agent.Transcript
+}
+
+func newTranscriptCache() *transcriptCache {
+	return &transcriptCache{entries: map[string]*cachedTranscript{}}
+}
+
+// load returns the session's transcript as of tx's snapshot.
+func (c *transcriptCache) load(tx store.Tx, sessionID, userID string) (agent.Transcript, error) {
+	pos, err := tx.StreamGet(userID)
+	if err != nil {
+		return agent.Transcript{}, err
+	}
+	c.mu.Lock()
+	e := c.entries[sessionID]
+	c.mu.Unlock()
+	if e != nil && e.catchUp(tx, sessionID, userID, pos) {
+		metricTranscripts.WithLabelValues("cache").Inc()
+	} else {
+		e = &cachedTranscript{userID: userID}
+		if err := loadTranscript(tx, sessionID, &e.tr); err != nil {
+			return agent.Transcript{}, err
+		}
+		metricTranscripts.WithLabelValues("store").Inc()
+	}
+	e.epoch, e.top = pos.Epoch, pos.Top
+	c.mu.Lock()
+	c.tick++
+	e.used = c.tick
+	c.entries[sessionID] = e
+	if len(c.entries) > cachedSessions {
+		c.evictOldest()
+	}
+	c.mu.Unlock()
+	return e.tr, nil
+}
+
+func (c *transcriptCache) evictOldest() {
+	var oldest string
+	var at int64
+	for id, e := range c.entries {
+		if oldest == "" || e.used < at {
+			oldest, at = id, e.used
+		}
+	}
+	delete(c.entries, oldest)
+}
+
+// catchUp applies the updates after e.top; false means the transcript must be
+// read again.
+func (e *cachedTranscript) catchUp(tx store.Tx, sessionID, userID string, pos store.StreamPos) bool {
+	if e.userID != userID || e.epoch != pos.Epoch || e.top < pos.Floor || e.top > pos.Top || pos.Top-e.top > maxCatchUp {
+		return false
+	}
+	if pos.Top == e.top {
+		return true
+	}
+	ups, _, err := tx.UpdateList(userID, e.top, int(pos.Top-e.top))
+	if err != nil || int64(len(ups)) != pos.Top-e.top {
+		return false
+	}
+	var head struct {
+		SessionID string `json:"session_id"`
+	}
+	tr := &e.tr
+	for _, u := range ups {
+		switch u.Type {
+		case protocol.UpdTurnCreated, protocol.UpdTurnUpdated, protocol.UpdMessageCreated, protocol.UpdMessageUpdated, protocol.UpdRTCUpdated:
+		default:
+			continue
+		}
+		if json.Unmarshal(u.Data, &head) != nil {
+			return false
+		}
+		if head.SessionID != sessionID {
+			continue
+		}
+		i := -1
+		switch u.Type {
+		case protocol.UpdTurnCreated, protocol.UpdTurnUpdated:
+			tr.Turns, i = upsert(tr.Turns, u.Data, func(t *protocol.Turn) string { return t.ID })
+		case protocol.UpdMessageCreated, protocol.UpdMessageUpdated:
+			tr.Messages, i = upsert(tr.Messages, u.Data, func(m *protocol.Message) string { return m.ID })
+			if i >= 0 && tr.Messages[i].Role == protocol.RoleSummary && tr.Messages[i].Status == protocol.MessageComplete {
+				return false
+			}
+		case protocol.UpdRTCUpdated:
+			tr.RTCs, i = upsert(tr.RTCs, u.Data, func(r *protocol.RTC) string { return r.ID })
+		}
+		if i < 0 {
+			return false
+		}
+	}
+	// Entities are created in the order of their seq, so appending keeps the order;
+	// a transcript that is not in order is read again rather than trusted.
+	return slices.IsSortedFunc(tr.Turns, func(a, b protocol.Turn) int { return cmp.Compare(a.Seq, b.Seq) }) &&
+		slices.IsSortedFunc(tr.Messages, func(a, b protocol.Message) int { return cmp.Compare(a.Seq, b.Seq) })
+}
+
+// upsert decodes data into a new T and replaces the element with its id, or
+// appends it; it returns the element's index, -1 when data does not decode.
+// Lists are searched from the end, where changes happen.
+func upsert[T any](list []T, data json.RawMessage, id func(*T) string) ([]T, int) {
+	var v T
+	if err := json.Unmarshal(data, &v); err != nil {
+		return list, -1
+	}
+	key := id(&v)
+	for i := len(list) - 1; i >= 0; i-- {
+		if id(&list[i]) == key {
+			list[i] = v
+			return list, i
+		}
+	}
+	return append(list, v), len(list)
+}
+
+// verifyTranscript checks a cached transcript against one read from the store: both
+// must give the model the same request.
+func verifyTranscript(tx store.Tx, t *protocol.Turn, cached agent.Transcript, resultLimit int) error {
+	var fresh agent.Transcript
+	if err := loadTranscript(tx, t.SessionID, &fresh); err != nil {
+		return err
+	}
+	want := agent.BuildMessages(fresh, t.Seq, resultLimit)
+	if got := agent.BuildMessages(cached, t.Seq, resultLimit); !reflect.DeepEqual(got, want) {
+		return fmt.Errorf("transcript cache: session %s turn %s: %d cached messages, %d read", t.SessionID, t.ID, len(got), len(want))
+	}
+	return nil
+}
