@@ -6,7 +6,9 @@
 // failing write takes back only its own work, hooks run in commit order, and one
 // commit pays the file writes of the whole group. Reads use a separate set of
 // read-only connections that see committed data (WAL mode). Every connection keeps
-// its statements prepared. synchronous=NORMAL in WAL mode keeps every committed
+// its statements prepared. The WAL is copied into the database file by a
+// checkpoint on its own connection (checkpoint.go), never inside a commit.
+// synchronous=NORMAL in WAL mode keeps every committed
 // transaction across a process crash (SIGKILL); only an operating-system crash or
 // power loss can drop the last ones.
 package sqlitestore

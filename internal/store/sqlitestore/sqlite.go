@@ -27,6 +27,7 @@ type Store struct {
 	r     *sql.DB // read-only connections
 	wc    *conn   // the writer's connection, used by the group's leader
 	rc    chan *conn
+	ck    *checkpointer
 	group group
 	mu    sync.Mutex // guards hook
 	hook  func(store.Commit)
@@ -50,17 +51,16 @@ func Open(ctx context.Context, path string, opt Options) (*Store, error) {
 	if opt.ReadPool <= 0 {
 		opt.ReadPool = 4
 	}
-	dsn := func(ro bool) string {
+	dsn := func(extra ...string) string {
 		q := url.Values{}
-		for _, p := range []string{"busy_timeout(10000)", "journal_mode(WAL)", "synchronous(NORMAL)", "foreign_keys(1)"} {
+		for _, p := range append([]string{"busy_timeout(10000)", "journal_mode(WAL)", "synchronous(NORMAL)", "foreign_keys(1)"}, extra...) {
 			q.Add("_pragma", p)
-		}
-		if ro {
-			q.Add("_pragma", "query_only(1)")
 		}
 		return "file:" + path + "?" + q.Encode()
 	}
-	w, err := sql.Open("sqlite", dsn(false))
+	// The writer never checkpoints (see checkpoint.go); the WAL file is cut back
+	// to 64 MiB when it restarts.
+	w, err := sql.Open("sqlite", dsn("wal_autocheckpoint(0)", "journal_size_limit(67108864)"))
 	if err != nil {
 		return nil, fmt.Errorf("open sqlite %s: %w", path, err)
 	}
@@ -76,7 +76,7 @@ func Open(ctx context.Context, path string, opt Options) (*Store, error) {
 		w.Close()
 		return nil, err
 	}
-	r, err := sql.Open("sqlite", dsn(true))
+	r, err := sql.Open("sqlite", dsn("query_only(1)"))
 	if err != nil {
 		w.Close()
 		return nil, fmt.Errorf("open sqlite reader %s: %w", path, err)
@@ -95,6 +95,10 @@ func Open(ctx context.Context, path string, opt Options) (*Store, error) {
 			return nil, err
 		}
 		s.rc <- c
+	}
+	if s.ck, err = startCheckpointer(ctx, dsn()); err != nil {
+		s.Close()
+		return nil, err
 	}
 	return s, nil
 }
@@ -190,6 +194,9 @@ func (s *Store) Read(ctx context.Context, fn func(tx store.Tx) error) error {
 
 // Close implements store.Store. No Read or Write may run during or after it.
 func (s *Store) Close() error {
+	if s.ck != nil {
+		s.ck.close()
+	}
 	if s.wc != nil {
 		s.wc.close()
 	}
