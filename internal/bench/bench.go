@@ -84,6 +84,13 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	}
 	defer os.RemoveAll(tmp)
 	prefix := fmt.Sprintf("rtcbench%d", time.Now().UnixNano())
+	if o.DBURL != "" {
+		var drop func()
+		if o.DBURL, drop, err = freshSchema(o.DBURL, prefix); err != nil {
+			return nil, fmt.Errorf("database url: %w", err)
+		}
+		defer drop()
+	}
 
 	m := newModel(o.Calls)
 	srv, err := startServer(ctx, o, m, filepath.Join(tmp, "load.db"), prefix)

@@ -25,7 +25,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	fs.DurationVar(&o.Warmup, "warmup", o.Warmup, "unmeasured load before each point's window")
 	history := fs.String("history", "10,100,500", "conversation sizes (messages) of the transcript-growth row; empty or 0 skips it")
 	fs.IntVar(&o.FloorN, "floor-samples", o.FloorN, "samples of each floor measurement")
-	fs.StringVar(&o.DBURL, "database-url", "", "postgres://… to measure the PostgreSQL store (search_path selects the schema)")
+	fs.StringVar(&o.DBURL, "database-url", "", "postgres://… to measure the PostgreSQL store (each run uses a new schema, dropped at the end)")
 	fs.StringVar(&o.RedisURL, "redis-url", "", "redis://… to measure the Redis broker and Live buffer")
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the whole run (server and clients) to this file")
 	inproc := fs.Bool("idle-in-process", false, "measure idle memory in this process instead of a child server")
