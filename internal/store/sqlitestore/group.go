@@ -48,21 +48,24 @@ func (g *group) write(ctx context.Context, fn func(tx store.Tx) error) error {
 	g.mu.Lock()
 	g.queue = append(g.queue, w)
 	g.mu.Unlock()
-	select {
-	case <-w.done: // a leader ran it
-	case g.leader <- struct{}{}:
-		// Holding the token, no group is in flight: w is done or still queued.
+	for {
 		select {
-		case <-w.done:
-		default:
-			g.run(g.take())
+		case <-w.done: // a leader ran it
+			if w.panic != nil {
+				panic(w.panic)
+			}
+			return w.err
+		case g.leader <- struct{}{}:
+			// Holding the token, no group is in flight: w is done or still
+			// queued, perhaps behind a full group, in which case it waits again.
+			select {
+			case <-w.done:
+			default:
+				g.run(g.take())
+			}
+			<-g.leader
 		}
-		<-g.leader
 	}
-	if w.panic != nil {
-		panic(w.panic)
-	}
-	return w.err
 }
 
 func (g *group) take() []*write {
