@@ -15,8 +15,9 @@ import (
 
 // Bounds of the transcript cache.
 const (
-	cachedSessions = 256 // transcripts kept
-	maxCatchUp     = 512 // updates applied to bring one up to date; beyond, it is read again
+	cachedSessions = 256      // transcripts kept
+	cachedBytes    = 64 << 20 // their text, tool arguments and results together
+	maxCatchUp     = 512      // updates applied to bring one up to date; beyond, it is read again
 )
 
 // transcriptCache keeps the transcripts of recently run sessions. A step brings
@@ -32,6 +33,7 @@ const (
 type transcriptCache struct {
 	mu      sync.Mutex
 	tick    int64
+	bytes   int // sum of the entries' sizes
 	entries map[string]*cachedTranscript
 }
 
@@ -40,6 +42,7 @@ type cachedTranscript struct {
 	epoch  string
 	top    int64 // the user's stream offset the transcript reflects
 	used   int64
+	size   int // bytes of text, tool arguments and results
 	tr     agent.Transcript
 }
 
@@ -55,6 +58,10 @@ func (c *transcriptCache) load(tx store.Tx, sessionID, userID string) (agent.Tra
 	}
 	c.mu.Lock()
 	e := c.entries[sessionID]
+	if e != nil { // out of the cache while it changes; put back below
+		delete(c.entries, sessionID)
+		c.bytes -= e.size
+	}
 	c.mu.Unlock()
 	if e != nil && e.catchUp(tx, sessionID, userID, pos) {
 		metricTranscripts.WithLabelValues("cache").Inc()
@@ -65,12 +72,16 @@ func (c *transcriptCache) load(tx store.Tx, sessionID, userID string) (agent.Tra
 		}
 		metricTranscripts.WithLabelValues("store").Inc()
 	}
-	e.epoch, e.top = pos.Epoch, pos.Top
+	e.epoch, e.top, e.size = pos.Epoch, pos.Top, sizeOf(e.tr)
+	if e.size > cachedBytes/4 {
+		return e.tr, nil // too large to keep: read whole at every step
+	}
 	c.mu.Lock()
 	c.tick++
 	e.used = c.tick
 	c.entries[sessionID] = e
-	if len(c.entries) > cachedSessions {
+	c.bytes += e.size
+	for len(c.entries) > cachedSessions || c.bytes > cachedBytes {
 		c.evictOldest()
 	}
 	c.mu.Unlock()
@@ -78,14 +89,34 @@ func (c *transcriptCache) load(tx store.Tx, sessionID, userID string) (agent.Tra
 }
 
 func (c *transcriptCache) evictOldest() {
-	var oldest string
-	var at int64
-	for id, e := range c.entries {
-		if oldest == "" || e.used < at {
-			oldest, at = id, e.used
+	var oldest *cachedTranscript
+	var id string
+	for k, e := range c.entries {
+		if oldest == nil || e.used < oldest.used {
+			oldest, id = e, k
 		}
 	}
-	delete(c.entries, oldest)
+	delete(c.entries, id)
+	c.bytes -= oldest.size
+}
+
+// sizeOf approximates the memory a transcript holds by its variable-length parts.
+func sizeOf(tr agent.Transcript) int {
+	n := 0
+	for i := range tr.Messages {
+		m := &tr.Messages[i]
+		n += len(m.Text) + 256
+		for _, tc := range m.ToolCalls {
+			n += len(tc.Arguments)
+		}
+		if m.Context != nil {
+			n += len(m.Context.AgentMD)
+		}
+	}
+	for i := range tr.RTCs {
+		n += len(tr.RTCs[i].Output) + len(tr.RTCs[i].Error) + len(tr.RTCs[i].Arguments) + 256
+	}
+	return n + 256*len(tr.Turns)
 }
 
 // catchUp applies the updates after e.top; false means the transcript must be
