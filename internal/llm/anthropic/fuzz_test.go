@@ -1,80 +1,21 @@
 package anthropic
 
 import (
-	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"net/http"
-	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 	"unicode/utf8"
 
 	"github.com/rtcagent/rtcagent/internal/llm"
 	"github.com/rtcagent/rtcagent/internal/llm/llmfake"
 )
 
-// fuzzServer answers every request with the body set last; fuzz inputs run one
-// at a time in a worker process, so one server serves all of them.
-type fuzzServer struct {
-	mu   sync.Mutex
-	body []byte
-	ts   *httptest.Server
-	m    *Model
+func newFuzzServer(f *testing.F) *llmfake.BodyServer {
+	return llmfake.NewBodyServer(f, func(url string) (llm.Model, error) {
+		return New(Config{BaseURL: url, APIKey: "sk-ant-fuzz", Model: "m"})
+	})
 }
-
-func newFuzzServer(f *testing.F) *fuzzServer {
-	s := &fuzzServer{}
-	s.ts = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		s.mu.Lock()
-		body := s.body
-		s.mu.Unlock()
-		w.Header().Set("Content-Type", "text/event-stream")
-		_, _ = w.Write(body)
-	}))
-	f.Cleanup(s.ts.Close)
-	m, err := New(Config{BaseURL: s.ts.URL, APIKey: "sk-ant-fuzz", Model: "m"})
-	if err != nil {
-		f.Fatal(err)
-	}
-	s.m = m
-	return s
-}
-
-// stream decodes body through the real SDK client; a decoder that does not end
-// within the bound fails the input as a hang.
-func (s *fuzzServer) stream(t *testing.T, body []byte) llmfake.Result {
-	s.mu.Lock()
-	s.body = body
-	s.mu.Unlock()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	done := make(chan llmfake.Result, 1)
-	go func() {
-		st, err := s.m.Stream(ctx, &llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Text: "x"}}})
-		if err != nil {
-			done <- llmfake.Result{Err: err}
-			return
-		}
-		done <- llmfake.Drain(st)
-	}()
-	select {
-	case r := <-done:
-		if ctx.Err() != nil {
-			t.Fatalf("decoding took longer than 10 s (%v)", r.Err)
-		}
-		return r
-	case <-time.After(15 * time.Second):
-		t.Fatal("decoder hangs")
-		return llmfake.Result{}
-	}
-}
-
-var categories = map[string]bool{llm.CategoryUnavailable: true, llm.CategoryRateLimited: true, llm.CategoryAuth: true,
-	llm.CategoryContextLength: true, llm.CategoryInvalid: true, llm.CategoryUnknown: true}
 
 // FuzzStreamBytes feeds arbitrary bytes as the SSE body of a streamed message:
 // the decoder returns a categorised *llm.Error or output no larger than the body
@@ -85,12 +26,9 @@ func FuzzStreamBytes(f *testing.F) {
 	}
 	s := newFuzzServer(f)
 	f.Fuzz(func(t *testing.T, body []byte) {
-		r := s.stream(t, body)
+		r := s.Stream(t, body)
 		if r.Err != nil {
-			var le *llm.Error
-			if !errors.As(r.Err, &le) || !categories[le.Category] {
-				t.Fatalf("error %v (%T) is not a categorised llm.Error", r.Err, r.Err)
-			}
+			llmfake.CheckCategorised(t, r.Err)
 			return
 		}
 		if len(r.Text) > len(body) {
@@ -138,7 +76,7 @@ func FuzzStreamEvents(f *testing.F) {
 		ev("content_block_stop", map[string]any{"index": 1})
 		ev("message_delta", map[string]any{"delta": map[string]any{"stop_reason": "tool_use"}, "usage": map[string]any{"output_tokens": 4}})
 		ev("message_stop", map[string]any{})
-		r := s.stream(t, []byte(b.String()))
+		r := s.Stream(t, []byte(b.String()))
 		if r.Err != nil {
 			t.Fatalf("well-formed stream failed: %v", r.Err)
 		}
