@@ -2,45 +2,14 @@ package chaos_test
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/rtcagent/rtcagent/internal/chaos"
 	"github.com/rtcagent/rtcagent/internal/testsvc"
 )
-
-var (
-	buildOnce sync.Once
-	binPath   string
-	buildErr  error
-)
-
-// serverBinary builds cmd/rtcagent once per test run; the nodes run it as child
-// processes so that SIGKILL ends a real server.
-func serverBinary(t *testing.T) string {
-	t.Helper()
-	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "rtcagent-chaos-bin")
-		if err != nil {
-			buildErr = err
-			return
-		}
-		binPath = filepath.Join(dir, "rtcagent")
-		out, err := exec.Command("go", "build", "-o", binPath, "../../cmd/rtcagent").CombinedOutput()
-		if err != nil {
-			buildErr = fmt.Errorf("build: %v\n%s", err, out)
-		}
-	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
-	}
-	return binPath
-}
 
 type logWriter struct{ t *testing.T }
 
@@ -51,7 +20,7 @@ func (w logWriter) Write(p []byte) (int, error) {
 
 func run(t *testing.T, o chaos.Options) {
 	t.Helper()
-	o.ServerCmd = []string{serverBinary(t)}
+	o.ServerCmd = []string{testsvc.ServerBinary(t)}
 	if testing.Verbose() {
 		o.Log = logWriter{t}
 	}

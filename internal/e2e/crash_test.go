@@ -1,47 +1,19 @@
 package e2e
 
 import (
-	"fmt"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/rtcagent/rtcagent/internal/auth"
 	"github.com/rtcagent/rtcagent/internal/protocol"
+	"github.com/rtcagent/rtcagent/internal/testsvc"
 )
-
-var (
-	buildOnce sync.Once
-	binPath   string
-	buildErr  error
-)
-
-// serverBinary builds cmd/rtcagent once per test run.
-func serverBinary(t *testing.T) string {
-	t.Helper()
-	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "rtcagent-bin")
-		if err != nil {
-			buildErr = err
-			return
-		}
-		binPath = filepath.Join(dir, "rtcagent")
-		out, err := exec.Command("go", "build", "-o", binPath, "../../cmd/rtcagent").CombinedOutput()
-		if err != nil {
-			buildErr = fmt.Errorf("build: %v\n%s", err, out)
-		}
-	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
-	}
-	return binPath
-}
 
 // procServer is the server running as a child process.
 type procServer struct {
@@ -83,7 +55,7 @@ func startProc(t *testing.T, script string, extra ...string) *procServer {
 
 func (p *procServer) start() {
 	p.t.Helper()
-	p.cmd = exec.Command(serverBinary(p.t), p.args...)
+	p.cmd = exec.Command(testsvc.ServerBinary(p.t), p.args...)
 	p.cmd.Stderr = os.Stderr
 	if err := p.cmd.Start(); err != nil {
 		p.t.Fatal(err)
