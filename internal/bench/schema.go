@@ -5,7 +5,7 @@ import (
 	"net/url"
 	"time"
 
-	"github.com/jackc/pgx/v5"
+	"github.com/rtcagent/rtcagent/internal/store/pgstore"
 )
 
 // freshSchema points a PostgreSQL URL at a new schema named name (the stores
@@ -27,12 +27,7 @@ func freshSchema(dbURL, name string) (string, func(), error) {
 	drop := func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
-		conn, err := pgx.Connect(ctx, base)
-		if err != nil {
-			return
-		}
-		defer conn.Close(ctx)
-		_, _ = conn.Exec(ctx, "DROP SCHEMA IF EXISTS "+pgx.Identifier{name}.Sanitize()+" CASCADE")
+		_ = pgstore.DropSchema(ctx, base, name)
 	}
 	return u.String(), drop, nil
 }

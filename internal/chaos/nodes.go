@@ -13,6 +13,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/rtcagent/rtcagent/internal/store/pgstore"
 	"github.com/rtcagent/rtcagent/internal/testsvc"
 )
 
@@ -54,14 +55,8 @@ func (h *harness) startNodes(ctx context.Context, dir string, logw io.Writer) er
 	h.dropSchema = func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		conn, err := pgx.Connect(ctx, h.pgURL)
-		if err != nil {
-			h.logf("drop schema %s: %v", schema, err)
-			return
-		}
-		defer conn.Close(ctx)
-		if _, err := conn.Exec(ctx, "DROP SCHEMA IF EXISTS "+pgx.Identifier{schema}.Sanitize()+" CASCADE"); err != nil {
-			h.logf("drop schema %s: %v", schema, err)
+		if err := pgstore.DropSchema(ctx, h.pgURL, schema); err != nil {
+			h.logf("%v", err)
 		}
 	}
 	for range 3 {

@@ -16,6 +16,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/redis/go-redis/v9"
+
+	"github.com/rtcagent/rtcagent/internal/store/pgstore"
 )
 
 func unavailable(t testing.TB, what string, err error) {
@@ -55,14 +57,8 @@ func Schema(t testing.TB, url string) string {
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		conn, err := pgx.Connect(ctx, url)
-		if err != nil {
-			t.Errorf("drop schema %s: %v", name, err)
-			return
-		}
-		defer conn.Close(ctx)
-		if _, err := conn.Exec(ctx, "DROP SCHEMA IF EXISTS "+pgx.Identifier{name}.Sanitize()+" CASCADE"); err != nil {
-			t.Errorf("drop schema %s: %v", name, err)
+		if err := pgstore.DropSchema(ctx, url, name); err != nil {
+			t.Error(err)
 		}
 	})
 	return name
