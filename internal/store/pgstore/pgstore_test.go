@@ -126,43 +126,15 @@ func TestReadIsReadOnly(t *testing.T) {
 	}
 }
 
-func BenchmarkWriteAppend(b *testing.B) {
+func benchStore(b *testing.B) store.Store {
 	url := serverURL(b)
-	s := openStore(b, url, freshSchema(b, url), nil)
-	data := map[string]string{"id": "t1", "status": "running"}
-	for b.Loop() {
-		err := s.Write(ctx, func(tx store.Tx) error {
-			_, err := tx.UpdateAppend("u", protocol.UpdTurnUpdated, data)
-			return err
-		})
-		if err != nil {
-			b.Fatal(err)
-		}
-	}
+	return openStore(b, url, freshSchema(b, url), nil)
 }
+
+func BenchmarkWriteAppend(b *testing.B) { storetest.BenchWriteAppend(b, benchStore(b)) }
 
 // Parallel writers, one user each: commits of different users do not wait for each
 // other (no process-wide commit lock).
-func BenchmarkWriteAppendParallel(b *testing.B) {
-	url := serverURL(b)
-	s := openStore(b, url, freshSchema(b, url), nil)
-	data := map[string]string{"id": "t1", "status": "running"}
-	var mu sync.Mutex
-	n := 0
-	b.RunParallel(func(pb *testing.PB) {
-		mu.Lock()
-		n++
-		user := fmt.Sprintf("u%d", n)
-		mu.Unlock()
-		for pb.Next() {
-			err := s.Write(ctx, func(tx store.Tx) error {
-				_, err := tx.UpdateAppend(user, protocol.UpdTurnUpdated, data)
-				return err
-			})
-			if err != nil {
-				b.Error(err)
-				return
-			}
-		}
-	})
-}
+func BenchmarkWriteAppendParallel(b *testing.B) { storetest.BenchWriteAppendParallel(b, benchStore(b)) }
+
+func BenchmarkReadSession(b *testing.B) { storetest.BenchReadSession(b, benchStore(b)) }
