@@ -59,9 +59,7 @@ func (r *Runner) compactTurn(ctx context.Context, o *owner, item *store.InboxIte
 	plan := agent.PlanCompaction(tr, t.Seq, 0, r.cfg.Limits.ToolResultBytes)
 	if plan == nil {
 		// Nothing to summarise (a new session, or compacted just now): done.
-		released := false
-		err := r.write(ctx, o, func(tx store.Tx) error {
-			released = false
+		return r.writeItem(ctx, o, item, func(tx store.Tx, finish func() error) error {
 			cur, err := tx.TurnGet(t.ID)
 			if err != nil {
 				return err
@@ -72,13 +70,8 @@ func (r *Runner) compactTurn(ctx context.Context, o *owner, item *store.InboxIte
 			if err := core.EndTurn(tx, cur, protocol.TurnCompleted, nil, ""); err != nil {
 				return err
 			}
-			released, err = finishItem(tx, o, item)
-			return err
+			return finish()
 		})
-		if err == nil && released {
-			err = errReleased
-		}
-		return err
 	}
 	metricCompactions.WithLabelValues("requested").Inc()
 	_, err := r.summarise(ctx, o, item, t, plan, set, t.Instruction, 0, true)
@@ -105,9 +98,9 @@ func (r *Runner) summarise(ctx context.Context, o *owner, item *store.InboxItem,
 		return compactEnded, r.fail(ctx, o, item, t, terr)
 	}
 	r.price(&out.usage)
-	result, released := compactDone, false
-	err = r.write(ctx, o, func(tx store.Tx) error {
-		result, released = compactDone, false
+	result := compactDone
+	err = r.writeItem(ctx, o, item, func(tx store.Tx, finish func() error) error {
+		result = compactDone
 		cur, err := tx.TurnGet(t.ID)
 		if err != nil {
 			return err
@@ -132,11 +125,7 @@ func (r *Runner) summarise(ctx context.Context, o *owner, item *store.InboxItem,
 		if err := core.EndTurn(tx, t, protocol.TurnCompleted, nil, ""); err != nil {
 			return err
 		}
-		released, err = finishItem(tx, o, item)
-		return err
+		return finish()
 	})
-	if err == nil && released {
-		err = errReleased
-	}
 	return result, err
 }

@@ -201,9 +201,9 @@ func (r *Runner) commitStep(ctx context.Context, o *owner, item *store.InboxItem
 	set *tools.Set, out *stepOutput, tr agent.Transcript) (bool, error) {
 	defer r.dropPartial(out)
 	r.price(&out.usage)
-	stop, released := false, false
-	err := r.write(ctx, o, func(tx store.Tx) error {
-		stop, released = false, false
+	stop := false
+	err := r.writeItem(ctx, o, item, func(tx store.Tx, finish func() error) error {
+		stop = false
 		cur, err := tx.TurnGet(t.ID)
 		if err != nil {
 			return err
@@ -227,8 +227,7 @@ func (r *Runner) commitStep(ctx context.Context, o *owner, item *store.InboxItem
 			if err := core.EndTurn(tx, t, protocol.TurnCompleted, nil, ""); err != nil {
 				return err
 			}
-			released, err = finishItem(tx, o, item)
-			return err
+			return finish()
 		}
 		rtcs := agent.PlanRTCs(agent.PlanInput{Calls: out.calls, Tools: set, WorkMode: mode, Limits: r.cfg.Limits, Step: t.Step,
 			FirstSeq: countTurnRTCs(tr, t.ID) + 1, SessionID: t.SessionID, TurnID: t.ID, UserID: t.UserID, MessageID: msg.ID, NewID: core.NewID})
@@ -256,12 +255,8 @@ func (r *Runner) commitStep(ctx context.Context, o *owner, item *store.InboxItem
 		if err := core.EmitTurn(tx, t, protocol.TurnRunning); err != nil {
 			return err
 		}
-		released, err = finishItem(tx, o, item)
-		return err
+		return finish()
 	})
-	if err == nil && released {
-		err = errReleased
-	}
 	return stop, err
 }
 
