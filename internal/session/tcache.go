@@ -132,35 +132,21 @@ func (e *cachedTranscript) catchUp(tx store.Tx, sessionID, userID string, pos st
 	if err != nil || int64(len(ups)) != pos.Top-e.top {
 		return false
 	}
-	var head struct {
-		SessionID string `json:"session_id"`
-	}
 	tr := &e.tr
 	for _, u := range ups {
-		switch u.Type {
-		case protocol.UpdTurnCreated, protocol.UpdTurnUpdated, protocol.UpdMessageCreated, protocol.UpdMessageUpdated, protocol.UpdRTCUpdated:
-		default:
-			continue
-		}
-		if json.Unmarshal(u.Data, &head) != nil {
-			return false
-		}
-		if head.SessionID != sessionID {
-			continue
-		}
-		i := -1
+		i := 0
 		switch u.Type {
 		case protocol.UpdTurnCreated, protocol.UpdTurnUpdated:
-			tr.Turns, i = upsert(tr.Turns, u.Data, func(t *protocol.Turn) string { return t.ID })
+			tr.Turns, i = upsert(tr.Turns, u.Data, sessionID, func(t *protocol.Turn) (string, string) { return t.SessionID, t.ID })
 		case protocol.UpdMessageCreated, protocol.UpdMessageUpdated:
-			tr.Messages, i = upsert(tr.Messages, u.Data, func(m *protocol.Message) string { return m.ID })
+			tr.Messages, i = upsert(tr.Messages, u.Data, sessionID, func(m *protocol.Message) (string, string) { return m.SessionID, m.ID })
 			if i >= 0 && tr.Messages[i].Role == protocol.RoleSummary && tr.Messages[i].Status == protocol.MessageComplete {
 				return false
 			}
 		case protocol.UpdRTCUpdated:
-			tr.RTCs, i = upsert(tr.RTCs, u.Data, func(r *protocol.RTC) string { return r.ID })
+			tr.RTCs, i = upsert(tr.RTCs, u.Data, sessionID, func(r *protocol.RTC) (string, string) { return r.SessionID, r.ID })
 		}
-		if i < 0 {
+		if i == badData {
 			return false
 		}
 	}
@@ -170,17 +156,24 @@ func (e *cachedTranscript) catchUp(tx store.Tx, sessionID, userID string, pos st
 		slices.IsSortedFunc(tr.Messages, func(a, b protocol.Message) int { return cmp.Compare(a.Seq, b.Seq) })
 }
 
-// upsert decodes data into a new T and replaces the element with its id, or
-// appends it; it returns the element's index, -1 when data does not decode.
-// Lists are searched from the end, where changes happen.
-func upsert[T any](list []T, data json.RawMessage, id func(*T) string) ([]T, int) {
+// badData is upsert's index for data that does not decode.
+const badData = -2
+
+// upsert decodes data into a new T; when it belongs to the session it replaces
+// the element with its id, or is appended. It returns the element's index, -1
+// for another session's entity, badData when data does not decode. Lists are
+// searched from the end, where changes happen.
+func upsert[T any](list []T, data json.RawMessage, sessionID string, key func(*T) (session, id string)) ([]T, int) {
 	var v T
 	if err := json.Unmarshal(data, &v); err != nil {
+		return list, badData
+	}
+	sess, id := key(&v)
+	if sess != sessionID {
 		return list, -1
 	}
-	key := id(&v)
 	for i := len(list) - 1; i >= 0; i-- {
-		if id(&list[i]) == key {
+		if _, lid := key(&list[i]); lid == id {
 			list[i] = v
 			return list, i
 		}
