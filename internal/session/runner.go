@@ -169,11 +169,8 @@ func (r *Runner) claim(ctx context.Context) {
 		default:
 			return // at capacity; the poll comes back
 		}
-		lease, first, err := r.acquire(ctx, id)
-		if err != nil || (first != nil && first.item == nil) {
-			<-r.sem
-			continue // another worker has it, the inbox was empty, or a transient error: retried at the next poll
-		}
+		// The lease is taken in the worker, not here, so that claims of many
+		// sessions share group commits instead of waiting for one another.
 		r.mu.Lock()
 		r.active[id] = true
 		r.mu.Unlock()
@@ -181,14 +178,27 @@ func (r *Runner) claim(ctx context.Context) {
 		go func() {
 			defer r.wg.Done()
 			defer func() { <-r.sem }()
-			r.drain(ctx, lease, first)
+			lease, first, err := r.acquire(ctx, id)
+			if err == nil && first != nil && first.item == nil {
+				err = errEmpty
+			}
+			if err == nil {
+				r.drain(ctx, lease, first)
+			}
 			r.mu.Lock()
 			delete(r.active, id)
 			r.mu.Unlock()
-			r.Wake(nil) // work may have arrived while we released
+			if err == nil || errors.Is(err, errEmpty) {
+				r.Wake(nil) // work may have arrived while this worker held the session
+			}
+			// Otherwise another worker holds the lease or the store failed: the
+			// next poll tries again.
 		}()
 	}
 }
+
+// errEmpty reports a claim that found the session's inbox already empty.
+var errEmpty = errors.New("inbox empty")
 
 // acquire takes the session's lease and, in the same transaction, its first inbox
 // item, saving the drain a commit; an item of nil means the inbox was empty and the

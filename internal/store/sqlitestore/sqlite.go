@@ -51,9 +51,11 @@ func Open(ctx context.Context, path string, opt Options) (*Store, error) {
 	if opt.ReadPool <= 0 {
 		opt.ReadPool = 4
 	}
+	// temp_store(MEMORY) keeps the statement journals of group commit's
+	// savepoints in memory instead of temporary files.
 	dsn := func(extra ...string) string {
 		q := url.Values{}
-		for _, p := range append([]string{"busy_timeout(10000)", "journal_mode(WAL)", "synchronous(NORMAL)", "foreign_keys(1)"}, extra...) {
+		for _, p := range append([]string{"busy_timeout(10000)", "journal_mode(WAL)", "synchronous(NORMAL)", "foreign_keys(1)", "temp_store(MEMORY)"}, extra...) {
 			q.Add("_pragma", p)
 		}
 		return "file:" + path + "?" + q.Encode()
