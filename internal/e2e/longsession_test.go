@@ -12,25 +12,8 @@ import (
 
 	"github.com/rtcagent/rtcagent/internal/config"
 	"github.com/rtcagent/rtcagent/internal/llm"
-	"github.com/rtcagent/rtcagent/internal/llm/llmfake"
 	"github.com/rtcagent/rtcagent/internal/protocol"
 )
-
-// providerCase runs a test through one of the fake provider servers with the real SDK.
-type providerCase struct {
-	name      string
-	start     func(brain llm.Model) *llmfake.Server
-	configure func(c *config.Config, url string)
-}
-
-var providerCases = []providerCase{
-	{"openai", llmfake.NewOpenAI, func(c *config.Config, url string) {
-		c.Provider, c.OpenAIURL, c.OpenAIKey, c.OpenAIMdl = "openai", url, "test-key", "gpt-test"
-	}},
-	{"anthropic", llmfake.NewAnthropic, func(c *config.Config, url string) {
-		c.Provider, c.AnthURL, c.AnthKey, c.AnthMdl = "anthropic", url, "test-key", "claude-test"
-	}},
-}
 
 // Compaction through the OpenAI and Anthropic wire formats: summaries are
 // requested and read back through the real SDKs, and the answer still lists
@@ -39,9 +22,8 @@ func TestCompactionProviders(t *testing.T) {
 	const n1, n2 = 30, 20
 	for _, pc := range providerCases {
 		t.Run(pc.name, func(t *testing.T) {
-			fake := pc.start(factsScript(t, n1, n2))
-			t.Cleanup(fake.Close)
-			s := startServer(t, nil, compactOpts(2000, 500), func(c *config.Config) { pc.configure(c, fake.URL()) })
+			fake, provider := pc.serve(t, factsScript(t, n1, n2))
+			s := startServer(t, nil, compactOpts(2000, 500), provider)
 			b := newBrowser(t, s, "alice", "dev-a", factsBrowser)
 			first := b.send("", "collect the facts")
 			if tr := b.waitTurn(first.TurnID, 5*time.Minute); tr.Status != protocol.TurnCompleted {
@@ -135,12 +117,8 @@ func TestSessionCompactMethod(t *testing.T) {
 // the failed turn got, and answers correctly.
 func TestRetryFailedTurn(t *testing.T) {
 	brain := mustScript(t, writeReadScript)
-	fake := llmfake.NewOpenAI(brain)
-	t.Cleanup(fake.Close)
-	s := startServer(t, nil, func(c *config.Config) {
-		c.Provider, c.OpenAIURL, c.OpenAIKey, c.OpenAIMdl = "openai", fake.URL(), "k", "gpt-test"
-		c.Retries, c.RetryWait = 1, 10*time.Millisecond
-	})
+	fake, provider := openAICase.serve(t, brain)
+	s := startServer(t, nil, provider, func(c *config.Config) { c.Retries, c.RetryWait = 1, 10*time.Millisecond })
 	b := newBrowser(t, s, "alice", "dev-a", noExecute)
 	res := b.send("", "write and read")
 	write := b.pendingRTC()
@@ -203,16 +181,12 @@ func TestRetryFailedTurn(t *testing.T) {
 // message is in the system prompt of every step of that message's turn.
 func TestSystemPromptAndAgentMD(t *testing.T) {
 	brain := mustScript(t, writeReadScript)
-	fake := llmfake.NewAnthropic(brain)
-	t.Cleanup(fake.Close)
+	fake, provider := anthropicCase.serve(t, brain)
 	promptFile := filepath.Join(t.TempDir(), "prompt.txt")
 	if err := os.WriteFile(promptFile, []byte("You are the shop's assistant.\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	s := startServer(t, nil, func(c *config.Config) {
-		c.Provider, c.AnthURL, c.AnthKey, c.AnthMdl = "anthropic", fake.URL(), "k", "claude-test"
-		c.SysFile = promptFile
-	})
+	s := startServer(t, nil, provider, func(c *config.Config) { c.SysFile = promptFile })
 	b := newBrowser(t, s, "alice", "dev-a")
 	const agentMD = "# Shop rules\nAlways answer in French."
 	var res protocol.MessageSendResult
@@ -252,17 +226,12 @@ func TestSystemPromptAndAgentMD(t *testing.T) {
 // session usage carries cost_usd, and the session's equals the provider's
 // reported tokens times the prices; a model without a price has no cost.
 func TestCostFromPriceTable(t *testing.T) {
-	brain := mustScript(t, writeReadScript)
-	fake := llmfake.NewOpenAI(brain)
-	t.Cleanup(fake.Close)
+	fake, provider := openAICase.serve(t, mustScript(t, writeReadScript))
 	prices := filepath.Join(t.TempDir(), "prices.json")
 	if err := os.WriteFile(prices, []byte(`{"gpt-test": {"input_per_mtok": 3, "output_per_mtok": 15}}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	s := startServer(t, nil, func(c *config.Config) {
-		c.Provider, c.OpenAIURL, c.OpenAIKey, c.OpenAIMdl = "openai", fake.URL(), "k", "gpt-test"
-		c.Prices = prices
-	})
+	s := startServer(t, nil, provider, func(c *config.Config) { c.Prices = prices })
 	b := newBrowser(t, s, "alice", "dev-a")
 	res := b.send("", "write and read")
 	b.waitTurn(res.TurnID, 10*time.Second)

@@ -11,27 +11,39 @@ import (
 	"github.com/rtcagent/rtcagent/internal/protocol"
 )
 
+// providerCase runs a test through one of the fake provider servers with the real SDK.
+type providerCase struct {
+	name       string
+	start      func(brain llm.Model) *llmfake.Server
+	configure  func(c *config.Config, url string)
+	resultMark string // how the provider's wire format carries a tool result
+}
+
+var (
+	openAICase = providerCase{"openai", llmfake.NewOpenAI, func(c *config.Config, url string) {
+		c.Provider, c.OpenAIURL, c.OpenAIKey, c.OpenAIMdl = "openai", url, "test-key", "gpt-test"
+	}, `"tool_call_id"`}
+	anthropicCase = providerCase{"anthropic", llmfake.NewAnthropic, func(c *config.Config, url string) {
+		c.Provider, c.AnthURL, c.AnthKey, c.AnthMdl = "anthropic", url, "test-key", "claude-test"
+	}, `"tool_result"`}
+	providerCases = []providerCase{openAICase, anthropicCase}
+)
+
+// serve starts the provider's fake server for brain, closed when the test ends,
+// and returns it with the option that points the server's model at it.
+func (pc providerCase) serve(t *testing.T, brain llm.Model) (*llmfake.Server, serverOpt) {
+	fake := pc.start(brain)
+	t.Cleanup(fake.Close)
+	return fake, func(c *config.Config) { pc.configure(c, fake.URL()) }
+}
+
 // The write → read conversation through the real OpenAI and Anthropic SDK code
 // paths, against local servers that speak their streaming wire formats.
 func TestRoundTripProviders(t *testing.T) {
-	cases := []struct {
-		name       string
-		start      func(brain llm.Model) *llmfake.Server
-		configure  func(c *config.Config, url string)
-		resultMark string // how the provider's wire format carries a tool result
-	}{
-		{"openai", llmfake.NewOpenAI, func(c *config.Config, url string) {
-			c.Provider, c.OpenAIURL, c.OpenAIKey, c.OpenAIMdl = "openai", url, "test-key", "gpt-test"
-		}, `"tool_call_id"`},
-		{"anthropic", llmfake.NewAnthropic, func(c *config.Config, url string) {
-			c.Provider, c.AnthURL, c.AnthKey, c.AnthMdl = "anthropic", url, "test-key", "claude-test"
-		}, `"tool_result"`},
-	}
-	for _, tc := range cases {
+	for _, tc := range providerCases {
 		t.Run(tc.name, func(t *testing.T) {
-			fake := tc.start(mustScript(t, writeReadScript))
-			t.Cleanup(fake.Close)
-			s := startServer(t, nil, func(c *config.Config) { tc.configure(c, fake.URL()) })
+			fake, provider := tc.serve(t, mustScript(t, writeReadScript))
+			s := startServer(t, nil, provider)
 			checkWriteRead(t, s)
 			reqs := fake.Requests()
 			if len(reqs) != 3 {
@@ -54,12 +66,8 @@ func TestRoundTripRedisBroker(t *testing.T) {
 
 // Token accounting: the session's totals equal what the provider reported.
 func TestUsageTotalsMatchProvider(t *testing.T) {
-	brain := mustScript(t, writeReadScript)
-	fake := llmfake.NewOpenAI(brain)
-	t.Cleanup(fake.Close)
-	s := startServer(t, nil, func(c *config.Config) {
-		c.Provider, c.OpenAIURL, c.OpenAIKey, c.OpenAIMdl = "openai", fake.URL(), "k", "gpt-test"
-	})
+	fake, provider := openAICase.serve(t, mustScript(t, writeReadScript))
+	s := startServer(t, nil, provider)
 	b := newBrowser(t, s, "alice", "dev-a")
 	res := b.send("", "write and read")
 	b.waitTurn(res.TurnID, 10*time.Second)
@@ -92,12 +100,8 @@ func TestUsageTotalsMatchProvider(t *testing.T) {
 // fails with a visible, retryable error message.
 func TestProviderErrorsRetriedThenReported(t *testing.T) {
 	brain := mustScript(t, writeReadScript)
-	fake := llmfake.NewOpenAI(brain)
-	t.Cleanup(fake.Close)
-	s := startServer(t, nil, func(c *config.Config) {
-		c.Provider, c.OpenAIURL, c.OpenAIKey, c.OpenAIMdl = "openai", fake.URL(), "k", "gpt-test"
-		c.Retries, c.RetryWait = 2, 20*time.Millisecond
-	})
+	fake, provider := openAICase.serve(t, brain)
+	s := startServer(t, nil, provider, func(c *config.Config) { c.Retries, c.RetryWait = 2, 20*time.Millisecond })
 	b := newBrowser(t, s, "alice", "dev-a")
 	fake.FailNext(2, 503)
 	res := b.send("", "write and read")
