@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"sync"
 
 	"github.com/rtcagent/rtcagent/internal/protocol"
@@ -183,22 +184,14 @@ func (p *Profile) Applied(offset int64) []byte {
 func (p *Profile) Entities(kind string) map[string]Entity {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	out := make(map[string]Entity, len(p.ents[kind]))
-	for id, e := range p.ents[kind] {
-		out[id] = e
-	}
-	return out
+	return maps.Clone(p.ents[kind])
 }
 
 // Deliveries returns how often each RTC arrived as pending.
 func (p *Profile) Deliveries() map[string]int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	out := make(map[string]int, len(p.pending))
-	for id, n := range p.pending {
-		out[id] = n
-	}
-	return out
+	return maps.Clone(p.pending)
 }
 
 // Journal returns a copy of the execution journal.
