@@ -48,7 +48,31 @@ type Report struct {
 
 // Failed reports whether any invariant broke.
 func (r *Report) Failed() bool {
-	return r.Lost+r.DupOffsets+r.Stuck+r.ExecTwice+r.DeliverTwice+r.StateDiffs+r.DupDiffer+r.ClientErrors > 0
+	for _, inv := range r.invariants() {
+		if inv.count > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// invariant is a count that must be zero, with its name in the table.
+type invariant struct {
+	name  string
+	count int
+}
+
+func (r *Report) invariants() []invariant {
+	return []invariant{
+		{"updates lost", r.Lost},
+		{"duplicate offsets", r.DupOffsets},
+		{"stuck turns", r.Stuck},
+		{"RTCs executed twice by a client", r.ExecTwice},
+		{"RTCs delivered twice", r.DeliverTwice},
+		{"client state different from server state", r.StateDiffs},
+		{"duplicate answers differing from the stored result", r.DupDiffer},
+		{"client protocol errors", r.ClientErrors},
+	}
 }
 
 // Table renders the report as a Markdown table.
@@ -72,14 +96,9 @@ func (r *Report) Table() string {
 	row("extra result submissions (same and other client_id)", r.DupSubmits, "")
 	row("tool executions", r.Executions, "")
 	row("updates checked", r.Updates, "")
-	row("**updates lost**", r.Lost, "0")
-	row("**duplicate offsets**", r.DupOffsets, "0")
-	row("**stuck turns**", r.Stuck, "0")
-	row("**RTCs executed twice by a client**", r.ExecTwice, "0")
-	row("**RTCs delivered twice**", r.DeliverTwice, "0")
-	row("**client state different from server state**", r.StateDiffs, "0")
-	row("**duplicate answers differing from the stored result**", r.DupDiffer, "0")
-	row("**client protocol errors**", r.ClientErrors, "0")
+	for _, inv := range r.invariants() {
+		row("**"+inv.name+"**", inv.count, "0")
+	}
 	if r.Failed() {
 		b.WriteString("\nFAILED\n")
 		for i, d := range r.FailedDetails {
