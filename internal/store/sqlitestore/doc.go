@@ -7,7 +7,9 @@
 // commit pays the file writes of the whole group. Reads use a separate set of
 // read-only connections that see committed data (WAL mode). Every connection keeps
 // its statements prepared. The WAL is copied into the database file by a
-// checkpoint on its own connection (checkpoint.go), never inside a commit.
+// checkpoint on its own connection (checkpoint.go), never inside a commit, and it
+// starts over once it passes half of Options.WALSize, also under writes that
+// never pause: its file stays bounded.
 // synchronous=NORMAL in WAL mode keeps every committed
 // transaction across a process crash (SIGKILL); only an operating-system crash or
 // power loss can drop the last ones.

@@ -68,6 +68,13 @@ func (g *group) write(ctx context.Context, fn func(tx store.Tx) error) error {
 	}
 }
 
+// hold runs fn while no group runs: writes wait for it and then commit together.
+func (g *group) hold(fn func()) {
+	g.leader <- struct{}{}
+	defer func() { <-g.leader }()
+	fn()
+}
+
 func (g *group) take() []*write {
 	g.mu.Lock()
 	defer g.mu.Unlock()

@@ -41,6 +41,9 @@ type Store struct {
 type Options struct {
 	Now      func() time.Time // clock, for tests; default time.Now
 	ReadPool int              // read connections; default 4
+	// WALSize is the size in bytes the WAL file is cut back to when it starts
+	// over, which it does once it is longer than half of it; default 64 MiB.
+	WALSize int64
 }
 
 // Open opens (creating if needed) the database file at path and applies migrations.
@@ -50,6 +53,9 @@ func Open(ctx context.Context, path string, opt Options) (*Store, error) {
 	}
 	if opt.ReadPool <= 0 {
 		opt.ReadPool = 4
+	}
+	if opt.WALSize <= 0 {
+		opt.WALSize = defaultWALSize
 	}
 	// temp_store(MEMORY) keeps the statement journals of group commit's
 	// savepoints in memory instead of temporary files.
@@ -61,8 +67,8 @@ func Open(ctx context.Context, path string, opt Options) (*Store, error) {
 		return "file:" + path + "?" + q.Encode()
 	}
 	// The writer never checkpoints (see checkpoint.go); the WAL file is cut back
-	// to 64 MiB when it restarts.
-	w, err := sql.Open("sqlite", dsn("wal_autocheckpoint(0)", "journal_size_limit(67108864)"))
+	// to WALSize when it starts over.
+	w, err := sql.Open("sqlite", dsn("wal_autocheckpoint(0)", fmt.Sprintf("journal_size_limit(%d)", opt.WALSize)))
 	if err != nil {
 		return nil, fmt.Errorf("open sqlite %s: %w", path, err)
 	}
@@ -98,7 +104,12 @@ func Open(ctx context.Context, path string, opt Options) (*Store, error) {
 		}
 		s.rc <- c
 	}
-	if s.ck, err = startCheckpointer(ctx, dsn()); err != nil {
+	var pageSize int64
+	if err := s.wc.QueryRowContext(ctx, `PRAGMA page_size`).Scan(&pageSize); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("read page size: %w", err)
+	}
+	if s.ck, err = startCheckpointer(ctx, dsn("busy_timeout(0)"), s.group.hold, int(opt.WALSize/2/pageSize)); err != nil {
 		s.Close()
 		return nil, err
 	}
