@@ -26,8 +26,12 @@ type Options struct {
 	Sessions []int         // concurrency points; one client and one session at a time each
 	Duration time.Duration // measured window per point
 	Calls    int           // tool calls per turn
-	Idle     int           // idle connections for the memory row; 0 skips it
-	DBURL    string        // PostgreSQL (with RedisURL: the scale-out backend); empty = embedded
+	// Tool is the tool every call names: "ls" (read-only: the browser submits
+	// the result at once) or "write" (with effects: the browser reports
+	// executing first, one RPC and one server write more per call).
+	Tool     string
+	Idle     int    // idle connections for the memory row; 0 skips it
+	DBURL    string // PostgreSQL (with RedisURL: the scale-out backend); empty = embedded
 	RedisURL string
 	// ServeCmd, when set, starts the idle-memory server as a child process
 	// (ServeCmd + "serve" flags) so its RSS is the server's alone; the rtcagent
@@ -44,7 +48,7 @@ type Options struct {
 
 // Defaults returns the configuration of `rtcagent bench` without flags.
 func Defaults() Options {
-	return Options{Sessions: []int{1, 100, 1000}, Duration: 20 * time.Second, Calls: 10, Idle: 10000, FloorN: 2000,
+	return Options{Sessions: []int{1, 100, 1000}, Duration: 20 * time.Second, Calls: 10, Tool: "ls", Idle: 10000, FloorN: 2000,
 		Warmup: time.Second, History: []int{10, 100, 500}}
 }
 
@@ -64,6 +68,12 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if o.Calls <= 0 || o.Duration <= 0 || len(o.Sessions) == 0 {
 		return nil, errors.New("bench: sessions, duration and calls must be positive")
 	}
+	if o.Tool == "" {
+		o.Tool = "ls"
+	}
+	if _, ok := benchTools[o.Tool]; !ok {
+		return nil, fmt.Errorf("bench: tool %q: use ls or write", o.Tool)
+	}
 	for _, n := range o.History {
 		if n <= 0 {
 			return nil, errors.New("bench: history sizes must be positive")
@@ -77,7 +87,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 			fmt.Fprintf(o.Log, "bench: "+format+"\n", args...)
 		}
 	}
-	res := &Result{Backend: o.Backend(), Calls: o.Calls, Duration: o.Duration}
+	res := &Result{Backend: o.Backend(), Calls: o.Calls, Tool: o.Tool, Duration: o.Duration}
 	tmp, err := os.MkdirTemp("", "rtcagent-bench-")
 	if err != nil {
 		return nil, err
@@ -92,7 +102,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		defer drop()
 	}
 
-	m := newModel(o.Calls)
+	m := newModel(o.Calls, o.Tool)
 	srv, err := startServer(ctx, o, m, filepath.Join(tmp, "load.db"), prefix)
 	if err != nil {
 		return nil, err

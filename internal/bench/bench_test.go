@@ -7,10 +7,11 @@ import (
 	"time"
 )
 
-// TestTinyRun runs the whole tool on a tiny configuration and checks the table
+// TestTinyRun runs the whole tool on a tiny configuration, with a tool that has
+// effects (reported executing first), and checks the table
 // has every row with sane numbers; timings are not asserted.
 func TestTinyRun(t *testing.T) {
-	o := Options{Sessions: []int{1, 5}, Duration: 3 * time.Second, Warmup: 500 * time.Millisecond, Calls: 1, Idle: 20, FloorN: 100,
+	o := Options{Sessions: []int{1, 5}, Duration: 3 * time.Second, Warmup: 500 * time.Millisecond, Calls: 1, Tool: "write", Idle: 20, FloorN: 100,
 		History: []int{10}}
 	res, err := Run(context.Background(), o)
 	if err != nil {

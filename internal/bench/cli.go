@@ -21,6 +21,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	sessions := fs.String("sessions", "1,100,1000", "concurrency points: concurrent sessions, one client each")
 	fs.DurationVar(&o.Duration, "duration", o.Duration, "measured window per point")
 	fs.IntVar(&o.Calls, "calls", o.Calls, "tool calls per turn")
+	fs.StringVar(&o.Tool, "tool", o.Tool, "the tool every call names: ls (read-only, no executing report) or write (executing reported first)")
 	fs.IntVar(&o.Idle, "idle", o.Idle, "idle connections for the memory row (0 skips it)")
 	fs.DurationVar(&o.Warmup, "warmup", o.Warmup, "unmeasured load before each point's window")
 	history := fs.String("history", "10,100,500", "conversation sizes (messages) of the transcript-growth row; empty or 0 skips it")

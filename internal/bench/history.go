@@ -48,7 +48,7 @@ const seedBatch = 10
 func measureHistory(ctx context.Context, o Options, tmp, prefix string, logf func(string, ...any)) ([]HistoryPoint, error) {
 	sizes := slices.Clone(o.History)
 	slices.Sort(sizes)
-	m := newModel(o.Calls)
+	m := newModel(o.Calls, o.Tool)
 	srv, err := startServer(ctx, o, m, filepath.Join(tmp, "history.db"), prefix)
 	if err != nil {
 		return nil, err

@@ -14,7 +14,7 @@ import (
 // the machine: both sides sent bytes and timed every call, the stateless
 // client's bytes per call grow with the conversation, and RTC Agent's do not.
 func TestHistoryRow(t *testing.T) {
-	o := Options{Calls: 3, History: []int{60, 10}}
+	o := Options{Calls: 3, Tool: "ls", History: []int{60, 10}}
 	logf := func(f string, a ...any) { t.Logf(f, a...) }
 	hs, err := measureHistory(context.Background(), o, t.TempDir(), "histtest", logf)
 	if err != nil {

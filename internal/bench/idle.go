@@ -37,7 +37,7 @@ func measureIdle(ctx context.Context, o Options, tmp, prefix string) (*Idle, err
 	if len(o.ServeCmd) > 0 {
 		return idleChild(ctx, o, tmp, prefix)
 	}
-	srv, err := startServer(ctx, o, newModel(o.Calls), filepath.Join(tmp, "idle.db"), prefix)
+	srv, err := startServer(ctx, o, newModel(o.Calls, o.Tool), filepath.Join(tmp, "idle.db"), prefix)
 	if err != nil {
 		return nil, err
 	}

@@ -12,8 +12,9 @@ import (
 	"github.com/rtcagent/rtcagent/internal/llm"
 )
 
-// model is a zero-latency scripted model for load: K steps of one "ls" call, then
-// a final step of text chunks that carry their emit time. It is not
+// model is a zero-latency scripted model for load: K steps of one call (ls or
+// write, Options.Tool), then a final step of text chunks that carry their emit
+// time. It is not
 // internal/llm/scripted because that model keeps a deep copy of every request
 // (for test assertions), which would grow without bound over a long run.
 //
@@ -25,7 +26,8 @@ import (
 // carries that call's result. Calls have process-unique ids, so the measurement
 // works for any number of concurrent sessions.
 type model struct {
-	calls int // tool calls per turn
+	calls int    // tool calls per turn
+	tool  string // the tool every call names (a key of benchTools)
 	seq   atomic.Int64
 
 	mu      sync.Mutex
@@ -35,7 +37,12 @@ type model struct {
 	lastLen int           // messages in the latest request
 }
 
-func newModel(calls int) *model { return &model{calls: calls, pending: map[string]time.Time{}} }
+// benchTools are the tools a bench model can call, with the arguments of every call.
+var benchTools = map[string]string{"ls": `{}`, "write": `{"path": "/bench.txt", "content": "x"}`}
+
+func newModel(calls int, tool string) *model {
+	return &model{calls: calls, tool: tool, pending: map[string]time.Time{}}
+}
 
 func (m *model) Name() string { return "bench" }
 
@@ -105,7 +112,7 @@ func (m *model) Stream(_ context.Context, req *llm.Request) (llm.Stream, error) 
 		for range min(batch, calls-done) {
 			id := "bc" + strconv.FormatInt(m.seq.Add(1), 36)
 			s.calls = append(s.calls, id)
-			s.events = append(s.events, llm.Event{Kind: llm.EventToolCall, ToolCall: llm.ToolCall{ID: id, Name: "ls", Arguments: []byte(`{}`)}})
+			s.events = append(s.events, llm.Event{Kind: llm.EventToolCall, ToolCall: llm.ToolCall{ID: id, Name: m.tool, Arguments: []byte(benchTools[m.tool])}})
 		}
 	} else {
 		// Chunks are stamped when emitted (Next), not here, so the Live latency

@@ -52,6 +52,7 @@ type Floor struct {
 type Result struct {
 	Backend  string
 	Calls    int
+	Tool     string
 	Duration time.Duration
 	Points   []Point
 	Floor    Floor
@@ -73,7 +74,7 @@ func (r *Result) BestPerSec() (float64, int) {
 // Table renders the run as one Markdown table.
 func (r *Result) Table() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Backend: %s; %d tool calls per turn; %s per point.\n\n", r.Backend, r.Calls, r.Duration)
+	fmt.Fprintf(&b, "Backend: %s; %d tool calls per turn, each `%s`; %s per point.\n\n", r.Backend, r.Calls, r.Tool, r.Duration)
 	b.WriteString("| # | metric | result | goal |\n|---|---|---|---|\n")
 	row := func(n, metric, result, goal string) {
 		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", n, metric, result, goal)

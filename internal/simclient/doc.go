@@ -10,9 +10,10 @@
 //     offset, and offsets must grow by exactly 1 from the first one seen. Breaches
 //     are kept and returned by Err (they are protocol violations, not I/O errors).
 //   - Delivered RTCs (status pending) are executed one at a time, in delivery
-//     order, each at most once per client: v1.rtc.update_status executing, then the
-//     tool function, then v1.rtc.submit_result (or a rejection) with a client_id
-//     derived from the RTC id, so a retried submit is idempotent on the server.
+//     order, each at most once per client: v1.rtc.update_status executing (not for
+//     the read-only built-ins, tools.ReadOnly), then the tool function, then
+//     v1.rtc.submit_result (or a rejection) with a client_id derived from the RTC
+//     id, so a retried submit is idempotent on the server.
 //   - RPC errors from the server come back as *protocol.Error (code mapped with
 //     protocol.CodeFromRPC); transport errors come back as they are.
 //   - With Config.Record false the client keeps only the latest turn states, so

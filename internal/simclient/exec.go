@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/rtcagent/rtcagent/internal/protocol"
+	"github.com/rtcagent/rtcagent/internal/tools"
 )
 
 // Result is what a tool returns for one RTC.
@@ -45,9 +46,11 @@ func (c *Client) run(r protocol.RTC) error {
 	ctx, cancel := context.WithTimeout(context.Background(), execTimeout)
 	defer cancel()
 	// Stable client ids: a retry after a lost reply is recognised by the server.
-	if err := c.Call(ctx, protocol.MethodRTCUpdateStatus, protocol.RTCUpdateStatusRequest{RTCID: r.ID, Status: protocol.RTCExecuting,
-		ClientID: "exec-" + r.ID}, nil); err != nil {
-		return fmt.Errorf("executing %s: %w", r.ID, err)
+	if !tools.ReadOnly(r.ToolName) {
+		if err := c.Call(ctx, protocol.MethodRTCUpdateStatus, protocol.RTCUpdateStatusRequest{RTCID: r.ID, Status: protocol.RTCExecuting,
+			ClientID: "exec-" + r.ID}, nil); err != nil {
+			return fmt.Errorf("executing %s: %w", r.ID, err)
+		}
 	}
 	res := c.cfg.Tool(ctx, r)
 	c.mu.Lock()

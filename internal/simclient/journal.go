@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/rtcagent/rtcagent/internal/protocol"
+	"github.com/rtcagent/rtcagent/internal/tools"
 )
 
 // journaledTimeout bounds one journaled execution including its retries across
@@ -44,14 +45,16 @@ func (c *Client) runJournaled(r protocol.RTC) error {
 	if protocol.RTCTerminal(r.Status) {
 		return nil
 	}
-	err := c.CallRetry(ctx, protocol.MethodRTCUpdateStatus, protocol.RTCUpdateStatusRequest{RTCID: r.ID, Status: protocol.RTCExecuting,
-		ClientID: "exec-" + r.ID}, nil)
-	var pe *protocol.Error
-	if errors.As(err, &pe) && pe.Code == protocol.CodeConflict {
-		return nil // the call ended meanwhile (deadline, stop): nothing to run
-	}
-	if err != nil {
-		return c.closedOr(fmt.Errorf("executing %s: %w", r.ID, err))
+	if !tools.ReadOnly(r.ToolName) {
+		err := c.CallRetry(ctx, protocol.MethodRTCUpdateStatus, protocol.RTCUpdateStatusRequest{RTCID: r.ID, Status: protocol.RTCExecuting,
+			ClientID: "exec-" + r.ID}, nil)
+		var pe *protocol.Error
+		if errors.As(err, &pe) && pe.Code == protocol.CodeConflict {
+			return nil // the call ended meanwhile (deadline, stop): nothing to run
+		}
+		if err != nil {
+			return c.closedOr(fmt.Errorf("executing %s: %w", r.ID, err))
+		}
 	}
 	p.mu.Lock()
 	if p.journal[r.ID] != nil { // queued twice and already handled

@@ -82,3 +82,12 @@ func TestValidateHostTools(t *testing.T) {
 		}
 	}
 }
+
+func TestReadOnly(t *testing.T) {
+	for name, want := range map[string]bool{"ls": true, "read": true, "grep": true, "find": true,
+		"write": false, "edit": false, "script": false, "askUser": false, "crm_lookup": false} {
+		if got := ReadOnly(name); got != want {
+			t.Errorf("ReadOnly(%q) = %v, want %v", name, got, want)
+		}
+	}
+}

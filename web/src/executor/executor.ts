@@ -2,7 +2,10 @@
 //
 // Per call: journal → (confirmation / askUser form) → journal "executing" →
 // `update_status executing` → the tool → journal "finished" + outbox, one
-// transaction → submission until acknowledged (outbox.ts). After a reload, a call
+// transaction → submission until acknowledged (outbox.ts). The read-only tools
+// (kind "read": ls, read, grep, find) skip `update_status executing`: running one
+// changes nothing, so it needs no claim on the server, and its RTC goes from
+// pending straight to its result (one server write and one round trip fewer). After a reload, a call
 // the journal says was started but has no outcome is reported as interrupted and
 // never run again. Calls of one session run in order; tool bodies run one at a
 // time across sessions, while a question to the person blocks only its session.
@@ -165,7 +168,9 @@ export class Executor {
   private async execute(rtc: Rtc, ref: RtcRef): Promise<void> {
     if (this.stopped || !this.d.leadership.isLeader) return; // the next leader takes it
     if (!(await this.d.journal.executing(ref, this.d.tabId))) return; // claimed elsewhere
-    if (!(await this.markExecuting(rtc))) return this.d.journal.close(ref, this.d.tabId);
+    const readOnly = this.d.tools.get(rtc.tool_name)?.kind === "read";
+    const go = readOnly ? !RTC_TERMINAL.has(this.current(rtc).status) : await this.markExecuting(rtc);
+    if (!go) return this.d.journal.close(ref, this.d.tabId);
     this.events.emit("started", rtc);
     const result = await this.d.tools.execute(rtc.tool_name, rtc.arguments, this.d.context());
     const outcome: Outcome = result.ok ? { kind: "result", ok: true, output: fitOutput(result.output) } : { kind: "result", ok: false, error: fitOutput(result.error) };

@@ -116,6 +116,20 @@ test("executor: journal first, then executing, then the tool once, then the resu
   done(t);
 });
 
+test("executor: a read-only tool runs without update_status executing, once", async () => {
+  const server = new FakeServer();
+  const t = await tab(server, await freshDb(), `ro${n}`);
+  await waitFor("leadership", () => t.ex.isLeader);
+  await t.vfs.writeFile("/notes.txt", "hello");
+  await server.deliver(rtc("r-ls", 0, { tool_name: "ls", arguments: { path: "/" } }));
+  await waitFor("the result", () => server.rtcs.get("r-ls")?.status === "completed");
+  eq(server.count("v1.rtc.update_status", "r-ls"), 0, "no executing report for ls");
+  eq(server.count("v1.rtc.submit_result", "r-ls"), 1);
+  includes(String(server.rtcs.get("r-ls")?.output), "notes.txt");
+  await waitFor("the acknowledgement", async () => (await t.journal.get("r-ls")).journal?.phase === "acknowledged");
+  done(t);
+});
+
 test("executor: a call started before a reload is reported interrupted, never re-run", async () => {
   const server = new FakeServer();
   const db = await freshDb();
