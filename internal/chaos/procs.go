@@ -38,8 +38,8 @@ func freeAddr() (string, error) {
 func (n *node) wsURL() string { return "ws://" + n.addr + "/connection/websocket" }
 
 // start runs the process and waits until /readyz answers 200. A process that
-// exits while starting (a node refuses to start while Redis is down) is started
-// again, as a supervisor would; retries counts those restarts.
+// exits while starting is started again, as a supervisor would; retries counts
+// those restarts. (A node started while Redis is down waits for it.)
 func (n *node) start(ctx context.Context) (retries int, err error) {
 	deadline := time.Now().Add(time.Minute)
 	for {

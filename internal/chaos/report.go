@@ -25,7 +25,7 @@ type Report struct {
 	RedisRestarts  int
 	PGTerminations int
 	PGBackends     int // connections those terminations ended
-	StartRetries   int // node starts that exited (Redis down) and were started again
+	StartRetries   int // node starts that exited and were started again
 	Disconnects    int
 	Reloads        int
 	Stops          int

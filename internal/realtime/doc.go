@@ -11,4 +11,8 @@
 // the relay publishes from one queue). A publication lost after commit shows up as a
 // gap at the next one or at Centrifuge's periodic position check, and the client
 // recovers it from the database.
+//
+// With a Redis URL the node joins a cluster (Centrifuge's Redis broker and
+// presence manager); New waits for Redis while it cannot be reached, so nodes and
+// their Redis may start in any order.
 package realtime

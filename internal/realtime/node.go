@@ -70,7 +70,8 @@ type connectData struct {
 }
 
 // New creates the node; call Run before serving.
-func New(cfg Config) (*Node, error) {
+// With RedisURL it waits for Redis to be reachable, until ctx ends.
+func New(ctx context.Context, cfg Config) (*Node, error) {
 	if cfg.RecoveryLimit <= 0 {
 		cfg.RecoveryLimit = 300
 	}
@@ -88,7 +89,7 @@ func New(cfg Config) (*Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	inner, err := newInnerBroker(node, cfg)
+	inner, err := newInnerBroker(ctx, node, cfg, log)
 	if err != nil {
 		return nil, err
 	}
