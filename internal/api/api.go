@@ -16,6 +16,10 @@ import (
 type Runner interface {
 	CancelTurn(turnID string)
 	Partial(messageID string) (text string, seq int64, ok bool)
+	// Adopt claims, in tx, the sessions tx gave work, so that this process
+	// starts it as soon as tx commits; the returned function (nil for none)
+	// gets whether tx committed. See session.Runner.Adopt.
+	Adopt(tx store.Tx) func(committed bool)
 }
 
 // API serves the v1 methods.
@@ -151,8 +155,25 @@ func (a *API) limit(n int) int {
 }
 
 // write runs fn in a write transaction.
+// The sessions the transaction gives work are claimed in it for this process's
+// runner (Adopt), saving the claim a transaction of its own.
 func (a *API) write(ctx context.Context, fn func(tx store.Tx) error) error {
-	return a.store.Write(ctx, fn)
+	var adopted func(committed bool)
+	err := a.store.Write(ctx, func(tx store.Tx) error {
+		if adopted != nil { // fn runs again (a retried transaction): those did not commit
+			adopted(false)
+			adopted = nil
+		}
+		if err := fn(tx); err != nil {
+			return err
+		}
+		adopted = a.runner.Adopt(tx)
+		return nil
+	})
+	if adopted != nil {
+		adopted(err == nil)
+	}
+	return err
 }
 
 // read runs fn in a read transaction.

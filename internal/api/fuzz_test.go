@@ -10,6 +10,7 @@ import (
 
 	"github.com/rtcagent/rtcagent/internal/core"
 	"github.com/rtcagent/rtcagent/internal/protocol"
+	"github.com/rtcagent/rtcagent/internal/store"
 	"github.com/rtcagent/rtcagent/internal/store/sqlitestore"
 )
 
@@ -17,6 +18,7 @@ type idleRunner struct{}
 
 func (idleRunner) CancelTurn(string)                    {}
 func (idleRunner) Partial(string) (string, int64, bool) { return "", 0, false }
+func (idleRunner) Adopt(store.Tx) func(bool)            { return nil }
 
 // FuzzCall feeds arbitrary params to every method: nothing panics, and every
 // failure is a client error with a stable code, never an internal one.

@@ -8,11 +8,15 @@
 // The lease is released when the inbox is empty, in particular while a turn waits
 // for the browser: nothing holds a lease across a wait.
 //
-// Wake-ups are hints (Wake, called after commits); a slow poll of the inbox is the
-// backstop, so a lost hint costs latency, never progress. An inbox item is deleted
-// in the transaction that completes its work, so a crash re-runs the item on the
-// next owner, which resumes from the durable state. On start only sessions whose
-// lease expired are taken over.
+// A write of the API that gives sessions work (a message, a result, a stop) also
+// claims them for this process in its own transaction (Adopt), when no worker here
+// drains them and their lease is free: their work starts right after the commit,
+// with no claim transaction of its own. Otherwise wake-ups are hints (Wake, called
+// after commits); a slow poll of the inbox is the backstop, so a lost hint costs
+// latency, never progress. An inbox item is deleted in the transaction that
+// completes its work, so a crash re-runs the item on the next owner, which resumes
+// from the durable state. On start only sessions whose lease expired are taken
+// over.
 //
 // Before a model step the runner summarises the older history when the context
 // passed the compaction threshold; the summary is a message written with the

@@ -180,10 +180,15 @@ func (r *Runner) releaseOnShutdown(parent context.Context, o *owner) {
 	if parent.Err() == nil {
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(parent), 2*time.Second)
+	r.releaseLease(o.get())
+}
+
+// releaseLease gives a lease back at shutdown, within a short time.
+func (r *Runner) releaseLease(l store.Lease) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
-	if err := r.cfg.Store.Write(ctx, func(tx store.Tx) error { return tx.LeaseRelease(o.get()) }); err != nil {
-		r.log.Warn("release lease at shutdown", "session", o.get().SessionID, "err", err)
+	if err := r.cfg.Store.Write(ctx, func(tx store.Tx) error { return tx.LeaseRelease(l) }); err != nil {
+		r.log.Warn("release lease at shutdown", "session", l.SessionID, "err", err)
 	}
 }
 

@@ -55,6 +55,7 @@ type Runner struct {
 	sem     chan struct{}
 	wg      sync.WaitGroup
 	mu      sync.Mutex
+	ctx     context.Context               // Run's, while it runs; nil before and after
 	active  map[string]bool               // sessions drained by this process
 	cancels map[string]context.CancelFunc // running turns, for stop
 	parts   Partials
@@ -95,12 +96,29 @@ func New(cfg Config) *Runner {
 		parts: cfg.Partials, tcache: newTranscriptCache()}
 }
 
-// Wake is a hint that sessions got inbox work. It never blocks.
+// Wake is a hint that sessions got inbox work. It never blocks. Sessions a worker
+// of this process drains need no claim (the worker takes their new items before
+// it lets go, and wakes the runner when it does), so a hint naming only those is
+// dropped.
 func (r *Runner) Wake(sessionIDs []string) {
+	if len(sessionIDs) > 0 && r.allActive(sessionIDs) {
+		return
+	}
 	select {
 	case r.wake <- struct{}{}:
 	default:
 	}
+}
+
+func (r *Runner) allActive(ids []string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, id := range ids {
+		if !r.active[id] {
+			return false
+		}
+	}
+	return true
 }
 
 // CancelTurn is a hint that a turn was stopped: its model stream, if this process
@@ -129,7 +147,15 @@ func (r *Runner) Partial(messageID string) (string, int64, bool) {
 func (r *Runner) Run(ctx context.Context) {
 	poll := time.NewTicker(r.cfg.PollInterval)
 	defer poll.Stop()
-	defer r.wg.Wait()
+	r.mu.Lock()
+	r.ctx = ctx
+	r.mu.Unlock()
+	defer func() {
+		r.mu.Lock()
+		r.ctx = nil // no drain starts after this: Adopt checks it under mu
+		r.mu.Unlock()
+		r.wg.Wait()
+	}()
 	r.expireDeadlines(ctx)
 	for {
 		r.claim(ctx)
@@ -158,43 +184,56 @@ func (r *Runner) claim(ctx context.Context) {
 		return
 	}
 	for _, id := range ids {
-		r.mu.Lock()
-		busy := r.active[id]
-		r.mu.Unlock()
-		if busy {
-			continue
-		}
-		select {
-		case r.sem <- struct{}{}:
-		default:
-			return // at capacity; the poll comes back
+		if !r.reserve(id) {
+			continue // drained here already, or no slot free: the poll comes back
 		}
 		// The lease is taken in the worker, not here, so that claims of many
 		// sessions share group commits instead of waiting for one another.
-		r.mu.Lock()
-		r.active[id] = true
-		r.mu.Unlock()
 		r.wg.Add(1)
-		go func() {
-			defer r.wg.Done()
-			defer func() { <-r.sem }()
-			lease, first, err := r.acquire(ctx, id)
-			if err == nil && first != nil && first.item == nil {
-				err = errEmpty
-			}
-			if err == nil {
-				r.drain(ctx, lease, first)
-			}
-			r.mu.Lock()
-			delete(r.active, id)
-			r.mu.Unlock()
-			if err == nil || errors.Is(err, errEmpty) {
-				r.Wake(nil) // work may have arrived while this worker held the session
-			}
-			// Otherwise another worker holds the lease or the store failed: the
-			// next poll tries again.
-		}()
+		go r.work(ctx, id, func() (store.Lease, *taken, error) { return r.acquire(ctx, id) })
 	}
+}
+
+// reserve marks the session as drained by this process and takes a drain slot;
+// false when it is drained here already or every slot is taken.
+func (r *Runner) reserve(id string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.active[id] {
+		return false
+	}
+	select {
+	case r.sem <- struct{}{}:
+	default:
+		return false
+	}
+	r.active[id] = true
+	return true
+}
+
+func (r *Runner) unreserve(id string) {
+	r.mu.Lock()
+	delete(r.active, id)
+	r.mu.Unlock()
+	<-r.sem
+}
+
+// work drains a reserved session after claim took its lease and first item.
+func (r *Runner) work(ctx context.Context, id string, claim func() (store.Lease, *taken, error)) {
+	defer r.wg.Done()
+	lease, first, err := claim()
+	if err == nil && first != nil && first.item == nil {
+		err = errEmpty
+	}
+	if err == nil {
+		r.drain(ctx, lease, first)
+	}
+	r.unreserve(id)
+	if err == nil || errors.Is(err, errEmpty) {
+		r.Wake(nil) // work may have arrived while this worker held the session
+	}
+	// Otherwise another worker holds the lease or the store failed: the next
+	// poll tries again.
 }
 
 // errEmpty reports a claim that found the session's inbox already empty.

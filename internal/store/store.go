@@ -133,6 +133,9 @@ type Tx interface {
 	RTCUpdate(r *protocol.RTC, expectStatus string) error
 
 	InboxInsert(item *InboxItem) error
+	// Woken returns the sessions this transaction inserted inbox items for so
+	// far (the Wake of its Commit), in order, possibly repeated.
+	Woken() []string
 	// InboxNext returns the oldest item of the session, or ErrNotFound.
 	InboxNext(sessionID string) (*InboxItem, error)
 	InboxDelete(id int64) error

@@ -37,6 +37,8 @@ var errReadOnly = errors.New("pgstore: write in a read transaction")
 
 func (t *tx) Now() time.Time { return t.now }
 
+func (t *tx) Woken() []string { return t.wake }
+
 // note remembers a retryable failure (the transaction is dead after it, whatever fn
 // does with the error) and returns err.
 func (t *tx) note(err error) error {

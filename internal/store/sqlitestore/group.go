@@ -152,7 +152,7 @@ func (g *group) run(batch []*write) {
 	s.mu.Unlock()
 	for _, w := range ok {
 		if len(w.t.updates) > 0 || len(w.t.wake) > 0 {
-			hook(store.Commit{Updates: w.t.updates, Wake: w.t.wakeList()})
+			hook(store.Commit{Updates: w.t.updates, Wake: w.t.Woken()})
 		}
 	}
 }

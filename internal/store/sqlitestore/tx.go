@@ -50,7 +50,7 @@ func (t *tx) exec(query string, args ...any) (sql.Result, error) {
 	return t.q.ExecContext(t.ctx, query, args...)
 }
 
-func (t *tx) wakeList() []string { return t.wake }
+func (t *tx) Woken() []string { return t.wake }
 
 func ms(tm time.Time) int64 { return tm.UnixMilli() }
 

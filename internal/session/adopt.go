@@ -1,0 +1,78 @@
+package session
+
+import (
+	"github.com/rtcagent/rtcagent/internal/store"
+)
+
+// Adopt claims, inside tx, the sessions tx gave inbox work that no worker of this
+// process drains: it takes each one's lease and first inbox item as a claim does,
+// in tx itself, so the work starts as soon as tx commits instead of after a wake-up,
+// a read of the inbox and a claim transaction of its own. A lease another node or
+// worker holds is left alone (its holder drains the new item).
+//
+// The caller runs the returned function once with whether tx committed: the
+// drains then start, or the claims are forgotten (the leases were not committed
+// either). It returns nil when it adopted nothing. Call it at the end of a write
+// whose work the session's worker picks up (a message, a result, a stop), with
+// every change of the write already made.
+func (r *Runner) Adopt(tx store.Tx) func(committed bool) {
+	woken := tx.Woken()
+	if len(woken) == 0 {
+		return nil
+	}
+	r.mu.Lock()
+	running := r.ctx != nil && r.ctx.Err() == nil
+	r.mu.Unlock()
+	if !running {
+		return nil
+	}
+	type claim struct {
+		id    string
+		lease store.Lease
+		first *taken
+	}
+	var claims []claim
+	for _, id := range woken {
+		if !r.reserve(id) {
+			continue // drained here already (its worker takes the item), or no slot free
+		}
+		lease, err := tx.LeaseAcquire(id, r.cfg.Holder, r.cfg.LeaseTTL)
+		if err != nil {
+			r.unreserve(id) // held elsewhere, or the store failed: the usual claim path
+			continue
+		}
+		first, err := r.take(tx, lease)
+		if err != nil {
+			// The lease is ours; the drain takes the item itself.
+			r.log.Warn("take adopted inbox item", "session", id, "err", err)
+			claims = append(claims, claim{id: id, lease: lease})
+			continue
+		}
+		claims = append(claims, claim{id: id, lease: lease, first: &first})
+	}
+	if len(claims) == 0 {
+		return nil
+	}
+	return func(committed bool) {
+		for _, c := range claims {
+			if !committed {
+				r.unreserve(c.id)
+				continue
+			}
+			r.mu.Lock()
+			ctx := r.ctx
+			if ctx != nil {
+				r.wg.Add(1) // under mu: Run waits for the drains only after clearing ctx
+			}
+			r.mu.Unlock()
+			if ctx == nil {
+				// Run ended meanwhile: give the lease back so the work resumes
+				// elsewhere without waiting for it to expire.
+				r.releaseLease(c.lease)
+				r.unreserve(c.id)
+				continue
+			}
+			go r.work(ctx, c.id, func() (store.Lease, *taken, error) { return c.lease, c.first, nil })
+		}
+	}
+}
