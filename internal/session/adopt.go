@@ -12,19 +12,20 @@ import (
 //
 // The caller runs the returned function once with whether tx committed: the
 // drains then start, or the claims are forgotten (the leases were not committed
-// either). It returns nil when it adopted nothing. Call it at the end of a write
-// whose work the session's worker picks up (a message, a result, a stop), with
-// every change of the write already made.
+// either). It returns nil when it adopted nothing. While sessions wait for a free
+// drain slot it adopts nothing, so new work does not overtake theirs. Call it at
+// the end of a write whose work the session's worker picks up (a message, a
+// result, a stop), with every change of the write already made.
 func (r *Runner) Adopt(tx store.Tx) func(committed bool) {
 	woken := tx.Woken()
 	if len(woken) == 0 {
 		return nil
 	}
 	r.mu.Lock()
-	running := r.ctx != nil && r.ctx.Err() == nil
+	ok := r.ctx != nil && r.ctx.Err() == nil && !r.backlog
 	r.mu.Unlock()
-	if !running {
-		return nil
+	if !ok {
+		return nil // not running, or older work waits for a slot: wake-ups claim
 	}
 	type claim struct {
 		id    string
@@ -33,7 +34,7 @@ func (r *Runner) Adopt(tx store.Tx) func(committed bool) {
 	}
 	var claims []claim
 	for _, id := range woken {
-		if !r.reserve(id) {
+		if ok, _ := r.reserve(id); !ok {
 			continue // drained here already (its worker takes the item), or no slot free
 		}
 		lease, err := tx.LeaseAcquire(id, r.cfg.Holder, r.cfg.LeaseTTL)

@@ -49,14 +49,18 @@ type Config struct {
 
 // Runner claims sessions with work and drains them.
 type Runner struct {
-	cfg     Config
-	log     *slog.Logger
-	wake    chan struct{}
-	sem     chan struct{}
-	wg      sync.WaitGroup
-	mu      sync.Mutex
-	ctx     context.Context               // Run's, while it runs; nil before and after
-	active  map[string]bool               // sessions drained by this process
+	cfg    Config
+	log    *slog.Logger
+	wake   chan struct{}
+	sem    chan struct{}
+	wg     sync.WaitGroup
+	mu     sync.Mutex
+	ctx    context.Context // Run's, while it runs; nil before and after
+	active map[string]bool // sessions drained by this process
+	// backlog: the latest claim pass found sessions with work and no free slot;
+	// until a pass takes all it finds, new work waits its turn there (Adopt
+	// declines), oldest first.
+	backlog bool
 	cancels map[string]context.CancelFunc // running turns, for stop
 	parts   Partials
 	tcache  *transcriptCache
@@ -183,9 +187,20 @@ func (r *Runner) claim(ctx context.Context) {
 		}
 		return
 	}
+	backlog := false
+	defer func() {
+		r.mu.Lock()
+		r.backlog = backlog
+		r.mu.Unlock()
+	}()
 	for _, id := range ids {
-		if !r.reserve(id) {
-			continue // drained here already, or no slot free: the poll comes back
+		ok, full := r.reserve(id)
+		if full {
+			backlog = true
+			return // a drain that ends wakes the runner, and the poll comes back
+		}
+		if !ok {
+			continue // drained here already
 		}
 		// The lease is taken in the worker, not here, so that claims of many
 		// sessions share group commits instead of waiting for one another.
@@ -194,21 +209,22 @@ func (r *Runner) claim(ctx context.Context) {
 	}
 }
 
-// reserve marks the session as drained by this process and takes a drain slot;
-// false when it is drained here already or every slot is taken.
-func (r *Runner) reserve(id string) bool {
+// reserve marks the session as drained by this process and takes a drain slot.
+// It fails when the session is drained here already, or when every slot is taken
+// (full).
+func (r *Runner) reserve(id string) (ok, full bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.active[id] {
-		return false
+		return false, false
 	}
 	select {
 	case r.sem <- struct{}{}:
 	default:
-		return false
+		return false, true
 	}
 	r.active[id] = true
-	return true
+	return true, false
 }
 
 func (r *Runner) unreserve(id string) {
