@@ -19,21 +19,8 @@ import (
 // runner is never woken and never polls here. An adoption whose transaction rolls
 // back leaves no lease and no worker behind, so the next one starts the session.
 func TestAdoptStartsWorkWithoutAClaim(t *testing.T) {
-	st, err := sqlitestore.Open(context.Background(), filepath.Join(t.TempDir(), "a.db"), sqlitestore.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	model, err := scripted.Parse([]byte(`{"name": "hi", "turns": [{"steps": [{"text": "hello"}]}]}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := New(Config{Store: st, Model: model, PollInterval: time.Hour, Live: nopLive{}})
-	ctx, cancel := context.WithCancel(context.Background())
-	ran := make(chan struct{})
-	go func() { r.Run(ctx); close(ran) }()
-	t.Cleanup(func() { cancel(); <-ran })
-	waitRunning(t, r)
+	st := openStore(t)
+	r, ctx := startRunner(t, Config{Store: st, Model: helloModel(t), PollInterval: time.Hour})
 
 	caller := core.Caller{UserID: "u", DeviceID: "d"}
 	send := func(clientID string, fail error) (*protocol.MessageSendResult, error) {
@@ -50,7 +37,9 @@ func TestAdoptStartsWorkWithoutAClaim(t *testing.T) {
 			}
 			return fail
 		})
-		adopted(err == nil)
+		if adopted != nil {
+			adopted(err == nil)
+		}
 		return res, err
 	}
 
@@ -62,20 +51,7 @@ func TestAdoptStartsWorkWithoutAClaim(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		var turn *protocol.Turn
-		if err := st.Read(ctx, func(tx store.Tx) error { turn, err = tx.TurnGet(res.TurnID); return err }); err != nil {
-			t.Fatal(err)
-		}
-		if turn.Status == protocol.TurnCompleted {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the adopted turn is %s after 10 s", turn.Status)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	waitCompleted(ctx, t, st, res.TurnID)
 }
 
 // With every drain slot taken and other sessions waiting for one, a write adopts
@@ -84,23 +60,10 @@ func TestAdoptStartsWorkWithoutAClaim(t *testing.T) {
 // sessions when a slot is free, the backlog, shows in the 1,000-session bench on
 // PostgreSQL, where it removed a tail of seconds.)
 func TestAdoptDeclinesAtCapacity(t *testing.T) {
-	st, err := sqlitestore.Open(context.Background(), filepath.Join(t.TempDir(), "b.db"), sqlitestore.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	inner, err := scripted.Parse([]byte(`{"name": "hi", "turns": [{"steps": [{"text": "hello"}]}]}`))
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := openStore(t)
 	gate := make(chan struct{})
-	r := New(Config{Store: st, Model: gatedModel{inner, gate}, PollInterval: time.Hour, Concurrency: 1, Live: nopLive{}})
-	st.SetCommitHook(func(c store.Commit) { r.Wake(c.Wake) })
-	ctx, cancel := context.WithCancel(context.Background())
-	ran := make(chan struct{})
-	go func() { r.Run(ctx); close(ran) }()
-	t.Cleanup(func() { cancel(); <-ran })
-	waitRunning(t, r)
+	r, ctx := startRunner(t, Config{Store: st, Model: gatedModel{helloModel(t), gate}, PollInterval: time.Hour, Concurrency: 1},
+		func(r *Runner) { st.SetCommitHook(func(c store.Commit) { r.Wake(c.Wake) }) })
 
 	var turns []string
 	send := func(user string, adopt bool) func(bool) {
@@ -131,11 +94,7 @@ func TestAdoptDeclinesAtCapacity(t *testing.T) {
 	}
 	close(gate)
 	for _, id := range turns {
-		waitFor(t, "turn "+id+" to complete", func() bool {
-			var turn *protocol.Turn
-			err := st.Read(ctx, func(tx store.Tx) error { var err error; turn, err = tx.TurnGet(id); return err })
-			return err == nil && turn.Status == protocol.TurnCompleted
-		})
+		waitCompleted(ctx, t, st, id)
 	}
 }
 
@@ -164,9 +123,54 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 	}
 }
 
+func waitCompleted(ctx context.Context, t *testing.T, st store.Store, turnID string) {
+	t.Helper()
+	waitFor(t, "turn "+turnID+" to complete", func() bool {
+		var turn *protocol.Turn
+		err := st.Read(ctx, func(tx store.Tx) error { var err error; turn, err = tx.TurnGet(turnID); return err })
+		return err == nil && turn.Status == protocol.TurnCompleted
+	})
+}
+
 type nopLive struct{}
 
 func (nopLive) PublishDelta(string, protocol.Delta) error { return nil }
+
+func openStore(t *testing.T) *sqlitestore.Store {
+	t.Helper()
+	st, err := sqlitestore.Open(context.Background(), filepath.Join(t.TempDir(), "s.db"), sqlitestore.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
+}
+
+func helloModel(t *testing.T) llm.Model {
+	t.Helper()
+	m, err := scripted.Parse([]byte(`{"name": "hi", "turns": [{"steps": [{"text": "hello"}]}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// startRunner runs a runner (set up by the optional before) until the test ends,
+// and returns once it accepts adoptions, with a context that ends with the test.
+func startRunner(t *testing.T, cfg Config, before ...func(*Runner)) (*Runner, context.Context) {
+	t.Helper()
+	cfg.Live = nopLive{}
+	r := New(cfg)
+	for _, f := range before {
+		f(r)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	ran := make(chan struct{})
+	go func() { r.Run(ctx); close(ran) }()
+	t.Cleanup(func() { cancel(); <-ran })
+	waitRunning(t, r)
+	return r, ctx
+}
 
 // waitRunning waits until Run accepts adoptions.
 func waitRunning(t *testing.T, r *Runner) {

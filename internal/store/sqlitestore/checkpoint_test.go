@@ -19,23 +19,10 @@ import (
 // then reused from its start: with readers busy all along, a second round of
 // writes of the same size does not grow the WAL file much beyond the first.
 func TestWALReusedAfterBackgroundCheckpoint(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "wal.db")
-	s, err := sqlitestore.Open(context.Background(), path, sqlitestore.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	path, s := openWAL(t, sqlitestore.Options{})
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
-	for range 2 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for ctx.Err() == nil {
-				_ = s.Read(ctx, func(tx store.Tx) error { _, _, err := tx.UpdateList("u", 0, 10); return err })
-			}
-		}()
-	}
+	readConstantly(ctx, s, &wg, "u")
 	data := strings.Repeat("x", 2000)
 	round := func() int64 {
 		for range 2000 {
@@ -67,24 +54,11 @@ func TestWALReusedAfterBackgroundCheckpoint(t *testing.T) {
 // the file back to WALSize. Without restarts the file would only grow.
 func TestWALStartsOverUnderSteadyWrites(t *testing.T) {
 	const walSize = 1 << 20
-	path := filepath.Join(t.TempDir(), "wal.db")
-	s, err := sqlitestore.Open(context.Background(), path, sqlitestore.Options{WALSize: walSize})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	path, s := openWAL(t, sqlitestore.Options{WALSize: walSize})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var wg sync.WaitGroup
-	for range 2 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for ctx.Err() == nil {
-				_ = s.Read(ctx, func(tx store.Tx) error { _, _, err := tx.UpdateList("u0", 0, 10); return err })
-			}
-		}()
-	}
+	readConstantly(ctx, s, &wg, "u0")
 	data := strings.Repeat("x", 2000)
 	for i := range 4 {
 		wg.Add(1)
@@ -122,5 +96,31 @@ func TestWALStartsOverUnderSteadyWrites(t *testing.T) {
 	wg.Wait()
 	if restarts < 3 {
 		t.Fatalf("the WAL file started over %d times in 30 s of writes (largest %d bytes)", restarts, largest)
+	}
+}
+
+// openWAL opens a store in a new directory and returns its file's path.
+func openWAL(t *testing.T, opt sqlitestore.Options) (string, *sqlitestore.Store) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "wal.db")
+	s, err := sqlitestore.Open(context.Background(), path, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return path, s
+}
+
+// readConstantly keeps two readers of the user's updates busy until ctx ends, so
+// some reader always holds a snapshot, as under load.
+func readConstantly(ctx context.Context, s *sqlitestore.Store, wg *sync.WaitGroup, user string) {
+	for range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for ctx.Err() == nil {
+				_ = s.Read(ctx, func(tx store.Tx) error { _, _, err := tx.UpdateList(user, 0, 10); return err })
+			}
+		}()
 	}
 }
