@@ -18,8 +18,8 @@ type Runner interface {
 	Partial(messageID string) (text string, seq int64, ok bool)
 	// Adopt claims, in tx, the sessions tx gave work, so that this process
 	// starts it as soon as tx commits; the returned function (nil for none)
-	// gets whether tx committed. See session.Runner.Adopt.
-	Adopt(tx store.Tx) func(committed bool)
+	// gets whether tx committed, an error fails tx. See session.Runner.Adopt.
+	Adopt(tx store.Tx) (func(committed bool), error)
 }
 
 // API serves the v1 methods.
@@ -167,8 +167,9 @@ func (a *API) write(ctx context.Context, fn func(tx store.Tx) error) error {
 		if err := fn(tx); err != nil {
 			return err
 		}
-		adopted = a.runner.Adopt(tx)
-		return nil
+		var err error
+		adopted, err = a.runner.Adopt(tx)
+		return err
 	})
 	if adopted != nil {
 		adopted(err == nil)

@@ -18,7 +18,7 @@ type idleRunner struct{}
 
 func (idleRunner) CancelTurn(string)                    {}
 func (idleRunner) Partial(string) (string, int64, bool) { return "", 0, false }
-func (idleRunner) Adopt(store.Tx) func(bool)            { return nil }
+func (idleRunner) Adopt(store.Tx) (func(bool), error)   { return nil, nil }
 
 // FuzzCall feeds arbitrary params to every method: nothing panics, and every
 // failure is a client error with a stable code, never an internal one.

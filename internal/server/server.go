@@ -136,12 +136,12 @@ func retries(n int) int {
 	return n
 }
 
-// clusterRunner gives the API the runner's partial text and sends stop hints to
-// every node, since any node may be streaming the turn.
+// clusterRunner gives the API the runner's partial text and adoption, and sends
+// stop hints to every node, since any node may be streaming the turn.
 type clusterRunner struct{ s *Server }
 
-func (c clusterRunner) CancelTurn(turnID string)     { c.s.node.CancelTurn(turnID) }
-func (c clusterRunner) Adopt(tx store.Tx) func(bool) { return c.s.runner.Adopt(tx) }
+func (c clusterRunner) CancelTurn(turnID string)              { c.s.node.CancelTurn(turnID) }
+func (c clusterRunner) Adopt(tx store.Tx) (func(bool), error) { return c.s.runner.Adopt(tx) }
 func (c clusterRunner) Partial(messageID string) (string, int64, bool) {
 	return c.s.runner.Partial(messageID)
 }

@@ -1,6 +1,8 @@
 package session
 
 import (
+	"errors"
+
 	"github.com/rtcagent/rtcagent/internal/store"
 )
 
@@ -12,20 +14,21 @@ import (
 //
 // The caller runs the returned function once with whether tx committed: the
 // drains then start, or the claims are forgotten (the leases were not committed
-// either). It returns nil when it adopted nothing. While sessions wait for a free
+// either). It returns nil when it adopted nothing. An error (the store failed
+// while taking a lease or an item) must fail tx: part of a claim may be written. While sessions wait for a free
 // drain slot it adopts nothing, so new work does not overtake theirs. Call it at
 // the end of a write whose work the session's worker picks up (a message, a
 // result, a stop), with every change of the write already made.
-func (r *Runner) Adopt(tx store.Tx) func(committed bool) {
+func (r *Runner) Adopt(tx store.Tx) (func(committed bool), error) {
 	woken := tx.Woken()
 	if len(woken) == 0 {
-		return nil
+		return nil, nil
 	}
 	r.mu.Lock()
 	ok := r.ctx != nil && r.ctx.Err() == nil && !r.backlog
 	r.mu.Unlock()
 	if !ok {
-		return nil // not running, or older work waits for a slot: wake-ups claim
+		return nil, nil // not running, or older work waits for a slot: wake-ups claim
 	}
 	type claim struct {
 		id    string
@@ -33,26 +36,33 @@ func (r *Runner) Adopt(tx store.Tx) func(committed bool) {
 		first *taken
 	}
 	var claims []claim
+	fail := func(id string, err error) (func(bool), error) {
+		r.unreserve(id)
+		for _, c := range claims {
+			r.unreserve(c.id)
+		}
+		return nil, err
+	}
 	for _, id := range woken {
 		if ok, _ := r.reserve(id); !ok {
 			continue // drained here already (its worker takes the item), or no slot free
 		}
 		lease, err := tx.LeaseAcquire(id, r.cfg.Holder, r.cfg.LeaseTTL)
-		if err != nil {
-			r.unreserve(id) // held elsewhere, or the store failed: the usual claim path
+		if errors.Is(err, store.ErrConflict) {
+			r.unreserve(id) // held elsewhere: its holder drains the item
 			continue
+		}
+		if err != nil {
+			return fail(id, err)
 		}
 		first, err := r.take(tx, lease)
 		if err != nil {
-			// The lease is ours; the drain takes the item itself.
-			r.log.Warn("take adopted inbox item", "session", id, "err", err)
-			claims = append(claims, claim{id: id, lease: lease})
-			continue
+			return fail(id, err)
 		}
 		claims = append(claims, claim{id: id, lease: lease, first: &first})
 	}
 	if len(claims) == 0 {
-		return nil
+		return nil, nil
 	}
 	return func(committed bool) {
 		for _, c := range claims {
@@ -75,5 +85,5 @@ func (r *Runner) Adopt(tx store.Tx) func(committed bool) {
 			}
 			go r.work(ctx, c.id, func() (store.Lease, *taken, error) { return c.lease, c.first, nil })
 		}
-	}
+	}, nil
 }

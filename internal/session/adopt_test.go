@@ -31,7 +31,9 @@ func TestAdoptStartsWorkWithoutAClaim(t *testing.T) {
 			if res, err = core.SendMessage(tx, caller, &protocol.MessageSendRequest{ClientID: clientID, Content: protocol.MessageContent{Text: "hi"}}); err != nil {
 				return err
 			}
-			adopted = r.Adopt(tx)
+			if adopted, err = r.Adopt(tx); err != nil {
+				return err
+			}
 			if adopted == nil {
 				return errors.New("nothing adopted")
 			}
@@ -75,9 +77,9 @@ func TestAdoptDeclinesAtCapacity(t *testing.T) {
 			}
 			turns = append(turns, res.TurnID)
 			if adopt {
-				adopted = r.Adopt(tx)
+				adopted, err = r.Adopt(tx)
 			}
-			return nil
+			return err
 		})
 		if err != nil {
 			t.Fatal(err)
