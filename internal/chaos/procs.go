@@ -39,7 +39,7 @@ func (n *node) wsURL() string { return "ws://" + n.addr + "/connection/websocket
 
 // start runs the process and waits until /readyz answers 200. A process that
 // exits while starting is started again, as a supervisor would; retries counts
-// those restarts. (A node started while Redis is down waits for it.)
+// those restarts. (A node started while Redis or PostgreSQL is down waits.)
 func (n *node) start(ctx context.Context) (retries int, err error) {
 	deadline := time.Now().Add(time.Minute)
 	for {

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"path/filepath"
 
 	"github.com/redis/go-redis/v9"
@@ -15,9 +16,9 @@ import (
 )
 
 // openStore picks the store: PostgreSQL with a database URL, else the SQLite file.
-func openStore(ctx context.Context, cfg config.Config) (store.Store, error) {
+func openStore(ctx context.Context, cfg config.Config, log *slog.Logger) (store.Store, error) {
 	if cfg.DBURL != "" {
-		return openPostgres(ctx, cfg.DBURL)
+		return openPostgres(ctx, cfg.DBURL, log)
 	}
 	return sqlitestore.Open(ctx, filepath.Clean(cfg.DataFile), sqlitestore.Options{})
 }

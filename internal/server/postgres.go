@@ -2,17 +2,30 @@ package server
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"log/slog"
 	"net/url"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/rtcagent/rtcagent/internal/store"
 	"github.com/rtcagent/rtcagent/internal/store/pgstore"
 )
 
+// Waits between attempts to reach PostgreSQL at start, doubled up to the maximum.
+const (
+	postgresRetryFirst = 100 * time.Millisecond
+	postgresRetryMax   = 5 * time.Second
+)
+
 // openPostgres opens the PostgreSQL store. A search_path parameter in the URL
 // names the schema that holds the tables (created when missing), so several
-// deployments or test runs can share one database.
-func openPostgres(ctx context.Context, raw string) (store.Store, error) {
+// deployments or test runs can share one database. While PostgreSQL cannot be
+// reached (no answer, or still starting up) it waits for it, until ctx ends; an
+// answer that refuses (authentication, a missing database) fails at once.
+func openPostgres(ctx context.Context, raw string, log *slog.Logger) (store.Store, error) {
 	u, err := url.Parse(raw)
 	if err != nil {
 		return nil, fmt.Errorf("database url: %w", err)
@@ -21,5 +34,32 @@ func openPostgres(ctx context.Context, raw string) (store.Store, error) {
 	schema := q.Get("search_path")
 	q.Del("search_path")
 	u.RawQuery = q.Encode()
-	return pgstore.Open(ctx, u.String(), pgstore.Options{Schema: schema})
+	wait := postgresRetryFirst
+	for attempt := 1; ; attempt++ {
+		st, err := pgstore.Open(ctx, u.String(), pgstore.Options{Schema: schema})
+		if err == nil || !unreachable(err) {
+			if err == nil && attempt > 1 {
+				log.Info("postgresql reachable", "attempts", attempt)
+			}
+			return st, err
+		}
+		log.Warn("postgresql unreachable, waiting for it", "attempt", attempt, "retry_in", wait, "err", err)
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("%w (gave up waiting: %w)", err, ctx.Err())
+		case <-time.After(wait):
+		}
+		wait = min(2*wait, postgresRetryMax)
+	}
+}
+
+// unreachable reports a connection that failed before PostgreSQL answered, or
+// that it refused because it is starting up.
+func unreachable(err error) bool {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		return pe.Code == "57P03" // cannot_connect_now
+	}
+	var ce *pgconn.ConnectError
+	return errors.As(err, &ce)
 }

@@ -75,7 +75,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, opt Options) 
 			return nil, fmt.Errorf("model: %w", err)
 		}
 	}
-	st, err := openStore(ctx, cfg)
+	st, err := openStore(ctx, cfg, log)
 	if err != nil {
 		return nil, err
 	}
