@@ -4,9 +4,10 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"time"
 
 	"github.com/centrifugal/centrifuge"
+
+	"github.com/rtcagent/rtcagent/internal/reach"
 )
 
 // newInnerBroker returns the broker that carries publications: in memory for one
@@ -39,31 +40,18 @@ func newInnerBroker(ctx context.Context, node *centrifuge.Node, cfg Config, log 
 	return broker, nil
 }
 
-// Waits between attempts to reach Redis at start, doubled up to the maximum.
-const (
-	redisRetryFirst = 100 * time.Millisecond
-	redisRetryMax   = 5 * time.Second
-)
-
 // redisShard connects to Redis, waiting for it while it cannot be reached (a node
 // started together with its Redis, or during a Redis restart, comes up once Redis
 // does) until ctx ends. Once connected, the client reconnects on its own.
 func redisShard(ctx context.Context, node *centrifuge.Node, url string, log *slog.Logger) (*centrifuge.RedisShard, error) {
-	wait := redisRetryFirst
-	for attempt := 1; ; attempt++ {
-		shard, err := centrifuge.NewRedisShard(node, centrifuge.RedisShardConfig{Address: url})
-		if err == nil {
-			if attempt > 1 {
-				log.Info("redis reachable", "attempts", attempt)
-			}
-			return shard, nil
-		}
-		log.Warn("redis unreachable, waiting for it", "attempt", attempt, "retry_in", wait, "err", err)
-		select {
-		case <-ctx.Done():
-			return nil, fmt.Errorf("redis shard: %w (gave up waiting: %w)", err, ctx.Err())
-		case <-time.After(wait):
-		}
-		wait = min(2*wait, redisRetryMax)
+	var shard *centrifuge.RedisShard
+	err := reach.Wait(ctx, log, "redis", func() error {
+		var err error
+		shard, err = centrifuge.NewRedisShard(node, centrifuge.RedisShardConfig{Address: url})
+		return err
+	}, func(error) bool { return true })
+	if err != nil {
+		return nil, fmt.Errorf("redis shard: %w", err)
 	}
+	return shard, nil
 }

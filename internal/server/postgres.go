@@ -6,18 +6,12 @@ import (
 	"fmt"
 	"log/slog"
 	"net/url"
-	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/rtcagent/rtcagent/internal/reach"
 	"github.com/rtcagent/rtcagent/internal/store"
 	"github.com/rtcagent/rtcagent/internal/store/pgstore"
-)
-
-// Waits between attempts to reach PostgreSQL at start, doubled up to the maximum.
-const (
-	postgresRetryFirst = 100 * time.Millisecond
-	postgresRetryMax   = 5 * time.Second
 )
 
 // openPostgres opens the PostgreSQL store. A search_path parameter in the URL
@@ -34,23 +28,16 @@ func openPostgres(ctx context.Context, raw string, log *slog.Logger) (store.Stor
 	schema := q.Get("search_path")
 	q.Del("search_path")
 	u.RawQuery = q.Encode()
-	wait := postgresRetryFirst
-	for attempt := 1; ; attempt++ {
-		st, err := pgstore.Open(ctx, u.String(), pgstore.Options{Schema: schema})
-		if err == nil || !unreachable(err) {
-			if err == nil && attempt > 1 {
-				log.Info("postgresql reachable", "attempts", attempt)
-			}
-			return st, err
-		}
-		log.Warn("postgresql unreachable, waiting for it", "attempt", attempt, "retry_in", wait, "err", err)
-		select {
-		case <-ctx.Done():
-			return nil, fmt.Errorf("%w (gave up waiting: %w)", err, ctx.Err())
-		case <-time.After(wait):
-		}
-		wait = min(2*wait, postgresRetryMax)
+	var st store.Store
+	err = reach.Wait(ctx, log, "postgresql", func() error {
+		var err error
+		st, err = pgstore.Open(ctx, u.String(), pgstore.Options{Schema: schema})
+		return err
+	}, unreachable)
+	if err != nil {
+		return nil, err
 	}
+	return st, nil
 }
 
 // unreachable reports a connection that failed before PostgreSQL answered, or
