@@ -68,9 +68,6 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if o.Calls <= 0 || o.Duration <= 0 || len(o.Sessions) == 0 {
 		return nil, errors.New("bench: sessions, duration and calls must be positive")
 	}
-	if o.Tool == "" {
-		o.Tool = "ls"
-	}
 	if _, ok := benchTools[o.Tool]; !ok {
 		return nil, fmt.Errorf("bench: tool %q: use ls or write", o.Tool)
 	}

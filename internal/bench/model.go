@@ -14,9 +14,9 @@ import (
 
 // model is a zero-latency scripted model for load: K steps of one call (ls or
 // write, Options.Tool), then a final step of text chunks that carry their emit
-// time. It is not
-// internal/llm/scripted because that model keeps a deep copy of every request
-// (for test assertions), which would grow without bound over a long run.
+// time. It is not internal/llm/scripted because that model keeps a deep copy of
+// every request (for test assertions), which would grow without bound over a
+// long run.
 //
 // A user message "calls=<n> batch=<b>" asks for a turn of n calls emitted b per
 // step instead (the transcript-growth row fills a session's history with it).

@@ -15,10 +15,11 @@ import (
 // The caller runs the returned function once with whether tx committed: the
 // drains then start, or the claims are forgotten (the leases were not committed
 // either). It returns nil when it adopted nothing. An error (the store failed
-// while taking a lease or an item) must fail tx: part of a claim may be written. While sessions wait for a free
-// drain slot it adopts nothing, so new work does not overtake theirs. Call it at
-// the end of a write whose work the session's worker picks up (a message, a
-// result, a stop), with every change of the write already made.
+// while taking a lease or an item) must fail tx: part of a claim may be written.
+// While sessions wait for a free drain slot it adopts nothing, so new work does
+// not overtake theirs. Call it at the end of a write whose work the session's
+// worker picks up (a message, a result, a stop), with every change of the write
+// already made.
 func (r *Runner) Adopt(tx store.Tx) (func(committed bool), error) {
 	woken := tx.Woken()
 	if len(woken) == 0 {

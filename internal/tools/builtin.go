@@ -56,7 +56,6 @@ var builtinByName = func() map[string]Tool {
 	return m
 }()
 
-// IsBuiltin reports whether name is one of the eight built-in tools.
 // ReadOnly reports a built-in that only reads the file system (ls, read, grep,
 // find). Running one has no effect, so the browser runs it without reporting
 // executing first: its RTC goes from pending straight to its result, one write and
@@ -66,6 +65,7 @@ func ReadOnly(name string) bool {
 	return ok && t.Kind == KindRead
 }
 
+// IsBuiltin reports whether name is one of the eight built-in tools.
 func IsBuiltin(name string) bool {
 	_, ok := builtinByName[name]
 	return ok
