@@ -46,17 +46,20 @@ type checkpointer struct {
 	done          chan struct{}
 }
 
-func startCheckpointer(ctx context.Context, dsn string, hold func(func()), restartFrames int) (*checkpointer, error) {
+// startCheckpointer starts the checkpointer of a WAL that is cut back to walSize
+// bytes when it starts over.
+func startCheckpointer(ctx context.Context, dsn string, hold func(func()), walSize int64) (*checkpointer, error) {
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		return nil, fmt.Errorf("open sqlite checkpointer: %w", err)
 	}
 	db.SetMaxOpenConns(1)
-	if err := db.PingContext(ctx); err != nil {
+	var pageSize int64
+	if err := db.QueryRowContext(ctx, `PRAGMA page_size`).Scan(&pageSize); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open sqlite checkpointer: %w", err)
 	}
-	c := &checkpointer{hold: hold, restartFrames: restartFrames, db: db, stop: make(chan struct{}), done: make(chan struct{})}
+	c := &checkpointer{hold: hold, restartFrames: int(walSize / 2 / pageSize), db: db, stop: make(chan struct{}), done: make(chan struct{})}
 	go c.run()
 	return c, nil
 }

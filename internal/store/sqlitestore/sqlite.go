@@ -104,12 +104,7 @@ func Open(ctx context.Context, path string, opt Options) (*Store, error) {
 		}
 		s.rc <- c
 	}
-	var pageSize int64
-	if err := s.wc.QueryRowContext(ctx, `PRAGMA page_size`).Scan(&pageSize); err != nil {
-		s.Close()
-		return nil, fmt.Errorf("read page size: %w", err)
-	}
-	if s.ck, err = startCheckpointer(ctx, dsn("busy_timeout(0)"), s.group.hold, int(opt.WALSize/2/pageSize)); err != nil {
+	if s.ck, err = startCheckpointer(ctx, dsn("busy_timeout(0)"), s.group.hold, opt.WALSize); err != nil {
 		s.Close()
 		return nil, err
 	}
