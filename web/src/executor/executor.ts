@@ -5,9 +5,9 @@
 // transaction → submission until acknowledged (outbox.ts). The read-only tools
 // (kind "read": ls, read, grep, find) skip `update_status executing`: running one
 // changes nothing, so it needs no claim on the server, and its RTC goes from
-// pending straight to its result (one server write and one round trip fewer). After a reload, a call
-// the journal says was started but has no outcome is reported as interrupted and
-// never run again. Calls of one session run in order; tool bodies run one at a
+// pending straight to its result (one server write and one round trip fewer).
+// After a reload, a call the journal says was started but has no outcome is
+// reported as interrupted and never run again. Calls of one session run in order; tool bodies run one at a
 // time across sessions, while a question to the person blocks only its session.
 
 import { RTC_TERMINAL, RpcError, type Rtc, type RtcListResult, type RtcStatus } from "../protocol/types.js";
@@ -168,9 +168,7 @@ export class Executor {
   private async execute(rtc: Rtc, ref: RtcRef): Promise<void> {
     if (this.stopped || !this.d.leadership.isLeader) return; // the next leader takes it
     if (!(await this.d.journal.executing(ref, this.d.tabId))) return; // claimed elsewhere
-    const readOnly = this.d.tools.get(rtc.tool_name)?.kind === "read";
-    const go = readOnly ? !RTC_TERMINAL.has(this.current(rtc).status) : await this.markExecuting(rtc);
-    if (!go) return this.d.journal.close(ref, this.d.tabId);
+    if (!(await this.mayRun(rtc))) return this.d.journal.close(ref, this.d.tabId);
     this.events.emit("started", rtc);
     const result = await this.d.tools.execute(rtc.tool_name, rtc.arguments, this.d.context());
     const outcome: Outcome = result.ok ? { kind: "result", ok: true, output: fitOutput(result.output) } : { kind: "result", ok: false, error: fitOutput(result.error) };
@@ -186,13 +184,16 @@ export class Executor {
   }
 
   /**
-   * `update_status executing`, retried while the server cannot be reached. False
-   * when the call ended on the server (stopped, timed out): it must not run.
+   * Whether the call may run: false when it ended on the server (stopped, timed
+   * out). A tool with effects first reports `update_status executing`, retried
+   * while the server cannot be reached; a read-only one (kind "read") does not.
    */
-  private async markExecuting(rtc: Rtc): Promise<boolean> {
+  private async mayRun(rtc: Rtc): Promise<boolean> {
+    const readOnly = this.d.tools.get(rtc.tool_name)?.kind === "read";
     const clientId = crypto.randomUUID();
     for (let attempt = 0; ; attempt++) {
       if (RTC_TERMINAL.has(this.current(rtc).status)) return false;
+      if (readOnly) return true;
       try {
         await this.d.call("v1.rtc.update_status", { rtc_id: rtc.id, status: "executing", client_id: clientId });
         return true;
