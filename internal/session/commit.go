@@ -1,0 +1,144 @@
+package session
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/rtcagent/rtcagent/internal/agent"
+	"github.com/rtcagent/rtcagent/internal/core"
+	"github.com/rtcagent/rtcagent/internal/llm"
+	"github.com/rtcagent/rtcagent/internal/protocol"
+	"github.com/rtcagent/rtcagent/internal/store"
+	"github.com/rtcagent/rtcagent/internal/tools"
+)
+
+// commitStep stores the step's final message and its RTCs. It reports whether the
+// turn ended or suspended (true) or should take another step (false).
+func (r *Runner) commitStep(ctx context.Context, o *owner, item *store.InboxItem, t *protocol.Turn, mode string,
+	set *tools.Set, out *stepOutput, tr agent.Transcript) (bool, error) {
+	defer r.dropPartial(out)
+	r.price(&out.usage)
+	stop := false
+	err := r.writeItem(ctx, o, item, func(tx store.Tx, finish func() error) error {
+		stop = false
+		cur, err := tx.TurnGet(t.ID)
+		if err != nil {
+			return err
+		}
+		if cur.Status != protocol.TurnRunning {
+			stop = true // stopped meanwhile: keep what streamed, run nothing
+			return r.closeInterrupted(tx, item, out)
+		}
+		*t = *cur
+		msg, err := finalMessage(tx, t, out, r.cfg.Model.Name())
+		if err != nil {
+			return err
+		}
+		t.Step++
+		t.Usage.Add(out.usage)
+		if out.usage.InputTokens > 0 {
+			t.ContextTokens = out.usage.InputTokens
+		}
+		if len(out.calls) == 0 {
+			stop = true
+			if err := core.EndTurn(tx, t, protocol.TurnCompleted, nil, ""); err != nil {
+				return err
+			}
+			return finish()
+		}
+		rtcs := agent.PlanRTCs(agent.PlanInput{Calls: out.calls, Tools: set, WorkMode: mode, Limits: r.cfg.Limits, Step: t.Step,
+			FirstSeq: countTurnRTCs(tr, t.ID) + 1, SessionID: t.SessionID, TurnID: t.ID, UserID: t.UserID, MessageID: msg.ID, NewID: core.NewID})
+		var delivered *protocol.RTC
+		for i := range rtcs {
+			rc := &rtcs[i]
+			if rc.Status == protocol.RTCQueued && delivered == nil {
+				delivered = rc
+				err = core.Deliver(tx, rc, "")
+			} else {
+				err = core.EmitRTC(tx, rc, "")
+			}
+			if err != nil {
+				return err
+			}
+		}
+		if delivered == nil {
+			return core.EmitTurn(tx, t, protocol.TurnRunning) // every call ended at once: next step
+		}
+		stop = true
+		if err := saveCheckpoint(tx, t, msg, out.calls, r.cfg.Model.Name(), checkpointTTL(rtcs)); err != nil {
+			return err
+		}
+		t.Status = protocol.TurnWaiting
+		if err := core.EmitTurn(tx, t, protocol.TurnRunning); err != nil {
+			return err
+		}
+		return finish()
+	})
+	return stop, err
+}
+
+// finalMessage writes the step's assistant message in its final state, creating it
+// when no text was streamed.
+func finalMessage(tx store.Tx, t *protocol.Turn, out *stepOutput, model string) (*protocol.Message, error) {
+	calls := make([]protocol.ToolCall, len(out.calls))
+	for i, c := range out.calls {
+		calls[i] = protocol.ToolCall{ID: c.ID, Name: c.Name, Arguments: c.Arguments}
+		if !json.Valid(c.Arguments) {
+			s, _ := json.Marshal(string(c.Arguments))
+			calls[i].Arguments = s
+		}
+	}
+	usage := out.usage
+	if out.msg != nil {
+		m := out.msg
+		m.Text, m.ToolCalls, m.Status, m.Usage = out.text.String(), calls, protocol.MessageComplete, &usage
+		return m, core.EmitMessage(tx, m, protocol.MessageStreaming, "")
+	}
+	seq, err := tx.MessageMaxSeq(t.SessionID)
+	if err != nil {
+		return nil, err
+	}
+	m := &protocol.Message{ID: core.NewID(), SessionID: t.SessionID, TurnID: t.ID, UserID: t.UserID, Seq: seq + 1,
+		Role: protocol.RoleAssistant, ToolCalls: calls, Status: protocol.MessageComplete, Model: model, Usage: &usage}
+	return m, core.EmitMessage(tx, m, "", "")
+}
+
+// checkpointGrace is how long a checkpoint outlives the last possible deadline of
+// its step, so a timeout always finds the checkpoint it resumes from.
+const checkpointGrace = time.Hour
+
+// checkpointTTL is the longest the step can wait: its calls run one after another,
+// each with its own budget from its delivery.
+func checkpointTTL(rtcs []protocol.RTC) time.Duration {
+	d := checkpointGrace
+	for _, r := range rtcs {
+		if !protocol.RTCTerminal(r.Status) {
+			d += time.Duration(r.TimeoutMS) * time.Millisecond
+		}
+	}
+	return d
+}
+
+// saveCheckpoint writes the turn's checkpoint with the given time to live.
+func saveCheckpoint(tx store.Tx, t *protocol.Turn, msg *protocol.Message, calls []llm.ToolCall, model string, ttl time.Duration) error {
+	cp := agent.Checkpoint{Version: agent.CheckpointVersion, TurnID: t.ID, Step: t.Step, MessageID: msg.ID, Model: model, SavedAt: tx.Now()}
+	for _, c := range calls {
+		cp.ToolCallIDs = append(cp.ToolCallIDs, c.ID)
+	}
+	data, err := json.Marshal(cp)
+	if err != nil {
+		return err
+	}
+	return tx.CheckpointPut(&store.Checkpoint{TurnID: t.ID, Data: data, ExpiresAt: tx.Now().Add(ttl)})
+}
+
+func countTurnRTCs(tr agent.Transcript, turnID string) int {
+	n := 0
+	for _, r := range tr.RTCs {
+		if r.TurnID == turnID {
+			n++
+		}
+	}
+	return n
+}
