@@ -118,4 +118,16 @@ func TestPlanRTCs(t *testing.T) {
 	if r := PlanRTCs(in)[1]; r.Status != protocol.RTCRejected || !strings.Contains(r.Error, "plan mode") {
 		t.Fatalf("plan mode write: %+v", r)
 	}
+	// In edit mode a write runs without asking, except on a protected path.
+	in.WorkMode = protocol.ModeEdit
+	in.Calls = []llm.ToolCall{
+		{ID: "e1", Name: "write", Arguments: json.RawMessage(`{"path":"/notes.md","content":"x"}`)},
+		{ID: "e2", Name: "write", Arguments: json.RawMessage(`{"path":"/AGENT.md","content":"x"}`)},
+		{ID: "e3", Name: "edit", Arguments: json.RawMessage(`{"path":".scripts/fib.js","old_string":"a","new_string":"b"}`)},
+	}
+	got := PlanRTCs(in)
+	if got[0].NeedsConfirmation || !got[1].NeedsConfirmation || !got[2].NeedsConfirmation || got[1].TimeoutMS != 3600000 {
+		t.Fatalf("edit mode: /notes.md %v, /AGENT.md %v (budget %d), /.scripts/fib.js %v; want false, true (the human budget), true",
+			got[0].NeedsConfirmation, got[1].NeedsConfirmation, got[1].TimeoutMS, got[2].NeedsConfirmation)
+	}
 }

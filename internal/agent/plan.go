@@ -41,7 +41,7 @@ func PlanRTCs(in PlanInput) []protocol.RTC {
 			out = append(out, r)
 			continue
 		}
-		d := tools.Decide(in.WorkMode, tool.Kind)
+		d := tools.DecideCall(in.WorkMode, tool.Kind, c.Arguments)
 		if d.Refused {
 			r.Status, r.Error = protocol.RTCRejected, tools.PlanRefusal(c.Name)
 			out = append(out, r)

@@ -28,21 +28,24 @@ func builtin(kind Kind, name, desc, schema string, required ...string) Tool {
 	return Tool{Kind: kind, Spec: llm.ToolSpec{Name: name, Description: desc, Parameters: json.RawMessage(schema)}, Required: required}
 }
 
+// protectedNote tells the model which paths always ask (see ProtectedPaths).
+const protectedNote = "Writing " + ProtectedPathsText + " (the site's instructions and the saved scripts) asks the user first in every work mode except bypass."
+
 // Builtins are the eight browser tools, in the order they are offered.
 var Builtins = []Tool{
 	builtin(KindRead, "ls", "List a directory of the user's virtual file system. Directories end with '/'.",
 		`{"type":"object","properties":{"path":{"type":"string","description":"Absolute directory path; default /"}}}`),
 	builtin(KindRead, "read", "Read a text file with numbered lines. Use offset and limit to page through long files.",
 		`{"type":"object","properties":{"path":{"type":"string"},"offset":{"type":"integer","minimum":1,"description":"First line, 1-based"},"limit":{"type":"integer","minimum":1,"description":"Number of lines; default 2000"}},"required":["path"]}`, "path"),
-	builtin(KindWrite, "write", "Create a file or overwrite it completely. For partial changes use edit.",
+	builtin(KindWrite, "write", "Create a file or overwrite it completely. For partial changes use edit. "+protectedNote,
 		`{"type":"object","properties":{"path":{"type":"string"},"content":{"type":"string"}},"required":["path","content"]}`, "path", "content"),
-	builtin(KindWrite, "edit", "Replace an exact string in a file. old_string must occur exactly once unless replace_all is true.",
+	builtin(KindWrite, "edit", "Replace an exact string in a file. old_string must occur exactly once unless replace_all is true. "+protectedNote,
 		`{"type":"object","properties":{"path":{"type":"string"},"old_string":{"type":"string"},"new_string":{"type":"string"},"replace_all":{"type":"boolean"}},"required":["path","old_string","new_string"]}`, "path", "old_string", "new_string"),
 	builtin(KindRead, "grep", "Search file contents with a regular expression. Returns path:line: text matches.",
 		`{"type":"object","properties":{"pattern":{"type":"string","description":"JavaScript regular expression"},"path":{"type":"string","description":"File or directory; default /"}},"required":["pattern"]}`, "pattern"),
 	builtin(KindRead, "find", "Find files whose path matches a glob pattern (*, **, ?, [abc]).",
 		`{"type":"object","properties":{"pattern":{"type":"string"},"path":{"type":"string","description":"Directory to search; default /"}},"required":["pattern"]}`, "pattern"),
-	builtin(KindScript, "script", "Run JavaScript in a sandbox in the user's browser. action eval runs code; save stores it under a name; run runs a saved script. The script sees params, console, rtcAgent.fs and the host's functions; no network, no DOM. Returns result, logs, errors and duration.",
+	builtin(KindScript, "script", "Run JavaScript in a sandbox in the user's browser. action eval runs code; save stores it under a name; run runs a saved script. The script sees params, console, rtcAgent.fs and the host's functions; no network, no DOM. Saved scripts live in /.scripts/<name>.js, a protected path ("+ProtectedPathsText+"). Returns result, logs, errors and duration.",
 		`{"type":"object","properties":{"action":{"type":"string","enum":["save","run","eval"]},"code":{"type":"string"},"name":{"type":"string"},"params":{"type":"object"}},"required":["action"]}`, "action"),
 	builtin(KindAsk, "askUser", "Ask the user 1-4 multiple-choice questions and wait for the answers. The user may also answer in free text.",
 		`{"type":"object","properties":{"questions":{"type":"array","minItems":1,"maxItems":4,"items":{"type":"object","properties":{"question":{"type":"string"},"header":{"type":"string"},"options":{"type":"array","minItems":2,"maxItems":4,"items":{"type":"object","properties":{"label":{"type":"string"},"description":{"type":"string"}},"required":["label"]}},"multiSelect":{"type":"boolean"}},"required":["question","options"]}}},"required":["questions"]}`, "questions"),

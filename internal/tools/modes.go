@@ -1,6 +1,10 @@
 package tools
 
-import "github.com/rtcagent/rtcagent/internal/protocol"
+import (
+	"encoding/json"
+
+	"github.com/rtcagent/rtcagent/internal/protocol"
+)
 
 // Decision is what the work mode says about one call.
 type Decision struct {
@@ -32,6 +36,17 @@ func Decide(mode string, kind Kind) Decision {
 		}
 		return Decision{NeedsConfirmation: true}
 	}
+}
+
+// DecideCall is Decide for one call: a write or edit of a protected path
+// (ProtectedPaths) needs confirmation in every mode that runs it except bypass.
+// The browser applies the same rule on its own and asks when either side says so.
+func DecideCall(mode string, kind Kind, args json.RawMessage) Decision {
+	d := Decide(mode, kind)
+	if kind == KindWrite && !d.Refused && mode != protocol.ModeBypass && touchesProtected(args) {
+		d.NeedsConfirmation = true
+	}
+	return d
 }
 
 // PlanRefusal is the text the model sees for a call refused in plan mode.

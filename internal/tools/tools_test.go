@@ -91,3 +91,58 @@ func TestReadOnly(t *testing.T) {
 		}
 	}
 }
+
+func TestProtectedPaths(t *testing.T) {
+	protected := []string{"/AGENT.md", "AGENT.md", "//AGENT.md", "/./AGENT.md", "/AGENT.md/", "/AGENT.md/x",
+		"/.scripts", "/.scripts/", "/.scripts/fib.js", ".scripts/fib.js", "/.scripts/a/b.js", "/./.scripts//fib.js",
+		"/notes/../AGENT.md", "/x/../.scripts/fib.js"}
+	for _, p := range protected {
+		if !IsProtectedPath(p) {
+			t.Errorf("%q is not protected", p)
+		}
+	}
+	open := []string{"/", "/notes.md", "/agent.md", "/AGENT.md.bak", "/AGENT.mdx", "/.scriptsx/a.js", "/scripts/a.js", "/notes/AGENT.md", "/a/.scripts/b.js"}
+	for _, p := range open {
+		if IsProtectedPath(p) {
+			t.Errorf("%q is protected", p)
+		}
+	}
+}
+
+func TestDecideCallProtected(t *testing.T) {
+	type d = Decision
+	args := func(path string) json.RawMessage {
+		b, _ := json.Marshal(map[string]string{"path": path, "content": "x"})
+		return b
+	}
+	want := map[string]Decision{protocol.ModeManual: d{NeedsConfirmation: true}, protocol.ModeEdit: d{NeedsConfirmation: true}, protocol.ModePlan: d{Refused: true}, protocol.ModeBypass: d{}, "yolo": d{NeedsConfirmation: true}}
+	for _, path := range []string{"/AGENT.md", "/.scripts/fib.js", "AGENT.md"} {
+		for mode, w := range want {
+			if got := DecideCall(mode, KindWrite, args(path)); got != w {
+				t.Errorf("write %s in %s: %+v, want %+v", path, mode, got, w)
+			}
+		}
+	}
+	// Elsewhere the matrix stands: edit mode writes without asking.
+	if got := DecideCall(protocol.ModeEdit, KindWrite, args("/notes.md")); got != (d{}) {
+		t.Errorf("write /notes.md in edit: %+v", got)
+	}
+	// A path the server cannot read asks.
+	for _, raw := range []string{`{"path":7}`, `{}`, `[1]`} {
+		if got := DecideCall(protocol.ModeEdit, KindWrite, json.RawMessage(raw)); !got.NeedsConfirmation {
+			t.Errorf("write %s in edit runs without asking", raw)
+		}
+	}
+	// Other kinds are not affected by a path argument.
+	if got := DecideCall(protocol.ModeEdit, KindRead, args("/AGENT.md")); got != (d{}) {
+		t.Errorf("read /AGENT.md in edit: %+v", got)
+	}
+}
+
+func TestBuiltinDescriptionsNameProtectedPaths(t *testing.T) {
+	for _, name := range []string{"write", "edit", "script"} {
+		if !strings.Contains(builtinByName[name].Spec.Description, ProtectedPathsText) {
+			t.Errorf("the %s description does not name the protected paths", name)
+		}
+	}
+}
