@@ -9,6 +9,11 @@
 // After a reload, a call the journal says was started but has no outcome is
 // reported as interrupted and never run again. Calls of one session run in order; tool bodies run one at a
 // time across sessions, while a question to the person blocks only its session.
+//
+// Whether to ask: the server's `needs_confirmation`, or this page's own copy of the
+// work-mode matrix (permissions.ts), whichever asks. A `script run` is shown with
+// its saved code and runs only that code (pinned by SHA-256; asked again when it
+// changed). Calls a running script makes go through the same matrix.
 
 import { RTC_TERMINAL, RpcError, type Rtc, type RtcListResult, type RtcStatus } from "../protocol/types.js";
 import type { EntityStore } from "../realtime/entities.js";
@@ -20,7 +25,10 @@ import { INTERRUPTED, type Journal, type Outcome, type RtcRef } from "./journal.
 import type { Leadership } from "./leader.js";
 import { fitOutput, type Outbox } from "./outbox.js";
 import { formatAnswers, validateQuestions } from "./ask.js";
-import type { PromptAnswer, PromptBoard, PromptKind } from "./prompts.js";
+import type { Prompt, PromptAnswer, PromptBoard, PromptKind } from "./prompts.js";
+import { decideCall, scriptCallAsk } from "./permissions.js";
+import { previewOfCall, type ScriptPreview } from "../script/pin.js";
+import type { ScriptAuthorizer } from "../script/runner.js";
 
 export interface ExecutorDeps {
   journal: Journal;
@@ -142,7 +150,7 @@ export class Executor {
     }
     if (RTC_TERMINAL.has(this.current(rtc).status)) return;
 
-    const kind: PromptKind | null = rtc.tool_name === "askUser" ? "ask" : rtc.needs_confirmation ? "confirm" : null;
+    const kind: PromptKind | null = rtc.tool_name === "askUser" ? "ask" : this.needsConfirmation(rtc) ? "confirm" : null;
     if (kind) {
       if (kind === "ask") {
         const problem = validateQuestions(rtc.arguments);
@@ -150,29 +158,88 @@ export class Executor {
       }
       if (!(await this.d.journal.prompting(ref, tab))) return;
       void this.d.call("v1.rtc.update_status", { rtc_id: rtc.id, status: "sent", client_id: crypto.randomUUID() }).catch(() => undefined);
-      const answer = await this.promptFor(rtc, kind);
-      if (!answer) return this.d.journal.close(ref, tab); // ended on the server meanwhile
-      if (kind === "ask") {
-        const outcome: Outcome =
-          answer.type === "ask" ? { kind: "result", ok: true, output: formatAnswers(answer.answers) } : { kind: "reject", reason: `the user dismissed the questions without answering${answer.reason ? ` (${answer.reason})` : ""}` };
-        return void (await this.finish(rtc, ref, outcome));
-      }
-      if (answer.type !== "confirm" || !answer.approved) {
-        const why = answer.type === "confirm" && answer.reason ? `: ${answer.reason}` : "";
-        return void (await this.finish(rtc, ref, { kind: "reject", reason: `the user declined this ${rtc.tool_name} call${why}` }));
-      }
     }
-    await this.execQueue.run(() => this.execute(rtc, ref));
+    let again: string | undefined;
+    for (;;) {
+      let pin: string | null | undefined;
+      if (kind) {
+        let script: ScriptPreview | null = null;
+        if (kind === "confirm" && rtc.tool_name === "script") {
+          try {
+            script = await previewOfCall(this.d.context().vfs, rtc.arguments);
+          } catch (err) {
+            return void (await this.finish(rtc, ref, { kind: "result", ok: false, error: `could not read the saved script to show it: ${(err as Error).message}` }));
+          }
+        }
+        const answer = await this.promptFor(rtc, { id: rtc.id, kind, ...(script ? { script } : {}), ...(again ? { again } : {}) });
+        if (!answer) return this.d.journal.close(ref, tab); // ended on the server meanwhile
+        if (kind === "ask") {
+          const outcome: Outcome =
+            answer.type === "ask" ? { kind: "result", ok: true, output: formatAnswers(answer.answers) } : { kind: "reject", reason: `the user dismissed the questions without answering${answer.reason ? ` (${answer.reason})` : ""}` };
+          return void (await this.finish(rtc, ref, outcome));
+        }
+        if (answer.type !== "confirm" || !answer.approved) {
+          const why = answer.type === "confirm" && answer.reason ? `: ${answer.reason}` : "";
+          return void (await this.finish(rtc, ref, { kind: "reject", reason: `the user declined this ${rtc.tool_name} call${why}` }));
+        }
+        if (script) pin = script.sha256;
+      }
+      const ran = await this.execQueue.run(() => this.execute(rtc, ref, pin));
+      if (ran !== "changed") return;
+      again = "The saved script changed after you were asked. This is the code that will run now.";
+    }
   }
 
-  private async execute(rtc: Rtc, ref: RtcRef): Promise<void> {
+  /** The server's answer or this page's own matrix, whichever asks. */
+  private needsConfirmation(rtc: Rtc): boolean {
+    if (rtc.needs_confirmation) return true;
+    const kind = this.d.tools.get(rtc.tool_name)?.kind;
+    if (!kind) return false; // an unknown tool fails without running anything
+    const d = decideCall(this.modeOf(rtc), kind, rtc.arguments);
+    // A call the matrix refuses (plan mode now) but the server sent: the person decides.
+    return d.needsConfirmation || d.refused;
+  }
+
+  private modeOf(rtc: Rtc): string | undefined {
+    return this.d.store.sessions.get(rtc.session_id)?.work_mode;
+  }
+
+  /**
+   * Runs the call; "changed" (nothing run, nothing claimed) when it is a `script
+   * run` whose saved code no longer has the approved hash.
+   */
+  private async execute(rtc: Rtc, ref: RtcRef, pin: string | null | undefined): Promise<"changed" | void> {
     if (this.stopped || !this.d.leadership.isLeader) return; // the next leader takes it
+    if (pin !== undefined) {
+      const now = await previewOfCall(this.d.context().vfs, rtc.arguments).catch(() => null);
+      if ((now?.sha256 ?? null) !== pin) return "changed";
+    }
     if (!(await this.d.journal.executing(ref, this.d.tabId))) return; // claimed elsewhere
     if (!(await this.mayRun(rtc))) return this.d.journal.close(ref, this.d.tabId);
     this.events.emit("started", rtc);
-    const result = await this.d.tools.execute(rtc.tool_name, rtc.arguments, this.d.context());
+    // The runner checks the hash again on the code it runs (a change after this point fails the call).
+    const ctx = { ...this.d.context(), authorize: this.authorizer(rtc), ...(pin !== undefined ? { scriptSha256: pin } : {}) };
+    const result = await this.d.tools.execute(rtc.tool_name, rtc.arguments, ctx);
     const outcome: Outcome = result.ok ? { kind: "result", ok: true, output: fitOutput(result.output) } : { kind: "result", ok: false, error: fitOutput(result.error) };
     await this.finish(rtc, ref, outcome);
+  }
+
+  /**
+   * The check of calls a running script makes (host tools, changes of protected
+   * paths): each asks where a direct call would, as its own prompt on the card of
+   * the script's call.
+   */
+  private authorizer(rtc: Rtc): ScriptAuthorizer {
+    let n = 0;
+    return (method, args) => {
+      const call = scriptCallAsk(this.modeOf(rtc), method, args);
+      if (!call) return null;
+      return this.promptFor(rtc, { id: `${rtc.id}/call-${++n}`, kind: "confirm", call }).then((a) => {
+        if (a?.type === "confirm" && a.approved) return null;
+        const why = a?.type === "confirm" && a.reason ? `: ${a.reason}` : "";
+        return `the user declined this call (${call.title})${why}`;
+      });
+    };
   }
 
   private async finish(rtc: Rtc, ref: RtcRef, outcome: Outcome): Promise<boolean> {
@@ -205,11 +272,11 @@ export class Executor {
   }
 
   /** Asks the person; null when the call ends on the server before an answer. */
-  private async promptFor(rtc: Rtc, kind: PromptKind): Promise<PromptAnswer | null> {
+  private async promptFor(rtc: Rtc, prompt: Omit<Prompt, "rtc">): Promise<PromptAnswer | null> {
     const ended = this.terminal(rtc.id).then(() => null);
-    const answer = this.d.prompts.ask({ id: rtc.id, kind, rtc });
+    const answer = this.d.prompts.ask({ ...prompt, rtc });
     const result = await Promise.race([answer, ended]);
-    if (result === null) this.d.prompts.close(rtc.id);
+    if (result === null) this.d.prompts.close(prompt.id);
     return result;
   }
 
@@ -225,7 +292,7 @@ export class Executor {
   }
 
   private ended(id: string): void {
-    if (this.d.prompts.get(id)) this.d.prompts.close(id);
+    for (const p of this.d.prompts.list()) if (p.rtc.id === id) this.d.prompts.close(p.id);
     const list = this.terminalWaiters.get(id);
     this.terminalWaiters.delete(id);
     for (const fn of list ?? []) fn();

@@ -5,15 +5,23 @@
 // happens to execute.
 
 import type { Rtc } from "../protocol/types.js";
+import type { ScriptPreview } from "../script/pin.js";
+import type { ScriptCallAsk } from "./permissions.js";
 import { Emitter } from "../util/emitter.js";
 
 export type PromptKind = "confirm" | "ask";
 
 export interface Prompt {
-  /** The RTC id. */
+  /** The RTC id; `<RTC id>/call-<n>` for a call a running script makes. */
   id: string;
   kind: PromptKind;
   rtc: Rtc;
+  /** `script run`: the saved code the person approves, the only code that will run. */
+  script?: ScriptPreview;
+  /** A call made from inside the running script of `rtc`. */
+  call?: ScriptCallAsk;
+  /** Why the person is asked again about the same call. */
+  again?: string;
 }
 
 /** One answered askUser question. */

@@ -1,6 +1,7 @@
 import { isVfsError, type VirtualFS } from "../vfs/index.js";
 import { serveCall, toWire, type HostFunction, type HostFunctionLookup } from "./host-api.js";
-import type { LogLevel, RunMessage, RunMode, WireError, WorkerToHost } from "./protocol.js";
+import { sha256Hex } from "../util/hash.js";
+import type { LogLevel, RpcMethod, RunMessage, RunMode, WireError, WorkerToHost } from "./protocol.js";
 import { SandboxFrame } from "./sandbox-frame.js";
 
 /** Options of {@link ScriptRunner}. Every limit has a default. */
@@ -47,9 +48,23 @@ export interface ScriptOutcome {
   duration_ms: number;
 }
 
+/**
+ * Decides a call a running script makes through `rtcAgent` (fs.* or call): null
+ * serves it at once; a promise is a question to the person, resolving to null
+ * (go on) or the reason it was refused. The run's deadline stops while it waits.
+ */
+export type ScriptAuthorizer = (method: RpcMethod, args: unknown[]) => Promise<string | null> | null;
+
 /** Per-call overrides. */
 export interface RunOptions {
   timeoutMs?: number;
+  /** Checks each `rtcAgent` call of the run (the executor's permission matrix). */
+  authorize?: ScriptAuthorizer;
+  /**
+   * `run` only: the SHA-256 (hex) of the code the person approved, or null when
+   * they were shown that no script was saved. Other code is not run.
+   */
+  expectSha256?: string | null;
 }
 
 /** Folder of saved scripts: `save {name}` writes `/.scripts/<name>.js`. */
@@ -124,21 +139,25 @@ export class ScriptRunner {
 
   /** Runs inline code; `params` must be JSON-serialisable. */
   eval(code: string, params: unknown = {}, opts: RunOptions = {}): Promise<ScriptOutcome> {
-    return this.enqueue(() => this.execute("run", code, params, opts.timeoutMs ?? this.timeoutMs));
+    return this.enqueue(() => this.execute("run", code, params, opts.timeoutMs ?? this.timeoutMs, opts.authorize));
   }
 
   /** Runs the script saved under `name`. */
   async run(name: string, params: unknown = {}, opts: RunOptions = {}): Promise<ScriptOutcome> {
-    let code: string;
+    let code: string | null = null;
     try {
       const path = scriptPath(name);
       try {
         code = await this.options.vfs.readFile(path);
       } catch (err) {
-        if (isVfsError(err, "ENOENT")) {
-          throw new ScriptError(`no saved script named ${JSON.stringify(name)} (looked for ${path}); save it first, or list saved scripts with ls ${SCRIPTS_DIR}`);
-        }
-        throw err;
+        if (!isVfsError(err, "ENOENT")) throw err;
+      }
+      // The code that runs is the string hashed here, never a second read.
+      if (opts.expectSha256 !== undefined && (code === null ? null : await sha256Hex(code)) !== opts.expectSha256) {
+        throw new ScriptError(`the saved script ${JSON.stringify(name)} changed after the user approved it, so it was not run; call it again to show the user the new code`);
+      }
+      if (code === null) {
+        throw new ScriptError(`no saved script named ${JSON.stringify(name)} (looked for ${path}); save it first, or list saved scripts with ls ${SCRIPTS_DIR}`);
       }
     } catch (err) {
       return { ok: false, logs: [], error: (err as Error).message, duration_ms: 0 };
@@ -197,7 +216,7 @@ export class ScriptRunner {
     this.frame = null;
   }
 
-  private async execute(mode: RunMode, code: string, params: unknown, timeoutMs: number): Promise<ScriptOutcome> {
+  private async execute(mode: RunMode, code: string, params: unknown, timeoutMs: number, authorize?: ScriptAuthorizer): Promise<ScriptOutcome> {
     if (typeof code !== "string") return failed("code must be a string");
     let paramsJson: string | undefined;
     try {
@@ -216,11 +235,11 @@ export class ScriptRunner {
       t: "run", runId: `run-${this.nextRun++}`, mode, code, paramsJson,
       maxResultChars: this.maxResultChars, maxLogChars: this.maxLogChars,
     };
-    return this.supervise(frame, msg, timeoutMs);
+    return this.supervise(frame, msg, timeoutMs, authorize);
   }
 
   /** Drives one run from start to its single outcome: done, error, deadline or flood. */
-  private supervise(frame: SandboxFrame, msg: RunMessage, timeoutMs: number): Promise<ScriptOutcome> {
+  private supervise(frame: SandboxFrame, msg: RunMessage, timeoutMs: number, authorize?: ScriptAuthorizer): Promise<ScriptOutcome> {
     const channel = new MessageChannel();
     const port = channel.port1;
     const logs: ScriptLogEntry[] = [];
@@ -233,7 +252,7 @@ export class ScriptRunner {
       const finish = (outcome: Omit<ScriptOutcome, "logs" | "duration_ms">, kill: boolean) => {
         if (finished) return;
         finished = true;
-        clearTimeout(timer);
+        deadline.stop();
         this.abortActive.delete(abort);
         // Close our end first so a dying worker's queued calls reach nobody.
         port.onmessage = null;
@@ -250,9 +269,8 @@ export class ScriptRunner {
       };
       const abort = (error: string) => finish({ ok: false, error }, true);
       this.abortActive.add(abort);
-      const timer = setTimeout(
-        () => finish({ ok: false, timed_out: true, error: `script timed out after ${timeoutMs} ms and was stopped` }, true),
-        timeoutMs,
+      const deadline = new Deadline(timeoutMs, () =>
+        finish({ ok: false, timed_out: true, error: `script timed out after ${timeoutMs} ms and was stopped` }, true),
       );
       frame.onWorkerError = (runId, message) => {
         if (runId === msg.runId) finish({ ok: false, error: `script worker failed: ${message}` }, true);
@@ -268,9 +286,26 @@ export class ScriptRunner {
           if (logs.length < this.maxLogEntries) logs.push({ level: m.level, text: String(m.text).slice(0, this.maxLogChars + 64) });
           else dropped++;
         } else if (m?.t === "call") {
-          serveCall(m.method, Array.isArray(m.args) ? m.args : [], this.options.vfs, this.lookup).then(
-            (value) => !finished && port.postMessage({ t: "reply", id: m.id, ok: true, value }),
-            (err: unknown) => !finished && port.postMessage({ t: "reply", id: m.id, ok: false, error: toWire(err) }),
+          const args = Array.isArray(m.args) ? m.args : [];
+          const serve = () =>
+            serveCall(m.method, args, this.options.vfs, this.lookup).then(
+              (value) => !finished && port.postMessage({ t: "reply", id: m.id, ok: true, value }),
+              (err: unknown) => !finished && port.postMessage({ t: "reply", id: m.id, ok: false, error: toWire(err) }),
+            );
+          const asking = authorize?.(m.method, args) ?? null;
+          if (!asking) return void serve();
+          deadline.pause();
+          void asking.then(
+            (refusal) => {
+              deadline.resume();
+              if (finished) return;
+              if (refusal === null) return void serve();
+              port.postMessage({ t: "reply", id: m.id, ok: false, error: { name: "PermissionError", message: refusal } });
+            },
+            (err: unknown) => {
+              deadline.resume();
+              if (!finished) port.postMessage({ t: "reply", id: m.id, ok: false, error: toWire(err) });
+            },
           );
         } else if (m?.t === "done") {
           if (m.ok) finish({ ok: true, result: parseResult(m.resultJson) }, false);
@@ -303,4 +338,42 @@ function describeError(e: WireError | undefined): string {
   if (!e) return "script failed";
   const head = e.name && !e.message.startsWith(`${e.code}:`) ? `${e.name}: ${e.message}` : e.message;
   return e.stack ? `${head}\n${e.stack}` : head;
+}
+
+/**
+ * A run's deadline that stops while the person is asked about a call the script
+ * made (pauses nest: it runs again when the last question is answered).
+ */
+class Deadline {
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private left: number;
+  private since = 0;
+  private paused = 0;
+  private stopped = false;
+
+  constructor(ms: number, private readonly expire: () => void) {
+    this.left = ms;
+    this.arm();
+  }
+
+  pause(): void {
+    if (this.stopped || this.paused++ > 0) return;
+    clearTimeout(this.timer);
+    this.left = Math.max(0, this.left - (performance.now() - this.since));
+  }
+
+  resume(): void {
+    if (this.stopped || this.paused === 0 || --this.paused > 0) return;
+    this.arm();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    clearTimeout(this.timer);
+  }
+
+  private arm(): void {
+    this.since = performance.now();
+    this.timer = setTimeout(this.expire, this.left);
+  }
 }

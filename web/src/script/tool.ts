@@ -15,6 +15,9 @@ export const scriptSpec: ToolSpec = {
     "`rtcAgent.call(name, args)` for the host site's functions (all return promises). fetch, XMLHttpRequest, " +
     "WebSocket and import() are blocked. Actions: `eval` runs `code` once; `save` stores " +
     `\`code\` as ${SCRIPTS_DIR}/<name>.js after a syntax check; \`run\` runs a saved script by \`name\`. ` +
+    "Saved scripts live in /.scripts/, a protected path: changing it, or /AGENT.md, asks the user in every work mode " +
+    "except bypass. The user approves `run` after seeing the saved code, and only that code runs. Each " +
+    "`rtcAgent.call` asks the user where a direct call of that host tool would; a refused call throws a PermissionError. " +
     "Returns {result, logs, duration_ms}; a script that exceeds its time limit is stopped and reported as failed.",
   parameters: {
     type: "object",
@@ -50,11 +53,12 @@ export function scriptTool(args: unknown, ctx: ToolContext): Promise<ToolResult>
       }
       case "run": {
         const name = requiredString("script", a, "name", { nonEmpty: true });
-        return report(await runner.run(name, optionalObject("script", a, "params") ?? {}));
+        const pin = ctx.scriptSha256 === undefined ? {} : { expectSha256: ctx.scriptSha256 };
+        return report(await runner.run(name, optionalObject("script", a, "params") ?? {}, { authorize: ctx.authorize, ...pin }));
       }
       case "eval": {
         const code = requiredString("script", a, "code", { nonEmpty: true });
-        return report(await runner.eval(code, optionalObject("script", a, "params") ?? {}));
+        return report(await runner.eval(code, optionalObject("script", a, "params") ?? {}, { authorize: ctx.authorize }));
       }
       default:
         throw new ArgumentError(`Invalid arguments for script: "action" must be one of eval, run, save; got ${JSON.stringify(action)}`);

@@ -8,7 +8,8 @@ export const editSpec: ToolSpec = {
   description:
     "Replace exact text in a file of the browser's virtual file system. `old_string` must match the file " +
     "exactly (whitespace and indentation included, without the line-number prefix that `read` shows) and " +
-    "must occur exactly once, unless `replace_all` is true. Read the file first.",
+    "must occur exactly once, unless `replace_all` is true. Read the file first." +
+    " Writing /AGENT.md or anything under /.scripts/ (the site's instructions and the saved scripts) asks the user first in every work mode except bypass.",
   parameters: {
     type: "object",
     properties: {

@@ -1,5 +1,5 @@
 import type { VirtualFS } from "../vfs/index.js";
-import type { ScriptRunner } from "../script/runner.js";
+import type { ScriptAuthorizer, ScriptRunner } from "../script/runner.js";
 
 /**
  * Outcome of one tool call, in the shape the SDK submits to the server
@@ -31,6 +31,13 @@ export interface ToolContext {
   vfs: VirtualFS;
   /** The sandboxed script runner; without it the `script` tool reports an error. */
   script?: ScriptRunner;
+  /** Checks each call a script makes through `rtcAgent` (set by the executor per call). */
+  authorize?: ScriptAuthorizer;
+  /**
+   * `script run`: the SHA-256 of the saved code the person approved (null: they
+   * were shown that none was saved). Set when the call was confirmed.
+   */
+  scriptSha256?: string | null;
 }
 
 /** Runs one call. It must not throw: every failure becomes `{ok: false}`. */

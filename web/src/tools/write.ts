@@ -7,7 +7,8 @@ export const writeSpec: ToolSpec = {
   kind: "write",
   description:
     "Create a file, or replace the whole content of an existing one, in the browser's virtual file system. " +
-    "Missing parent directories are created. To change part of a file, prefer `edit`.",
+    "Missing parent directories are created. To change part of a file, prefer `edit`." +
+    " Writing /AGENT.md or anything under /.scripts/ (the site's instructions and the saved scripts) asks the user first in every work mode except bypass.",
   parameters: {
     type: "object",
     properties: {

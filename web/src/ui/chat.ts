@@ -86,9 +86,14 @@ export class ChatView {
     const messages = this.agent.messages(id);
     const rtcs = new Map<string, Rtc>();
     for (const r of this.agent.rtcs(id)) rtcs.set(`${r.message_id}/${r.tool_call_id}`, r);
+    // By RTC: a call's own prompt, or one for a call its running script makes (the first open one).
     const prompts = new Map<string, Prompt>();
-    for (const p of this.agent.prompts()) prompts.set(p.id, p);
-    for (const key of this.forms.keys()) if (!prompts.has(key)) this.forms.delete(key);
+    const open = new Set<string>();
+    for (const p of this.agent.prompts()) {
+      open.add(p.id);
+      if (!prompts.has(p.rtc.id) || p.id === p.rtc.id) prompts.set(p.rtc.id, p);
+    }
+    for (const key of this.forms.keys()) if (!open.has(key)) this.forms.delete(key);
     const retry = this.retryable(id);
 
     const wanted: HTMLElement[] = [];

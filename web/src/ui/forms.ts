@@ -9,6 +9,12 @@ export function promptForm(p: Prompt, answer: (a: PromptAnswer) => void): HTMLEl
   return p.kind === "ask" ? askForm(p, answer) : confirmForm(p, answer);
 }
 
+/**
+ * A permission dialog: the product asks whether a call may run. Its head says so
+ * in words the model cannot produce elsewhere (askUser forms carry their own head,
+ * "The assistant asks"), and it shows what will run: the saved code of a `script
+ * run`, or the host tool and arguments of a call a running script makes.
+ */
 function confirmForm(p: Prompt, answer: (a: PromptAnswer) => void): HTMLElement {
   let done = false;
   const reply = (approved: boolean) => {
@@ -19,9 +25,10 @@ function confirmForm(p: Prompt, answer: (a: PromptAnswer) => void): HTMLElement 
   };
   const box = h(
     "div",
-    { class: "prompt confirm", attrs: { role: "group", "aria-label": `Confirm ${p.rtc.tool_name}` } },
-    h("p", { class: "q" }, `Allow this ${p.rtc.tool_name} call?`),
-    h("div", { class: "note" }, "The current work mode asks before this tool runs. Its arguments are shown above."),
+    { class: "prompt confirm", attrs: { role: "group", "aria-label": `Permission: ${p.call ? `script call of ${p.call.tool}` : p.rtc.tool_name}` } },
+    h("div", { class: "prompt-head" }, h("span", { class: "icon", attrs: { "aria-hidden": "true" } }, "🔒"), "Permission request"),
+    p.again ? h("div", { class: "note again", attrs: { role: "alert" } }, p.again) : null,
+    ...confirmBody(p),
     h(
       "div",
       { class: "actions" },
@@ -32,9 +39,56 @@ function confirmForm(p: Prompt, answer: (a: PromptAnswer) => void): HTMLElement 
   return box;
 }
 
+function confirmBody(p: Prompt): HTMLElement[] {
+  if (p.call) {
+    return [
+      h("p", { class: "q" }, `Allow the running script to call ${p.call.tool}?`),
+      h("div", { class: "note" }, `${p.call.title}. A direct call would ask in this work mode, so this one does too. Its arguments:`),
+      h("pre", { class: "code args" }, pretty(p.call.args)),
+    ];
+  }
+  if (p.script) {
+    const s = p.script;
+    if (s.code === null) {
+      return [h("p", { class: "q" }, `Allow this script run?`), h("div", { class: "note bad" }, `No script is saved as ${s.path}; the run will fail.`)];
+    }
+    return [
+      h("p", { class: "q" }, `Allow this script run?`),
+      h("div", { class: "note" }, `It runs the saved script ${s.path}. This is the code that will run (SHA-256 ${s.sha256?.slice(0, 12)}…); if the file changes before it starts, you are asked again.`),
+      codeBlock(s.code),
+    ];
+  }
+  return [
+    h("p", { class: "q" }, `Allow this ${p.rtc.tool_name} call?`),
+    h("div", { class: "note" }, "The current work mode asks before this tool runs. Its arguments are shown above."),
+  ];
+}
+
+/** Code shown for approval: all of it (the block scrolls), as plain text. */
+function codeBlock(code: string): HTMLElement {
+  return h("pre", { class: "code script-code", attrs: { "data-lines": code.split("\n").length } }, h("code", { class: "language-js" }, code));
+}
+
+function pretty(v: unknown): string {
+  if (typeof v === "string") return v;
+  try {
+    return JSON.stringify(v, null, 2) ?? String(v);
+  } catch {
+    return String(v);
+  }
+}
+
 function askForm(p: Prompt, answer: (a: PromptAnswer) => void): HTMLElement {
   const questions = questionsOf(p.rtc.arguments) ?? [];
-  const form = h("form", { class: "prompt ask", attrs: { "aria-label": "Questions from the assistant" } });
+  // The questions are the model's words: the head says so, and the style is not a
+  // permission dialog's, so a question titled "Allow this script call?" cannot pass
+  // for the product's own.
+  const form = h(
+    "form",
+    { class: "prompt ask", attrs: { "aria-label": "Questions from the assistant" } },
+    h("div", { class: "prompt-head" }, h("span", { class: "icon", attrs: { "aria-hidden": "true" } }, "💬"), "The assistant asks"),
+    h("div", { class: "note" }, "Written by the assistant, not by this site. Your answer goes back to the assistant; it approves nothing."),
+  );
   const reads: (() => AskAnswer)[] = [];
   questions.forEach((q, qi) => {
     const name = `q-${p.id}-${qi}`;

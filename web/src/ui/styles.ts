@@ -118,6 +118,15 @@ select { border: 1px solid var(--rtc-border); border-radius: 7px; padding: 3px 6
 .prompt fieldset { border: none; margin: 0 0 10px; padding: 0; }
 .prompt input[type="text"] { border: 1px solid var(--rtc-border); border-radius: 6px; padding: 3px 6px; background: var(--rtc-bg); flex: 1; }
 .prompt .actions { display: flex; gap: 8px; justify-content: flex-end; }
+.prompt-head { display: flex; gap: 6px; align-items: center; font-size: 11px; font-weight: 700; text-transform: uppercase; letter-spacing: .04em; margin: -10px -10px 8px; padding: 4px 10px; }
+.prompt.confirm { border: 2px solid var(--rtc-warn); border-radius: 0 0 8px 8px; }
+.prompt.confirm .prompt-head { background: var(--rtc-warn); color: #ffffff; }
+.prompt.confirm .note.again { color: var(--rtc-warn); font-weight: 600; margin-bottom: 6px; }
+.prompt .code { margin: 6px 0; max-height: 320px; overflow: auto; padding: 6px 8px; background: var(--rtc-code); border-radius: 6px; font: 12px/1.45 var(--rtc-mono); white-space: pre-wrap; overflow-wrap: anywhere; }
+.prompt.ask { border: 1px dashed var(--rtc-accent); border-left: 4px solid var(--rtc-accent); background: var(--rtc-user); border-radius: 0 0 8px 8px; }
+.prompt.ask .prompt-head { color: var(--rtc-accent); font-style: italic; }
+.prompt.ask .note { color: var(--rtc-muted); font-size: 12px; margin-bottom: 6px; }
+.prompt .note.bad { color: var(--rtc-bad); }
 .thinking { color: var(--rtc-muted); font-size: 13px; }
 .thinking::after { content: " ···"; animation: blink 1.2s steps(2) infinite; }
 .banner { padding: 6px 12px; background: var(--rtc-user); font-size: 13px; display: flex; gap: 8px; align-items: center; }

@@ -12,6 +12,7 @@ import { PromptBoard } from "../../src/executor/prompts.js";
 import { RpcError, type Rtc, RTC_TERMINAL } from "../../src/protocol/types.js";
 import { EntityStore } from "../../src/realtime/entities.js";
 import { ToolRegistry } from "../../src/tools/registry.js";
+import type { ToolContext } from "../../src/tools/types.js";
 import { VirtualFS } from "../../src/vfs/vfs.js";
 import { sleep } from "./context.js";
 import { freshDb, rtc, session } from "./entities.test.js";
@@ -20,7 +21,7 @@ import { eq, includes, ok, test } from "./harness.js";
 let n = 0;
 
 /** A server that keeps RTC states and publishes them into the given stores. */
-class FakeServer {
+export class FakeServer {
   rtcs = new Map<string, Rtc>();
   offset = 100;
   stores: EntityStore[] = [];
@@ -55,7 +56,7 @@ class FakeServer {
   }
 }
 
-interface Tab {
+export interface Tab {
   ex: Executor;
   store: EntityStore;
   journal: Journal;
@@ -65,10 +66,16 @@ interface Tab {
   vfs: VirtualFS;
 }
 
-async function tab(server: FakeServer, db: IDBDatabase, ns: string, leadership?: Leadership): Promise<Tab> {
+/**
+ * One tab's executor on `db`. Sessions s1 and s2 are in bypass mode (nothing asks
+ * unless the server says so), s3 in manual and s4 in edit mode.
+ */
+export async function tab(server: FakeServer, db: IDBDatabase, ns: string, leadership?: Leadership, extra: Partial<ToolContext> = {}): Promise<Tab> {
   const store = new EntityStore(db);
   await store.load();
-  if (!store.position()) await store.reset("e1", 0, [session("s1", 1), session("s2", 2)]);
+  if (!store.position()) {
+    await store.reset("e1", 0, [session("s1", 1, { work_mode: "bypass" }), session("s2", 2, { work_mode: "bypass" }), session("s3", 3, { work_mode: "manual" }), session("s4", 4, { work_mode: "edit" })]);
+  }
   server.stores.push(store);
   const journal = new Journal(db);
   server.journalAt = journal;
@@ -78,12 +85,12 @@ async function tab(server: FakeServer, db: IDBDatabase, ns: string, leadership?:
   const vfs = await VirtualFS.open({ userId: "u", deviceId: `exec-${ns}` });
   const prompts = new PromptBoard(`test-prompts-${ns}`);
   const lead = leadership ?? new WebLockLeadership(navigator.locks, `test-lock-${ns}`);
-  const ex = new Executor({ journal, outbox: new Outbox(journal, server.call, { baseMs: 10, capMs: 40 }), call: server.call, store, deviceId: "d1", tabId: `tab-${n++}`, tools, context: () => ({ vfs }), prompts, leadership: lead });
+  const ex = new Executor({ journal, outbox: new Outbox(journal, server.call, { baseMs: 10, capMs: 40 }), call: server.call, store, deviceId: "d1", tabId: `tab-${n++}`, tools, context: () => ({ vfs, ...extra }), prompts, leadership: lead });
   ex.start();
   return { ex, store, journal, prompts, leadership: lead, runs, vfs };
 }
 
-async function waitFor(what: string, cond: () => boolean | Promise<boolean>, ms = 5000): Promise<void> {
+export async function waitFor(what: string, cond: () => boolean | Promise<boolean>, ms = 5000): Promise<void> {
   const end = Date.now() + ms;
   while (!(await cond())) {
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
@@ -91,8 +98,8 @@ async function waitFor(what: string, cond: () => boolean | Promise<boolean>, ms 
   }
 }
 
-const counterCall = (id: string, extra: Partial<Rtc> = {}) => rtc(id, 0, { tool_name: "counter", arguments: { id }, ...extra });
-const done = (t: Tab) => {
+export const counterCall = (id: string, extra: Partial<Rtc> = {}) => rtc(id, 0, { tool_name: "counter", arguments: { id }, ...extra });
+export const done = (t: Tab) => {
   t.ex.stop();
   t.vfs.close();
   t.prompts.dispose();

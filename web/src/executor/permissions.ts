@@ -1,0 +1,104 @@
+// The browser's own copy of the work-mode permission matrix (docs/protocol.md,
+// "Work modes"). The server decides `needs_confirmation` per call; the executor
+// asks when either the server or this matrix says so, so a faulty or compromised
+// server cannot make a call run that the person would have been asked about.
+//
+// Protected paths are those whose content later becomes instructions or code:
+// /AGENT.md goes to the model with every message, /.scripts/ holds the code that
+// `script run` executes. Changing them asks in every mode except bypass, whether
+// the model calls write/edit itself or a script it runs calls rtcAgent.fs.
+
+import type { RpcMethod } from "../script/protocol.js";
+import type { ToolKind } from "../tools/types.js";
+import { normalizePath } from "../vfs/path.js";
+
+export const PROTECTED_PATHS: readonly string[] = ["/AGENT.md", "/.scripts"];
+
+export interface Decision {
+  /** Plan mode: the call would not run. */
+  refused: boolean;
+  needsConfirmation: boolean;
+}
+
+const RUN: Decision = { refused: false, needsConfirmation: false };
+const ASK: Decision = { refused: false, needsConfirmation: true };
+const REFUSE: Decision = { refused: true, needsConfirmation: false };
+
+/** The matrix by tool kind. An unknown or missing mode counts as manual. */
+export function decide(mode: string | undefined, kind: ToolKind): Decision {
+  if (kind === "read" || kind === "ask") return RUN;
+  if (mode === "bypass") return RUN;
+  if (mode === "plan") return REFUSE;
+  if (kind === "write" && mode === "edit") return RUN;
+  return ASK;
+}
+
+/**
+ * The matrix for one call: a write or edit of a protected path asks in every mode
+ * except bypass. A path the VFS would refuse counts as not protected: nothing is
+ * written.
+ */
+export function decideCall(mode: string | undefined, kind: ToolKind, args: unknown): Decision {
+  const d = decide(mode, kind);
+  if (kind === "write" && !d.refused && mode !== "bypass" && isProtectedPath(pathArg(args))) return ASK;
+  return d;
+}
+
+/** True when `path` is a protected path or lies below one. */
+export function isProtectedPath(path: unknown): boolean {
+  const p = normalized(path);
+  return p !== null && PROTECTED_PATHS.some((root) => p === root || p.startsWith(root + "/"));
+}
+
+/**
+ * True when changing `path` changes a protected path: it is one, lies below one,
+ * or holds one (removing or renaming `/` takes /AGENT.md with it).
+ */
+export function touchesProtected(path: unknown): boolean {
+  const p = normalized(path);
+  if (p === null) return false;
+  return PROTECTED_PATHS.some((root) => p === root || p.startsWith(root + "/") || p === "/" || root.startsWith(p + "/"));
+}
+
+/** A call a running script makes that needs the person's yes. */
+export interface ScriptCallAsk {
+  /** What is called: a host tool's name, or `rtcAgent.fs.<method>`. */
+  tool: string;
+  args: unknown;
+  /** One line for the prompt. */
+  title: string;
+}
+
+const FS_CHANGES: ReadonlySet<RpcMethod> = new Set(["fs.write", "fs.remove", "fs.rename", "fs.mkdir"]);
+
+/**
+ * Whether a call from inside a script asks, the same way a direct call would: a
+ * host function where the host tool would (manual, edit; plan too, since a script
+ * should not run there at all), a change of a protected path in every mode except
+ * bypass. Null: serve it at once.
+ */
+export function scriptCallAsk(mode: string | undefined, method: RpcMethod, args: unknown[]): ScriptCallAsk | null {
+  if (method === "call") {
+    const name = typeof args[0] === "string" ? args[0] : String(args[0]);
+    const d = decide(mode, "host");
+    if (!d.needsConfirmation && !d.refused) return null;
+    return { tool: name, args: args[1], title: `The script calls the host tool ${name}` };
+  }
+  if (!FS_CHANGES.has(method) || mode === "bypass") return null;
+  const paths = method === "fs.rename" ? [args[0], args[1]] : [args[0]];
+  const hit = paths.find((p) => touchesProtected(p));
+  if (hit === undefined) return null;
+  return { tool: `rtcAgent.${method}`, args, title: `The script changes the protected path ${String(hit)}` };
+}
+
+function pathArg(args: unknown): unknown {
+  return typeof args === "object" && args !== null && !Array.isArray(args) ? (args as { path?: unknown }).path : undefined;
+}
+
+function normalized(path: unknown): string | null {
+  try {
+    return normalizePath(path);
+  } catch {
+    return null;
+  }
+}
