@@ -4,18 +4,17 @@
 //  13 /AGENT.md goes with every message (capped at 32 KiB); usage in the header;
 //  14 Retry of a failed turn and of a stopped one (v1.turn.retry);
 //  15 /compact and the summary card (v1.session.compact).
-// What the page sends is read from its WebSocket frames. Where the server has no
-// v1.turn.retry or v1.session.compact yet, 14 and 15 check the request and the
-// refusal the person sees, and say so in a note.
+// What the page sends is read from its WebSocket frames; what the server made of
+// it is read back from the server.
 
 import type { Locator } from "playwright-core";
-import { defer, eq, includes, note, ok, test, until } from "./harness.js";
+import { defer, eq, includes, ok, test, until } from "./harness.js";
 import { host } from "./context.js";
 import { AgentPage, call, newProfile, turn } from "./pages.js";
 import { rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { GoServer, serverHasFlag } from "./servers.js";
+import { GoServer } from "./servers.js";
 
 const ask = { questions: [{ question: "Wait for me?", options: [{ label: "Yes" }, { label: "No" }] }] };
 const script = {
@@ -119,14 +118,11 @@ test("12 fork: an edited user message starts a new session, seen in the other ta
 });
 
 test("13 /AGENT.md goes with every message (capped at 32 KiB); usage in the header follows the session", async () => {
-  // A price for the scripted model, where the server takes a price table.
-  const priced = await serverHasFlag("prices");
+  // A price for the scripted model.
   const prices = join(tmpdir(), `rtc-e2e-prices-${process.pid}.json`);
-  if (priced) {
-    await writeFile(prices, JSON.stringify({ [`scripted:${script.name}`]: { input_per_mtok: 3, output_per_mtok: 15 } }));
-    defer(() => rm(prices, { force: true }));
-  }
-  const go = await GoServer.start({ script, args: priced ? ["-prices", prices] : [] });
+  await writeFile(prices, JSON.stringify({ [`scripted:${script.name}`]: { input_per_mtok: 3, output_per_mtok: 15 } }));
+  defer(() => rm(prices, { force: true }));
+  const go = await GoServer.start({ script, args: ["-prices", prices] });
   const a = await AgentPage.open(await newProfile(), host.url(go, { user: "agentmd-user" }));
   const writeAgentMd = (text: string | null) =>
     a.page.evaluate(async (t) => {
@@ -152,15 +148,9 @@ test("13 /AGENT.md goes with every message (capped at 32 KiB); usage in the head
   await until("the header to match the server", async () => (await usage.getAttribute("title"))?.includes(`${first.usage.input_tokens.toLocaleString("en-US")} in, ${first.usage.output_tokens.toLocaleString("en-US")} out`));
   const text1 = await usage.innerText();
   ok(/^\S+ in · \S+ out( · \S*\$\S+)? · context \S+$/.test(text1), `the header line: ${text1}`);
-  if (priced) {
-    ok(typeof first.usage.cost_usd === "number" && first.usage.cost_usd > 0, `the server priced the tokens: ${JSON.stringify(first.usage)}`);
-    includes(text1, "$", "the cost in the header");
-    includes((await usage.getAttribute("title")) ?? "", `$${first.usage.cost_usd!.toFixed(6)}`, "exact in the tooltip");
-  } else {
-    eq(first.usage.cost_usd, undefined, "no price table on this server");
-    ok(!text1.includes("$"), "no cost when the server does not know it");
-    note("this server takes no price table (-prices): the cost was not checked, only its absence");
-  }
+  ok(typeof first.usage.cost_usd === "number" && first.usage.cost_usd > 0, `the server priced the tokens: ${JSON.stringify(first.usage)}`);
+  includes(text1, "$", "the cost in the header");
+  includes((await usage.getAttribute("title")) ?? "", `$${first.usage.cost_usd!.toFixed(6)}`, "exact in the tooltip");
 
   const md = "# Test host\nThe user's shop sells tea. Prices are in euros.\n";
   await writeAgentMd(md);
@@ -179,16 +169,12 @@ test("13 /AGENT.md goes with every message (capped at 32 KiB); usage in the head
   ok(capped.startsWith("# Long\nEvery product"), "its beginning");
   ok(/\[AGENT\.md truncated: the first \d+ of \d+ bytes are shown; the rest is left out\.\]$/.test(capped), "a clear note at the cut");
 
-  // A server that knows context.agent_md keeps it with the user message (within its 32 KiB limit).
-  if (await go.supports("v1.session.compact")) {
-    const list = await go.rpc<{ messages: { role: string; text: string; context?: { agent_md?: string } }[] }>("agentmd-user", "any", "v1.message.list", { session_id: id });
-    const stored = (text: string) => list.messages.find((m) => m.role === "user" && m.text === text)?.context?.agent_md;
-    eq(stored("no file yet"), undefined, "none stored without the file");
-    eq(stored("with the file"), md, "the server has the file");
-    eq(stored("with a long file"), capped, "and accepted the capped one");
-  } else {
-    note("this server does not take context.agent_md yet: only what the page sends was checked");
-  }
+  // The server keeps context.agent_md with the user message (within its 32 KiB limit).
+  const list = await go.rpc<{ messages: { role: string; text: string; context?: { agent_md?: string } }[] }>("agentmd-user", "any", "v1.message.list", { session_id: id });
+  const stored = (text: string) => list.messages.find((m) => m.role === "user" && m.text === text)?.context?.agent_md;
+  eq(stored("no file yet"), undefined, "none stored without the file");
+  eq(stored("with the file"), md, "the server has the file");
+  eq(stored("with a long file"), capped, "and accepted the capped one");
 
   await writeAgentMd(null);
   await a.send("file removed");
@@ -206,7 +192,6 @@ async function turnIds(p: AgentPage, sessionId: string): Promise<string[]> {
 
 test("14 retry: a failed turn's error and a stopped turn offer Retry (v1.turn.retry)", async () => {
   const go = await GoServer.start({ script });
-  const supported = await go.supports("v1.turn.retry");
   const a = await AgentPage.open(await newProfile(), host.url(go, { user: "retry-user" }));
   await a.send("flaky answer please");
   const error = a.page.locator("rtc-agent .msg.assistant[data-status='error']");
@@ -221,24 +206,18 @@ test("14 retry: a failed turn's error and a stopped turn offer Retry (v1.turn.re
   eq([sent.data.session_id, sent.data.turn_id], [id, failed], "the session and its failed turn");
   eq(sent.data.client_id, `retry:${failed}`, "the turn's own key: a repeat from anywhere asks for the same retry");
 
-  if (supported) {
-    // The scripted model fails the same way again: a new turn, with its own error and Retry.
-    const next = await until("a second turn", async () => (await turnIds(a, id))[1]);
-    await retryOf(a, next).waitFor({ timeout: 20_000 });
-    eq(await error.count(), 2, "both errors stay in the history");
-    eq(await retryOf(a, failed!).count(), 0, "the older turn is no longer offered");
-    eq((sent.reply?.result as { turn_id?: string } | undefined)?.turn_id, next, "the call's answer names the new turn");
-    const repeat = await a.page.evaluate(
-      ([sid, tid]) => (document.querySelector("rtc-agent") as unknown as { agent: PageAgent }).agent.retry(sid!, tid!).then((r) => r.turn_id, (e: { code?: string }) => `error ${e.code}`),
-      [id, failed],
-    );
-    eq(repeat, next, "asking again (another tab, after a reload) gets the same retry, not a second one");
-    eq((await turnIds(a, id)).length, 2, "still two turns");
-  } else {
-    includes(await until("the refusal", () => a.banner()), "Retry failed", "the person is told");
-    await until("the button usable again", () => button.isEnabled());
-    note("the server has no v1.turn.retry: the request and the refusal were checked, not the retried turn");
-  }
+  // The scripted model fails the same way again: a new turn, with its own error and Retry.
+  const next = await until("a second turn", async () => (await turnIds(a, id))[1]);
+  await retryOf(a, next).waitFor({ timeout: 20_000 });
+  eq(await error.count(), 2, "both errors stay in the history");
+  eq(await retryOf(a, failed!).count(), 0, "the older turn is no longer offered");
+  eq((sent.reply?.result as { turn_id?: string } | undefined)?.turn_id, next, "the call's answer names the new turn");
+  const repeat = await a.page.evaluate(
+    ([sid, tid]) => (document.querySelector("rtc-agent") as unknown as { agent: PageAgent }).agent.retry(sid!, tid!).then((r) => r.turn_id, (e: { code?: string }) => `error ${e.code}`),
+    [id, failed],
+  );
+  eq(repeat, next, "asking again (another tab, after a reload) gets the same retry, not a second one");
+  eq((await turnIds(a, id)).length, 2, "still two turns");
 
   // A stopped turn: Retry at the end of the conversation.
   await a.page.locator("rtc-agent button.new").click();
@@ -253,20 +232,15 @@ test("14 retry: a failed turn's error and a stopped turn offer Retry (v1.turn.re
   const again = await until("the retry call of the stopped turn", () => a.calls("v1.turn.retry").find((c) => c.data.turn_id === stopped));
   eq(again.data.session_id, stoppedSession, "the stopped turn's session");
   eq(again.data.client_id, `retry:${stopped}`, "another turn, another key");
-  if (supported) {
-    await until("a new turn of the stopped session", async () => (await turnIds(a, stoppedSession)).length === 2);
-    await until("the stopped line gone", async () => !(await line.isVisible()));
-    // The retry continues after the step that had finished: the model goes on from the cancelled question.
-    includes(await a.waitForAnswer("After the question:"), "cancelled");
-  } else {
-    includes(await until("the refusal", () => a.banner()), "Retry failed");
-  }
+  await until("a new turn of the stopped session", async () => (await turnIds(a, stoppedSession)).length === 2);
+  await until("the stopped line gone", async () => !(await line.isVisible()));
+  // The retry continues after the step that had finished: the model goes on from the cancelled question.
+  includes(await a.waitForAnswer("After the question:"), "cancelled");
   eq(a.noErrors(), [], "no page errors");
 });
 
 test("15 /compact: the command is not a message; the summary is a collapsed card (v1.session.compact)", async () => {
   const go = await GoServer.start({ script });
-  const supported = await go.supports("v1.session.compact");
   const a = await AgentPage.open(await newProfile(), host.url(go, { user: "compact-user" }));
   await a.send("first message");
   await a.waitForAnswer("Reply to: first message");
@@ -280,21 +254,15 @@ test("15 /compact: the command is not a message; the summary is a collapsed card
   eq(sent.data, { session_id: id, instruction: "keep the message numbers" }, "the session and the instruction");
   eq(a.calls("v1.message.send").length, 2, "no message was sent for the command");
 
-  if (supported) {
-    const card = a.page.locator("rtc-agent details.msg.summary");
-    await until("the summary card", async () => (await card.count()) === 1 && (await card.getAttribute("data-status")) === "complete", 20_000);
-    eq(await card.evaluate((e) => (e as HTMLDetailsElement).open), false, "collapsed");
-    includes(await card.locator("summary").innerText(), "Earlier conversation summarised");
-    await until("the composer cleared", async () => (await composer(a).inputValue()) === "");
-    await card.locator("summary").click();
-    ok((await card.locator(".md").innerText()).length > 0, "the summary text on expand");
-    eq(await userTexts(a), ["first message", "second message"], "the summarised messages stay visible");
-    await a.send("after the summary");
-    await a.waitForAnswer("Reply to: after the summary");
-  } else {
-    includes(await until("the refusal", () => a.banner()), "Not compacted", "the person is told");
-    eq(await composer(a).inputValue(), "/compact keep the message numbers", "the command stays in the composer");
-    note("the server has no v1.session.compact: the request and the refusal were checked, not the summary");
-  }
+  const card = a.page.locator("rtc-agent details.msg.summary");
+  await until("the summary card", async () => (await card.count()) === 1 && (await card.getAttribute("data-status")) === "complete", 20_000);
+  eq(await card.evaluate((e) => (e as HTMLDetailsElement).open), false, "collapsed");
+  includes(await card.locator("summary").innerText(), "Earlier conversation summarised");
+  await until("the composer cleared", async () => (await composer(a).inputValue()) === "");
+  await card.locator("summary").click();
+  ok((await card.locator(".md").innerText()).length > 0, "the summary text on expand");
+  eq(await userTexts(a), ["first message", "second message"], "the summarised messages stay visible");
+  await a.send("after the summary");
+  await a.waitForAnswer("Reply to: after the summary");
   eq(a.noErrors(), [], "no page errors");
 });

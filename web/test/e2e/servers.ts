@@ -30,15 +30,6 @@ export async function buildBinaries(p: Paths): Promise<void> {
   await run("go", ["build", "-o", p.build + "/", "./cmd/rtcagent", "./web/test/testdata/streamtool"], { cwd: p.repo });
 }
 
-/** Whether the built server has a `serve` flag (its usage text lists `-name`). */
-export async function serverHasFlag(name: string): Promise<boolean> {
-  const out = await run(bin.server, ["serve", "-h"]).then(
-    (r) => r.stdout + r.stderr,
-    (e: { stdout?: string; stderr?: string }) => (e.stdout ?? "") + (e.stderr ?? ""),
-  );
-  return out.includes(`  -${name} `);
-}
-
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const s = createNetServer();
@@ -143,17 +134,6 @@ export class GoServer {
   async token(user: string): Promise<string> {
     const r = await fetch(`${this.url}/api/dev/token`, { method: "POST", body: JSON.stringify({ user_id: user }) });
     return ((await r.json()) as { token: string }).token;
-  }
-
-  /** Whether this server knows a v1 method (an unknown one answers `unknown_method`). */
-  async supports(method: string): Promise<boolean> {
-    const r = await fetch(`${this.url}/api/v1/rpc/${method}`, {
-      method: "POST",
-      headers: { Authorization: `Bearer ${await this.token("probe-user")}`, "X-Device-Id": "probe-device", "Content-Type": "application/json" },
-      body: "{}",
-    });
-    const body = (await r.json()) as { error?: { code: string } };
-    return body.error?.code !== "unknown_method";
   }
 
   /** Calls a v1 method over HTTP as `user` on `device`. */
