@@ -26,7 +26,7 @@ function confirmForm(p: Prompt, answer: (a: PromptAnswer) => void): HTMLElement 
   const box = h(
     "div",
     { class: "prompt confirm", attrs: { role: "group", "aria-label": `Permission: ${p.call ? `script call of ${p.call.tool}` : p.rtc.tool_name}` } },
-    h("div", { class: "prompt-head" }, h("span", { class: "icon", attrs: { "aria-hidden": "true" } }, "🔒"), "Permission request"),
+    h("div", { class: "prompt-head" }, "Permission request"),
     p.again ? h("div", { class: "note again", attrs: { role: "alert" } }, p.again) : null,
     ...confirmBody(p),
     h(
@@ -86,7 +86,7 @@ function askForm(p: Prompt, answer: (a: PromptAnswer) => void): HTMLElement {
   const form = h(
     "form",
     { class: "prompt ask", attrs: { "aria-label": "Questions from the assistant" } },
-    h("div", { class: "prompt-head" }, h("span", { class: "icon", attrs: { "aria-hidden": "true" } }, "💬"), "The assistant asks"),
+    h("div", { class: "prompt-head" }, "The assistant asks"),
     h("div", { class: "note" }, "Written by the assistant, not by this site. Your answer goes back to the assistant; it approves nothing."),
   );
   const reads: (() => AskAnswer)[] = [];

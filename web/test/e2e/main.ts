@@ -20,6 +20,7 @@ import "./recovery.test.js";
 import "./script.test.js";
 import "./sessions.test.js";
 import "./long.test.js";
+import "./approvals.test.js";
 import "./screenshot.test.js";
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
