@@ -26,13 +26,17 @@ await writeFile(join(outdir, ".gitkeep"), "");
 const worker = await build({ ...common, entryPoints: [join(root, "src/script/worker/worker.ts")], format: "iife" });
 const workerSource = worker.outputFiles[0].text;
 
+// 1b. The grep/find worker, started by the same frame (frames of role "search").
+const search = await build({ ...common, entryPoints: [join(root, "src/tools/search/worker.ts")], format: "iife" });
+const searchSource = search.outputFiles[0].text;
+
 // 2. The frame's boot script, with the worker text inlined, inlined in turn into
 //    sandbox.html. Its hash is the only script source the sandbox CSP allows.
 const boot = await build({
   ...common,
   entryPoints: [join(root, "src/script/frame/boot.ts")],
   format: "iife",
-  define: { __RTC_WORKER_SOURCE__: JSON.stringify(workerSource) },
+  define: { __RTC_WORKER_SOURCE__: JSON.stringify(workerSource), __RTC_SEARCH_WORKER_SOURCE__: JSON.stringify(searchSource) },
 });
 const bootSource = boot.outputFiles[0].text.trimEnd();
 if (/<\/script/i.test(bootSource)) throw new Error("boot script contains '</script' and cannot be inlined");

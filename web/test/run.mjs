@@ -46,6 +46,8 @@ async function main() {
     page.on("pageerror", (err) => console.log(`  [page error] ${err.message}`));
     page.on("console", (msg) => {
       if (msg.type() === "error") console.log(`  [console.error] ${msg.text()}`);
+      // Figures a test prints for the reader (timings, memory), never asserted on.
+      else if (msg.type() === "info" && msg.text().startsWith("[note] ")) console.log(`     ${msg.text().slice(7)}`);
     });
     const done = new Promise((resolve) => page.exposeFunction("__rtcDone", resolve));
     await page.exposeFunction("__rtcReport", (r) => {

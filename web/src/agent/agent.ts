@@ -17,6 +17,7 @@ import { hydrateSession } from "./hydrate.js";
 import { LiveStreams } from "../realtime/live.js";
 import { TopicSync } from "../realtime/topic.js";
 import { ScriptRunner } from "../script/runner.js";
+import { SearchClient } from "../tools/search/client.js";
 import { openStateDb, stateDbName } from "../state/db.js";
 import { ToolRegistry, type HostToolDefinition } from "../tools/registry.js";
 import { Emitter, backoffMs, sleep } from "../util/emitter.js";
@@ -48,6 +49,8 @@ export class Agent {
   readonly tools = new ToolRegistry();
   readonly store: EntityStore;
   readonly script: ScriptRunner;
+  /** Runs grep and find in a worker of the sandbox frame. */
+  readonly search: SearchClient;
   private readonly conn: Connection;
   private readonly topic: TopicSync;
   private readonly live: LiveStreams;
@@ -74,6 +77,7 @@ export class Agent {
     this.defaultWorkMode = options.workMode ?? "edit";
     this.store = new EntityStore(db);
     this.script = new ScriptRunner({ vfs, sandboxUrl: options.sandboxUrl, timeoutMs: options.scriptTimeoutMs });
+    this.search = new SearchClient({ sandboxUrl: options.sandboxUrl, timeoutMs: options.searchTimeoutMs });
     let pendingToken = firstToken;
     this.conn = new Connection({
       url: websocketUrl(this.serverUrl),
@@ -109,7 +113,7 @@ export class Agent {
       deviceId,
       tabId: this.tabId,
       tools: this.tools,
-      context: () => ({ vfs: this.vfs, script: this.script }),
+      context: () => ({ vfs: this.vfs, script: this.script, search: this.search }),
       prompts: this.promptBoard,
       leadership: this.leadership,
     });
@@ -153,6 +157,7 @@ export class Agent {
     this.conn.close();
     this.promptBoard.dispose();
     this.script.dispose();
+    this.search.dispose();
     this.vfs.close();
     this.db.close();
     this.events.clear();

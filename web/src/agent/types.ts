@@ -28,6 +28,8 @@ export interface AgentOptions {
   sandboxUrl?: string;
   /** Deadline of one script run. Default 30 000 ms. */
   scriptTimeoutMs?: number;
+  /** Deadline of one grep or find; an overrunning search is stopped. Default 10 000 ms. */
+  searchTimeoutMs?: number;
   /**
    * The Web Locks API used to elect the one executing tab. Default
    * `navigator.locks`; `null` forces the IndexedDB lease fallback.

@@ -5,9 +5,10 @@
 //   host ──window.postMessage──▶ frame   once: `hello` + control port
 //   host ◀──────control port───▶ frame   run / drop / ready / error
 //   host ◀────────run port─────▶ worker  log / call / reply / done (one port per run)
+//   host ◀──────search port────▶ search worker (frames started with role "search")
 
 /** Bumped when any message below changes shape; checked in the handshake. */
-export const SANDBOX_PROTOCOL_VERSION = 1;
+export const SANDBOX_PROTOCOL_VERSION = 2;
 
 /** Marker key on the two window-level messages; everything else uses ports. */
 export const SANDBOX_MARKER = "rtcAgentSandbox";
@@ -22,7 +23,11 @@ export interface FrameLoadedMessage {
 export interface HelloMessage {
   rtcAgentSandbox: "hello";
   version: number;
+  /** What the frame is for: script runs (keeps a spare script worker) or grep/find. */
+  role: SandboxRole;
 }
+
+export type SandboxRole = "script" | "search";
 
 /** What a run does with the code: execute it, or only compile it (syntax check). */
 export type RunMode = "run" | "check";
@@ -47,7 +52,14 @@ export interface DropMessage {
   runId: string;
 }
 
-export type HostToFrame = RunMessage | DropMessage;
+/** host → frame: start a search worker and hand it the port in `ports[0]`. */
+export interface SearchStartMessage {
+  t: "search";
+  /** Names the worker for a later `drop` (as `runId`). */
+  runId: string;
+}
+
+export type HostToFrame = RunMessage | DropMessage | SearchStartMessage;
 
 /** frame → host on the control port. */
 export type FrameToHost =

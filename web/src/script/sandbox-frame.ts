@@ -10,6 +10,7 @@ import {
   type HelloMessage,
   type HostToFrame,
   type RunMessage,
+  type SandboxRole,
 } from "./protocol.js";
 
 /** Raised when the sandbox cannot be started; the message says what to fix. */
@@ -39,7 +40,7 @@ export class SandboxFrame {
    * Appends the frame to `document.body` (not to a shadow tree: moving an iframe
    * reloads it) and resolves once the sandbox reports ready.
    */
-  static start(url: string, bootTimeoutMs: number): Promise<SandboxFrame> {
+  static start(url: string, bootTimeoutMs: number, role: SandboxRole = "script"): Promise<SandboxFrame> {
     const sandboxOrigin = new URL(url, document.baseURI).origin;
     const iframe = document.createElement("iframe");
     iframe.setAttribute("sandbox", "allow-scripts");
@@ -69,7 +70,7 @@ export class SandboxFrame {
         // control port can be transferred once).
         if (helloSent || e.source !== iframe.contentWindow || e.data?.[SANDBOX_MARKER] !== "frame-loaded") return;
         helloSent = true;
-        const hello: HelloMessage = { [SANDBOX_MARKER]: "hello", version: SANDBOX_PROTOCOL_VERSION };
+        const hello: HelloMessage = { [SANDBOX_MARKER]: "hello", version: SANDBOX_PROTOCOL_VERSION, role };
         iframe.contentWindow?.postMessage(hello, "*", [channel.port2]);
       };
       const onViolation = (e: SecurityPolicyViolationEvent) => {
@@ -107,6 +108,11 @@ export class SandboxFrame {
   /** Starts a run; `port` becomes the worker's end of the run channel. */
   run(msg: RunMessage, port: MessagePort): void {
     this.post(msg, [port]);
+  }
+
+  /** Starts a search worker named `runId`; `port` becomes its end of the channel. */
+  startSearch(runId: string, port: MessagePort): void {
+    this.post({ t: "search", runId }, [port]);
   }
 
   /** Asks the frame to terminate a finished run's worker. */

@@ -1,7 +1,6 @@
-import type { VirtualFS } from "../vfs/index.js";
 import { argsObject, guard, optionalString, requiredString } from "./args.js";
-import { globToRegExp } from "./glob.js";
-import type { ToolResult, ToolSpec } from "./types.js";
+import { runSearch } from "./search/run.js";
+import type { ToolContext, ToolResult, ToolSpec } from "./types.js";
 
 /** Most paths returned by one find. */
 export const FIND_MAX_RESULTS = 500;
@@ -28,12 +27,12 @@ export const findSpec: ToolSpec = {
 };
 
 /** `find {pattern, path="/"}`. */
-export function find(args: unknown, vfs: VirtualFS): Promise<ToolResult> {
+export function find(args: unknown, { vfs, search }: ToolContext): Promise<ToolResult> {
   return guard("find", async () => {
     const a = argsObject("find", args);
     const pattern = requiredString("find", a, "pattern", { nonEmpty: true });
     const path = optionalString("find", a, "path", "/");
-    const re = globToRegExp(pattern.startsWith("/") ? pattern : pattern.replace(/\/+$/, ""));
+    const glob = pattern.startsWith("/") ? pattern : pattern.replace(/\/+$/, "");
     const root = await vfs.stat(path);
     const rootPrefix = root.path === "/" ? "/" : root.path + "/";
     const subject = pattern.startsWith("/")
@@ -41,14 +40,14 @@ export function find(args: unknown, vfs: VirtualFS): Promise<ToolResult> {
       : pattern.includes("/")
         ? (p: string) => (p.startsWith(rootPrefix) ? p.slice(rootPrefix.length) : p.slice(p.lastIndexOf("/") + 1))
         : (p: string) => p.slice(p.lastIndexOf("/") + 1);
-    const hits: string[] = [];
-    let total = 0;
-    for (const e of await vfs.walk(root.path)) {
-      if (!re.test(subject(e.path))) continue;
-      total++;
-      if (hits.length < FIND_MAX_RESULTS) hits.push(e.type === "dir" ? e.path + "/" : e.path);
-    }
+    const entries = await vfs.walk(root.path);
+    const { matches } = await runSearch(search, "find", { glob, subjects: entries.map((e) => subject(e.path)) });
+    const total = matches.length;
     if (total === 0) return `No files or directories match ${JSON.stringify(pattern)} under ${root.path}`;
+    const hits = matches.slice(0, FIND_MAX_RESULTS).map((i) => {
+      const e = entries[i]!;
+      return e.type === "dir" ? e.path + "/" : e.path;
+    });
     if (total > hits.length) {
       hits.push("", `[Showing ${hits.length} of ${total} matches; use a more specific pattern or path to see the rest.]`);
     }

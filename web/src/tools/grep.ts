@@ -1,7 +1,7 @@
-import { normalizePath, type VirtualFS } from "../vfs/index.js";
-import { ArgumentError, argsObject, clip, guard, optionalBool, optionalString, requiredString } from "./args.js";
-import { splitLines } from "./read.js";
-import type { ToolResult, ToolSpec } from "./types.js";
+import { normalizePath } from "../vfs/index.js";
+import { argsObject, guard, optionalBool, optionalString, requiredString } from "./args.js";
+import { runSearch } from "./search/run.js";
+import type { ToolContext, ToolResult, ToolSpec } from "./types.js";
 
 /** Most matching lines returned by one grep. */
 export const GREP_MAX_MATCHES = 200;
@@ -12,14 +12,15 @@ export const grepSpec: ToolSpec = {
   name: "grep",
   kind: "read",
   description:
-    "Search file contents in the browser's virtual file system with a JavaScript regular expression, line by " +
-    "line. `path` is a file or a directory searched recursively. Prints `path:line: text` for each matching " +
+    "Search file contents in the browser's virtual file system with a regular expression in RE2 syntax (as " +
+    "ripgrep uses: no backreferences or lookaround; matching takes linear time), line by line. `path` is a file " +
+    "or a directory searched recursively. Prints `path:line: text` for each matching " +
     `line (case-sensitive unless ignore_case), at most ${GREP_MAX_MATCHES} matches, each line cut to ` +
     `${GREP_MAX_LINE_CHARS} characters; a final note says when results were capped.`,
   parameters: {
     type: "object",
     properties: {
-      pattern: { type: "string", minLength: 1, description: "JavaScript RegExp source without slashes or flags, e.g. TODO|FIXME or ^#+ " },
+      pattern: { type: "string", minLength: 1, description: "RE2 regular expression without slashes or flags, e.g. TODO|FIXME or ^#+ or (?i)error" },
       path: { type: "string", default: "/", description: "File or directory to search. Defaults to the root '/'." },
       ignore_case: { type: "boolean", default: false, description: "Match letters case-insensitively." },
     },
@@ -29,38 +30,23 @@ export const grepSpec: ToolSpec = {
 };
 
 /** `grep {pattern, path="/", ignore_case=false}`. */
-export function grep(args: unknown, vfs: VirtualFS): Promise<ToolResult> {
+export function grep(args: unknown, { vfs, search }: ToolContext): Promise<ToolResult> {
   return guard("grep", async () => {
     const a = argsObject("grep", args);
     const pattern = requiredString("grep", a, "pattern", { nonEmpty: true });
     const path = normalizePath(optionalString("grep", a, "path", "/"));
     const ignoreCase = optionalBool("grep", a, "ignore_case", false);
-    let re: RegExp;
-    try {
-      // No `g` flag: a global RegExp keeps lastIndex between test() calls.
-      re = new RegExp(pattern, ignoreCase ? "i" : "");
-    } catch (err) {
-      throw new ArgumentError(`Invalid regular expression ${JSON.stringify(pattern)}: ${(err as Error).message}`);
-    }
-    const out: string[] = [];
-    let capped = false;
-    let filesSearched = 0;
-    search: for (const e of await vfs.walk(path)) {
-      if (e.type !== "file") continue;
-      filesSearched++;
-      const lines = splitLines(await vfs.readFile(e.path));
-      for (let i = 0; i < lines.length; i++) {
-        const line = (lines[i] as string).replace(/\r$/, "");
-        if (!re.test(line)) continue;
-        if (out.length === GREP_MAX_MATCHES) {
-          capped = true;
-          break search;
-        }
-        out.push(`${e.path}:${i + 1}: ${clip(line, GREP_MAX_LINE_CHARS)}`);
-      }
-    }
-    if (out.length === 0) return `No matches for /${pattern}/ in ${filesSearched} file${filesSearched === 1 ? "" : "s"} under ${path}`;
-    if (capped) out.push("", `[Stopped after ${GREP_MAX_MATCHES} matches; narrow the pattern or the path to see the rest.]`);
-    return out.join("\n");
+    const entries = (await vfs.walk(path)).filter((e) => e.type === "file");
+    const files = (await vfs.readFiles(entries)).map((f) => ({
+      path: f.path,
+      key: `${f.version}:${f.mtime}`,
+      content: f.content,
+    }));
+    const req = { pattern, ignoreCase, files, maxMatches: GREP_MAX_MATCHES, maxLineChars: GREP_MAX_LINE_CHARS };
+    const { lines, capped } = await runSearch(search, "grep", req);
+    const n = files.length;
+    if (lines.length === 0) return `No matches for /${pattern}/ in ${n} file${n === 1 ? "" : "s"} under ${path}`;
+    if (capped) lines.push("", `[Stopped after ${GREP_MAX_MATCHES} matches; narrow the pattern or the path to see the rest.]`);
+    return lines.join("\n");
   });
 }

@@ -6,4 +6,5 @@ export { write } from "./write.js";
 export { edit } from "./edit.js";
 export { grep, GREP_MAX_MATCHES, GREP_MAX_LINE_CHARS } from "./grep.js";
 export { find, FIND_MAX_RESULTS } from "./find.js";
-export { globToRegExp } from "./glob.js";
+export { globToPattern } from "./search/glob.js";
+export { SearchClient, DEFAULT_SEARCH_TIMEOUT_MS, type SearchClientOptions } from "./search/client.js";

@@ -19,8 +19,8 @@ export const BUILTIN_TOOLS: readonly ToolDefinition[] = Object.freeze([
   fsTool(readSpec, read),
   fsTool(writeSpec, write),
   fsTool(editSpec, edit),
-  fsTool(grepSpec, grep),
-  fsTool(findSpec, find),
+  { ...grepSpec, execute: grep },
+  { ...findSpec, execute: find },
   { ...scriptSpec, execute: scriptTool },
   { ...askUserSpec },
 ]);

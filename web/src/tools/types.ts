@@ -1,5 +1,6 @@
 import type { VirtualFS } from "../vfs/index.js";
 import type { ScriptAuthorizer, ScriptRunner } from "../script/runner.js";
+import type { SearchClient } from "./search/client.js";
 
 /**
  * Outcome of one tool call, in the shape the SDK submits to the server
@@ -38,6 +39,8 @@ export interface ToolContext {
    * were shown that none was saved). Set when the call was confirmed.
    */
   scriptSha256?: string | null;
+  /** Runs grep and find off the page's main thread; without it they run in the page. */
+  search?: SearchClient;
 }
 
 /** Runs one call. It must not throw: every failure becomes `{ok: false}`. */

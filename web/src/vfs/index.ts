@@ -7,6 +7,7 @@ export {
   DEFAULT_MAX_TOTAL_BYTES,
   utf8Length,
   type VfsOptions,
+  type VfsFile,
   type VfsStat,
   type VfsUsage,
   type WriteResult,

@@ -1,3 +1,4 @@
+import { ContentCache, DEFAULT_CONTENT_CACHE_BYTES } from "./cache.js";
 import { VfsError } from "./errors.js";
 import { ChangeHub, type VfsChangeEvent, type VfsChangeListener } from "./events.js";
 import {
@@ -32,6 +33,8 @@ export interface VfsOptions {
   maxTotalBytes?: number;
   /** IndexedDB factory; defaults to the global `indexedDB`. */
   indexedDB?: IDBFactory;
+  /** Memory kept for recently read file contents (UTF-16 bytes). Default 32 MiB; 0 turns it off. */
+  contentCacheBytes?: number;
 }
 
 /** Metadata of one entry, as returned by stat/readdir/walk. */
@@ -47,6 +50,15 @@ export interface VfsStat {
   mtime: number;
   /** Starts at 1, increases on every write of this path. */
   version: number;
+}
+
+/** One file of {@link VirtualFS.readFiles}. */
+export interface VfsFile {
+  path: string;
+  content: string;
+  /** With `mtime`, identifies this content: both change on every write. */
+  version: number;
+  mtime: number;
 }
 
 /** Result of {@link VirtualFS.writeFile}. */
@@ -73,6 +85,7 @@ type Change = Omit<VfsChangeEvent, "local">;
  */
 export class VirtualFS {
   private closed = false;
+  private readonly cache: ContentCache;
 
   private constructor(
     private readonly db: IDBDatabase,
@@ -81,7 +94,13 @@ export class VirtualFS {
     readonly maxFileBytes: number,
     readonly maxTotalBytes: number,
     private readonly hub: ChangeHub,
+    cacheBytes: number,
   ) {
+    this.cache = new ContentCache(cacheBytes);
+    hub.subscribe((ev) => {
+      this.cache.deleteTree(ev.path);
+      if (ev.oldPath) this.cache.deleteTree(ev.oldPath);
+    });
     // Let a newer SDK version in another tab upgrade the schema instead of
     // blocking forever; our later calls then fail with EIO.
     db.onversionchange = () => this.close();
@@ -105,7 +124,9 @@ export class VirtualFS {
     if (!factory) throw new VfsError("EIO", "IndexedDB is not available in this browser");
     const name = VirtualFS.databaseNameFor(options.userId, options.deviceId);
     const db = await openDatabase(factory, name);
-    return new VirtualFS(db, name, maxFile, maxTotal, new ChangeHub(name));
+    const cacheBytes = options.contentCacheBytes ?? DEFAULT_CONTENT_CACHE_BYTES;
+    if (!Number.isSafeInteger(cacheBytes) || cacheBytes < 0) throw new VfsError("EINVAL", "contentCacheBytes must be an integer >= 0");
+    return new VirtualFS(db, name, maxFile, maxTotal, new ChangeHub(name), cacheBytes);
   }
 
   /** Deletes a namespace's database (e.g. "forget this device"). Close it first. */
@@ -125,6 +146,7 @@ export class VirtualFS {
   close(): void {
     if (this.closed) return;
     this.closed = true;
+    this.cache.clear();
     this.db.close();
     this.hub.close();
   }
@@ -145,9 +167,52 @@ export class VirtualFS {
     return this.read([STORE_NODES, STORE_CONTENTS], async (tx) => {
       const node = await mustGet(tx, p);
       if (node.type === "dir") throw new VfsError("EISDIR", `${p} is a directory, not a file`, p);
-      const content = await request(tx.objectStore(STORE_CONTENTS).get(p));
-      return typeof content === "string" ? content : "";
+      return this.content(tx, node);
     });
+  }
+
+  /**
+   * Contents of many files, read in one transaction (one per file costs far more
+   * than the reading). Given stats (e.g. from {@link walk}), files whose content
+   * is cached for that version skip IndexedDB entirely. Paths that are missing
+   * or directories are left out.
+   */
+  async readFiles(files: (string | VfsStat)[]): Promise<VfsFile[]> {
+    const out: (VfsFile | null)[] = [];
+    const misses: { i: number; path: string }[] = [];
+    for (const f of files) {
+      if (typeof f !== "string") {
+        const hit = this.cache.get(f.path, f.version, f.mtime);
+        if (hit !== undefined && f.type === "file") {
+          out.push({ path: f.path, version: f.version, mtime: f.mtime, content: hit });
+          continue;
+        }
+      }
+      misses.push({ i: out.length, path: normalizePath(typeof f === "string" ? f : f.path) });
+      out.push(null);
+    }
+    if (misses.length > 0) {
+      await this.read([STORE_NODES, STORE_CONTENTS], (tx) =>
+        // Issue every request at once: IndexedDB serves them in order without a
+        // round trip to this thread between them.
+        Promise.all(
+          misses.map(async ({ i, path }) => {
+            const node = await getNode(tx, path);
+            if (node?.type === "file") out[i] = { path, version: node.version, mtime: node.mtime, content: await this.content(tx, node) };
+          }),
+        ),
+      );
+    }
+    return out.filter((f): f is VfsFile => f !== null);
+  }
+
+  private async content(tx: IDBTransaction, node: NodeRecord): Promise<string> {
+    const hit = this.cache.get(node.path, node.version, node.mtime);
+    if (hit !== undefined) return hit;
+    const raw = await request(tx.objectStore(STORE_CONTENTS).get(node.path));
+    const content = typeof raw === "string" ? raw : "";
+    this.cache.set(node.path, node.version, node.mtime, content);
+    return content;
   }
 
   /** Creates or fully overwrites a file, creating missing parent directories. */

@@ -85,3 +85,8 @@ export async function runAll(report: (r: TestReport) => void | Promise<void>, fi
   }
   return results;
 }
+
+/** Prints a figure under the test's result line (see run.mjs); for reading, not asserting. */
+export function note(text: string): void {
+  console.info(`[note] ${text}`);
+}

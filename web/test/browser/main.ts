@@ -5,6 +5,7 @@ import { cleanup, loadSdk } from "./context.js";
 import { runAll, type TestReport } from "./harness.js";
 import "./vfs.test.js";
 import "./tools.test.js";
+import "./search.test.js";
 import "./script.test.js";
 import "./topic.test.js";
 import "./entities.test.js";

@@ -16,9 +16,12 @@ import {
 
 /** Bundled text of worker/worker.ts, injected by build.mjs. */
 declare const __RTC_WORKER_SOURCE__: string;
+/** Bundled text of tools/search/worker.ts (grep and find), injected by build.mjs. */
+declare const __RTC_SEARCH_WORKER_SOURCE__: string;
 
 let control: MessagePort | null = null;
 let workerUrl: string | null = null;
+let searchUrl: string | null = null;
 let spare: Worker | null = null;
 const running = new Map<string, Worker>();
 
@@ -67,6 +70,21 @@ function onControl(e: MessageEvent): void {
       send({ t: "worker-error", runId: m.runId, message: ev.message || "the script worker failed" });
     };
     w.postMessage(m, [port]);
+  } else if (m?.t === "search") {
+    const port = e.ports[0];
+    if (!port) return;
+    try {
+      searchUrl ??= URL.createObjectURL(new Blob([__RTC_SEARCH_WORKER_SOURCE__], { type: "text/javascript" }));
+      const w = new Worker(searchUrl, { name: "rtc-agent-search" });
+      running.set(m.runId, w);
+      w.onerror = (ev: ErrorEvent) => {
+        ev.preventDefault();
+        send({ t: "worker-error", runId: m.runId, message: ev.message || "the search worker failed" });
+      };
+      w.postMessage(null, [port]);
+    } catch (err) {
+      send({ t: "worker-error", runId: m.runId, message: `could not start the search worker: ${String(err)}` });
+    }
   } else if (m?.t === "drop") {
     running.get(m.runId)?.terminate();
     running.delete(m.runId);
@@ -103,7 +121,7 @@ window.addEventListener("message", (e: MessageEvent) => {
     return;
   }
   try {
-    spare = startWorker();
+    if (hello.role !== "search") spare = startWorker();
   } catch (err) {
     send({ t: "fatal", message: `cannot start workers in the sandbox: ${String(err)}` });
     return;
