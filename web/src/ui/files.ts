@@ -2,7 +2,7 @@
 // viewer/editor for text files (save, delete, new file). It follows changes made
 // by tools, by scripts and by other tabs (VirtualFS.onChange).
 
-import type { VfsStat, VirtualFS } from "../vfs/index.js";
+import { showInvisible, type VfsStat, type VirtualFS } from "../vfs/index.js";
 import { h, replaceChildren } from "./dom.js";
 
 export class FilesView {
@@ -85,14 +85,15 @@ export class FilesView {
         "li",
         {
           class: `${e.type}${active ? " active" : ""}`,
-          title: e.type === "file" ? `${e.path} (${e.size} bytes)` : e.path,
+          title: e.type === "file" ? `${showInvisible(e.path)} (${e.size} bytes)` : showInvisible(e.path),
           attrs: { "data-path": e.path, role: "treeitem", tabindex: e.type === "file" ? 0 : -1 },
           on:
             e.type === "file"
               ? { click: () => void this.view(e.path), keydown: (ev) => ev.key === "Enter" && void this.view(e.path) }
               : {},
         },
-        e.type === "dir" ? `${e.name}/` : e.name,
+        // Names stored before bidi/zero-width characters were refused show them escaped.
+        e.type === "dir" ? `${showInvisible(e.name)}/` : showInvisible(e.name),
       );
       // CSSOM, not a style attribute: pages with a strict style-src CSP allow it.
       li.style.paddingLeft = `${6 + depth * 14}px`;
@@ -106,7 +107,7 @@ export class FilesView {
     try {
       const [content, st] = await Promise.all([this.vfs.readFile(path), this.vfs.stat(path)]);
       this.open = { path, version: st.version, dirty: false };
-      this.pathLabel.textContent = path;
+      this.pathLabel.textContent = showInvisible(path);
       this.text.value = content;
       this.status.textContent = `${st.size} bytes`;
       this.editor.hidden = false;

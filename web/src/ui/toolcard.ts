@@ -4,6 +4,7 @@
 
 import type { Prompt } from "../executor/prompts.js";
 import type { Rtc, ToolCall } from "../protocol/types.js";
+import { showInvisible } from "../vfs/path.js";
 import { h } from "./dom.js";
 
 const STATUS_TEXT: Record<string, string> = {
@@ -28,7 +29,7 @@ export function toolCard(call: ToolCall, rtc: Rtc | undefined, form: HTMLElement
       "div",
       { class: "head" },
       h("span", { class: "name" }, call.name),
-      h("span", { class: "summary", title: summarize(call.name, args) }, summarize(call.name, args)),
+      h("span", { class: "summary", title: showInvisible(summarize(call.name, args)) }, showInvisible(summarize(call.name, args))),
       h("span", { class: "status", attrs: { "data-s": status } }, rtc?.status === "pending" && rtc.needs_confirmation ? "needs approval" : (STATUS_TEXT[status] ?? status)),
     ),
     // Open while the person is asked to approve: they decide on what it will do.
@@ -38,7 +39,7 @@ export function toolCard(call: ToolCall, rtc: Rtc | undefined, form: HTMLElement
     card.append(h("details", { class: "result" }, h("summary", null, "Result"), h("pre", null, pretty(rtc.output ?? ""))));
   }
   if (rtc?.error && rtc.status !== "completed") {
-    card.append(h("details", { class: "error", props: { open: true } }, h("summary", null, rtc.status === "rejected" ? "Reason" : "Error"), h("pre", null, rtc.error)));
+    card.append(h("details", { class: "error", props: { open: true } }, h("summary", null, rtc.status === "rejected" ? "Reason" : "Error"), h("pre", null, showInvisible(rtc.error))));
   }
   if (form) card.append(form);
   return card;
@@ -49,12 +50,13 @@ export function toolKey(call: ToolCall, rtc: Rtc | undefined, prompt: Prompt | u
   return `${call.id}:${rtc?.offset ?? 0}:${rtc?.status ?? ""}:${prompt ? prompt.id : ""}`;
 }
 
+/** Arguments and results as text; bidi and zero-width characters escaped so a name reads as stored. */
 function pretty(v: unknown): string {
-  if (typeof v === "string") return v;
+  if (typeof v === "string") return showInvisible(v);
   try {
-    return JSON.stringify(v, null, 2) ?? String(v);
+    return showInvisible(JSON.stringify(v, null, 2) ?? String(v));
   } catch {
-    return String(v);
+    return showInvisible(String(v));
   }
 }
 

@@ -1,6 +1,6 @@
 export { VfsError, isVfsError, type VfsErrorCode } from "./errors.js";
 export type { VfsChangeEvent, VfsChangeKind, VfsChangeListener } from "./events.js";
-export { normalizePath, parentOf, baseName, joinPath, isWithin, MAX_NAME_LENGTH, MAX_PATH_LENGTH } from "./path.js";
+export { normalizePath, showInvisible, parentOf, baseName, joinPath, isWithin, MAX_NAME_LENGTH, MAX_PATH_LENGTH } from "./path.js";
 export {
   VirtualFS,
   DEFAULT_MAX_FILE_BYTES,

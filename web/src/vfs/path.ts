@@ -8,6 +8,14 @@ export const MAX_NAME_LENGTH = 255;
 // C0 controls, DEL and C1 controls: they make paths unprintable in tool output
 // and in the file explorer, and a newline would forge extra lines in `ls`/`grep`.
 const CONTROL_CHARS = /[\u0000-\u001f\u007f-\u009f]/;
+// Unicode format characters (category Cf: bidi overrides and isolates U+202A-202E,
+// U+2066-2069, marks U+200E/200F, zero-width U+200B-200D, U+FEFF, ...) and the
+// line/paragraph separators: they make a name display as another name
+// (`invoice\u202Etxt.exe` shows as `invoiceexe.txt`) or hide characters.
+const FORMAT_CHARS = /[\p{Cf}\p{Zl}\p{Zp}]/u;
+// Everything showInvisible escapes: the two sets above.
+// Tab, line feed and carriage return stay: file contents shown in cards keep their layout.
+const INVISIBLE = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\p{Cf}\p{Zl}\p{Zp}]/gu;
 
 /**
  * Normalises a path to the VFS's canonical form: absolute, `/`-separated, no
@@ -17,10 +25,14 @@ const CONTROL_CHARS = /[\u0000-\u001f\u007f-\u009f]/;
  * because models often omit the leading slash. `..` is refused rather than
  * resolved so that no path can ever name something the caller did not spell out.
  *
- * @throws VfsError EINVAL (not a string, empty, `..`, control characters) or
+ * With `existing`, format characters are accepted: the caller only looks up or
+ * removes an entry whose name may predate their refusal, and creates nothing.
+ *
+ * @throws VfsError EINVAL (not a string, empty, `..`, control or Unicode format
+ *   characters such as bidi overrides and zero-width characters) or
  *   ENAMETOOLONG.
  */
-export function normalizePath(input: unknown): string {
+export function normalizePath(input: unknown, opts: { existing?: boolean } = {}): string {
   if (typeof input !== "string") {
     throw new VfsError("EINVAL", `path must be a string, got ${describeType(input)}`);
   }
@@ -29,6 +41,15 @@ export function normalizePath(input: unknown): string {
   }
   if (CONTROL_CHARS.test(input)) {
     throw new VfsError("EINVAL", `path contains a control character: ${JSON.stringify(input)}`);
+  }
+  // `existing`: the path names an entry that may predate this rule (read, list,
+  // remove, move away); it must not create a name.
+  const format = opts.existing ? null : FORMAT_CHARS.exec(input);
+  if (format) {
+    throw new VfsError(
+      "EINVAL",
+      `path contains the invisible formatting character ${escapeChar(format[0])} (bidi or zero-width characters make names look like other names): ${showInvisible(input)}`,
+    );
   }
   const parts: string[] = [];
   for (const segment of input.split("/")) {
@@ -46,6 +67,20 @@ export function normalizePath(input: unknown): string {
     throw new VfsError("ENAMETOOLONG", `path is longer than ${MAX_PATH_LENGTH} characters`);
   }
   return path;
+}
+
+/**
+ * Text with control and invisible formatting characters written as `\uXXXX`, for
+ * showing names that were stored before such names were refused (or any text
+ * where a bidi override would reorder what the person reads).
+ */
+export function showInvisible(text: string): string {
+  return text.replace(INVISIBLE, escapeChar);
+}
+
+function escapeChar(ch: string): string {
+  const cp = ch.codePointAt(0) as number;
+  return cp > 0xffff ? `\\u{${cp.toString(16).toUpperCase()}}` : `\\u${cp.toString(16).toUpperCase().padStart(4, "0")}`;
 }
 
 /** Parent directory of a normalised path; the root is its own parent. */

@@ -76,6 +76,8 @@ export interface VfsUsage {
 }
 
 const ALL_STORES = [STORE_NODES, STORE_CONTENTS, STORE_META];
+/** Lookups, removal and the source of a move accept names stored before format characters were refused. */
+const EXISTING = { existing: true };
 type Change = Omit<VfsChangeEvent, "local">;
 
 /**
@@ -152,18 +154,18 @@ export class VirtualFS {
   }
 
   async stat(path: string): Promise<VfsStat> {
-    const p = normalizePath(path);
+    const p = normalizePath(path, EXISTING);
     return this.read([STORE_NODES], async (tx) => toStat(await mustGet(tx, p)));
   }
 
   /** True when an entry (file or directory) exists at `path`. */
   async exists(path: string): Promise<boolean> {
-    const p = normalizePath(path);
+    const p = normalizePath(path, EXISTING);
     return this.read([STORE_NODES], async (tx) => (await getNode(tx, p)) !== undefined);
   }
 
   async readFile(path: string): Promise<string> {
-    const p = normalizePath(path);
+    const p = normalizePath(path, EXISTING);
     return this.read([STORE_NODES, STORE_CONTENTS], async (tx) => {
       const node = await mustGet(tx, p);
       if (node.type === "dir") throw new VfsError("EISDIR", `${p} is a directory, not a file`, p);
@@ -188,7 +190,7 @@ export class VirtualFS {
           continue;
         }
       }
-      misses.push({ i: out.length, path: normalizePath(typeof f === "string" ? f : f.path) });
+      misses.push({ i: out.length, path: normalizePath(typeof f === "string" ? f : f.path, EXISTING) });
       out.push(null);
     }
     if (misses.length > 0) {
@@ -265,7 +267,7 @@ export class VirtualFS {
 
   /** Entries directly inside a directory, sorted by name. */
   async readdir(path: string): Promise<VfsStat[]> {
-    const p = normalizePath(path);
+    const p = normalizePath(path, EXISTING);
     return this.read([STORE_NODES], async (tx) => {
       const node = await mustGet(tx, p);
       if (node.type !== "dir") throw new VfsError("ENOTDIR", `${p} is a file, not a directory`, p);
@@ -279,7 +281,7 @@ export class VirtualFS {
    * directory (not the directory itself), in path order.
    */
   async walk(path: string): Promise<VfsStat[]> {
-    const p = normalizePath(path);
+    const p = normalizePath(path, EXISTING);
     return this.read([STORE_NODES], async (tx) => {
       const node = await mustGet(tx, p);
       if (node.type === "file") return [toStat(node)];
@@ -290,7 +292,7 @@ export class VirtualFS {
 
   /** Removes a file, or a directory with everything below it. */
   async remove(path: string): Promise<{ path: string; removed: number }> {
-    const p = normalizePath(path);
+    const p = normalizePath(path, EXISTING);
     if (p === "/") throw new VfsError("EPERM", "the root directory cannot be removed", p);
     return this.write(async (tx, changes) => {
       const node = await mustGet(tx, p);
@@ -319,7 +321,7 @@ export class VirtualFS {
    * overwrite); its missing parents are created.
    */
   async rename(from: string, to: string): Promise<{ from: string; to: string }> {
-    const src = normalizePath(from);
+    const src = normalizePath(from, EXISTING);
     const dst = normalizePath(to);
     if (src === "/" || dst === "/") throw new VfsError("EPERM", "the root directory cannot be moved or replaced", "/");
     if (src === dst) return { from: src, to: dst };
