@@ -220,15 +220,16 @@ test("journal: two executors that both believe they lead run a call once", async
   const server = new FakeServer();
   const db = await freshDb();
   const ns = `ap-j${n++}`;
-  const a = await tab(server, db, ns, new AlwaysLeader());
-  const b = await tab(server, db, ns, new AlwaysLeader());
+  // One state database; each tab its own prompt board, so each shows only its own question.
+  const a = await tab(server, db, `${ns}a`, new AlwaysLeader());
+  const b = await tab(server, db, `${ns}b`, new AlwaysLeader());
   ok(a.ex.isLeader && b.ex.isLeader, "both lead");
   // Both tabs ask about the same calls and get a yes at the same moment: past every
   // earlier check, only the journal's "executing" claim stands between them.
   const ids = ["j0", "j1", "j2"];
   for (const id of ids) await server.deliver(counterCall(id, { needs_confirmation: true }));
   for (const id of ids) {
-    await waitFor(`both prompts for ${id}`, () => a.prompts.list().some((p) => p.id === id && a.prompts.get(id)) && promptIds(b).includes(id));
+    await waitFor(`both prompts for ${id}`, () => promptIds(a).includes(id) && promptIds(b).includes(id));
     a.prompts.answer(id, { type: "confirm", approved: true });
     b.prompts.answer(id, { type: "confirm", approved: true });
     await waitFor(`${id} to end`, () => RTC_TERMINAL.has(server.rtcs.get(id)?.status ?? "pending"));
