@@ -40,6 +40,7 @@ type Config struct {
 
 	RetryWait    time.Duration // -model-retry-backoff, RTCAGENT_MODEL_RETRY_BACKOFF; first wait before a retry, doubled each time; default 1s
 	LeaseTTL     time.Duration // -lease-ttl, RTCAGENT_LEASE_TTL; session lease; default 30s
+	NodeTTL      time.Duration // -node-ttl, RTCAGENT_NODE_TTL; node liveness record, renewed every third of it: a dead node's sessions fail over after it; default 3s
 	PollInterval time.Duration // -poll-interval, RTCAGENT_POLL_INTERVAL; inbox/deadline backstop poll; default 1s
 	ExecTimeout  time.Duration // -exec-timeout, RTCAGENT_EXEC_TIMEOUT; RTC execution deadline; default 5m
 	HumanTimeout time.Duration // -human-timeout, RTCAGENT_HUMAN_TIMEOUT; confirmation/askUser wait and checkpoint TTL; default 24h
@@ -55,7 +56,7 @@ type Config struct {
 // Default returns the defaults.
 func Default() Config {
 	return Config{Addr: ":8080", DataFile: "rtcagent.db", RedisPfx: "rtcagent", LogLevel: "info", OpenAIMdl: "gpt-4o-mini", AnthMdl: "claude-sonnet-4-5",
-		MaxTokens: 4096, Retries: 3, RetryWait: time.Second, LeaseTTL: 30 * time.Second, PollInterval: time.Second, ExecTimeout: 5 * time.Minute,
+		MaxTokens: 4096, Retries: 3, RetryWait: time.Second, LeaseTTL: 30 * time.Second, NodeTTL: 3 * time.Second, PollInterval: time.Second, ExecTimeout: 5 * time.Minute,
 		HumanTimeout: 24 * time.Hour, StepLimit: 50, CompactAt: 100000, MsgRate: 20, MsgBurst: 10, Retention: 7 * 24 * time.Hour, ShutdownWait: 10 * time.Second}
 }
 
@@ -104,6 +105,7 @@ func Parse(args []string, getenv func(string) string) (Config, error) {
 	num(&c.Retries, "model-retries", "RTCAGENT_MODEL_RETRIES", "retries after a transient provider error")
 	dur(&c.RetryWait, "model-retry-backoff", "RTCAGENT_MODEL_RETRY_BACKOFF", "first wait before a model retry")
 	dur(&c.LeaseTTL, "lease-ttl", "RTCAGENT_LEASE_TTL", "session lease TTL")
+	dur(&c.NodeTTL, "node-ttl", "RTCAGENT_NODE_TTL", "node liveness TTL: a dead node's sessions fail over after it")
 	dur(&c.PollInterval, "poll-interval", "RTCAGENT_POLL_INTERVAL", "inbox and deadline poll")
 	dur(&c.ExecTimeout, "exec-timeout", "RTCAGENT_EXEC_TIMEOUT", "RTC execution deadline")
 	dur(&c.HumanTimeout, "human-timeout", "RTCAGENT_HUMAN_TIMEOUT", "confirmation/askUser wait and checkpoint TTL")
@@ -160,6 +162,9 @@ func (c Config) Validate() error {
 	}
 	if c.CompactAt < 0 || c.CompactKeep < 0 || (c.CompactAt > 0 && c.CompactKeep >= c.CompactAt) {
 		errs = append(errs, errors.New("compact threshold and keep must not be negative, and keep must be below the threshold"))
+	}
+	if c.NodeTTL < 300*time.Millisecond {
+		errs = append(errs, errors.New("node TTL must be at least 300ms"))
 	}
 	if c.LeaseTTL < 300*time.Millisecond || c.PollInterval <= 0 || c.ExecTimeout <= 0 || c.HumanTimeout <= 0 || c.StepLimit <= 0 {
 		errs = append(errs, errors.New("lease TTL (>= 300ms), poll interval, timeouts and step limit must be positive"))

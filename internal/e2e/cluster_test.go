@@ -86,8 +86,9 @@ func TestClusterRoundTrips(t *testing.T) {
 
 // TestClusterNodeKilled: messages go through node 0, which runs their sessions;
 // node 0 is killed with SIGKILL while turns stream and RTCs wait. The survivors
-// take over once the leases expire: every turn completes, every client's offsets
-// stay contiguous, and no RTC is delivered as new twice.
+// take over once node 0's liveness record expired, long before the 30 s leases
+// would: every turn completes, every client's offsets stay contiguous, and no RTC
+// is delivered as new twice. It prints the failover times.
 func TestClusterNodeKilled(t *testing.T) {
 	const users = 6
 	c := startCluster(t, 3, `{"name": "kill", "turns": [{"steps": [
@@ -96,9 +97,10 @@ func TestClusterNodeKilled(t *testing.T) {
 	  {"tool_calls": [{"name": "read", "arguments": {"path": "/k.txt"}}]},
 	  {"text": "finished: {{last_result}}"}]}]}`,
 		// Node 0 is woken by the commits of the messages sent through it; the others
-		// poll slowly, so node 0 runs the turns (and the kill cuts them) while the
-		// survivors still take over within a lease TTL plus a poll.
-		map[int][]string{1: {"-poll-interval", "1s"}, 2: {"-poll-interval", "1s"}})
+		// poll at the default 1 s, so node 0 runs the turns (and the kill cuts them)
+		// while the survivors still take over within a node TTL plus a poll. The
+		// lease is the default 30 s: the failover must not wait for it.
+		map[int][]string{0: {"-lease-ttl", "30s"}, 1: {"-lease-ttl", "30s", "-poll-interval", "1s"}, 2: {"-lease-ttl", "30s", "-poll-interval", "1s"}})
 	var browsers []*browser
 	var turns []string
 	for i := 0; i < users; i++ {
@@ -120,9 +122,12 @@ func TestClusterNodeKilled(t *testing.T) {
 		}
 		return true
 	})
+	killed := time.Now()
 	c.nodes[0].kill()
+	ds := failover(t, killed, browsers, turns, 20*time.Second)
+	t.Logf("failover after SIGKILL (lease TTL 30s, node TTL 3s, poll 1s): %s", describe(ds))
 	for i, b := range browsers {
-		if tr := b.waitTurn(turns[i], 30*time.Second); tr.Status != protocol.TurnCompleted {
+		if tr := b.waitTurn(turns[i], 10*time.Second); tr.Status != protocol.TurnCompleted {
 			t.Fatalf("%s: turn %s %+v", b.user, tr.Status, tr.Error)
 		}
 	}

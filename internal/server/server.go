@@ -95,7 +95,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, opt Options) 
 	compaction := session.Compaction{Threshold: int64(cfg.CompactAt), Keep: int64(cfg.CompactKeep)}
 	s.runner = session.New(session.Config{Store: st, Model: model, Logger: log, Limits: lim, System: system,
 		Compaction: compaction, Prices: prices,
-		LeaseTTL: cfg.LeaseTTL, PollInterval: cfg.PollInterval, Partials: partials, ModelRetries: retries(cfg.Retries), RetryBackoff: cfg.RetryWait,
+		LeaseTTL: cfg.LeaseTTL, NodeTTL: cfg.NodeTTL, PollInterval: cfg.PollInterval, Partials: partials, ModelRetries: retries(cfg.Retries), RetryBackoff: cfg.RetryWait,
 		VerifyTranscripts: opt.VerifyTranscripts,
 		Live:              liveFunc(func(u string, d protocol.Delta) error { return s.node.PublishDelta(u, d) })})
 	s.api = api.New(st, clusterRunner{s}, lim, log)

@@ -15,8 +15,14 @@
 // after commits); a slow poll of the inbox is the backstop, so a lost hint costs
 // latency, never progress. An inbox item is deleted in the transaction that
 // completes its work, so a crash re-runs the item on the next owner, which resumes
-// from the durable state. On start only sessions whose lease expired are taken
-// over.
+// from the durable state. On start only sessions whose lease expired, or whose
+// holder's liveness record expired, are taken over.
+//
+// The Runner renews a liveness record of its own (store.Tx.NodeBeat) every third
+// of Config.NodeTTL. Leases last Config.LeaseTTL while their holder's record
+// lives; when a process dies, its record lapses and the other nodes' poll takes
+// its sessions over within the node TTL plus a poll. A process that only stalled
+// and then writes again is turned away by the fencing token (LeaseCheck).
 //
 // Before a model step the runner summarises the older history when the context
 // passed the compaction threshold; the summary is a message written with the

@@ -22,15 +22,19 @@ type LivePublisher interface {
 
 // Config configures a Runner. Zero durations take the documented defaults.
 type Config struct {
-	Store        store.Store
-	Model        llm.Model
-	Live         LivePublisher
-	Logger       *slog.Logger
-	Limits       protocol.Limits
-	System       string        // system prompt
-	Compaction   Compaction    // automatic summaries of long histories; zero = off
-	Prices       pricing.Table // cost of usage; nil = unknown
-	LeaseTTL     time.Duration // default 30 s; renewed every third of it
+	Store      store.Store
+	Model      llm.Model
+	Live       LivePublisher
+	Logger     *slog.Logger
+	Limits     protocol.Limits
+	System     string        // system prompt
+	Compaction Compaction    // automatic summaries of long histories; zero = off
+	Prices     pricing.Table // cost of usage; nil = unknown
+	LeaseTTL   time.Duration // default 30 s; renewed every third of it
+	// NodeTTL is the life of this process's liveness record, renewed every
+	// third of it (default 3 s): the time after which other nodes take over the
+	// sessions of a process that died, whatever their lease TTL.
+	NodeTTL      time.Duration
 	PollInterval time.Duration // inbox and deadline backstop poll; default 1 s
 	Concurrency  int           // sessions drained at once; default 64
 	Holder       string        // lease holder id; default random per process
@@ -70,6 +74,9 @@ type Runner struct {
 func New(cfg Config) *Runner {
 	if cfg.LeaseTTL <= 0 {
 		cfg.LeaseTTL = 30 * time.Second
+	}
+	if cfg.NodeTTL <= 0 {
+		cfg.NodeTTL = 3 * time.Second
 	}
 	if cfg.PollInterval <= 0 {
 		cfg.PollInterval = time.Second
@@ -151,6 +158,17 @@ func (r *Runner) Partial(messageID string) (string, int64, bool) {
 func (r *Runner) Run(ctx context.Context) {
 	poll := time.NewTicker(r.cfg.PollInterval)
 	defer poll.Stop()
+	// The liveness record exists before the first lease is taken, so no lease
+	// of this process ever falls back to its full TTL while the process lives.
+	if err := r.beatOnce(ctx); err != nil && ctx.Err() == nil {
+		r.log.Warn("record node liveness", "node", r.cfg.Holder, "err", err)
+	}
+	beatCtx, stopBeat := context.WithCancel(context.WithoutCancel(ctx))
+	beatDone := make(chan struct{})
+	go func() {
+		defer close(beatDone)
+		r.beat(beatCtx)
+	}()
 	r.mu.Lock()
 	r.ctx = ctx
 	r.mu.Unlock()
@@ -159,6 +177,10 @@ func (r *Runner) Run(ctx context.Context) {
 		r.ctx = nil // no drain starts after this: Adopt checks it under mu
 		r.mu.Unlock()
 		r.wg.Wait()
+		// Beat until the drains gave their leases back, then leave.
+		stopBeat()
+		<-beatDone
+		r.leave()
 	}()
 	r.expireDeadlines(ctx)
 	for {

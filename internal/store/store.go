@@ -140,16 +140,29 @@ type Tx interface {
 	InboxNext(sessionID string) (*InboxItem, error)
 	InboxDelete(id int64) error
 	// InboxSessions returns up to limit sessions that have inbox items and no live
-	// lease, oldest work first.
+	// lease (none, an expired one, or one held by a node whose liveness record
+	// expired), oldest work first.
 	InboxSessions(limit int) ([]string, error)
 
-	// LeaseAcquire takes the session's lease when it is free, expired or already
-	// the holder's; ErrConflict when another holder has it.
+	// LeaseAcquire takes the session's lease when it is free, expired, held by a
+	// node whose liveness record expired (see NodeBeat) or already the holder's;
+	// ErrConflict when another, live holder has it. Any acquisition but the holder
+	// extending its own live lease bumps the fencing token.
 	LeaseAcquire(sessionID, holder string, ttl time.Duration) (Lease, error)
 	// LeaseCheck fails with ErrLeaseLost unless l is still the current, unexpired lease.
 	LeaseCheck(l Lease) error
 	LeaseRenew(l Lease, ttl time.Duration) (Lease, error)
 	LeaseRelease(l Lease) error
+
+	// NodeBeat records that the node (a lease holder) is alive until now+ttl.
+	// A lease whose holder's record expired is free to take (LeaseAcquire,
+	// InboxSessions) however long the lease itself still runs, so the sessions of
+	// a dead node fail over within a node TTL while a live node keeps long leases.
+	// A holder without a record keeps its leases until they expire. Records that
+	// expired long ago (an hour) are deleted on the way.
+	NodeBeat(node string, ttl time.Duration) error
+	// NodeLeave expires the node's liveness record now: its leases are free.
+	NodeLeave(node string) error
 
 	CheckpointPut(c *Checkpoint) error
 	CheckpointGet(turnID string) (*Checkpoint, error) // ErrNotFound when missing or expired

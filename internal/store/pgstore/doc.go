@@ -61,7 +61,8 @@
 //  1. InboxSessions (any transaction, no locks) lists sessions with inbox items and
 //     no live lease: candidates only, possibly stale by the time they are used.
 //  2. LeaseAcquire is the claim: one upsert that locks the lease row and takes it
-//     only when free, expired or already the caller's, bumping the token on every
+//     only when free, expired, held by a node whose liveness record (nodes row,
+//     NodeBeat) expired, or already the caller's, bumping the token on every
 //     new acquisition. Of two nodes racing, one wins, the other gets ErrConflict
 //     after waiting for the winner's (short) transaction: the lease row lock gives
 //     the exclusion that SKIP LOCKED gives a queue, and a loser learns the outcome

@@ -100,7 +100,8 @@ func (t *tx) InboxDelete(id int64) error {
 // doc). It takes no locks, so it also works in Read.
 func (t *tx) InboxSessions(limit int) ([]string, error) {
 	rows, err := t.q.Query(t.ctx, `SELECT i.session_id FROM inbox i
-		WHERE NOT EXISTS (SELECT 1 FROM leases l WHERE l.session_id = i.session_id AND l.expires_at > $1)
+		WHERE NOT EXISTS (SELECT 1 FROM leases l WHERE l.session_id = i.session_id AND l.expires_at > $1
+			AND NOT EXISTS (SELECT 1 FROM nodes n WHERE n.node_id = l.holder AND n.expires_at <= $1))
 		GROUP BY i.session_id ORDER BY min(i.id) LIMIT $2`, t.now, limitArg(limit))
 	if err != nil {
 		return nil, fmt.Errorf("inbox sessions: %w", t.note(err))
@@ -112,7 +113,10 @@ func (t *tx) InboxSessions(limit int) ([]string, error) {
 // LeaseAcquire is one upsert. ON CONFLICT DO UPDATE locks the lease row and, under
 // READ COMMITTED, evaluates its WHERE on the newest committed version (waiting for
 // a concurrent acquirer or a LeaseCheck's share lock to end): of two nodes racing,
-// one takes the lease and the other sees it live and gets ErrConflict.
+// one takes the lease and the other sees it live and gets ErrConflict. A lease
+// whose holder's liveness record expired is taken like an expired one; a holder
+// renewing its record at that moment loses the lease all the same, and its next
+// LeaseCheck fails on the bumped token.
 func (t *tx) LeaseAcquire(sessionID, holder string, ttl time.Duration) (store.Lease, error) {
 	l := store.Lease{SessionID: sessionID, Holder: holder, ExpiresAt: t.now.Add(ttl)}
 	if !t.writable {
@@ -125,6 +129,7 @@ func (t *tx) LeaseAcquire(sessionID, holder string, ttl time.Duration) (store.Le
 			token = CASE WHEN l.holder = excluded.holder AND l.expires_at > $4 THEN l.token ELSE l.token + 1 END,
 			expires_at = excluded.expires_at
 		WHERE l.holder = excluded.holder OR l.expires_at <= $4
+			OR EXISTS (SELECT 1 FROM nodes n WHERE n.node_id = l.holder AND n.expires_at <= $4)
 		RETURNING token`, sessionID, holder, l.ExpiresAt, t.now).Scan(&l.Token)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return l, store.ErrConflict

@@ -100,7 +100,8 @@ func (t *tx) InboxDelete(id int64) error {
 func (t *tx) InboxSessions(limit int) ([]string, error) {
 	rows, err := t.q.QueryContext(t.ctx, `SELECT i.session_id FROM inbox i
 		LEFT JOIN leases l ON l.session_id = i.session_id AND l.expires_at > ?
-		WHERE l.session_id IS NULL GROUP BY i.session_id ORDER BY MIN(i.id) LIMIT ?`, ms(t.now), limit)
+			AND NOT EXISTS (SELECT 1 FROM nodes n WHERE n.node_id = l.holder AND n.expires_at <= ?)
+		WHERE l.session_id IS NULL GROUP BY i.session_id ORDER BY MIN(i.id) LIMIT ?`, ms(t.now), ms(t.now), limit)
 	if err != nil {
 		return nil, fmt.Errorf("inbox sessions: %w", err)
 	}
@@ -129,9 +130,9 @@ func (t *tx) LeaseAcquire(sessionID, holder string, ttl time.Duration) (store.Le
 	case curHolder == holder && expires > ms(t.now):
 		l.Token = token
 		_, err = t.exec(`UPDATE leases SET expires_at = ? WHERE session_id = ?`, ms(l.ExpiresAt), sessionID)
-	case expires > ms(t.now):
+	case expires > ms(t.now) && t.nodeLive(curHolder):
 		return l, store.ErrConflict
-	default:
+	default: // free, expired, or its holder's liveness record expired
 		l.Token = token + 1
 		_, err = t.exec(`UPDATE leases SET holder = ?, token = ?, expires_at = ? WHERE session_id = ?`, holder, l.Token, ms(l.ExpiresAt), sessionID)
 	}

@@ -49,6 +49,7 @@ func Run(t *testing.T, open Factory) {
 		"MessageClientID":       testClientID,
 		"MessageLastByRole":     testMessageLastByRole,
 		"Lease":                 testLease,
+		"NodeLiveness":          testNodeLiveness,
 		"Inbox":                 testInbox,
 		"Checkpoint":            testCheckpoint,
 		"HistoryResetAndPrune":  testHistory,

@@ -1,0 +1,42 @@
+package session
+
+import (
+	"context"
+	"time"
+
+	"github.com/rtcagent/rtcagent/internal/store"
+)
+
+// beat renews this process's liveness record (store.Tx.NodeBeat) every third of
+// the node TTL until ctx ends. While the record lives, the leases this process
+// holds last their full TTL; once it stops (the process died or stalls), other
+// nodes take its sessions over within the node TTL plus a poll, and fencing
+// turns away whatever the stalled process writes later.
+func (r *Runner) beat(ctx context.Context) {
+	t := time.NewTicker(r.cfg.NodeTTL / 3)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		if err := r.beatOnce(ctx); err != nil && ctx.Err() == nil {
+			r.log.Warn("renew node liveness", "node", r.cfg.Holder, "err", err)
+		}
+	}
+}
+
+func (r *Runner) beatOnce(ctx context.Context) error {
+	return r.cfg.Store.Write(ctx, func(tx store.Tx) error { return tx.NodeBeat(r.cfg.Holder, r.cfg.NodeTTL) })
+}
+
+// leave expires this process's liveness record when the runner stops, so any
+// lease it could not give back is free at once rather than after its TTL.
+func (r *Runner) leave() {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	if err := r.cfg.Store.Write(ctx, func(tx store.Tx) error { return tx.NodeLeave(r.cfg.Holder) }); err != nil {
+		r.log.Warn("expire node liveness at shutdown", "node", r.cfg.Holder, "err", err)
+	}
+}
