@@ -22,7 +22,7 @@ const turnsScript = `{"name": "turns", "turns": [
     {"tool_calls": [{"name": "ls", "arguments": {}}]},
     {"text": "never reached"}]},
   {"match": "modes", "steps": [
-    {"tool_calls": [{"name": "write", "arguments": {"path": "/p.txt", "content": "x"}}, {"name": "script", "arguments": {"action": "eval", "code": "1"}}, {"name": "read", "arguments": {"path": "/p.txt"}}]},
+    {"tool_calls": [{"name": "write", "arguments": {"path": "/p.txt", "content": "x"}}, {"name": "script", "arguments": {"action": "eval", "code": "1"}}, {"name": "read", "arguments": {"path": "/p.txt"}}, {"name": "edit", "arguments": {"path": "/.scripts/fib.js", "old_string": "a", "new_string": "b"}}]},
     {"text": "done"}]},
   {"steps": [{"text": "echo: {{user}}"}]}
 ]}`
@@ -145,10 +145,11 @@ func TestWorkModes(t *testing.T) {
 		mode   string
 		states map[string]string // tool → status or "confirm"/"auto" for delivered calls
 	}{
-		{protocol.ModePlan, map[string]string{"write": protocol.RTCRejected, "script": protocol.RTCRejected, "read": "auto"}},
-		{protocol.ModeManual, map[string]string{"write": "confirm", "script": "confirm", "read": "auto"}},
-		{protocol.ModeEdit, map[string]string{"write": "auto", "script": "confirm", "read": "auto"}},
-		{protocol.ModeBypass, map[string]string{"write": "auto", "script": "auto", "read": "auto"}},
+		// edit is of a saved script: a protected path, which asks in edit mode too.
+		{protocol.ModePlan, map[string]string{"write": protocol.RTCRejected, "script": protocol.RTCRejected, "read": "auto", "edit": protocol.RTCRejected}},
+		{protocol.ModeManual, map[string]string{"write": "confirm", "script": "confirm", "read": "auto", "edit": "confirm"}},
+		{protocol.ModeEdit, map[string]string{"write": "auto", "script": "confirm", "read": "auto", "edit": "confirm"}},
+		{protocol.ModeBypass, map[string]string{"write": "auto", "script": "auto", "read": "auto", "edit": "auto"}},
 	}
 	for _, c := range cases {
 		t.Run(c.mode, func(t *testing.T) {
