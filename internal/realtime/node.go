@@ -45,8 +45,10 @@ type Config struct {
 	// OnCancelTurn receives turn cancellation hints from any node (this one
 	// included); see CancelTurn.
 	OnCancelTurn func(turnID string)
-	// AllowedOrigins for WebSocket upgrades; empty allows any origin (the token is
-	// the credential, not a cookie).
+	// AllowedOrigins for WebSocket connections; empty allows any origin (the token
+	// is the credential, not a cookie). A connection from another origin is ended
+	// with DisconnectOriginRefused before its token is read, and logged at warn
+	// level with the Origin it sent.
 	AllowedOrigins []string
 }
 
@@ -159,19 +161,39 @@ func (n *Node) WebSocketHandler() http.Handler {
 	// keeps a shallow stack while the connection idles.
 	cfg := centrifuge.WebsocketConfig{ReadBufferSize: 1024, UseWriteBufferPool: true, ProcessCommandsOffReadLoop: true,
 		MessageSizeLimit: 2*n.cfg.MaxRequestBytes + 64<<10}
-	if len(n.cfg.AllowedOrigins) > 0 {
-		allowed := map[string]bool{}
-		for _, o := range n.cfg.AllowedOrigins {
-			allowed[o] = true
-		}
-		cfg.CheckOrigin = func(r *http.Request) bool { return allowed[r.Header.Get("Origin")] }
-	} else {
-		cfg.CheckOrigin = func(*http.Request) bool { return true }
+	// Every origin is upgraded; a refused one is turned away in onConnecting with
+	// DisconnectOriginRefused. A browser cannot read why an upgrade failed (it sees
+	// close code 1006, as for a server that is down), but it reads a close code.
+	cfg.CheckOrigin = func(*http.Request) bool { return true }
+	ws := centrifuge.NewWebsocketHandler(n.node, cfg)
+	if len(n.cfg.AllowedOrigins) == 0 {
+		return ws
 	}
-	return centrifuge.NewWebsocketHandler(n.node, cfg)
+	allowed := map[string]bool{}
+	for _, o := range n.cfg.AllowedOrigins {
+		allowed[o] = true
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		origin := r.Header.Get("Origin")
+		if !allowed[origin] {
+			n.log.Warn("websocket origin refused", "origin", origin, "remote", r.RemoteAddr)
+			r = r.WithContext(context.WithValue(r.Context(), originRefusedKey{}, origin))
+		}
+		ws.ServeHTTP(w, r)
+	})
 }
 
+// DisconnectOriginRefused ends a connection from a page whose origin is not in
+// AllowedOrigins, before its token is read. Its code is in the range after which
+// clients do not reconnect: the page cannot change its origin.
+var DisconnectOriginRefused = centrifuge.Disconnect{Code: 4503, Reason: "origin not allowed"}
+
+type originRefusedKey struct{}
+
 func (n *Node) onConnecting(ctx context.Context, e centrifuge.ConnectEvent) (centrifuge.ConnectReply, error) {
+	if _, refused := ctx.Value(originRefusedKey{}).(string); refused {
+		return centrifuge.ConnectReply{}, DisconnectOriginRefused
+	}
 	claims, err := n.cfg.Verifier.Verify(e.Token)
 	if errors.Is(err, auth.ErrExpired) {
 		return centrifuge.ConnectReply{}, centrifuge.ErrorTokenExpired
