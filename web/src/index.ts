@@ -8,7 +8,7 @@ export * from "./tools/index.js";
 export * from "./script/index.js";
 export { createAgent, Agent, subjectOf } from "./agent/agent.js";
 export type { AgentEvents, AgentOptions, SendOptions, AskAnswer, Prompt, PromptAnswer } from "./agent/types.js";
-export { ReloginRequired, type ConnectionState } from "./realtime/connection.js";
+export { ReloginRequired, type ConnectionState, type ConnectionStatus, type ConnectionProblem, type ConnectionProblemKind } from "./realtime/connection.js";
 export type { EntityChange, EntityKind } from "./realtime/entities.js";
 export * from "./protocol/types.js";
 export { renderMarkdown } from "./ui/markdown.js";

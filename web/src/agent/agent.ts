@@ -4,13 +4,13 @@
 
 import { Executor } from "../executor/executor.js";
 import { Journal } from "../executor/journal.js";
-import { createLeadership, type Leadership } from "../executor/leader.js";
+import { ConnectedLeadership, createLeadership } from "../executor/leader.js";
 import { Outbox } from "../executor/outbox.js";
 import { PromptBoard, type Prompt, type PromptAnswer } from "../executor/prompts.js";
 import type { Message, MessageSendResult, Rtc, Session, SessionResult, Turn, TurnQueuedResult, TurnResult, WorkMode } from "../protocol/types.js";
 import { RpcError, isRetryable } from "../protocol/types.js";
 import { readAgentMd } from "./context.js";
-import { Connection, type ConnectionState, websocketUrl } from "../realtime/connection.js";
+import { Connection, type ConnectionState, type ConnectionStatus, websocketUrl } from "../realtime/connection.js";
 import { deviceId as storedDeviceId } from "../realtime/device.js";
 import { EntityStore } from "../realtime/entities.js";
 import { hydrateSession } from "./hydrate.js";
@@ -56,7 +56,7 @@ export class Agent {
   private readonly live: LiveStreams;
   private readonly executor: Executor;
   private readonly promptBoard: PromptBoard;
-  private readonly leadership: Leadership;
+  private readonly leadership: ConnectedLeadership;
   private readonly hydrating = new Map<string, Promise<void>>();
   private readonly ready: Promise<void>;
   private destroyed = false;
@@ -104,7 +104,11 @@ export class Agent {
     const journal = new Journal(db);
     const outbox = new Outbox(journal, call, { baseMs: options.retryBaseMs, capMs: options.retryCapMs });
     const locks = options.locks === undefined ? (globalThis.navigator?.locks ?? null) : options.locks;
-    this.leadership = createLeadership(`rtc-agent-executor/${ns}`, db, this.tabId, locks);
+    // Only a connected tab may hold the executor role: one that cannot reach the
+    // server would otherwise keep it from a tab that can.
+    this.leadership = new ConnectedLeadership(createLeadership(`rtc-agent-executor/${ns}`, db, this.tabId, locks), {
+      busy: async () => (await journal.entries()).some((e) => e.phase === "executing" && e.tab === this.tabId),
+    });
     this.executor = new Executor({
       journal,
       outbox,
@@ -127,6 +131,16 @@ export class Agent {
 
   get connectionState(): ConnectionState {
     return this.conn.state;
+  }
+
+  /** The connection's state with the time of the next attempt and the cause of the last failure. */
+  get connectionStatus(): ConnectionStatus {
+    return this.conn.status;
+  }
+
+  /** While offline and waiting to retry: tries to connect now. */
+  reconnectNow(): void {
+    this.conn.retryNow();
   }
 
   /** True when this tab is the one executing tools for this user and device. */
@@ -325,9 +339,11 @@ export class Agent {
   private wire(): void {
     const c = this.conn.events;
     c.on("state", (s) => {
+      this.leadership.setOnline(s === "connected");
       this.events.emit("state", s);
       if (s === "connected") void this.executor.refresh();
     });
+    c.on("status", (s) => this.events.emit("status", s));
     c.on("relogin", (r) => this.events.emit("relogin", r));
     c.on("subscribed", (s) => {
       if (s.channel.startsWith("topic:")) void this.topic.subscribed(s.recovered, s.position);

@@ -2,7 +2,7 @@
 
 import type { AskAnswer, Prompt, PromptAnswer } from "../executor/prompts.js";
 import type { EntityChange } from "../realtime/entities.js";
-import type { ConnectionState } from "../realtime/connection.js";
+import type { ConnectionState, ConnectionStatus } from "../realtime/connection.js";
 import type { WorkMode } from "../protocol/types.js";
 import type { HostToolDefinition } from "../tools/registry.js";
 
@@ -46,6 +46,8 @@ export interface AgentOptions {
 export interface AgentEvents {
   /** Connection state changes. */
   state: ConnectionState;
+  /** The connection's state, when it retries next and why it failed (for a UI). */
+  status: ConnectionStatus;
   /** An entity changed (Topic update, list load or call result). */
   change: EntityChange;
   /** The streaming text of a message changed (Live deltas). */

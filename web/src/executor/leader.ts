@@ -4,6 +4,7 @@
 // and renewed by compare-and-set in one transaction, elects one tab; a tab whose
 // renewal fails stops executing. Never "every tab". (The journal's claim is the
 // last line of defence: even two leaders could not start one call twice.)
+// ConnectedLeadership lets a tab compete only while it is connected.
 
 import { S_LEASE, req, tx } from "../state/db.js";
 import { Emitter } from "../util/emitter.js";
@@ -146,6 +147,88 @@ export class LeaseLeadership implements Leadership {
     if (v === this.leader) return;
     this.leader = v;
     this.events.emit("change", v);
+  }
+}
+
+export interface ConnectedOptions {
+  /** How long a tab may be offline before it gives the role up. Default 5 s. */
+  graceMs?: number;
+  /** True while a tool body of this tab runs: the role is kept until it ends. */
+  busy?: () => Promise<boolean>;
+}
+
+/**
+ * Leadership for a tab that is connected: it competes for the inner leadership
+ * (Web Locks or the lease) only once connected, and gives it up after `graceMs`
+ * offline, so a tab that cannot reach the server never keeps a connected tab of
+ * the same user and device from running and asking. It waits for a running tool
+ * body to end first: the next leader would otherwise find the call started and
+ * report it as interrupted although it is still running. Outcomes left in the
+ * outbox are sent by whichever tab leads next (the outbox is shared).
+ */
+export class ConnectedLeadership implements Leadership {
+  readonly events = new Emitter<{ change: boolean }>();
+  private wanted = false;
+  private online = false;
+  private timer: ReturnType<typeof setTimeout> | null = null;
+  private readonly graceMs: number;
+
+  constructor(
+    private readonly inner: Leadership,
+    private readonly opts: ConnectedOptions = {},
+  ) {
+    this.graceMs = opts.graceMs ?? 5000;
+    inner.events.on("change", (v) => this.events.emit("change", v));
+  }
+
+  get isLeader(): boolean {
+    return this.inner.isLeader;
+  }
+
+  start(): void {
+    this.wanted = true;
+    this.sync();
+  }
+
+  stop(): void {
+    this.wanted = false;
+    this.clearTimer();
+    this.inner.stop();
+  }
+
+  /** The tab's connection came up (true) or went down (false). */
+  setOnline(online: boolean): void {
+    this.online = online;
+    this.sync();
+  }
+
+  private sync(): void {
+    if (!this.wanted) return;
+    if (this.online) {
+      this.clearTimer();
+      this.inner.start();
+    } else if (!this.timer) this.timer = setTimeout(() => void this.release(), this.graceMs);
+  }
+
+  private async release(): Promise<void> {
+    let busy = false;
+    try {
+      busy = this.inner.isLeader && !!(await this.opts.busy?.());
+    } catch {
+      busy = true; // the journal could not be read: keep the role, look again
+    }
+    if (!this.timer || this.online || !this.wanted) return;
+    if (busy) {
+      this.timer = setTimeout(() => void this.release(), 1000);
+      return;
+    }
+    this.timer = null;
+    this.inner.stop();
+  }
+
+  private clearTimer(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
   }
 }
 

@@ -1,14 +1,40 @@
 // One Centrifuge connection (JSON protocol) per tab: connect with a token and
 // `{device_id}`, server-side subscriptions to topic:u=<id> and live:u=<id>
-// arriving as client-level events, RPC calls, token refresh and re-login.
+// arriving as client-level events, RPC calls, token refresh and re-login, and a
+// status a UI can show: offline until when, and why.
 
 import { Centrifuge, UnauthorizedError } from "centrifuge";
 import type { Delta, Update } from "../protocol/types.js";
 import { toRpcError } from "../protocol/types.js";
 import type { Position } from "../state/db.js";
-import { Emitter, backoffMs } from "../util/emitter.js";
+import { Emitter } from "../util/emitter.js";
 
 export type ConnectionState = "connecting" | "connected" | "disconnected";
+
+/**
+ * Why the last connection attempt failed, in terms a person can act on:
+ * - `unreachable`: the server could not be reached (network, server down);
+ * - `token`: `getToken` (the host's token endpoint) failed;
+ * - `token-rejected`: the server refused the token (e.g. its secret changed);
+ * - `origin`: the server does not accept this page's origin (no retry: the page
+ *   cannot change its origin);
+ * - `refused`: the server ended the connection for another reason;
+ * - `relogin`: the user must log in again.
+ */
+export type ConnectionProblemKind = "unreachable" | "token" | "token-rejected" | "origin" | "refused" | "relogin";
+
+export interface ConnectionProblem {
+  kind: ConnectionProblemKind;
+  message: string;
+}
+
+export interface ConnectionStatus {
+  state: ConnectionState;
+  /** When the next attempt starts (ms since the epoch), while offline and waiting to retry. */
+  retryAt?: number;
+  /** Why the last attempt failed; cleared once connected. */
+  problem?: ConnectionProblem;
+}
 
 /**
  * Thrown (or returned as null/"" ) by a host's `getToken` when the user must log in
@@ -31,40 +57,80 @@ export interface ConnectionOptions {
 
 export interface ConnectionEvents {
   state: ConnectionState;
+  status: ConnectionStatus;
   subscribed: { channel: string; recovered: boolean; position: Position | undefined };
   topic: Update;
   delta: Delta;
   relogin: { reason: string };
 }
 
+// Disconnect codes of the server (Centrifuge's and internal/realtime's) and of
+// the centrifuge client.
+const UNAUTHORIZED = 1;
+const DISCONNECT_CALLED = 0;
 const INVALID_TOKEN = 3500;
+const ORIGIN_REFUSED = 4503;
+const TOKEN_EXPIRED = 109;
 
+/**
+ * The client's connection. After a failed attempt it waits for a delay it chose
+ * itself (exponential backoff with jitter) instead of Centrifuge's internal one,
+ * so the UI can count down to the next attempt ("Offline, retrying in 4 s") and
+ * name what went wrong.
+ */
 export class Connection {
   readonly events = new Emitter<ConnectionEvents>();
   private readonly client: Centrifuge;
   private stateValue: ConnectionState = "disconnected";
-  private invalidTokenRetries = 0;
+  private failures = 0;
   private retryTimer: ReturnType<typeof setTimeout> | null = null;
+  private retryAt: number | undefined;
+  private problem: ConnectionProblem | undefined;
   private closed = false;
+  private readonly minDelay: number;
+  private readonly maxDelay: number;
 
   constructor(private readonly opts: ConnectionOptions) {
+    this.minDelay = opts.minReconnectDelayMs ?? 500;
+    this.maxDelay = opts.maxReconnectDelayMs ?? 20_000;
     this.client = new Centrifuge(opts.url, {
       data: { device_id: opts.deviceId },
       getToken: () => this.token(),
-      minReconnectDelay: opts.minReconnectDelayMs ?? 500,
-      maxReconnectDelay: opts.maxReconnectDelayMs ?? 20_000,
+      minReconnectDelay: this.minDelay,
+      maxReconnectDelay: this.maxDelay,
       timeout: opts.timeoutMs ?? 10_000,
     });
     this.client.on("state", (ctx) => this.setState(ctx.newState as ConnectionState));
     this.client.on("connected", () => {
-      this.invalidTokenRetries = 0;
+      this.failures = 0;
+      this.problem = undefined;
+      this.emitStatus();
+    });
+    this.client.on("error", (ctx) => {
+      if (this.closed || this.client.state !== "connecting") return;
+      const message = ctx.error?.message || ctx.type;
+      if (ctx.type === "transport") this.offline({ kind: "unreachable", message: "the server cannot be reached" });
+      else if (ctx.type === "connectToken") this.offline({ kind: "token", message });
+      // An expired token: Centrifuge fetches a new one and tries again at once.
+      else if (ctx.type === "connect" && ctx.error?.code !== TOKEN_EXPIRED) this.offline({ kind: "unreachable", message });
     });
     this.client.on("disconnected", (ctx) => {
-      if (this.closed) return;
-      if (ctx.code === 1) this.events.emit("relogin", { reason: ctx.reason || "unauthorized" });
+      if (this.closed || ctx.code === DISCONNECT_CALLED) return;
+      if (ctx.code === UNAUTHORIZED) {
+        this.problem = { kind: "relogin", message: ctx.reason || "unauthorized" };
+        this.emitStatus();
+        this.events.emit("relogin", { reason: ctx.reason || "unauthorized" });
+      }
       // Centrifuge does not reconnect after "invalid token" (e.g. the server restarted
       // with a new secret). A fresh token may well be valid: try again with backoff.
-      else if (ctx.code === INVALID_TOKEN) this.retryWithNewToken();
+      else if (ctx.code === INVALID_TOKEN) this.offline({ kind: "token-rejected", message: ctx.reason || "invalid token" }, true);
+      else if (ctx.code === ORIGIN_REFUSED) {
+        this.problem = { kind: "origin", message: ctx.reason || "origin not allowed" };
+        this.emitStatus();
+      } else {
+        this.problem = { kind: "refused", message: ctx.reason || `code ${ctx.code}` };
+        this.emitStatus();
+      }
     });
     this.client.on("subscribed", (ctx) => {
       const sp = ctx.streamPosition;
@@ -89,14 +155,27 @@ export class Connection {
     return this.stateValue;
   }
 
+  get status(): ConnectionStatus {
+    return { state: this.stateValue, retryAt: this.retryAt, problem: this.problem };
+  }
+
   connect(): void {
     this.closed = false;
     this.client.connect();
   }
 
+  /** Starts the next attempt now instead of at `status.retryAt`. */
+  retryNow(): void {
+    if (!this.retryTimer) return;
+    clearTimeout(this.retryTimer);
+    this.retryTimer = null;
+    void this.attempt(this.problem?.kind === "token-rejected");
+  }
+
   close(): void {
     this.closed = true;
     if (this.retryTimer) clearTimeout(this.retryTimer);
+    this.retryTimer = null;
     this.client.disconnect();
   }
 
@@ -121,32 +200,59 @@ export class Connection {
       t = await this.opts.getToken();
     } catch (err) {
       if (err instanceof ReloginRequired || err instanceof UnauthorizedError) throw new UnauthorizedError(String(err));
-      throw err; // temporary: Centrifuge retries with backoff
+      throw err; // temporary: retried with backoff
     }
     if (!t) throw new UnauthorizedError("no token");
     return t;
   }
 
-  private retryWithNewToken(): void {
-    if (this.retryTimer) return;
-    const delay = backoffMs(this.invalidTokenRetries++, 500, 20_000);
-    this.retryTimer = setTimeout(async () => {
+  /**
+   * An attempt failed: stop Centrifuge's own retry and wait for a delay of ours,
+   * known in advance, then try again (with a new token when `freshToken`).
+   */
+  private offline(problem: ConnectionProblem, freshToken = false): void {
+    this.problem = problem;
+    if (this.retryTimer) return this.emitStatus();
+    // Ends the attempt and Centrifuge's reconnect timer ("disconnected", code 0).
+    this.client.disconnect();
+    const cap = Math.min(this.maxDelay, this.minDelay * 2 ** Math.min(this.failures++, 30));
+    const delay = Math.round(Math.min(this.maxDelay, this.minDelay + Math.random() * cap));
+    this.retryAt = Date.now() + delay;
+    this.retryTimer = setTimeout(() => {
       this.retryTimer = null;
-      if (this.closed) return;
+      void this.attempt(freshToken);
+    }, delay);
+    this.emitStatus();
+  }
+
+  private async attempt(freshToken: boolean): Promise<void> {
+    this.retryAt = undefined;
+    if (this.closed) return;
+    if (freshToken) {
       try {
         this.client.setToken(await this.token());
-        this.client.connect();
       } catch (err) {
-        if (err instanceof UnauthorizedError) this.events.emit("relogin", { reason: "invalid token" });
-        else this.retryWithNewToken();
+        if (this.closed) return;
+        if (err instanceof UnauthorizedError) {
+          this.problem = { kind: "relogin", message: "invalid token" };
+          this.emitStatus();
+          this.events.emit("relogin", { reason: "invalid token" });
+        } else this.offline({ kind: "token", message: (err as Error)?.message ?? String(err) }, true);
+        return;
       }
-    }, delay);
+    }
+    if (!this.closed) this.client.connect();
   }
 
   private setState(s: ConnectionState): void {
     if (s === this.stateValue) return;
     this.stateValue = s;
     this.events.emit("state", s);
+    this.emitStatus();
+  }
+
+  private emitStatus(): void {
+    this.events.emit("status", this.status);
   }
 }
 

@@ -1,9 +1,12 @@
 // The chat application inside <rtc-agent>'s shadow root: header (usage of the
 // session, connection state, work mode, close/reopen, files), session list,
-// conversation, composer (messages and /commands), file explorer.
+// conversation, composer (messages and /commands), file explorer. Below 720 px of
+// its own width the session list is a drawer, closed unless opened, and the
+// header wraps onto a second line.
 
 import type { Agent } from "../agent/agent.js";
 import { WORK_MODES, type WorkMode } from "../protocol/types.js";
+import type { ConnectionStatus } from "../realtime/connection.js";
 import { ChatView } from "./chat.js";
 import { parseCommand } from "./commands.js";
 import { h } from "./dom.js";
@@ -19,6 +22,8 @@ const MODE_LABELS: Record<WorkMode, string> = {
   bypass: "Bypass: never ask",
 };
 const STATE_TEXT = { connecting: "connecting…", connected: "connected", disconnected: "offline" } as const;
+/** Below this width of the element the session list is a drawer. */
+const NARROW_PX = 720;
 const PLACEHOLDER = "Message the assistant…  (Enter to send, /compact to summarise)";
 
 /** The wiring of the views inside the shadow root. */
@@ -32,13 +37,24 @@ export class Ui {
   private timer: ReturnType<typeof setTimeout> | null = null;
   private readonly offs: (() => void)[] = [];
   private readonly bannerEl = h("div", { class: "banner", attrs: { hidden: true, role: "status" } });
-  private readonly conn = h("span", { class: "conn", attrs: { "data-state": "connecting" } }, "connecting…");
-  private readonly mode = h("select", { attrs: { "aria-label": "Work mode" } }, WORK_MODES.map((m) => h("option", { props: { value: m } }, MODE_LABELS[m])));
+  /** The prompt a "… is waiting for your answer" banner points to (null: the banner shows something else). */
+  private promptNotice: string | null = null;
+  private readonly conn = h("button", { class: "conn ghost", props: { type: "button", disabled: true }, attrs: { "data-state": "connecting", "aria-live": "polite" } }, "connecting…");
+  /** Why the connection fails, when a person can do something about it (or should know). */
+  private readonly connBanner = h("div", { class: "conn-banner", attrs: { hidden: true, role: "alert" } });
+  private connTicker: ReturnType<typeof setInterval> | null = null;
+  private readonly modeScope = h("span", { class: "scope" }, "New chats");
+  private readonly mode = h("select", { class: "work-mode", attrs: { "aria-label": "Work mode for new conversations" } }, WORK_MODES.map((m) => h("option", { props: { value: m } }, MODE_LABELS[m])));
+  private readonly modeLabel = h("label", { class: "mode" }, this.modeScope, this.mode);
+  private narrow = false;
+  private drawerOpen = false;
+  private sidebarShown = true;
+  private resize: ResizeObserver | null = null;
   private readonly input = h("textarea", { props: { rows: 1, placeholder: PLACEHOLDER }, attrs: { "aria-label": "Message" } });
   private readonly sendBtn = h("button", { class: "primary send", props: { type: "submit" } }, "Send");
   private readonly stopBtn = h("button", { class: "danger stop", props: { type: "button", hidden: true } }, "Stop");
   private readonly title = h("div", { class: "title" }, "Assistant");
-  private readonly sessionsToggle = h("button", { class: "ghost", title: "Conversations", attrs: { "aria-label": "Show conversations" } }, "☰");
+  private readonly sessionsToggle = h("button", { class: "ghost sessions-toggle", title: "Conversations", props: { type: "button" }, attrs: { "aria-label": "Conversations", "aria-expanded": "true" } }, "☰");
   private readonly filesToggle = h("button", { class: "files-toggle", attrs: { "aria-pressed": "false" } }, "Files");
   private readonly usage = h("span", { class: "usage", attrs: { hidden: true } });
   private readonly closeBtn = h("button", { class: "close-session", title: "Close this conversation: it takes no messages until it is reopened (a running turn stops)", props: { type: "button", hidden: true } }, "Close chat");
@@ -46,15 +62,24 @@ export class Ui {
   private readonly closedBar = h("div", { class: "closed-bar", attrs: { hidden: true, role: "status" } }, h("span", null, "This conversation is closed: it takes no messages until it is reopened."), this.reopenBtn);
   private readonly body = h("div", { class: "body" });
   private readonly main = h("main", { class: "chat" });
+  private readonly app = h("div", { class: "app" });
 
   constructor(private readonly root: ShadowRoot) {
     const composer = h("form", { class: "composer" }, this.input, this.stopBtn, this.sendBtn);
-    this.main.append(this.bannerEl, h("div", { class: "messages" }), this.closedBar, composer);
+    this.main.append(this.connBanner, this.bannerEl, h("div", { class: "messages" }), this.closedBar, composer);
     this.body.append(this.main);
-    root.replaceChildren(
-      ...styleNodes(root),
-      h("div", { class: "app" }, h("header", { class: "bar" }, this.sessionsToggle, this.title, this.usage, this.conn, this.mode, this.closeBtn, this.filesToggle), this.body),
-    );
+    this.app.append(h("header", { class: "bar" }, this.sessionsToggle, this.title, this.usage, this.conn, this.modeLabel, this.closeBtn, this.filesToggle), this.body);
+    root.replaceChildren(...styleNodes(root), this.app);
+    this.conn.addEventListener("click", () => this.agent?.reconnectNow());
+    // The element's own width decides, not the window's: it may sit in a narrow column.
+    if (typeof ResizeObserver === "function") {
+      this.resize = new ResizeObserver((entries) => this.setNarrow((entries[0]?.contentRect.width ?? NARROW_PX) < NARROW_PX));
+      this.resize.observe(this.app);
+    }
+    // A tap on the conversation closes the open drawer.
+    this.main.addEventListener("pointerdown", () => {
+      if (this.narrow && this.drawerOpen) this.setDrawer(false);
+    });
     composer.addEventListener("submit", (e) => {
       e.preventDefault();
       void this.send();
@@ -78,7 +103,8 @@ export class Ui {
     this.main.querySelector(".messages")!.replaceWith(this.chat.root);
     this.body.prepend(this.sessions.root);
     this.body.append(this.files.root);
-    this.sessionsToggle.addEventListener("click", () => (this.sessions!.root.hidden = !this.sessions!.root.hidden));
+    this.sessionsToggle.addEventListener("click", () => this.setDrawer(this.narrow ? !this.drawerOpen : !this.sidebarShown));
+    this.layoutSessions();
     this.filesToggle.addEventListener("click", () => {
       const show = this.files!.root.hidden !== false;
       this.files!.setVisible(show);
@@ -105,15 +131,11 @@ export class Ui {
         if (this.selected) void agent.loadSession(this.selected).catch(() => undefined);
         render();
       }),
-      ev.on("state", (s) => {
-        this.conn.dataset.state = s;
-        this.conn.textContent = STATE_TEXT[s];
-        render();
-      }),
+      ev.on("state", () => render()),
+      ev.on("status", (s) => this.showStatus(s)),
       ev.on("relogin", (r) => this.banner(`Signed out (${r.reason}). Log in again to continue.`, true)),
     );
-    this.conn.dataset.state = agent.connectionState;
-    this.conn.textContent = STATE_TEXT[agent.connectionState];
+    this.showStatus(agent.connectionStatus);
     this.select(saved && agent.session(saved) ? saved : null);
     this.sendBtn.disabled = false;
     // The stored selection may be a session that arrives with the first sync.
@@ -137,10 +159,13 @@ export class Ui {
   dispose(): void {
     for (const off of this.offs.splice(0)) off();
     this.files?.dispose();
+    this.resize?.disconnect();
     if (this.timer) clearTimeout(this.timer);
+    if (this.connTicker) clearInterval(this.connTicker);
   }
 
   banner(text: string, bad = false): void {
+    this.promptNotice = null;
     this.bannerEl.textContent = text;
     this.bannerEl.hidden = !text;
     this.bannerEl.classList.toggle("bad", bad);
@@ -148,6 +173,7 @@ export class Ui {
 
   private select(id: string | null): void {
     this.selected = id;
+    if (this.narrow && this.drawerOpen) this.setDrawer(false);
     if (this.selectedKey) safeSet(this.selectedKey, id);
     this.chat?.show(id);
     this.render();
@@ -174,6 +200,10 @@ export class Ui {
     this.sessions?.update(this.selected);
     this.chat?.update();
     this.mode.value = s ? s.work_mode : agent.defaultWorkMode;
+    // Which the select changes: the open conversation's mode, or the one new chats start in.
+    this.modeScope.textContent = s ? "This chat" : "New chats";
+    this.mode.setAttribute("aria-label", s ? "Work mode of this conversation" : "Work mode for new conversations");
+    this.modeLabel.title = s ? "Changes the work mode of the open conversation only" : "The work mode new conversations start in";
     const mine = !s || agent.ownsSession(s.id);
     const closed = s?.status === "closed";
     this.input.disabled = !mine || closed;
@@ -187,16 +217,65 @@ export class Ui {
     this.usage.hidden = !usage;
     this.usage.textContent = usage?.text ?? "";
     this.usage.title = usage?.title ?? "";
-    const elsewhere = agent.prompts().filter((p) => p.rtc.session_id !== this.selected);
-    if (elsewhere.length && this.bannerEl.hidden) {
-      const p = elsewhere[0]!;
-      this.bannerEl.hidden = false;
-      this.bannerEl.classList.remove("bad");
-      this.bannerEl.replaceChildren(
-        `“${agent.session(p.rtc.session_id)?.title ?? "Another conversation"}” is waiting for your answer.`,
-        h("button", { on: { click: () => (this.bannerEl.hidden = true, this.select(p.rtc.session_id)) } }, "Show"),
-      );
+    this.promptBanner(agent);
+  }
+
+  /** "… is waiting for your answer" while a prompt of another conversation is open, and only then. */
+  private promptBanner(agent: Agent): void {
+    const p = agent.prompts().find((x) => x.rtc.session_id !== this.selected);
+    if (!p) {
+      // Answered (here or in another tab), or its conversation is the one shown now.
+      if (this.promptNotice !== null) this.banner("");
+      return;
     }
+    if (this.promptNotice === p.id || (!this.bannerEl.hidden && this.promptNotice === null)) return;
+    this.promptNotice = p.id;
+    this.bannerEl.hidden = false;
+    this.bannerEl.classList.remove("bad");
+    this.bannerEl.replaceChildren(
+      `“${agent.session(p.rtc.session_id)?.title ?? "Another conversation"}” is waiting for your answer.`,
+      h("button", { on: { click: () => (this.banner(""), this.select(p.rtc.session_id)) } }, "Show"),
+    );
+  }
+
+  /** The header's connection state ("Offline, retrying in 4 s") and the banner naming the cause. */
+  private showStatus(st: ConnectionStatus): void {
+    const retrying = st.state === "disconnected" && st.retryAt !== undefined;
+    this.conn.dataset.state = st.state;
+    this.conn.disabled = !retrying;
+    this.conn.title = retrying ? "Try to connect now" : "";
+    const paint = () => {
+      if (!retrying) return void (this.conn.textContent = STATE_TEXT[st.state]);
+      this.conn.textContent = `Offline, retrying in ${Math.max(0, Math.ceil((st.retryAt! - Date.now()) / 1000))} s`;
+    };
+    paint();
+    if (this.connTicker) clearInterval(this.connTicker);
+    this.connTicker = retrying ? setInterval(paint, 250) : null;
+    const cause = problemText(st);
+    this.connBanner.hidden = !cause;
+    this.connBanner.textContent = cause;
+    this.connBanner.dataset.kind = st.problem?.kind ?? "";
+  }
+
+  private setNarrow(narrow: boolean): void {
+    if (narrow === this.narrow) return;
+    this.narrow = narrow;
+    this.drawerOpen = false;
+    this.app.classList.toggle("narrow", narrow);
+    this.layoutSessions();
+  }
+
+  /** Opens or closes the session list: the drawer when narrow, the sidebar otherwise. */
+  private setDrawer(open: boolean): void {
+    if (this.narrow) this.drawerOpen = open;
+    else this.sidebarShown = open;
+    this.layoutSessions();
+  }
+
+  private layoutSessions(): void {
+    const shown = this.narrow ? this.drawerOpen : this.sidebarShown;
+    if (this.sessions) this.sessions.root.hidden = !shown;
+    this.sessionsToggle.setAttribute("aria-expanded", String(shown));
   }
 
   private async send(): Promise<void> {
@@ -272,6 +351,24 @@ export class Ui {
   private autosize(): void {
     this.input.style.height = "auto";
     this.input.style.height = `${Math.min(160, this.input.scrollHeight + 2)}px`;
+  }
+}
+
+/** What the connection banner says, or "" when there is nothing a person needs to know. */
+function problemText(st: ConnectionStatus): string {
+  const p = st.problem;
+  if (!p || st.state === "connected") return "";
+  switch (p.kind) {
+    case "origin":
+      return `The assistant's server does not accept connections from this page (${location.origin}): ${p.message}. The site's operator must allow this origin.`;
+    case "token":
+      return `Could not get a sign-in token for the assistant (${p.message}). Retrying.`;
+    case "token-rejected":
+      return `The assistant's server rejected the sign-in token (${p.message}). Retrying with a new one.`;
+    case "refused":
+      return `The assistant's server closed the connection (${p.message}).`;
+    default:
+      return ""; // unreachable: the header says offline; relogin: its own banner
   }
 }
 

@@ -1,7 +1,10 @@
 // <rtc-agent server-url="…" user-id="…"> — the chat UI as a custom element (open
 // shadow DOM). Token source: the `getToken` property, or the `dev-token`
 // attribute for a development server (POST /api/dev/token). Extra createAgent
-// options go in the `options` property before the element connects.
+// options go in the `options` property. The agent starts once the element is
+// connected and the document is parsed (DOMContentLoaded), so options and
+// attributes set by any script of the page up to then apply; later changes to
+// them apply when the element is connected again (web/README.md).
 
 import { createAgent, type Agent } from "../agent/agent.js";
 import type { AgentOptions } from "../agent/types.js";
@@ -15,8 +18,8 @@ const Base = (typeof HTMLElement === "function" ? HTMLElement : class {}) as typ
 
 export class RtcAgentElement extends Base {
   static observedAttributes = ["server-url", "user-id", "dev-token"];
-  /** Extra createAgent options (tools, scriptTimeoutMs, locks, …), read at start. */
-  options: Partial<AgentOptions> = {};
+  private optionsValue: Partial<AgentOptions> = {};
+  private waitingForParse = false;
   private tokenFn: AgentOptions["getToken"] | null = null;
   private agentValue: Agent | null = null;
   private starting: Promise<Agent> | null = null;
@@ -24,6 +27,16 @@ export class RtcAgentElement extends Base {
   private ui: Ui | null = null;
   private teardown: ReturnType<typeof setTimeout> | null = null;
   private readyWaiters: ((a: Agent) => void)[] = [];
+
+  /** Extra createAgent options (tools, scriptTimeoutMs, locks, …), read when the agent starts. */
+  get options(): Partial<AgentOptions> {
+    return this.optionsValue;
+  }
+
+  set options(v: Partial<AgentOptions>) {
+    this.optionsValue = v ?? {};
+    if (this.starting) console.warn("<rtc-agent>: options set after the agent started apply when the element is connected again");
+  }
 
   /** The headless agent behind the UI (null until started). */
   get agent(): Agent | null {
@@ -99,6 +112,14 @@ export class RtcAgentElement extends Base {
 
   private start(): Promise<Agent> | void {
     if (this.starting || !this.ui) return;
+    if (!documentParsed()) {
+      // Scripts after the element (module scripts included) may still set options.
+      if (!this.waitingForParse) {
+        this.waitingForParse = true;
+        document.addEventListener("DOMContentLoaded", () => ((this.waitingForParse = false), void this.start()), { once: true });
+      }
+      return;
+    }
     const getToken = this.tokenSource();
     if (!getToken) {
       this.ui.banner("Waiting for a token source: set the element's getToken property (or the dev-token attribute on a development server).");
@@ -108,9 +129,9 @@ export class RtcAgentElement extends Base {
     ui.banner("");
     const mode = this.getAttribute("work-mode") as WorkMode | null;
     this.starting = createAgent({
-      ...this.options,
+      ...this.optionsValue,
       serverUrl: this.serverUrl(),
-      userId: this.getAttribute("user-id") || this.options.userId,
+      userId: this.getAttribute("user-id") || this.optionsValue.userId,
       getToken,
       ...(mode && WORK_MODES.includes(mode) ? { workMode: mode } : {}),
     });
@@ -132,6 +153,15 @@ export class RtcAgentElement extends Base {
     );
     return this.starting;
   }
+}
+
+/** True once DOMContentLoaded has fired: every parser-inserted script has run. */
+function documentParsed(): boolean {
+  if (typeof document === "undefined" || document.readyState === "complete") return true;
+  if (document.readyState === "loading") return false;
+  // "interactive" also covers the deferred and module scripts that run before DOMContentLoaded.
+  const nav = globalThis.performance?.getEntriesByType?.("navigation")[0] as PerformanceNavigationTiming | undefined;
+  return !nav || nav.domContentLoadedEventStart > 0;
 }
 
 /** Defines <rtc-agent> (once). Called on import of the SDK in a browser. */

@@ -38,9 +38,13 @@ button.ghost { border-color: transparent; background: transparent; }
 button.ghost:hover { background: var(--rtc-panel); }
 :focus-visible { outline: 2px solid var(--rtc-accent); outline-offset: 1px; }
 .app { display: flex; flex-direction: column; height: 100%; background: var(--rtc-bg); border: 1px solid var(--rtc-border); border-radius: var(--rtc-radius); overflow: hidden; }
-.bar { display: flex; align-items: center; gap: 8px; padding: 8px 12px; border-bottom: 1px solid var(--rtc-border); background: var(--rtc-panel); }
-.bar .title { font-weight: 600; flex: 1; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
-.conn { display: inline-flex; align-items: center; gap: 6px; font-size: 12px; color: var(--rtc-muted); white-space: nowrap; }
+.bar { display: flex; flex-wrap: wrap; align-items: center; gap: 6px 8px; padding: 8px 12px; border-bottom: 1px solid var(--rtc-border); background: var(--rtc-panel); }
+.bar .title { font-weight: 600; flex: 1 1 6em; min-width: 0; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
+.conn { display: inline-flex; align-items: center; gap: 6px; font-size: 12px; color: var(--rtc-muted); white-space: nowrap; padding: 2px 6px; }
+.conn:disabled { opacity: 1; cursor: default; }
+.conn[data-state="disconnected"] { color: var(--rtc-bad); }
+.mode { display: inline-flex; align-items: center; gap: 6px; font-size: 12px; color: var(--rtc-muted); white-space: nowrap; }
+.mode select { font-size: 13px; color: var(--rtc-text); max-width: 100%; }
 .conn::before { content: ""; width: 8px; height: 8px; border-radius: 50%; background: var(--rtc-warn); }
 .conn[data-state="connected"]::before { background: var(--rtc-ok); }
 .conn[data-state="disconnected"]::before { background: var(--rtc-bad); }
@@ -131,6 +135,7 @@ select { border: 1px solid var(--rtc-border); border-radius: 7px; padding: 3px 6
 .thinking::after { content: " ···"; animation: blink 1.2s steps(2) infinite; }
 .banner { padding: 6px 12px; background: var(--rtc-user); font-size: 13px; display: flex; gap: 8px; align-items: center; }
 .banner.bad { color: var(--rtc-bad); }
+.conn-banner { padding: 6px 12px; font-size: 13px; color: var(--rtc-bad); background: var(--rtc-user); border-bottom: 1px solid var(--rtc-border); }
 .closed-bar { display: flex; gap: 8px; align-items: center; justify-content: space-between; padding: 8px 12px; border-top: 1px solid var(--rtc-border); background: var(--rtc-panel); font-size: 13px; color: var(--rtc-muted); }
 .composer { display: flex; gap: 8px; padding: 10px 12px; border-top: 1px solid var(--rtc-border); align-items: flex-end; }
 .composer textarea { flex: 1; resize: none; border: 1px solid var(--rtc-border); border-radius: 8px; padding: 8px 10px; min-height: 40px; max-height: 160px; background: var(--rtc-bg); }
@@ -147,10 +152,13 @@ select { border: 1px solid var(--rtc-border); border-radius: 7px; padding: 3px 6
 .files .editor .row { display: flex; gap: 6px; align-items: center; }
 .files .editor .row span { flex: 1; font-size: 11px; color: var(--rtc-muted); }
 .files .hint { padding: 8px; color: var(--rtc-muted); font-size: 12px; }
-@media (max-width: 720px) {
-  .usage { display: none; }
-  .sessions { position: absolute; z-index: 2; height: calc(100% - 44px); box-shadow: 0 4px 20px rgba(0,0,0,.2); }
-  .files { position: absolute; right: 0; z-index: 2; height: calc(100% - 44px); box-shadow: 0 4px 20px rgba(0,0,0,.2); }
-  .body { position: relative; }
-}
+.narrow .usage { display: none; }
+.narrow .bar { padding: 6px 8px; }
+.narrow .mode select { max-width: 11em; }
+.narrow .body { position: relative; }
+.narrow .sessions { position: absolute; top: 0; bottom: 0; left: 0; z-index: 2; width: min(280px, 85%); box-shadow: 0 4px 20px rgba(0,0,0,.2); }
+.narrow .files { position: absolute; top: 0; bottom: 0; right: 0; z-index: 2; width: min(340px, 100%); box-shadow: 0 4px 20px rgba(0,0,0,.2); }
+.narrow .sessions li button { visibility: visible; }
+.narrow .messages { padding: 12px; }
+.narrow .msg.user { max-width: 92%; }
 `;

@@ -1,6 +1,7 @@
 // The host site of the end-to-end tests: another origin than the RTC Agent
 // server, a strict CSP, the SDK loaded as a module like from a CDN. Query
-// parameters: go (server port), user, scriptTimeout (ms), locks=off (no Web Locks).
+// parameters: go (server port), user, scriptTimeout (ms), locks=off (no Web Locks),
+// minDelay and maxDelay (reconnect backoff, ms).
 // Host tools record each run in localStorage so tests can count executions
 // across reloads and tabs.
 import { ReloginRequired } from "/sdk/rtc-agent.js";
@@ -25,8 +26,8 @@ const el = document.getElementById("agent");
 el.setAttribute("server-url", `http://127.0.0.1:${q.get("go")}`);
 el.setAttribute("user-id", user);
 el.options = {
-  minReconnectDelayMs: 100,
-  maxReconnectDelayMs: 1000,
+  minReconnectDelayMs: Number(q.get("minDelay") ?? 100),
+  maxReconnectDelayMs: Number(q.get("maxDelay") ?? 1000),
   ...(q.get("scriptTimeout") ? { scriptTimeoutMs: Number(q.get("scriptTimeout")) } : {}),
   ...(q.get("locks") === "off" ? { locks: null } : {}),
 };

@@ -21,6 +21,10 @@ import "./script.test.js";
 import "./sessions.test.js";
 import "./long.test.js";
 import "./approvals.test.js";
+import "./layout.test.js";
+import "./connection.test.js";
+import "./handover.test.js";
+import "./options.test.js";
 import "./screenshot.test.js";
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";

@@ -10,8 +10,8 @@ export function setBrowser(b: Browser): void {
 }
 
 /** A fresh browser profile (own IndexedDB, localStorage, locks) closed after the test. */
-export async function newProfile(): Promise<BrowserContext> {
-  const ctx = await browser.newContext({ viewport: { width: 1200, height: 800 } });
+export async function newProfile(viewport = { width: 1200, height: 800 }): Promise<BrowserContext> {
+  const ctx = await browser.newContext({ viewport });
   ctx.setDefaultTimeout(10_000);
   defer(() => ctx.close());
   return ctx;
@@ -100,7 +100,7 @@ export class AgentPage {
   }
 
   async setMode(mode: string): Promise<void> {
-    await this.page.locator("rtc-agent select[aria-label='Work mode']").selectOption(mode);
+    await this.page.locator("rtc-agent select[aria-label^='Work mode']").selectOption(mode);
   }
 
   async send(text: string): Promise<void> {

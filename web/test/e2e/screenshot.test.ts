@@ -1,5 +1,6 @@
-// Not a test: `npm run screenshot` takes web/docs/screenshot.png (and the dark
-// variant) of the demo page with a finished conversation, for the README. It
+// Not a test: `npm run screenshot` takes the README's pictures of the demo page
+// with a finished conversation: web/docs/screenshot.png and screenshot-dark.png
+// at 1280 px, screenshot-phone.png and screenshot-phone-dark.png at 390 px. It
 // only registers when RTC_SCREENSHOT is set, so `npm test` never rewrites them.
 
 import { readFile } from "node:fs/promises";
@@ -10,20 +11,29 @@ import { AgentPage, browser } from "./pages.js";
 import { GoServer } from "./servers.js";
 import { defer } from "./harness.js";
 
+const SHOTS = [
+  { file: "screenshot.png", scheme: "light", width: 1280, height: 820, scale: 1, phone: false },
+  { file: "screenshot-dark.png", scheme: "dark", width: 1280, height: 820, scale: 1, phone: false },
+  { file: "screenshot-phone.png", scheme: "light", width: 390, height: 844, scale: 2, phone: true },
+  { file: "screenshot-phone-dark.png", scheme: "dark", width: 390, height: 844, scale: 2, phone: true },
+] as const;
+
 if (process.env.RTC_SCREENSHOT) {
   test("screenshot of the demo page", async () => {
     const script = JSON.parse(await readFile(join(paths.repo, "internal/llm/scripted/demo.json"), "utf8")) as object;
     const go = await GoServer.start({ script });
-    for (const scheme of ["light", "dark"] as const) {
-      const ctx = await browser.newContext({ viewport: { width: 1280, height: 820 }, colorScheme: scheme, deviceScaleFactor: 1 });
+    for (const s of SHOTS) {
+      const ctx = await browser.newContext({ viewport: { width: s.width, height: s.height }, colorScheme: s.scheme, deviceScaleFactor: s.scale, isMobile: s.phone, hasTouch: s.phone });
       defer(() => ctx.close());
       const p = await AgentPage.open(ctx, `${go.url}/`);
       await p.page.locator("rtc-agent").evaluate((el) => (el as unknown as { prefill(t: string, o: object): void }).prefill("Edit and search files", { send: true }));
       await p.waitForAnswer("Things to try next");
-      await p.explorerPaths();
-      await p.page.locator("rtc-agent aside.files li[data-path='/notes/todo.md']").click();
-      await p.page.locator("rtc-agent .messages").evaluate((el) => (el.scrollTop = el.scrollHeight * 0.42));
-      const file = join(paths.web, "docs", scheme === "light" ? "screenshot.png" : "screenshot-dark.png");
+      if (!s.phone) {
+        await p.explorerPaths();
+        await p.page.locator("rtc-agent aside.files li[data-path='/notes/todo.md']").click();
+      }
+      await p.page.locator("rtc-agent .messages").evaluate((el, f) => (el.scrollTop = el.scrollHeight * f), s.phone ? 0.55 : 0.42);
+      const file = join(paths.web, "docs", s.file);
       await p.page.screenshot({ path: file });
       ok(true, file);
     }

@@ -159,7 +159,13 @@ const TYPES: Record<string, string> = { ".html": "text/html; charset=utf-8", ".j
  */
 export type Hook = (q: URLSearchParams) => Promise<unknown>;
 
+/** How /token answers for a user instead of asking the Go server (tests of failures). */
+export type TokenOverride = { status: number } | { token: string };
+
 export class HostServer {
+  /** Per user id: a failing status or a fixed token for /token. */
+  readonly tokenOverrides = new Map<string, TokenOverride>();
+
   private constructor(
     private readonly server: Server,
     readonly port: number,
@@ -169,12 +175,16 @@ export class HostServer {
 
   static async start(p: Paths): Promise<HostServer> {
     const hooks = new Map<string, Hook>();
+    let self: HostServer | null = null;
     const server = createServer((req, res) => {
       void (async () => {
         const url = new URL(req.url ?? "/", "http://x");
         const send = (status: number, body: string | Buffer, headers: Record<string, string> = {}) => res.writeHead(status, headers).end(body);
         try {
           if (url.pathname === "/token") {
+            const o = self?.tokenOverrides.get(url.searchParams.get("user") ?? "");
+            if (o && "status" in o) return send(o.status, "token service unavailable");
+            if (o) return send(200, JSON.stringify({ token: o.token }), { "Content-Type": "application/json" });
             const r = await fetch(`http://127.0.0.1:${url.searchParams.get("go")}/api/dev/token`, { method: "POST", body: JSON.stringify({ user_id: url.searchParams.get("user") }) });
             return send(r.status, await r.text(), { "Content-Type": "application/json" });
           }
@@ -188,6 +198,16 @@ export class HostServer {
             const manifest = JSON.parse(await readFile(join(p.web, "dist/headers.json"), "utf8")) as Record<string, Record<string, string>>;
             if (!Object.hasOwn(manifest, name)) return send(404, "not found");
             return send(200, await readFile(join(p.web, "dist", name)), manifest[name]);
+          }
+          if (url.pathname === "/late.html" || url.pathname === "/late.js") {
+            // A page that sets the element's options in a script after the element.
+            const go = url.searchParams.get("go") ?? "0";
+            const body = (await readFile(join(p.web, "test/e2e", url.pathname.slice(1)), "utf8")).replaceAll("__GO__", go);
+            return send(200, body, {
+              "Content-Type": TYPES[extname(url.pathname)]!,
+              "Cache-Control": "no-cache",
+              "Content-Security-Policy": `default-src 'self'; script-src 'self'; style-src 'self'; connect-src 'self' http://127.0.0.1:${go} ws://127.0.0.1:${go}; frame-src 'self'`,
+            });
           }
           if (url.pathname === "/host.html" || url.pathname === "/host.js") {
             const go = url.searchParams.get("go") ?? "0";
@@ -206,7 +226,8 @@ export class HostServer {
       })();
     });
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    return new HostServer(server, (server.address() as { port: number }).port, hooks);
+    self = new HostServer(server, (server.address() as { port: number }).port, hooks);
+    return self;
   }
 
   /** The host page for a server, with options as query parameters (see host.js). */
