@@ -11,6 +11,7 @@ import "./script.test.js";
 import "./topic.test.js";
 import "./entities.test.js";
 import "./executor.test.js";
+import "./leader.test.js";
 import "./approvals.test.js";
 import "./markdown.test.js";
 import "./live.test.js";
