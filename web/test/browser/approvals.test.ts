@@ -188,6 +188,27 @@ test("security: an approved script that calls a host tool twice asks each time; 
   done(t);
 });
 
+test("security: a question from a running script is withdrawn when its call ends on the server; the host tool never runs", async () => {
+  const server = new FakeServer();
+  const calls: string[] = [];
+  const extra: Partial<ToolContext> = {};
+  const t = await tab(server, await freshDb(), `ap-t${n++}`, undefined, extra);
+  const runner = (extra.script = runnerFor(t, calls));
+  await waitFor("leadership", () => t.ex.isLeader);
+  const code = "try { await rtcAgent.call('counter', {n: 1}); return 'called'; } catch (e) { return e.name; }";
+  await server.deliver(rtc("t1", 0, { session_id: "s4", tool_name: "script", arguments: { action: "eval", code }, needs_confirmation: true }));
+  await waitFor("the script's prompt", () => promptIds(t).includes("t1"));
+  t.prompts.answer("t1", { type: "confirm", approved: true });
+  await waitFor("the host call's prompt", () => promptIds(t).includes("t1/call-1"));
+  await server.deliver({ ...server.rtcs.get("t1")!, status: "timeout", error: "deadline passed" });
+  await waitFor("the question withdrawn", () => !promptIds(t).includes("t1/call-1"));
+  await waitFor("the run to end", async () => (await t.journal.get("t1")).journal?.phase === "acknowledged");
+  eq(calls.length, 0, "the host tool did not run");
+  eq(server.rtcs.get("t1")?.status, "timeout", "the server's end stands");
+  runner.dispose();
+  done(t);
+});
+
 test("security: a script's change of /AGENT.md or /.scripts/ asks, whatever the spelling; bypass does not", async () => {
   const server = new FakeServer();
   const extra: Partial<ToolContext> = {};
