@@ -92,9 +92,19 @@ func (h *harness) checkUser(ctx context.Context, u *user, deadline time.Time) er
 	if err != nil {
 		h.logf("%s: client behind the server: %v", u.name, err)
 	}
-	if err := h.checkHistory(ctx, u, top.Top); err != nil {
+	rp := newReplay(h, u)
+	if err := h.checkHistory(ctx, u, top.Top, rp); err != nil {
 		return err
 	}
+	sessions, err := u.list(ctx, protocol.MethodSessionList, "sessions", "")
+	if err != nil {
+		return err
+	}
+	listed := map[string]bool{}
+	for _, s := range sessions {
+		listed[idOf(s)] = true
+	}
+	rp.settled(listed)
 	for _, kind := range []string{simclient.KindSession, simclient.KindTurn, simclient.KindMessage, simclient.KindRTC} {
 		if err := h.checkEntities(ctx, u, kind); err != nil {
 			return err
@@ -117,9 +127,9 @@ func (h *harness) checkUser(ctx context.Context, u *user, deadline time.Time) er
 	return nil
 }
 
-// checkHistory reads the server's history 1..top and compares every offset
-// with what the client applied.
-func (h *harness) checkHistory(ctx context.Context, u *user, top int64) error {
+// checkHistory reads the server's history 1..top, compares every offset with
+// what the client applied, and replays it into rp.
+func (h *harness) checkHistory(ctx context.Context, u *user, top int64, rp *replay) error {
 	var since int64
 	for since < top {
 		var page protocol.UpdateListResult
@@ -139,6 +149,7 @@ func (h *harness) checkHistory(ctx context.Context, u *user, top int64) error {
 				h.breach(func(r *Report) { r.Lost += int(up.Offset - since - 1) }, "%s: history lacks offsets %d..%d", u.name, since+1, up.Offset-1)
 			}
 			since = up.Offset
+			rp.apply(up)
 			h.count(func(r *Report) { r.Updates++ })
 			got := u.profile.Applied(up.Offset)
 			switch {
@@ -181,7 +192,27 @@ func (h *harness) checkEntities(ctx context.Context, u *user, kind string) error
 			}
 		}
 	}
+	// The server lists nothing of a deleted session; the client keeps it,
+	// marked deleted, with what it held.
 	client := u.profile.Entities(kind)
+	gone := map[string]bool{}
+	for id, e := range u.profile.Entities(simclient.KindSession) {
+		var s struct {
+			Deleted bool `json:"deleted"`
+		}
+		if json.Unmarshal(e.Data, &s) == nil && s.Deleted {
+			gone[id] = true
+		}
+	}
+	for id, e := range client {
+		var v struct {
+			SessionID string `json:"session_id"`
+		}
+		_ = json.Unmarshal(e.Data, &v)
+		if (kind == simclient.KindSession && gone[id]) || gone[v.SessionID] {
+			delete(client, id)
+		}
+	}
 	for id, want := range server {
 		got, ok := client[id]
 		switch {
@@ -225,8 +256,20 @@ func (h *harness) checkExecutions(ctx context.Context, u *user) {
 		answers[id] = append(answers[id], a...)
 	}
 	for id, e := range u.profile.Journal() {
+		if e.Gone {
+			r, _ := stored(id)
+			if !u.deleted[r.SessionID] {
+				h.breach(func(r *Report) { r.ClientErrors++ }, "%s: rtc %s answered not found, its session %q was not deleted", u.name, id, r.SessionID)
+			}
+			continue
+		}
 		if e.Acked {
 			answers[id] = append(answers[id], e.Answer)
+		}
+	}
+	for _, r := range u.goneRTCs {
+		if !u.deleted[r.SessionID] {
+			h.breach(func(rep *Report) { rep.ClientErrors++ }, "%s: rtc %s answered not found, its session %q was not deleted", u.name, r.ID, r.SessionID)
 		}
 	}
 	ids := make([]string, 0, len(answers))

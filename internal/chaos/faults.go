@@ -124,9 +124,10 @@ func (h *harness) killNodes(ctx context.Context) error {
 	return nil
 }
 
-// pauseNodes stops a node for longer than the lease TTL and lets it continue,
-// o.Pauses times: its leases expire meanwhile and, in a cluster, other nodes
-// take its sessions over; the writes it then attempts must fail.
+// pauseNodes stops a node for longer than its liveness TTL and lets it
+// continue, o.Pauses times: its liveness record lapses meanwhile and, in a
+// cluster, other nodes take its sessions over; the writes it then attempts must
+// fail.
 func (h *harness) pauseNodes(ctx context.Context) error {
 	for i := range h.o.Pauses {
 		if !h.atShare(ctx, i, h.o.Pauses) {

@@ -14,12 +14,16 @@ type Options struct {
 	Users int    // simulated users, one browser profile each, running concurrently
 	// Kills is the number of SIGKILLs of a server node, spread over the run.
 	Kills int
-	// Pauses stop a node (SIGSTOP) for longer than the lease TTL, then let it go on.
+	// Pauses stop a node (SIGSTOP) for longer than its liveness TTL, then let it go on.
 	Pauses int
 	// RedisRestarts and PGTerminations (cluster) restart the run's redis-server
 	// and terminate every database connection of the nodes, spread over the run.
 	RedisRestarts  int
 	PGTerminations int
+	// Actions is the share of turns during which the user also acts on the
+	// session: switches the work mode, renames, closes and reopens, forks,
+	// deletes (0 = never, 1 = every turn).
+	Actions float64
 	// DisconnectEvery is the mean pause between two browser disconnects (half
 	// of them drop the connection for a moment, half reload the page).
 	DisconnectEvery time.Duration
@@ -41,7 +45,7 @@ type Options struct {
 // Defaults returns the configuration of `rtcagent chaos` without flags.
 func Defaults() Options {
 	return Options{Seed: 1, Mode: "embedded", Turns: 200, Users: 6, Kills: 20, Pauses: 4, RedisRestarts: 3, PGTerminations: 3,
-		DisconnectEvery: 700 * time.Millisecond, Settle: 60 * time.Second, ExecTimeout: 20 * time.Second,
+		Actions: 0.3, DisconnectEvery: 700 * time.Millisecond, Settle: 60 * time.Second, ExecTimeout: 20 * time.Second,
 		DatabaseURL: "postgres://postgres@127.0.0.1:5432/test?sslmode=disable", RedisServer: "redis-server"}
 }
 
@@ -51,6 +55,8 @@ func (o Options) validate() error {
 		return errors.New("chaos: mode must be embedded or cluster")
 	case o.Turns <= 0 || o.Users <= 0 || o.Kills < 0 || o.Pauses < 0 || o.RedisRestarts < 0 || o.PGTerminations < 0:
 		return errors.New("chaos: turns and users must be positive, fault counts not negative")
+	case o.Actions < 0 || o.Actions > 1:
+		return errors.New("chaos: actions is a share of the turns, from 0 to 1")
 	case len(o.ServerCmd) == 0:
 		return errors.New("chaos: no server command")
 	case o.Settle <= 0 || o.ExecTimeout <= 0:

@@ -122,7 +122,7 @@ func (n *node) kill() {
 }
 
 // pause stops the process (SIGSTOP) for d and lets it go on (SIGCONT): a node
-// that stalls longer than its lease and then writes as if it still owned its
+// that stalls longer than its liveness TTL and then writes as if it still owned its
 // sessions. False when it was not running.
 func (n *node) pause(d time.Duration) bool {
 	n.mu.Lock()

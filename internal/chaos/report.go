@@ -29,21 +29,31 @@ type Report struct {
 	Disconnects    int
 	Reloads        int
 	Stops          int
+	ModeChanges    int // work mode switched while a turn ran
+	Renames        int
+	CloseReopens   int // closed while a turn ran, then opened again
+	Deletes        int
+	Forks          int // forks asked three times (twice at once) with one client_id
 	DupSends       int // messages sent twice at once with the same client_id
 	DupSubmits     int // extra result submissions racing the browser's own
 	Executions     int
 	Updates        int // offsets checked
 
 	// Invariants.
-	Lost          int // offsets missing from the history or never applied by the client
-	DupOffsets    int // offsets seen with two different updates
-	Stuck         int // turns not terminal after the settle time
-	ExecTwice     int // RTCs a browser profile executed more than once
-	DeliverTwice  int // RTCs delivered as pending more than once
-	StateDiffs    int // entities whose client state differs from the server's
-	DupDiffer     int // duplicate sends or submissions answered unlike the stored result
-	ClientErrors  int // protocol violations and failed retries seen by clients
-	FailedDetails []string
+	Lost           int // offsets missing from the history or never applied by the client
+	DupOffsets     int // offsets seen with two different updates
+	Stuck          int // turns not terminal after the settle time
+	ExecTwice      int // RTCs a browser profile executed more than once
+	DeliverTwice   int // RTCs delivered as pending more than once
+	StateDiffs     int // entities whose client state differs from the server's
+	DupDiffer      int // duplicate sends or submissions answered unlike the stored result
+	ClientErrors   int // protocol violations and failed retries seen by clients
+	Wedged         int // sessions with a queued turn and none active after the settle time
+	Reappeared     int // deleted sessions that came back (in the history or the list)
+	TwoActive      int // sessions that had two turns running or waiting at once
+	StreamingEnded int // messages still streaming in an ended turn after the settle time
+	ForkDiffer     int // repeated forks answered unlike the first, or sessions left empty
+	FailedDetails  []string
 }
 
 // Failed reports whether any invariant broke.
@@ -72,6 +82,11 @@ func (r *Report) invariants() []invariant {
 		{"client state different from server state", r.StateDiffs},
 		{"duplicate answers differing from the stored result", r.DupDiffer},
 		{"client protocol errors", r.ClientErrors},
+		{"wedged sessions (a queued turn, none active)", r.Wedged},
+		{"deleted sessions that reappeared", r.Reappeared},
+		{"sessions with two active turns at once", r.TwoActive},
+		{"messages streaming in an ended turn", r.StreamingEnded},
+		{"repeated forks answered differently, or empty sessions", r.ForkDiffer},
 	}
 }
 
@@ -84,7 +99,7 @@ func (r *Report) Table() string {
 	row("turns run (completed / failed / stopped)", fmt.Sprintf("%d (%d / %d / %d)", r.Turns, r.Completed, r.FailedTurns, r.Stopped), "")
 	row("server kills (streaming / RTC executing / submitting / elsewhere)", fmt.Sprintf("%d (%d / %d / %d / %d)", r.Kills,
 		r.KillsAt[pointStreaming], r.KillsAt[pointExecuting], r.KillsAt[pointSubmitting], r.KillsAt[pointAny]), "")
-	row("node pauses longer than the lease (SIGSTOP, SIGCONT)", r.Pauses, "")
+	row("node pauses longer than the node TTL (SIGSTOP, SIGCONT)", r.Pauses, "")
 	if r.Mode == "cluster" {
 		row("Redis restarts", r.RedisRestarts, "")
 		row("PostgreSQL connection terminations (connections ended)", fmt.Sprintf("%d (%d)", r.PGTerminations, r.PGBackends), "")
@@ -92,6 +107,8 @@ func (r *Report) Table() string {
 	}
 	row("disconnects (dropped / page reloads)", fmt.Sprintf("%d (%d / %d)", r.Disconnects+r.Reloads, r.Disconnects, r.Reloads), "")
 	row("turns stopped by the user", r.Stops, "")
+	row("during turns: work mode / rename / close and reopen / delete / fork", fmt.Sprintf("%d / %d / %d / %d / %d",
+		r.ModeChanges, r.Renames, r.CloseReopens, r.Deletes, r.Forks), "")
 	row("duplicate message sends (same client_id, concurrent)", r.DupSends, "")
 	row("extra result submissions (same and other client_id)", r.DupSubmits, "")
 	row("tool executions", r.Executions, "")

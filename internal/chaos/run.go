@@ -99,9 +99,11 @@ func (h *harness) shutdown() {
 	}
 }
 
-// serverArgs are the flags every node shares.
+// serverArgs are the flags every node shares. Leases are long, as in
+// production: a dead or stalled node's sessions are taken over when its
+// liveness record lapses (1 s).
 func (h *harness) serverArgs(addr, scriptFile string) []string {
 	return []string{"serve", "-addr", addr, "-token-secret", secret, "-model-provider", "scripted", "-script", scriptFile,
-		"-poll-interval", "100ms", "-lease-ttl", "2s", "-log-level", "error", "-message-rate", "-1",
+		"-poll-interval", "100ms", "-lease-ttl", "30s", "-node-ttl", "1s", "-log-level", "error", "-message-rate", "-1",
 		"-exec-timeout", h.o.ExecTimeout.String()}
 }

@@ -25,11 +25,15 @@ type user struct {
 	session string
 	runs    map[string]int            // tool invocations by RTC id
 	answers map[string][]protocol.RTC // answers to extra submissions by RTC id
+	deleted map[string]bool           // sessions the user deleted
+	// goneRTCs: extra submissions answered not found, which only an RTC of a
+	// deleted session may be
+	goneRTCs []protocol.RTC
 }
 
 func (h *harness) newUser(ctx context.Context, i int) (*user, error) {
 	u := &user{h: h, name: fmt.Sprintf("chaos-%d-u%d", h.o.Seed, i), profile: simclient.NewProfile(),
-		rng: newRNG(h.o.Seed, uint64(i+1)), runs: map[string]int{}, answers: map[string][]protocol.RTC{}}
+		rng: newRNG(h.o.Seed, uint64(i+1)), runs: map[string]int{}, answers: map[string][]protocol.RTC{}, deleted: map[string]bool{}}
 	return u, u.dial(ctx, h.nodes[i%len(h.nodes)])
 }
 
@@ -117,8 +121,8 @@ func (u *user) run(ctx context.Context) error {
 }
 
 // turn sends one message (sometimes twice with the same client_id, sometimes
-// followed by a second one that queues), sometimes stops it, and waits for the
-// turns to end.
+// followed by a second one that queues), sometimes stops it, sometimes acts on
+// its session meanwhile (act), and waits for the turns to end.
 func (u *user) turn(ctx context.Context, k int64) error {
 	u.mu.Lock()
 	session := u.session
@@ -148,7 +152,15 @@ func (u *user) turn(ctx context.Context, k int64) error {
 		}
 		u.h.count(func(r *Report) { r.Stops++ })
 	}
-	for _, id := range append([]string{ids.TurnID}, ids.more...) {
+	forked := u.act(ctx, k, ids)
+	u.mu.Lock()
+	gone := u.deleted[ids.SessionID]
+	u.mu.Unlock()
+	wait := forked
+	if !gone { // the turns of a deleted session are no longer the user's concern
+		wait = append(append([]string{ids.TurnID}, ids.more...), forked...)
+	}
+	for _, id := range wait {
 		wctx, cancel := context.WithTimeout(ctx, 90*time.Second)
 		_, err := u.profile.WaitTurn(wctx, id)
 		cancel()
@@ -236,7 +248,14 @@ func (u *user) extraSubmit(r protocol.RTC, clientID string, res simclient.Result
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 		defer cancel()
 		var out protocol.RTCResult
-		if err := u.call(ctx, protocol.MethodRTCSubmitResult, req, &out); err != nil {
+		err := u.call(ctx, protocol.MethodRTCSubmitResult, req, &out)
+		if isCode(err, protocol.CodeNotFound) {
+			u.mu.Lock()
+			u.goneRTCs = append(u.goneRTCs, r) // checked against the deleted sessions
+			u.mu.Unlock()
+			return
+		}
+		if err != nil {
 			u.h.count(func(rep *Report) { rep.ClientErrors++ })
 			u.h.logf("%s: extra submission %s: %v", u.name, clientID, err)
 			return

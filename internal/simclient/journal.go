@@ -52,6 +52,9 @@ func (c *Client) runJournaled(r protocol.RTC) error {
 		if errors.As(err, &pe) && pe.Code == protocol.CodeConflict {
 			return nil // the call ended meanwhile (deadline, stop): nothing to run
 		}
+		if errors.As(err, &pe) && pe.Code == protocol.CodeNotFound {
+			return nil // its session was deleted: nothing to run
+		}
 		if err != nil {
 			return c.closedOr(fmt.Errorf("executing %s: %w", r.ID, err))
 		}
@@ -99,6 +102,14 @@ func (c *Client) submit(ctx context.Context, r protocol.RTC, res Result, e *Exec
 			}
 		}
 		err = c.CallRetry(ctx, protocol.MethodRTCSubmitResult, req, &out)
+	}
+	var pe *protocol.Error
+	if errors.As(err, &pe) && pe.Code == protocol.CodeNotFound {
+		// Its session was deleted meanwhile: the result has nowhere to go.
+		c.cfg.Profile.mu.Lock()
+		e.Acked, e.Gone = true, true
+		c.cfg.Profile.mu.Unlock()
+		return nil
 	}
 	if err != nil {
 		return c.closedOr(fmt.Errorf("submit %s: %w", r.ID, err))

@@ -42,6 +42,7 @@ type Execution struct {
 	Runs   int     // tool function invocations: more than 1 breaks at-most-once
 	Result *Result // kept until the server acknowledged it (the outbox)
 	Acked  bool
+	Gone   bool         // the server answered not found: the session was deleted
 	Answer protocol.RTC // the server's answer to the submission
 	owner  *Client      // the client that started it; another one finds it interrupted
 }
