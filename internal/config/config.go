@@ -21,7 +21,9 @@ type Config struct {
 	RedisURL  string // -redis-url, RTCAGENT_REDIS_URL; redis://… for fan-out across nodes, presence and the Live buffer (scale-out)
 	RedisPfx  string // -redis-prefix, RTCAGENT_REDIS_PREFIX; key and channel prefix, to share a Redis; default "rtcagent"
 	Secret    string // -token-secret, RTCAGENT_TOKEN_SECRET; HS256 secret of connection tokens (>= 16 bytes); required unless -dev
-	Dev       bool   // -dev, RTCAGENT_DEV; enables POST /api/dev/token (anyone can get a token for any user) and a random secret when none is set
+	TokenAud  string // -token-audience, RTCAGENT_TOKEN_AUDIENCE; when set, tokens must name it in aud
+	TokenIss  string // -token-issuer, RTCAGENT_TOKEN_ISSUER; when set, tokens must carry it as iss
+	Dev       bool   // -dev, RTCAGENT_DEV; enables POST /api/dev/token (anyone can get a token for any user) and a random secret when none is set; refused with DBURL or RedisURL
 	LogLevel  string // -log-level, RTCAGENT_LOG_LEVEL; debug, info, warn, error; default info
 	Origins   string // -allowed-origins, RTCAGENT_ALLOWED_ORIGINS; comma-separated WebSocket origins; default any
 	System    string // -system-prompt, RTCAGENT_SYSTEM_PROMPT; default a short built-in prompt
@@ -39,6 +41,8 @@ type Config struct {
 	Retries   int    // -model-retries, RTCAGENT_MODEL_RETRIES; retries of a step after a transient provider error; default 3, 0 disables
 
 	RetryWait    time.Duration // -model-retry-backoff, RTCAGENT_MODEL_RETRY_BACKOFF; first wait before a retry, doubled each time; default 1s
+	ModelIdle    time.Duration // -model-idle-timeout, RTCAGENT_MODEL_IDLE_TIMEOUT; longest silence of a model stream (headers, then between events) before the step fails as retryable; default 60s
+	ModelStep    time.Duration // -model-step-timeout, RTCAGENT_MODEL_STEP_TIMEOUT; longest model step, request to last event, before it fails as retryable; default 10m
 	LeaseTTL     time.Duration // -lease-ttl, RTCAGENT_LEASE_TTL; session lease; default 30s
 	NodeTTL      time.Duration // -node-ttl, RTCAGENT_NODE_TTL; node liveness record, renewed every third of it: a dead node's sessions fail over after it; default 3s
 	PollInterval time.Duration // -poll-interval, RTCAGENT_POLL_INTERVAL; inbox/deadline backstop poll; default 1s
@@ -56,7 +60,8 @@ type Config struct {
 // Default returns the defaults.
 func Default() Config {
 	return Config{Addr: ":8080", DataFile: "rtcagent.db", RedisPfx: "rtcagent", LogLevel: "info", OpenAIMdl: "gpt-4o-mini", AnthMdl: "claude-sonnet-4-5",
-		MaxTokens: 4096, Retries: 3, RetryWait: time.Second, LeaseTTL: 30 * time.Second, NodeTTL: 3 * time.Second, PollInterval: time.Second, ExecTimeout: 5 * time.Minute,
+		MaxTokens: 4096, Retries: 3, RetryWait: time.Second, ModelIdle: time.Minute, ModelStep: 10 * time.Minute, LeaseTTL: 30 * time.Second, NodeTTL: 3 * time.Second,
+		PollInterval: time.Second, ExecTimeout: 5 * time.Minute,
 		HumanTimeout: 24 * time.Hour, StepLimit: 50, CompactAt: 100000, MsgRate: 20, MsgBurst: 10, Retention: 7 * 24 * time.Hour, ShutdownWait: 10 * time.Second}
 }
 
@@ -88,6 +93,8 @@ func Parse(args []string, getenv func(string) string) (Config, error) {
 	str(&c.RedisURL, "redis-url", "RTCAGENT_REDIS_URL", "Redis URL (scale-out); empty = in-process")
 	str(&c.RedisPfx, "redis-prefix", "RTCAGENT_REDIS_PREFIX", "Redis key prefix")
 	str(&c.Secret, "token-secret", "RTCAGENT_TOKEN_SECRET", "HS256 secret of connection tokens")
+	str(&c.TokenAud, "token-audience", "RTCAGENT_TOKEN_AUDIENCE", "audience tokens must name; empty = not checked")
+	str(&c.TokenIss, "token-issuer", "RTCAGENT_TOKEN_ISSUER", "issuer tokens must carry; empty = not checked")
 	c.Dev = getenv("RTCAGENT_DEV") == "1" || getenv("RTCAGENT_DEV") == "true"
 	fs.BoolVar(&c.Dev, "dev", c.Dev, "development mode: token endpoint for any user (RTCAGENT_DEV)")
 	str(&c.LogLevel, "log-level", "RTCAGENT_LOG_LEVEL", "debug, info, warn or error")
@@ -104,6 +111,8 @@ func Parse(args []string, getenv func(string) string) (Config, error) {
 	num(&c.MaxTokens, "max-tokens", "RTCAGENT_MAX_TOKENS", "max output tokens per model step")
 	num(&c.Retries, "model-retries", "RTCAGENT_MODEL_RETRIES", "retries after a transient provider error")
 	dur(&c.RetryWait, "model-retry-backoff", "RTCAGENT_MODEL_RETRY_BACKOFF", "first wait before a model retry")
+	dur(&c.ModelIdle, "model-idle-timeout", "RTCAGENT_MODEL_IDLE_TIMEOUT", "longest silence of a model stream before the step is retried")
+	dur(&c.ModelStep, "model-step-timeout", "RTCAGENT_MODEL_STEP_TIMEOUT", "longest model step before it is retried")
 	dur(&c.LeaseTTL, "lease-ttl", "RTCAGENT_LEASE_TTL", "session lease TTL")
 	dur(&c.NodeTTL, "node-ttl", "RTCAGENT_NODE_TTL", "node liveness TTL: a dead node's sessions fail over after it")
 	dur(&c.PollInterval, "poll-interval", "RTCAGENT_POLL_INTERVAL", "inbox and deadline poll")
@@ -140,6 +149,9 @@ func (c Config) Validate() error {
 	if c.Secret == "" && !c.Dev {
 		errs = append(errs, errors.New("token secret is required (-token-secret or RTCAGENT_TOKEN_SECRET), or run with -dev"))
 	}
+	if c.Dev && (c.DBURL != "" || c.RedisURL != "") {
+		errs = append(errs, errors.New("-dev is for a single local server: it serves a token for any user to any origin, so it is refused with -database-url or -redis-url (a deployment); drop -dev and set -token-secret"))
+	}
 	if c.Secret != "" && len(c.Secret) < 16 {
 		errs = append(errs, errors.New("token secret must be at least 16 bytes"))
 	}
@@ -165,6 +177,9 @@ func (c Config) Validate() error {
 	}
 	if c.NodeTTL < 300*time.Millisecond {
 		errs = append(errs, errors.New("node TTL must be at least 300ms"))
+	}
+	if c.ModelIdle <= 0 || c.ModelStep <= 0 {
+		errs = append(errs, errors.New("model idle and step timeouts must be positive"))
 	}
 	if c.LeaseTTL < 300*time.Millisecond || c.PollInterval <= 0 || c.ExecTimeout <= 0 || c.HumanTimeout <= 0 || c.StepLimit <= 0 {
 		errs = append(errs, errors.New("lease TTL (>= 300ms), poll interval, timeouts and step limit must be positive"))

@@ -1,6 +1,10 @@
 package config
 
-import "testing"
+import (
+	"strings"
+	"testing"
+	"time"
+)
 
 func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
 
@@ -29,5 +33,55 @@ func TestLongSessionSettings(t *testing.T) {
 	}
 	if _, err := Parse([]string{"-dev", "-compact-threshold", "0", "-compact-keep", "10"}, env(nil)); err != nil {
 		t.Errorf("compaction off with a keep: %v", err)
+	}
+}
+
+// TestDevRefusedInDeployment: -dev serves a token for any user, so it is refused
+// together with the settings of a deployment, with a message that says why.
+func TestDevRefusedInDeployment(t *testing.T) {
+	for _, args := range [][]string{
+		{"-dev", "-database-url", "postgres://db/rtc"},
+		{"-dev", "-redis-url", "redis://cache:6379/0"},
+	} {
+		_, err := Parse(args, env(nil))
+		if err == nil || !strings.Contains(err.Error(), "-dev") || !strings.Contains(err.Error(), "refused") {
+			t.Errorf("%v: err %v, want -dev refused", args, err)
+		}
+	}
+	if _, err := Parse(nil, env(map[string]string{"RTCAGENT_DEV": "1", "RTCAGENT_DATABASE_URL": "postgres://db/rtc"})); err == nil {
+		t.Error("RTCAGENT_DEV with RTCAGENT_DATABASE_URL accepted")
+	}
+	c := Default()
+	c.Dev, c.DBURL, c.Provider = true, "postgres://db/rtc", "scripted"
+	if c.Validate() == nil {
+		t.Error("Validate accepted Dev with a database URL")
+	}
+	secret := "0123456789abcdef"
+	if _, err := Parse([]string{"-database-url", "postgres://db/rtc", "-redis-url", "redis://cache:6379/0", "-token-secret", secret}, env(nil)); err != nil {
+		t.Errorf("deployment without -dev: %v", err)
+	}
+	if _, err := Parse([]string{"-dev"}, env(nil)); err != nil {
+		t.Errorf("-dev alone: %v", err)
+	}
+}
+
+// TestModelDeadlinesAndTokenClaims: flags, environment and defaults.
+func TestModelDeadlinesAndTokenClaims(t *testing.T) {
+	d := Default()
+	if d.ModelIdle != time.Minute || d.ModelStep != 10*time.Minute || d.TokenAud != "" || d.TokenIss != "" {
+		t.Fatalf("defaults: idle %v step %v aud %q iss %q", d.ModelIdle, d.ModelStep, d.TokenAud, d.TokenIss)
+	}
+	c, err := Parse([]string{"-dev", "-model-idle-timeout", "15s", "-token-audience", "rtc"},
+		env(map[string]string{"RTCAGENT_MODEL_STEP_TIMEOUT": "2m", "RTCAGENT_TOKEN_ISSUER": "https://shop.example"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.ModelIdle != 15*time.Second || c.ModelStep != 2*time.Minute || c.TokenAud != "rtc" || c.TokenIss != "https://shop.example" {
+		t.Fatalf("parsed %+v", c)
+	}
+	for _, args := range [][]string{{"-dev", "-model-idle-timeout", "0s"}, {"-dev", "-model-step-timeout", "-1s"}} {
+		if _, err := Parse(args, env(nil)); err == nil {
+			t.Errorf("%v accepted", args)
+		}
 	}
 }

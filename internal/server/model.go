@@ -34,12 +34,15 @@ func promptAndPrices(c config.Config) (string, pricing.Table, error) {
 // newModel builds the configured model. The SDKs do not retry (MaxRetries 0): the
 // session runner retries transient errors itself, with one policy for every
 // provider and without repeating text already streamed.
+// A stalled stream fails the step with a retryable error at the idle or step
+// timeout, so the same retries apply.
 func newModel(c config.Config) (llm.Model, error) {
+	d := llm.Deadlines{Idle: c.ModelIdle, Step: c.ModelStep}
 	switch c.Provider {
 	case "openai":
-		return openai.New(openai.Config{BaseURL: c.OpenAIURL, APIKey: c.OpenAIKey, Model: c.OpenAIMdl, MaxTokens: c.MaxTokens, MaxRetries: 0})
+		return openai.New(openai.Config{BaseURL: c.OpenAIURL, APIKey: c.OpenAIKey, Model: c.OpenAIMdl, MaxTokens: c.MaxTokens, MaxRetries: 0, Deadlines: d})
 	case "anthropic":
-		return anthropic.New(anthropic.Config{BaseURL: c.AnthURL, APIKey: c.AnthKey, Model: c.AnthMdl, MaxTokens: c.MaxTokens, MaxRetries: 0})
+		return anthropic.New(anthropic.Config{BaseURL: c.AnthURL, APIKey: c.AnthKey, Model: c.AnthMdl, MaxTokens: c.MaxTokens, MaxRetries: 0, Deadlines: d})
 	case "scripted":
 		if c.Script != "" {
 			return scripted.Load(c.Script)

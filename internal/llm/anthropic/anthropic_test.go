@@ -19,8 +19,11 @@ func newModel(baseURL string, retries int) (llm.Model, error) {
 
 func TestConformance(t *testing.T) {
 	llmfake.Conformance(t, llmfake.Provider{
-		Start:                llmfake.NewAnthropic,
-		New:                  newModel,
+		Start: llmfake.NewAnthropic,
+		New:   newModel,
+		WithDeadlines: func(baseURL string, d llm.Deadlines) (llm.Model, error) {
+			return New(Config{BaseURL: baseURL, APIKey: "test-key", Model: "claude-test", Deadlines: d})
+		},
 		ContextLengthMessage: "prompt is too long: 210000 tokens > 200000 maximum",
 		Statuses: []llmfake.StatusCase{
 			{Status: 529, Category: "provider_unavailable", Retryable: true},

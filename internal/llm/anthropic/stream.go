@@ -19,7 +19,8 @@ type toolUse struct {
 }
 
 type stream struct {
-	ctx  context.Context
+	ctx  context.Context // the caller's: its end is not the provider's fault
+	w    *llm.Watch      // the step's deadlines
 	sdk  *ssestream.Stream[sdk.MessageStreamEventUnion]
 	resp *http.Response
 
@@ -32,8 +33,8 @@ type stream struct {
 	tools map[int64]*toolUse // open tool_use blocks by content index
 }
 
-func newStream(ctx context.Context, st *ssestream.Stream[sdk.MessageStreamEventUnion], resp *http.Response) *stream {
-	return &stream{ctx: ctx, sdk: st, resp: resp, tools: map[int64]*toolUse{}}
+func newStream(ctx context.Context, w *llm.Watch, st *ssestream.Stream[sdk.MessageStreamEventUnion], resp *http.Response) *stream {
+	return &stream{ctx: ctx, w: w, sdk: st, resp: resp, tools: map[int64]*toolUse{}}
 }
 
 func (s *stream) Next() bool {
@@ -42,6 +43,7 @@ func (s *stream) Next() bool {
 			return false
 		}
 		if s.sdk.Next() {
+			s.w.Touch()
 			s.handle(s.sdk.Current())
 		} else {
 			s.end()
@@ -58,11 +60,18 @@ func (s *stream) Err() error         { return s.err }
 func (s *stream) Close() error {
 	s.done = true
 	s.queue = nil
+	s.w.Stop()
 	return s.sdk.Close()
 }
 
 func (s *stream) end() {
 	s.done = true
+	if s.sdk.Err() != nil || !s.stopped {
+		if se := s.w.Stalled(requestID(s.resp)); se != nil {
+			s.err = se
+			return
+		}
+	}
 	if err := s.sdk.Err(); err != nil {
 		s.err = mapError(s.ctx, err, s.resp)
 		return

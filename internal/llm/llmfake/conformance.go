@@ -39,6 +39,8 @@ type Provider struct {
 	Start func(brain llm.Model) *Server
 	// New builds the provider for baseURL with the SDK's own retries set.
 	New func(baseURL string, maxRetries int) (llm.Model, error)
+	// WithDeadlines builds the provider for baseURL with the step deadlines set.
+	WithDeadlines func(baseURL string, d llm.Deadlines) (llm.Model, error)
 	// ContextLengthMessage is how the provider words a too-long prompt.
 	ContextLengthMessage string
 	// Statuses are checked besides the common ones.
@@ -55,7 +57,7 @@ type StatusCase struct {
 
 // Conformance runs the behaviour every provider must share against the real
 // SDK code path: streaming, tool-call reassembly, usage, transcript round trip,
-// error mapping, cancellation and network failures.
+// error mapping, cancellation, network failures and stalls.
 func Conformance(t *testing.T, p Provider) {
 	env := func(t *testing.T, retries int) (*scripted.Model, *Server, llm.Model) {
 		t.Helper()
@@ -118,6 +120,7 @@ func Conformance(t *testing.T, p Provider) {
 		srv.CutConnections()
 		wantError(t, Drain(st).Err, "provider_unavailable", true)
 	})
+	t.Run("Deadlines", func(t *testing.T) { testDeadlines(t, p) })
 	t.Run("Unreachable", func(t *testing.T) {
 		srv := p.Start(nil)
 		url := srv.URL()

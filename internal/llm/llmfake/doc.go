@@ -21,6 +21,8 @@
 //   - FailNext(n, status) makes the next n requests answer with that status and
 //     the provider's JSON error body; every response carries a request id header
 //     (x-request-id, request-id) valued req_fake_<n>.
+//   - StallNext(n, after) makes the next n streams go silent after `after` events
+//     of the brain, holding the connection open, as a provider that hangs mid-body.
 //   - An error from the brain's Stream call becomes an HTTP error status; an error
 //     from the brain's stream after it started becomes a mid-stream error event
 //     (OpenAI: an {"error": ...} data object, then the stream closes; Anthropic:

@@ -48,6 +48,7 @@ type Server struct {
 	requests [][]byte
 	usage    llm.Usage
 	failures []failure
+	stalls   []int // events after which the next streams go silent
 	seq      int
 }
 
@@ -138,6 +139,11 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		fail = &s.failures[0]
 		s.failures = s.failures[1:]
 	}
+	stallAfter := -1
+	if routed && fail == nil && len(s.stalls) > 0 {
+		stallAfter = s.stalls[0]
+		s.stalls = s.stalls[1:]
+	}
 	s.mu.Unlock()
 
 	reqID := fmt.Sprintf("req_fake_%d", seq)
@@ -169,6 +175,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer st.Close()
+	if stallAfter >= 0 {
+		st = &stalling{Stream: st, left: stallAfter, ctx: r.Context()}
+	}
 	sw := newSSEWriter(w)
 	s.dialect.stream(sw, st, modelOf(body), seq, includeUsage, func(u llm.Usage) {
 		s.mu.Lock()

@@ -37,6 +37,9 @@ type Config struct {
 	// HTTPClient is used for all requests; nil uses a client whose only timeout
 	// is for response headers, since a streamed body may take minutes.
 	HTTPClient *http.Client
+	// Deadlines bound each step: a stream idle for longer than Deadlines.Idle, or
+	// a step longer than Deadlines.Step, fails with a retryable llm.Error.
+	Deadlines llm.Deadlines
 }
 
 // Model is an llm.Model backed by an OpenAI-compatible Chat Completions server.
@@ -97,12 +100,17 @@ func (m *Model) Stream(ctx context.Context, req *llm.Request) (llm.Stream, error
 		return nil, &llm.Error{Category: "invalid_request", Err: fmt.Errorf("openai: %w", err)}
 	}
 	var resp *http.Response
-	st := m.svc.NewStreaming(ctx, params, option.WithResponseInto(&resp))
+	w := m.cfg.Deadlines.Start(ctx)
+	st := m.svc.NewStreaming(w.Context(), params, option.WithResponseInto(&resp))
 	if err := st.Err(); err != nil {
 		st.Close()
+		w.Stop()
+		if se := w.Stalled(requestID(resp)); se != nil {
+			return nil, se
+		}
 		return nil, mapError(ctx, err, resp)
 	}
-	return newStream(ctx, st, resp), nil
+	return newStream(ctx, w, st, resp), nil
 }
 
 func (m *Model) params(req *llm.Request) (sdk.ChatCompletionNewParams, error) {

@@ -18,8 +18,11 @@ func newModel(baseURL string, retries int) (llm.Model, error) {
 
 func TestConformance(t *testing.T) {
 	llmfake.Conformance(t, llmfake.Provider{
-		Start:                llmfake.NewOpenAI,
-		New:                  newModel,
+		Start: llmfake.NewOpenAI,
+		New:   newModel,
+		WithDeadlines: func(baseURL string, d llm.Deadlines) (llm.Model, error) {
+			return New(Config{BaseURL: baseURL, APIKey: "test-key", Model: "gpt-test", Deadlines: d})
+		},
 		ContextLengthMessage: "This model's maximum context length is 8192 tokens. However, your messages resulted in 9000 tokens.",
 	})
 }

@@ -23,7 +23,8 @@ type toolCall struct {
 }
 
 type stream struct {
-	ctx  context.Context
+	ctx  context.Context // the caller's: its end is not the provider's fault
+	w    *llm.Watch      // the step's deadlines
 	sdk  *ssestream.Stream[sdk.ChatCompletionChunk]
 	resp *http.Response
 
@@ -38,8 +39,8 @@ type stream struct {
 	chunkID string // names synthesized tool call ids
 }
 
-func newStream(ctx context.Context, st *ssestream.Stream[sdk.ChatCompletionChunk], resp *http.Response) *stream {
-	return &stream{ctx: ctx, sdk: st, resp: resp, byIndex: map[int64]*toolCall{}}
+func newStream(ctx context.Context, w *llm.Watch, st *ssestream.Stream[sdk.ChatCompletionChunk], resp *http.Response) *stream {
+	return &stream{ctx: ctx, w: w, sdk: st, resp: resp, byIndex: map[int64]*toolCall{}}
 }
 
 func (s *stream) Next() bool {
@@ -48,6 +49,7 @@ func (s *stream) Next() bool {
 			return false
 		}
 		if s.sdk.Next() {
+			s.w.Touch()
 			s.handle(s.sdk.Current())
 		} else {
 			s.end()
@@ -64,11 +66,18 @@ func (s *stream) Err() error         { return s.err }
 func (s *stream) Close() error {
 	s.done = true
 	s.queue = nil
+	s.w.Stop()
 	return s.sdk.Close()
 }
 
 func (s *stream) end() {
 	s.done = true
+	if s.sdk.Err() != nil || !s.finished {
+		if se := s.w.Stalled(requestID(s.resp)); se != nil {
+			s.err = se
+			return
+		}
+	}
 	if err := s.sdk.Err(); err != nil {
 		s.err = mapError(s.ctx, err, s.resp)
 		return
