@@ -26,18 +26,31 @@ type Claims struct {
 // Verifier checks tokens signed with one HS256 secret.
 type Verifier struct {
 	secret []byte
+	opt    Options
 }
 
-// NewVerifier returns a Verifier; the secret must be at least 16 bytes.
-func NewVerifier(secret []byte) (*Verifier, error) {
+// Options are the optional claims a token must carry.
+type Options struct {
+	// Audience, when set, must be one of the token's aud values.
+	Audience string
+	// Issuer, when set, must be the token's iss.
+	Issuer string
+}
+
+// NewVerifier returns a Verifier without audience or issuer checks; the secret
+// must be at least 16 bytes.
+func NewVerifier(secret []byte) (*Verifier, error) { return New(secret, Options{}) }
+
+// New returns a Verifier that also checks the audience and issuer that opt sets.
+func New(secret []byte, opt Options) (*Verifier, error) {
 	if len(secret) < 16 {
 		return nil, errors.New("token secret must be at least 16 bytes")
 	}
-	return &Verifier{secret: secret}, nil
+	return &Verifier{secret: secret, opt: opt}, nil
 }
 
-// Verify parses and checks a token: signature, algorithm, exp, and a non-empty sub
-// of at most 128 bytes.
+// Verify parses and checks a token: signature, algorithm, exp, a non-empty sub
+// of at most 128 bytes, and the audience and issuer when configured.
 func (v *Verifier) Verify(token string) (Claims, error) {
 	if token == "" {
 		return Claims{}, errors.New("no token")
@@ -45,9 +58,15 @@ func (v *Verifier) Verify(token string) (Claims, error) {
 	if len(token) > MaxTokenBytes {
 		return Claims{}, errors.New("token too long")
 	}
+	opts := []jwt.ParserOption{jwt.WithValidMethods([]string{"HS256"}), jwt.WithExpirationRequired()}
+	if v.opt.Audience != "" {
+		opts = append(opts, jwt.WithAudience(v.opt.Audience))
+	}
+	if v.opt.Issuer != "" {
+		opts = append(opts, jwt.WithIssuer(v.opt.Issuer))
+	}
 	var rc jwt.RegisteredClaims
-	_, err := jwt.ParseWithClaims(token, &rc, func(*jwt.Token) (any, error) { return v.secret, nil },
-		jwt.WithValidMethods([]string{"HS256"}), jwt.WithExpirationRequired())
+	_, err := jwt.ParseWithClaims(token, &rc, func(*jwt.Token) (any, error) { return v.secret, nil }, opts...)
 	if errors.Is(err, jwt.ErrTokenExpired) {
 		return Claims{}, ErrExpired
 	}
@@ -64,11 +83,16 @@ func (v *Verifier) Verify(token string) (Claims, error) {
 	return c, nil
 }
 
-// Issue signs a token for userID valid for ttl. The server uses it only for the
-// development token endpoint and tests; production sites issue their own.
+// Issue signs a token for userID valid for ttl, with the configured audience and
+// issuer. The server uses it only for the development token endpoint and tests;
+// production sites issue their own.
 func (v *Verifier) Issue(userID string, ttl time.Duration) (string, time.Time, error) {
 	exp := time.Now().Add(ttl).Truncate(time.Second)
-	tok := jwt.NewWithClaims(jwt.SigningMethodHS256, jwt.RegisteredClaims{Subject: userID, ExpiresAt: jwt.NewNumericDate(exp), IssuedAt: jwt.NewNumericDate(time.Now())})
+	rc := jwt.RegisteredClaims{Subject: userID, ExpiresAt: jwt.NewNumericDate(exp), IssuedAt: jwt.NewNumericDate(time.Now()), Issuer: v.opt.Issuer}
+	if v.opt.Audience != "" {
+		rc.Audience = jwt.ClaimStrings{v.opt.Audience}
+	}
+	tok := jwt.NewWithClaims(jwt.SigningMethodHS256, rc)
 	s, err := tok.SignedString(v.secret)
 	return s, exp, err
 }

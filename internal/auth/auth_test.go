@@ -61,3 +61,48 @@ func FuzzVerify(f *testing.F) {
 		}
 	})
 }
+
+// TestAudienceIssuer: with an audience and an issuer configured, a token must
+// carry both; without them, neither is checked.
+func TestAudienceIssuer(t *testing.T) {
+	v, err := New(secret, Options{Audience: "rtcagent", Issuer: "https://shop.example"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	exp := time.Now().Add(time.Minute).Unix()
+	claims := func(extra jwt.MapClaims) jwt.MapClaims {
+		c := jwt.MapClaims{"sub": "alice", "exp": exp}
+		for k, x := range extra {
+			c[k] = x
+		}
+		return c
+	}
+	good := map[string]string{
+		"both":             sign(t, jwt.SigningMethodHS256, claims(jwt.MapClaims{"aud": "rtcagent", "iss": "https://shop.example"})),
+		"audience in list": sign(t, jwt.SigningMethodHS256, claims(jwt.MapClaims{"aud": []string{"other", "rtcagent"}, "iss": "https://shop.example"})),
+	}
+	issued, _, _ := v.Issue("alice", time.Minute)
+	good["issued"] = issued
+	for name, tok := range good {
+		if c, err := v.Verify(tok); err != nil || c.UserID != "alice" {
+			t.Errorf("%s: %+v %v", name, c, err)
+		}
+	}
+	bad := map[string]string{
+		"no aud":    sign(t, jwt.SigningMethodHS256, claims(jwt.MapClaims{"iss": "https://shop.example"})),
+		"wrong aud": sign(t, jwt.SigningMethodHS256, claims(jwt.MapClaims{"aud": "other", "iss": "https://shop.example"})),
+		"no iss":    sign(t, jwt.SigningMethodHS256, claims(jwt.MapClaims{"aud": "rtcagent"})),
+		"wrong iss": sign(t, jwt.SigningMethodHS256, claims(jwt.MapClaims{"aud": "rtcagent", "iss": "https://evil.example"})),
+	}
+	for name, tok := range bad {
+		if _, err := v.Verify(tok); err == nil || errors.Is(err, ErrExpired) {
+			t.Errorf("%s token: err %v, want invalid", name, err)
+		}
+	}
+	plain, _ := NewVerifier(secret)
+	for name, tok := range bad {
+		if _, err := plain.Verify(tok); err != nil {
+			t.Errorf("without checks, %s token refused: %v", name, err)
+		}
+	}
+}
