@@ -6,8 +6,6 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
-	"strconv"
-	"sync"
 	"time"
 
 	"github.com/centrifugal/centrifuge"
@@ -66,11 +64,6 @@ type connInfo struct {
 
 type connKey struct{}
 
-// connectData is what a client sends in its connect request.
-type connectData struct {
-	DeviceID string `json:"device_id"`
-}
-
 // New creates the node; call Run before serving.
 // With RedisURL it waits for Redis to be reachable, until ctx ends.
 func New(ctx context.Context, cfg Config) (*Node, error) {
@@ -98,7 +91,7 @@ func New(ctx context.Context, cfg Config) (*Node, error) {
 	node.SetBroker(&topicBroker{inner: inner, store: cfg.Store})
 	n := &Node{cfg: cfg, node: node, log: log}
 	node.OnNotification(n.onNotification)
-	n.relay = newRelay(node, log)
+	n.relay = newRelay(cfg.Store, log, publishTo(node))
 	node.OnConnecting(n.onConnecting)
 	node.OnConnect(n.onConnect)
 	return n, nil
@@ -113,17 +106,18 @@ func (n *Node) Run() error {
 	return nil
 }
 
-// Shutdown disconnects clients and stops the relay after it published what it has.
+// Shutdown stops the relay after it published what is pending, or when ctx ends
+// (clients recover the rest from the store), then disconnects clients.
 func (n *Node) Shutdown(ctx context.Context) error {
-	n.relay.stop()
+	n.relay.stop(ctx)
 	return n.node.Shutdown(ctx)
 }
 
-// OnCommit is the store's commit hook: it queues the committed updates for
-// publication, in commit order.
+// OnCommit is the store's commit hook: it notes the committed updates for the
+// relay and returns at once; it never waits on the broker.
 func (n *Node) OnCommit(c store.Commit) {
 	if len(c.Updates) > 0 {
-		n.relay.enqueue(c.Updates)
+		n.relay.note(c.Updates)
 	}
 }
 
@@ -201,12 +195,10 @@ func (n *Node) onConnecting(ctx context.Context, e centrifuge.ConnectEvent) (cen
 	if err != nil {
 		return centrifuge.ConnectReply{}, centrifuge.DisconnectInvalidToken
 	}
-	var cd connectData
-	if len(e.Data) > 0 && len(e.Data) <= 1024 {
-		_ = json.Unmarshal(e.Data, &cd)
-	}
-	if len(cd.DeviceID) > 128 {
-		return centrifuge.ConnectReply{}, centrifuge.ErrorBadRequest
+	cd, err := parseConnectData(e.Data)
+	if err != nil {
+		n.log.Debug("connect refused", "user", claims.UserID, "err", err)
+		return centrifuge.ConnectReply{}, DisconnectBadConnectData
 	}
 	return centrifuge.ConnectReply{
 		Context:           context.WithValue(ctx, connKey{}, connInfo{deviceID: cd.DeviceID}),
@@ -241,74 +233,6 @@ func (n *Node) onConnect(c *centrifuge.Client) {
 		}
 		cb(centrifuge.RPCReply{Data: res}, nil)
 	})
-}
-
-// relay publishes committed updates in commit order from one queue.
-type relay struct {
-	node   *centrifuge.Node
-	log    *slog.Logger
-	ch     chan []protocol.Update
-	done   chan struct{}
-	mu     sync.RWMutex
-	closed bool
-}
-
-func newRelay(node *centrifuge.Node, log *slog.Logger) *relay {
-	return &relay{node: node, log: log, ch: make(chan []protocol.Update, 4096), done: make(chan struct{})}
-}
-
-func (r *relay) start() { go r.loop() }
-
-func (r *relay) stop() {
-	r.mu.Lock()
-	if !r.closed {
-		r.closed = true
-		close(r.ch)
-	}
-	r.mu.Unlock()
-	<-r.done
-}
-
-// enqueue may block when the queue is full: back-pressure on writers rather than
-// unbounded memory. Updates never wait on a client. After stop, updates are only
-// in the store; clients recover them from there.
-func (r *relay) enqueue(u []protocol.Update) {
-	r.mu.RLock()
-	defer r.mu.RUnlock()
-	if !r.closed {
-		r.ch <- u
-	}
-}
-
-// publishRetry bounds how long the relay retries one publication (a broker that
-// restarts comes back within it); after that the update is left to the clients'
-// recovery from the database, so a long broker outage cannot stall every write.
-const publishRetry = 5 * time.Second
-
-func (r *relay) loop() {
-	defer close(r.done)
-	for batch := range r.ch {
-		for _, u := range batch {
-			r.publish(u)
-		}
-	}
-}
-
-func (r *relay) publish(u protocol.Update) {
-	data := mustPayload(u)
-	tags := map[string]string{tagOffset: strconv.FormatInt(u.Offset, 10), tagEpoch: u.Epoch}
-	deadline := time.Now().Add(publishRetry)
-	for wait := 20 * time.Millisecond; ; wait *= 2 {
-		_, err := r.node.Publish(TopicChannel(u.UserID), data, centrifuge.WithTags(tags))
-		if err == nil {
-			return
-		}
-		if time.Now().Add(wait).After(deadline) {
-			r.log.Warn("publish update failed; clients recover it from the database", "user", u.UserID, "offset", u.Offset, "err", err)
-			return
-		}
-		time.Sleep(wait)
-	}
 }
 
 func mustPayload(u protocol.Update) []byte {
