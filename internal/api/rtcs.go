@@ -52,6 +52,9 @@ func (a *API) rtcSubmitResult(ctx context.Context, c core.Caller, params json.Ra
 	if err := a.checkID("client_id", req.ClientID); err != nil {
 		return nil, err
 	}
+	if err := requireOK(params); err != nil {
+		return nil, err
+	}
 	if len(req.Error) > a.lim.RequestBytes {
 		return nil, protocol.Errorf(protocol.CodeTooLarge, "error longer than %d bytes", a.lim.RequestBytes)
 	}
@@ -164,4 +167,16 @@ func (a *API) rtcPending(ctx context.Context, c core.Caller, _ json.RawMessage) 
 		return nil
 	})
 	return res, err
+}
+
+// requireOK refuses a result without "ok": a missing flag would otherwise read as
+// a failure, and the model would be told the tool failed when it may have run.
+func requireOK(params json.RawMessage) error {
+	var present struct {
+		OK *bool `json:"ok"`
+	}
+	if json.Unmarshal(params, &present) != nil || present.OK == nil {
+		return protocol.Errorf(protocol.CodeInvalidArgument, "ok is required: true with output, or false with error")
+	}
+	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"net/url"
 	"path/filepath"
 
 	"github.com/redis/go-redis/v9"
@@ -35,4 +36,27 @@ func openPartials(cfg config.Config) (session.Partials, func() error, error) {
 	}
 	c := redis.NewClient(opt)
 	return livebuf.NewRedis(c, cfg.RedisPfx+":"), c.Close, nil
+}
+
+// describeBackends names the store and the broker in use, for the startup log,
+// without credentials.
+func describeBackends(cfg config.Config) (storeDesc, broker string) {
+	storeDesc = "sqlite " + filepath.Clean(cfg.DataFile)
+	if cfg.DBURL != "" {
+		storeDesc = "postgresql"
+		if u, err := url.Parse(cfg.DBURL); err == nil {
+			storeDesc += " " + u.Host + u.Path
+			if schema := u.Query().Get("search_path"); schema != "" {
+				storeDesc += " schema " + schema
+			}
+		}
+	}
+	broker = "memory"
+	if cfg.RedisURL != "" {
+		broker = "redis"
+		if u, err := url.Parse(cfg.RedisURL); err == nil {
+			broker += " " + u.Host + u.Path + " prefix " + cfg.RedisPfx
+		}
+	}
+	return storeDesc, broker
 }

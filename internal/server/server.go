@@ -42,6 +42,7 @@ type Server struct {
 	wg       sync.WaitGroup
 	// closeRedis closes the Live buffer's Redis client, if any.
 	closeRedis func() error
+	model      string // the model's name, for the startup log
 	ready      bool
 	mu         sync.Mutex
 }
@@ -65,7 +66,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, opt Options) 
 			return nil, err
 		}
 	}
-	verifier, err := auth.NewVerifier(secret)
+	verifier, err := auth.New(secret, auth.Options{Audience: cfg.TokenAud, Issuer: cfg.TokenIss})
 	if err != nil {
 		return nil, err
 	}
@@ -124,7 +125,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, opt Options) 
 	s.mu.Lock()
 	s.ready = true
 	s.mu.Unlock()
-	log.Info("rtcagent ready", "model", model.Name(), "data", cfg.DataFile, "dev", cfg.Dev)
+	s.model = model.Name()
 	return s, nil
 }
 
@@ -263,10 +264,12 @@ func (s *Server) ListenAndServe(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	s.log.Info("listening", "addr", ln.Addr().String())
 	hs := &http.Server{Handler: s.mux, ReadHeaderTimeout: 10 * time.Second}
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
+	// Logged once the port is bound: connections are accepted from now on.
+	store, broker := describeBackends(s.cfg)
+	s.log.Info("rtcagent ready", "addr", ln.Addr().String(), "store", store, "broker", broker, "model", s.model, "dev", s.cfg.Dev)
 	select {
 	case err := <-errc:
 		return err

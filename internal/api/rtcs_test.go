@@ -1,0 +1,43 @@
+package api
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rtcagent/rtcagent/internal/core"
+	"github.com/rtcagent/rtcagent/internal/protocol"
+	"github.com/rtcagent/rtcagent/internal/store/sqlitestore"
+)
+
+// TestSubmitResultRequiresOK: a result without "ok" (or with null) is refused
+// with invalid_argument before anything is looked up; with ok it goes on to the
+// RTC (here unknown: not_found).
+func TestSubmitResultRequiresOK(t *testing.T) {
+	st, err := sqlitestore.Open(context.Background(), filepath.Join(t.TempDir(), "api.db"), sqlitestore.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	a := New(st, idleRunner{}, protocol.Limits{}, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	c := core.Caller{UserID: "alice", DeviceID: "d"}
+	for _, params := range []string{
+		`{"rtc_id":"r","client_id":"c","output":"done"}`,
+		`{"rtc_id":"r","client_id":"c","ok":null,"output":"done"}`,
+		`{"rtc_id":"r","client_id":"c","error":"failed"}`,
+	} {
+		_, perr := a.Call(context.Background(), c, protocol.MethodRTCSubmitResult, []byte(params))
+		if perr == nil || perr.Code != protocol.CodeInvalidArgument || !strings.Contains(perr.Message, "ok is required") {
+			t.Errorf("%s: %+v, want invalid_argument: ok is required", params, perr)
+		}
+	}
+	for _, params := range []string{`{"rtc_id":"r","client_id":"c","ok":true,"output":"done"}`, `{"rtc_id":"r","client_id":"c","ok":false,"error":"x"}`} {
+		_, perr := a.Call(context.Background(), c, protocol.MethodRTCSubmitResult, []byte(params))
+		if perr == nil || perr.Code != protocol.CodeNotFound {
+			t.Errorf("%s: %+v, want not_found", params, perr)
+		}
+	}
+}
