@@ -71,7 +71,9 @@ const headers = {
     "Content-Security-Policy": [
       "sandbox allow-scripts", // opaque origin even if framed without the sandbox attribute
       "default-src 'none'", // no fetch/XHR/WebSocket/EventSource/fonts/images anywhere
-      `script-src 'sha256-${bootHash}' blob:`, // the boot script, and the blob worker/script loads
+      // The boot script, the blob workers, and compiling the script engine's
+      // WebAssembly ('wasm-unsafe-eval' allows WebAssembly only, not eval).
+      `script-src 'sha256-${bootHash}' blob: 'wasm-unsafe-eval'`,
       "worker-src blob:",
       "form-action 'none'",
       "base-uri 'none'",

@@ -3,7 +3,7 @@
 // per test. Exits non-zero on any failure.
 // Usage: node test/run.mjs [name-filter]    (run `npm run build` first)
 import { build } from "esbuild";
-import { copyFile, mkdir, stat } from "node:fs/promises";
+import { copyFile, mkdir, readdir, readFile, stat } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
@@ -50,6 +50,7 @@ async function main() {
       else if (msg.type() === "info" && msg.text().startsWith("[note] ")) console.log(`     ${msg.text().slice(7)}`);
     });
     const done = new Promise((resolve) => page.exposeFunction("__rtcDone", resolve));
+    await page.exposeFunction("__rtcRendererMemory", () => rendererMemory(process.pid));
     await page.exposeFunction("__rtcReport", (r) => {
       if (r.ok) passed++;
       else failed++;
@@ -75,6 +76,42 @@ async function main() {
   console.log(`\nbrowser tests finished in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   console.log(`${passed} passed, ${failed} failed`);
   process.exitCode = failed > 0 ? 1 : 0;
+}
+
+/**
+ * Resident and peak resident memory (VmRSS, VmHWM in KiB) of every Chromium
+ * renderer process started by this runner (descendants of `rootPid`), so a test
+ * can print what the sandbox frame's process used.
+ */
+async function rendererMemory(rootPid) {
+  const parent = new Map();
+  for (const name of await readdir("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const st = await readFile(`/proc/${name}/stat`, "utf8");
+      parent.set(Number(name), Number(st.slice(st.lastIndexOf(")") + 2).split(" ")[1]));
+    } catch {
+      // the process ended meanwhile
+    }
+  }
+  const isOurs = (pid) => {
+    for (let p = pid, n = 0; p > 1 && n < 20; p = parent.get(p) ?? 0, n++) if (p === rootPid) return true;
+    return false;
+  };
+  const out = [];
+  for (const pid of parent.keys()) {
+    if (!isOurs(pid)) continue;
+    try {
+      const cmd = await readFile(`/proc/${pid}/cmdline`, "utf8");
+      if (!cmd.includes("--type=renderer")) continue;
+      const status = await readFile(`/proc/${pid}/status`, "utf8");
+      const kb = (key) => Number(new RegExp(`${key}:\\s+(\\d+)`).exec(status)?.[1] ?? 0);
+      out.push({ pid, rssKiB: kb("VmRSS"), peakKiB: kb("VmHWM") });
+    } catch {
+      // gone
+    }
+  }
+  return out;
 }
 
 main().catch((err) => {

@@ -76,7 +76,12 @@ export class Agent {
     this.serverUrl = options.serverUrl ?? location.origin;
     this.defaultWorkMode = options.workMode ?? "edit";
     this.store = new EntityStore(db);
-    this.script = new ScriptRunner({ vfs, sandboxUrl: options.sandboxUrl, timeoutMs: options.scriptTimeoutMs });
+    this.script = new ScriptRunner({
+      vfs,
+      sandboxUrl: options.sandboxUrl,
+      timeoutMs: options.scriptTimeoutMs,
+      memoryLimitBytes: options.scriptMemoryLimitBytes,
+    });
     this.search = new SearchClient({ sandboxUrl: options.sandboxUrl, timeoutMs: options.searchTimeoutMs });
     let pendingToken = firstToken;
     this.conn = new Connection({

@@ -28,6 +28,8 @@ export interface AgentOptions {
   sandboxUrl?: string;
   /** Deadline of one script run. Default 30 000 ms. */
   scriptTimeoutMs?: number;
+  /** Memory one script run may allocate; past it the run is stopped. Default 256 MiB. */
+  scriptMemoryLimitBytes?: number;
   /** Deadline of one grep or find; an overrunning search is stopped. Default 10 000 ms. */
   searchTimeoutMs?: number;
   /**

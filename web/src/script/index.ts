@@ -1,5 +1,6 @@
 export {
   ScriptRunner,
+  DEFAULT_SCRIPT_MEMORY_LIMIT_BYTES,
   ScriptError,
   SCRIPTS_DIR,
   scriptPath,

@@ -8,7 +8,7 @@
 //   host ◀──────search port────▶ search worker (frames started with role "search")
 
 /** Bumped when any message below changes shape; checked in the handshake. */
-export const SANDBOX_PROTOCOL_VERSION = 2;
+export const SANDBOX_PROTOCOL_VERSION = 3;
 
 /** Marker key on the two window-level messages; everything else uses ports. */
 export const SANDBOX_MARKER = "rtcAgentSandbox";
@@ -25,6 +25,8 @@ export interface HelloMessage {
   version: number;
   /** What the frame is for: script runs (keeps a spare script worker) or grep/find. */
   role: SandboxRole;
+  /** Script frames: the runs' memory cap, so spare workers load their engine for it early. */
+  memoryLimitBytes?: number;
 }
 
 export type SandboxRole = "script" | "search";
@@ -44,12 +46,20 @@ export interface RunMessage {
   maxResultChars: number;
   /** Largest text of one console entry; longer ones are cut in the worker. */
   maxLogChars: number;
+  /** Memory the script's engine may allocate; past it the run ends with MemoryLimitError. */
+  memoryLimitBytes: number;
 }
 
 /** host → frame: stop and forget the worker of a finished run. */
 export interface DropMessage {
   t: "drop";
   runId: string;
+  /**
+   * The run ended cleanly and its worker said it is reusable (engine freed, memory
+   * small): keep it as the next run's worker instead of terminating it, which
+   * saves loading the script engine again.
+   */
+  reuse?: boolean;
 }
 
 /** host → frame: start a search worker and hand it the port in `ports[0]`. */
@@ -89,10 +99,12 @@ export interface WireError {
 
 /** worker → host on the run port. */
 export type WorkerToHost =
+  /** The engine is loaded and the script starts now: the run's deadline starts here. */
+  | { t: "started" }
   | { t: "log"; level: LogLevel; text: string }
   | { t: "call"; id: number; method: RpcMethod; args: unknown[] }
-  | { t: "done"; ok: true; resultJson?: string }
-  | { t: "done"; ok: false; error: WireError };
+  | { t: "done"; ok: true; resultJson?: string; reusable?: boolean }
+  | { t: "done"; ok: false; error: WireError; reusable?: boolean };
 
 /** host → worker on the run port: the answer to one `call`. */
 export type HostToWorker =

@@ -26,7 +26,15 @@ export interface ScriptRunnerOptions {
   maxResultChars?: number;
   /** Messages (logs + rtcAgent calls) one run may send before it is stopped. Default 10 000. */
   maxMessages?: number;
+  /**
+   * Memory the script's engine may allocate (its objects, strings, buffers). Past it
+   * the run ends with a MemoryLimitError (`out_of_memory` set). Default 256 MiB.
+   */
+  memoryLimitBytes?: number;
 }
+
+/** Default memory cap of one script run. */
+export const DEFAULT_SCRIPT_MEMORY_LIMIT_BYTES = 256 * 1024 * 1024;
 
 /** One captured console call. */
 export interface ScriptLogEntry {
@@ -44,6 +52,8 @@ export interface ScriptOutcome {
   error?: string;
   /** True when the run was stopped at its deadline. */
   timed_out?: boolean;
+  /** True when the run was stopped at its memory limit (error `MemoryLimitError`, code ENOMEM). */
+  out_of_memory?: boolean;
   /** Wall time of the run itself, excluding sandbox start-up. */
   duration_ms: number;
 }
@@ -109,10 +119,15 @@ export class ScriptRunner {
   private readonly maxLogChars: number;
   private readonly maxResultChars: number;
   private readonly maxMessages: number;
+  private readonly memoryLimitBytes: number;
 
   constructor(private readonly options: ScriptRunnerOptions) {
     this.sandboxUrl = String(options.sandboxUrl ?? new URL("./sandbox.html", import.meta.url));
     this.timeoutMs = options.timeoutMs ?? 30_000;
+    this.memoryLimitBytes = options.memoryLimitBytes ?? DEFAULT_SCRIPT_MEMORY_LIMIT_BYTES;
+    if (!Number.isSafeInteger(this.memoryLimitBytes) || this.memoryLimitBytes < 1024 * 1024) {
+      throw new TypeError("memoryLimitBytes must be an integer of at least 1 MiB");
+    }
     this.bootTimeoutMs = options.bootTimeoutMs ?? 10_000;
     this.maxLogEntries = options.maxLogEntries ?? 200;
     this.maxLogChars = options.maxLogChars ?? 2_000;
@@ -193,7 +208,7 @@ export class ScriptRunner {
   private ensureFrame(): Promise<SandboxFrame> {
     if (this.disposed) return Promise.reject(new Error("the script runner was shut down"));
     if (this.frame?.alive) return Promise.resolve(this.frame);
-    this.starting ??= SandboxFrame.start(this.sandboxUrl, this.bootTimeoutMs).then(
+    this.starting ??= SandboxFrame.start(this.sandboxUrl, this.bootTimeoutMs, "script", this.memoryLimitBytes).then(
       (frame) => {
         this.starting = null;
         if (this.disposed) {
@@ -234,6 +249,7 @@ export class ScriptRunner {
     const msg: RunMessage = {
       t: "run", runId: `run-${this.nextRun++}`, mode, code, paramsJson,
       maxResultChars: this.maxResultChars, maxLogChars: this.maxLogChars,
+      memoryLimitBytes: this.memoryLimitBytes,
     };
     return this.supervise(frame, msg, timeoutMs, authorize);
   }
@@ -245,14 +261,15 @@ export class ScriptRunner {
     const logs: ScriptLogEntry[] = [];
     let dropped = 0;
     let messages = 0;
-    const started = performance.now();
+    let started = performance.now();
 
     return new Promise<ScriptOutcome>((resolve) => {
       let finished = false;
-      const finish = (outcome: Omit<ScriptOutcome, "logs" | "duration_ms">, kill: boolean) => {
+      const finish = (outcome: Omit<ScriptOutcome, "logs" | "duration_ms">, kill: boolean, reuse = false) => {
         if (finished) return;
         finished = true;
-        deadline.stop();
+        clearTimeout(startup);
+        deadline?.stop();
         this.abortActive.delete(abort);
         // Close our end first so a dying worker's queued calls reach nobody.
         port.onmessage = null;
@@ -262,15 +279,20 @@ export class ScriptRunner {
           else frame.destroy();
           if (!this.disposed) setTimeout(() => void this.ensureFrame().catch(() => undefined), 0);
         } else if (frame.alive) {
-          frame.drop(msg.runId);
+          frame.drop(msg.runId, reuse);
         }
         if (dropped > 0) logs.push({ level: "warn", text: `[${dropped} more console entries were dropped]` });
         resolve({ ...outcome, logs, duration_ms: Math.round(performance.now() - started) });
       };
       const abort = (error: string) => finish({ ok: false, error }, true);
       this.abortActive.add(abort);
-      const deadline = new Deadline(timeoutMs, () =>
-        finish({ ok: false, timed_out: true, error: `script timed out after ${timeoutMs} ms and was stopped` }, true),
+      // The deadline counts the script's own time: it starts when the worker reports
+      // its engine loaded (a fresh frame's first run waits for that), so start-up
+      // has its own limit.
+      let deadline: Deadline | null = null;
+      const startup = setTimeout(
+        () => finish({ ok: false, error: `the script engine did not start within ${this.bootTimeoutMs} ms` }, true),
+        this.bootTimeoutMs,
       );
       frame.onWorkerError = (runId, message) => {
         if (runId === msg.runId) finish({ ok: false, error: `script worker failed: ${message}` }, true);
@@ -281,7 +303,14 @@ export class ScriptRunner {
           return;
         }
         const m = e.data as WorkerToHost;
-        if (m?.t === "log") {
+        if (m?.t === "started") {
+          if (deadline) return;
+          clearTimeout(startup);
+          started = performance.now();
+          deadline = new Deadline(timeoutMs, () =>
+            finish({ ok: false, timed_out: true, error: `script timed out after ${timeoutMs} ms and was stopped` }, true),
+          );
+        } else if (m?.t === "log") {
           // The worker already cut the text (adding a note); this cut only guards against a tampered worker.
           if (logs.length < this.maxLogEntries) logs.push({ level: m.level, text: String(m.text).slice(0, this.maxLogChars + 64) });
           else dropped++;
@@ -294,22 +323,24 @@ export class ScriptRunner {
             );
           const asking = authorize?.(m.method, args) ?? null;
           if (!asking) return void serve();
-          deadline.pause();
+          deadline?.pause();
           void asking.then(
             (refusal) => {
-              deadline.resume();
+              deadline?.resume();
               if (finished) return;
               if (refusal === null) return void serve();
               port.postMessage({ t: "reply", id: m.id, ok: false, error: { name: "PermissionError", message: refusal } });
             },
             (err: unknown) => {
-              deadline.resume();
+              deadline?.resume();
               if (!finished) port.postMessage({ t: "reply", id: m.id, ok: false, error: toWire(err) });
             },
           );
         } else if (m?.t === "done") {
-          if (m.ok) finish({ ok: true, result: parseResult(m.resultJson) }, false);
-          else finish({ ok: false, error: describeError(m.error) }, false);
+          const reuse = m.reusable === true;
+          if (m.ok) finish({ ok: true, result: parseResult(m.resultJson) }, false, reuse);
+          else if (m.error?.name === "MemoryLimitError") finish({ ok: false, out_of_memory: true, error: describeError(m.error) }, false);
+          else finish({ ok: false, error: describeError(m.error) }, false, reuse);
         }
       };
       try {

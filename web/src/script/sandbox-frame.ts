@@ -40,7 +40,7 @@ export class SandboxFrame {
    * Appends the frame to `document.body` (not to a shadow tree: moving an iframe
    * reloads it) and resolves once the sandbox reports ready.
    */
-  static start(url: string, bootTimeoutMs: number, role: SandboxRole = "script"): Promise<SandboxFrame> {
+  static start(url: string, bootTimeoutMs: number, role: SandboxRole = "script", memoryLimitBytes?: number): Promise<SandboxFrame> {
     const sandboxOrigin = new URL(url, document.baseURI).origin;
     const iframe = document.createElement("iframe");
     iframe.setAttribute("sandbox", "allow-scripts");
@@ -70,7 +70,7 @@ export class SandboxFrame {
         // control port can be transferred once).
         if (helloSent || e.source !== iframe.contentWindow || e.data?.[SANDBOX_MARKER] !== "frame-loaded") return;
         helloSent = true;
-        const hello: HelloMessage = { [SANDBOX_MARKER]: "hello", version: SANDBOX_PROTOCOL_VERSION, role };
+        const hello: HelloMessage = { [SANDBOX_MARKER]: "hello", version: SANDBOX_PROTOCOL_VERSION, role, memoryLimitBytes };
         iframe.contentWindow?.postMessage(hello, "*", [channel.port2]);
       };
       const onViolation = (e: SecurityPolicyViolationEvent) => {
@@ -116,8 +116,8 @@ export class SandboxFrame {
   }
 
   /** Asks the frame to terminate a finished run's worker. */
-  drop(runId: string): void {
-    this.post({ t: "drop", runId });
+  drop(runId: string, reuse = false): void {
+    this.post({ t: "drop", runId, reuse });
   }
 
   /** Removes the frame, ending its process and every worker in it. */

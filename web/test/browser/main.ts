@@ -8,6 +8,7 @@ import "./tools.test.js";
 import "./search.test.js";
 import "./paths.test.js";
 import "./script.test.js";
+import "./memory.test.js";
 import "./topic.test.js";
 import "./entities.test.js";
 import "./executor.test.js";

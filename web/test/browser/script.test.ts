@@ -161,7 +161,7 @@ test("script: a killed script's queued calls never reach the host", async () => 
     { timeoutMs: 700 },
   );
   eq(r.timed_out, true);
-  ok(ticks > 10, `the loop made calls while alive (${ticks})`);
+  ok(ticks > 0, `the loop made calls while alive (${ticks})`);
   const atKill = ticks;
   await sleep(400);
   eq(ticks, atKill, "no call was served after the deadline");
@@ -197,17 +197,20 @@ test("script: no network, no DOM, no storage, opaque origin", async () => {
     await attempt('document', () => document.title);
     await attempt('window', () => window.location.href);
     await attempt('indexedDB', () => new Promise((res, rej) => { const q = indexedDB.open('steal'); q.onsuccess = res; q.onerror = () => rej(q.error); }));
-    return { out, origin: self.origin };
+    return { out, self: typeof self, globals: typeof WorkerGlobalScope + typeof postMessage };
     `,
     { origins: [ctx.sdkOrigin, location.origin] },
   );
   eq(r.error, undefined);
-  const { out, origin } = r.result as { out: Record<string, string>; origin: string };
-  eq(origin, "null", "the script runs in an opaque origin");
+  const { out, self, globals } = r.result as { out: Record<string, string>; self: string; globals: string };
+  // The script runs in the QuickJS interpreter inside the worker: no worker global
+  // at all (the worker itself refuses to run unless its origin is opaque).
+  eq(self, "undefined", "no worker global scope");
+  eq(globals, "undefinedundefined");
   eq(Object.keys(out).length, 19);
   for (const [name, result] of Object.entries(out)) ok(result !== "NO ERROR", `${name} should fail`);
   includes(out.fetch0 ?? "", "network access is not available to scripts");
-  includes(out.document ?? "", "document is not defined");
+  includes(out.document ?? "", "'document' is not defined");
   await sleep(300);
   const after = (await (await fetch("/probe-log")).json()) as unknown[];
   eq(after.length - before.length, 0, `requests that reached the server: ${JSON.stringify(after.slice(before.length))}`);

@@ -29,9 +29,14 @@ function send(m: FrameToHost): void {
   control?.postMessage(m);
 }
 
+/** Memory cap of the runs this frame serves (from `hello`), so a spare worker can load its engine early. */
+let memoryLimitBytes = 0;
+
 function startWorker(): Worker {
   workerUrl ??= URL.createObjectURL(new Blob([__RTC_WORKER_SOURCE__], { type: "text/javascript" }));
-  return new Worker(workerUrl, { name: "rtc-agent-script" });
+  const w = new Worker(workerUrl, { name: "rtc-agent-script" });
+  if (memoryLimitBytes > 0) w.postMessage({ t: "prepare", memoryLimitBytes });
+  return w;
 }
 
 function takeWorker(): Worker {
@@ -86,9 +91,17 @@ function onControl(e: MessageEvent): void {
       send({ t: "worker-error", runId: m.runId, message: `could not start the search worker: ${String(err)}` });
     }
   } else if (m?.t === "drop") {
-    running.get(m.runId)?.terminate();
+    const w = running.get(m.runId);
     running.delete(m.runId);
+    if (w && m.reuse) {
+      // A warm worker beats a fresh spare that may still be loading the engine.
+      spare?.terminate();
+      spare = w;
+    } else {
+      w?.terminate();
+    }
   }
+
 }
 
 function fatal(): string | null {
@@ -111,6 +124,7 @@ window.addEventListener("message", (e: MessageEvent) => {
   if (hello?.[SANDBOX_MARKER] !== "hello" || !port) return;
   control = port;
   control.onmessage = onControl;
+  if (typeof hello.memoryLimitBytes === "number") memoryLimitBytes = hello.memoryLimitBytes;
   const problem = fatal();
   if (problem) {
     send({ t: "fatal", message: problem });

@@ -1,19 +1,9 @@
-// Loading model-written code without eval: each candidate wrapping becomes a blob
-// that is loaded with importScripts (allowed by the sandbox CSP's `script-src
-// blob:`), which defines a function on the global object and runs nothing else.
-// A syntax error surfaces as a catchable SyntaxError from importScripts.
+// Wrapping model-written code so that its value is the result. Each candidate
+// wrapping is compiled by the script engine (QuickJS, inside WebAssembly: no eval
+// of the page's engine is involved); a syntax error makes the next one be tried.
 
-const SLOT = "__rtcAgentScript";
-/** The wrapper puts the script's first line on the blob's second line. */
+/** The wrapper puts the script's first line on the engine's second line. */
 export const WRAPPER_LINES = 1;
-
-export type ScriptFunction = (rtcAgent: unknown, params: unknown, console: unknown) => Promise<unknown>;
-
-export interface Compiled {
-  fn: ScriptFunction;
-  /** Blob URL of the loaded code, used to map stack frames back to script lines. */
-  url: string;
-}
 
 /**
  * Compiles the script so that its value is the result. Tried in order, first
@@ -24,7 +14,7 @@ export interface Compiled {
  *  3. the code as a plain function body (an explicit `return` gives the result).
  * Throws the SyntaxError of form 3 when nothing parses.
  */
-export function compileScript(code: string, load: (url: string) => void): Compiled {
+export function compileScript<T>(code: string, compileBody: (body: string) => T): T {
   const candidates: string[] = [];
   const trimmed = code.replace(/[\s;]+$/, "");
   if (trimmed !== "") candidates.push(`return (${trimmed}\n);`);
@@ -34,7 +24,7 @@ export function compileScript(code: string, load: (url: string) => void): Compil
   let lastError: unknown = null;
   for (const body of candidates) {
     try {
-      return loadBody(body, load);
+      return compileBody(body);
     } catch (err) {
       lastError = err;
     }
@@ -58,17 +48,7 @@ function returnLastLine(code: string): string | null {
   return [...lines.slice(0, last), `return (${lastLine.trim()}\n);`].join("\n");
 }
 
-function loadBody(body: string, load: (url: string) => void): Compiled {
-  const g = globalThis as unknown as Record<string, unknown>;
-  const text = `self.${SLOT} = async function (rtcAgent, params, console) { "use strict";\n${body}\n};`;
-  const url = URL.createObjectURL(new Blob([text], { type: "text/javascript" }));
-  try {
-    g[SLOT] = undefined;
-    load(url);
-    const fn = g[SLOT];
-    if (typeof fn !== "function") throw new Error("script did not compile to a function");
-    return { fn: fn as ScriptFunction, url };
-  } finally {
-    delete g[SLOT];
-  }
+/** The script body as a function expression the engine evaluates to a callable. */
+export function wrapBody(body: string): string {
+  return `(async function (rtcAgent, params, console) { "use strict";\n${body}\n})`;
 }

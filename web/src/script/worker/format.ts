@@ -1,45 +1,15 @@
-// Turning script values into text and wire data inside the worker.
-
-import type { WireError } from "../protocol.js";
-
-/** Renders console arguments roughly like a devtools console would, as one line. */
-export function formatLogArgs(args: unknown[], maxChars: number): string {
-  const text = args.map(formatValue).join(" ");
-  return text.length <= maxChars ? text : `${text.slice(0, maxChars)}… [${text.length - maxChars} more characters]`;
-}
-
-function formatValue(v: unknown): string {
-  if (typeof v === "string") return v;
-  if (v instanceof Error) return `${v.name}: ${v.message}`;
-  if (v === undefined || typeof v === "function" || typeof v === "symbol" || typeof v === "bigint") return String(v);
-  try {
-    return JSON.stringify(v) ?? String(v);
-  } catch {
-    return String(v); // circular structures and the like
-  }
-}
+// Turning QuickJS stack traces into the script's own line numbers.
 
 /**
- * Flattens anything thrown by a script. Stack frames are kept only for the
- * script's own blob, renumbered to the script's lines (`lineOffset` lines of
- * wrapper precede it), so the model sees "script:3:7" rather than blob URLs.
+ * Keeps the frames of the script itself (QuickJS writes `at f (script:3:7)`),
+ * renumbered to the script's lines (`lineOffset` lines of wrapper precede it), so
+ * the model sees "script:2:7" for its own second line.
  */
-export function toWireError(err: unknown, scriptUrl: string | null, lineOffset: number): WireError {
-  if (!(err instanceof Error)) {
-    return { name: "Error", message: `script threw a non-Error value: ${formatValue(err)}` };
-  }
-  const out: WireError = { name: err.name, message: err.message };
-  const code = (err as { code?: unknown }).code;
-  if (typeof code === "string") out.code = code;
-  if (scriptUrl && typeof err.stack === "string") {
-    const frames = err.stack
-      .split("\n")
-      .filter((l) => l.includes(scriptUrl))
-      .map((l) =>
-        l.replace(`${scriptUrl}:`, "script:").replace(/script:(\d+)/, (_m, n: string) => `script:${Math.max(1, Number(n) - lineOffset)}`),
-      )
-      .map((l) => l.trim());
-    if (frames.length > 0) out.stack = frames.slice(0, 10).join("\n");
-  }
-  return out;
+export function scriptStack(stack: string | undefined, file: string, lineOffset: number): string | undefined {
+  if (typeof stack !== "string") return undefined;
+  const frames = stack
+    .split("\n")
+    .filter((l) => l.includes(`(${file}:`) || l.trim().startsWith(`at ${file}:`))
+    .map((l) => l.replace(new RegExp(`${file}:(\\d+)`), (_m, n: string) => `${file}:${Math.max(1, Number(n) - lineOffset)}`).trim());
+  return frames.length > 0 ? frames.slice(0, 10).join("\n") : undefined;
 }
