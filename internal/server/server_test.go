@@ -1,7 +1,6 @@
 package server_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"log/slog"
@@ -17,6 +16,8 @@ import (
 	cgo "github.com/centrifugal/centrifuge-go"
 
 	"github.com/rtcagent/rtcagent/internal/config"
+	"github.com/rtcagent/rtcagent/internal/llm/llmfake"
+	"github.com/rtcagent/rtcagent/internal/llm/scripted"
 	"github.com/rtcagent/rtcagent/internal/protocol"
 	"github.com/rtcagent/rtcagent/internal/server"
 	"github.com/rtcagent/rtcagent/internal/testsvc"
@@ -27,7 +28,7 @@ import (
 func TestEmbedded(t *testing.T) {
 	cfg := baseConfig(t)
 	cfg.DataFile = filepath.Join(t.TempDir(), "embedded.db")
-	ready := serveAndStop(t, cfg)
+	ready := serveAndStop(t, cfg, protocol.TurnCompleted)
 	if ready["store"] != "sqlite "+cfg.DataFile || ready["broker"] != "memory" {
 		t.Fatalf("ready log names store %q, broker %q", ready["store"], ready["broker"])
 	}
@@ -44,7 +45,7 @@ func TestPostgresRedis(t *testing.T) {
 	cfg.RedisURL = testsvc.RedisURL(t)
 	cfg.RedisPfx = "srv" + testsvc.Unique()
 	cfg.DataFile = filepath.Join(t.TempDir(), "unused.db")
-	ready := serveAndStop(t, cfg)
+	ready := serveAndStop(t, cfg, protocol.TurnCompleted)
 	if !strings.HasPrefix(ready["store"], "postgresql ") || !strings.HasSuffix(ready["store"], "schema "+schema) ||
 		strings.Contains(ready["store"], "unused.db") || !strings.HasPrefix(ready["broker"], "redis ") {
 		t.Fatalf("ready log names store %q, broker %q", ready["store"], ready["broker"])
@@ -68,7 +69,7 @@ func baseConfig(t *testing.T) config.Config {
 // serveAndStop starts the server, checks that the port accepts connections when
 // "rtcagent ready" is logged, runs one turn through HTTP and a WebSocket client,
 // stops it, and returns the ready record's attributes.
-func serveAndStop(t *testing.T, cfg config.Config) map[string]string {
+func serveAndStop(t *testing.T, cfg config.Config, wantTurn string) map[string]string {
 	t.Helper()
 	logs := &readyLog{ready: make(chan map[string]string, 1)}
 	log := slog.New(logs)
@@ -112,7 +113,7 @@ func serveAndStop(t *testing.T, cfg config.Config) map[string]string {
 	resp.Body.Close()
 	// The turn runs on the runner and its updates arrive through the relay, in
 	// order, up to the turn's end.
-	offsets.waitTurnEnd(t, 30*time.Second)
+	offsets.waitTurnEnd(t, wantTurn, 30*time.Second)
 
 	cancel()
 	t0 := time.Now()
@@ -166,7 +167,7 @@ func (h *readyLog) Handle(_ context.Context, r slog.Record) error {
 type topicWatch struct {
 	mu    sync.Mutex
 	offs  []uint64
-	ended bool
+	turn  string // the last turn status published
 	errs  []string
 }
 
@@ -193,8 +194,11 @@ func watchTopic(t *testing.T, url, tok string) *topicWatch {
 			w.errs = append(w.errs, "gap or repeat")
 		}
 		w.offs = append(w.offs, e.Offset)
-		if u.Type == "turn.updated" && bytes.Contains(u.Data, []byte(`"completed"`)) {
-			w.ended = true
+		var turn struct {
+			Status string `json:"status"`
+		}
+		if u.Type == "turn.updated" && json.Unmarshal(u.Data, &turn) == nil {
+			w.turn = turn.Status
 		}
 	})
 	if err := c.Connect(); err != nil {
@@ -209,17 +213,20 @@ func watchTopic(t *testing.T, url, tok string) *topicWatch {
 	return w
 }
 
-func (w *topicWatch) waitTurnEnd(t *testing.T, within time.Duration) {
+func (w *topicWatch) waitTurnEnd(t *testing.T, want string, within time.Duration) {
 	t.Helper()
 	deadline := time.Now().Add(within)
 	for time.Now().Before(deadline) {
 		w.mu.Lock()
-		ended, offs, errs := w.ended, append([]uint64(nil), w.offs...), w.errs
+		turn, offs, errs := w.turn, append([]uint64(nil), w.offs...), w.errs
 		w.mu.Unlock()
 		if len(errs) > 0 {
 			t.Fatalf("topic publications out of order: %v", offs)
 		}
-		if ended {
+		if protocol.TurnTerminal(turn) {
+			if turn != want {
+				t.Fatalf("turn ended %s, want %s", turn, want)
+			}
 			if offs[0] != 1 {
 				t.Fatalf("first offset %d", offs[0])
 			}
@@ -227,5 +234,39 @@ func (w *topicWatch) waitTurnEnd(t *testing.T, within time.Duration) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	t.Fatal("the turn did not complete")
+	t.Fatalf("the turn did not end (last status %q)", w.turn)
+}
+
+// TestStalledProviderRetried: an OpenAI-compatible provider that goes silent
+// fails the step at the idle timeout as a transient error: before any text, the
+// runner's retry completes the turn; after text was shown (which a retry would
+// show twice), the turn fails visibly as retryable instead of running on.
+func TestStalledProviderRetried(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		after    int
+		requests int
+		turn     string
+	}{
+		{"after headers", 0, 2, protocol.TurnCompleted},
+		{"mid-body", 2, 1, protocol.TurnFailed},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			brain, err := scripted.Parse([]byte(`{"name": "stall", "turns": [{"steps": [{"chunks": ["Hello ", "from ", "the ", "retry."]}]}]}`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			fake := llmfake.NewOpenAI(brain)
+			defer fake.Close()
+			fake.StallNext(1, c.after)
+			cfg := baseConfig(t)
+			cfg.DataFile = filepath.Join(t.TempDir(), "stall.db")
+			cfg.Provider, cfg.OpenAIURL, cfg.OpenAIKey, cfg.OpenAIMdl = "openai", fake.URL(), "test-key", "gpt-test"
+			cfg.ModelIdle, cfg.Retries, cfg.RetryWait = 300*time.Millisecond, 3, 10*time.Millisecond
+			serveAndStop(t, cfg, c.turn)
+			if n := len(fake.Requests()); n != c.requests {
+				t.Fatalf("provider saw %d requests, want %d", n, c.requests)
+			}
+		})
+	}
 }
