@@ -165,10 +165,10 @@ func (h *readyLog) Handle(_ context.Context, r slog.Record) error {
 
 // topicWatch records a user's Topic publications.
 type topicWatch struct {
-	mu    sync.Mutex
-	offs  []uint64
-	turn  string // the last turn status published
-	errs  []string
+	mu   sync.Mutex
+	offs []uint64
+	turn string // the last turn status published
+	errs []string
 }
 
 func watchTopic(t *testing.T, url, tok string) *topicWatch {
