@@ -107,6 +107,7 @@ func (a *API) messageList(ctx context.Context, c core.Caller, params json.RawMes
 	}
 	limit := a.limit(req.Limit)
 	res := &protocol.MessageListResult{Messages: []protocol.Message{}}
+	var streaming map[string]bool
 	err = a.read(ctx, func(tx store.Tx) error {
 		if _, err := core.SessionFor(tx, c, req.SessionID); err != nil {
 			return err
@@ -122,17 +123,46 @@ func (a *API) messageList(ctx context.Context, c core.Caller, params json.RawMes
 		if len(msgs) == limit {
 			res.NextCursor = strconv.FormatInt(msgs[len(msgs)-1].Seq, 10)
 		}
-		return nil
+		streaming, err = liveMessages(tx, msgs)
+		return err
 	})
 	for i := range res.Messages {
-		a.withPartial(&res.Messages[i])
+		a.withPartial(&res.Messages[i], streaming)
 	}
 	return res, err
 }
 
-// withPartial fills a streaming message with the text streamed so far.
-func (a *API) withPartial(m *protocol.Message) int64 {
-	if m.Status != protocol.MessageStreaming {
+// liveMessages returns the ids of the streaming messages among msgs whose turn
+// has not ended, read in the same snapshot. Only those take text from the partial
+// buffer: an ended turn's messages are final in the database, and text no Topic
+// update carried must not reach a client from a read.
+func liveMessages(tx store.Tx, msgs []protocol.Message) (map[string]bool, error) {
+	live := map[string]bool{}
+	ended := map[string]bool{}
+	for _, m := range msgs {
+		if m.Status != protocol.MessageStreaming {
+			continue
+		}
+		e, seen := ended[m.TurnID]
+		if !seen {
+			t, err := tx.TurnGet(m.TurnID)
+			if err != nil && !errors.Is(err, store.ErrNotFound) {
+				return nil, err
+			}
+			e = err != nil || protocol.TurnTerminal(t.Status)
+			ended[m.TurnID] = e
+		}
+		if !e {
+			live[m.ID] = true
+		}
+	}
+	return live, nil
+}
+
+// withPartial fills a streaming message of a running turn (one in live) with the
+// text streamed so far.
+func (a *API) withPartial(m *protocol.Message, live map[string]bool) int64 {
+	if !live[m.ID] {
 		return 0
 	}
 	text, seq, ok := a.runner.Partial(m.ID)
@@ -151,18 +181,22 @@ func (a *API) messageGet(ctx context.Context, c core.Caller, params json.RawMess
 		return nil, err
 	}
 	var m *protocol.Message
+	var live map[string]bool
 	err := a.read(ctx, func(tx store.Tx) error {
 		var err error
 		if m, err = tx.MessageGet(req.MessageID); err != nil || m.UserID != c.UserID {
 			return protocol.ErrNotFound("message", req.MessageID)
 		}
-		_, err = core.SessionFor(tx, c, m.SessionID)
+		if _, err = core.SessionFor(tx, c, m.SessionID); err != nil {
+			return err
+		}
+		live, err = liveMessages(tx, []protocol.Message{*m})
 		return err
 	})
 	if err != nil {
 		return nil, err
 	}
-	seq := a.withPartial(m)
+	seq := a.withPartial(m, live)
 	return &protocol.MessageGetResult{Message: *m, DeltaSeq: seq}, nil
 }
 

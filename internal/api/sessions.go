@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 	"encoding/json"
+	"errors"
 
 	"github.com/rtcagent/rtcagent/internal/core"
 	"github.com/rtcagent/rtcagent/internal/protocol"
@@ -103,7 +104,7 @@ func (a *API) changeSession(ctx context.Context, c core.Caller, id string, chang
 		change(&probe)
 		if (probe.Deleted || probe.Status == protocol.SessionClosed) && s.ActiveTurnID != "" {
 			stopped = s.ActiveTurnID
-			if _, err := core.StopTurn(tx, c, id); err != nil {
+			if _, err := core.StopTurn(tx, c, id, a.runner); err != nil {
 				return err
 			}
 			if s, err = tx.SessionGet(id); err != nil {
@@ -163,14 +164,16 @@ func (a *API) sessionFork(ctx context.Context, c core.Caller, params json.RawMes
 		return nil, err
 	}
 	var res *protocol.MessageSendResult
-	err := a.write(ctx, func(tx store.Tx) error {
-		if prev, err := tx.MessageByClientID(c.UserID, req.ClientID); err == nil {
-			res = &protocol.MessageSendResult{SessionID: prev.SessionID, MessageID: prev.ID, TurnID: prev.TurnID}
-			return nil
-		}
+	fork := func(tx store.Tx) error {
 		var err error
 		res, err = core.ForkSession(tx, c, &req)
 		return err
-	})
+	}
+	err := a.write(ctx, fork)
+	if errors.Is(err, store.ErrDuplicate) {
+		// A concurrent fork with the same client_id committed first: this one
+		// now finds it and answers with its result.
+		err = a.write(ctx, fork)
+	}
 	return res, err
 }

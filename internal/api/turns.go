@@ -17,7 +17,7 @@ func (a *API) turnStop(ctx context.Context, c core.Caller, params json.RawMessag
 	}
 	var t *protocol.Turn
 	err = a.write(ctx, func(tx store.Tx) error {
-		t, err = core.StopTurn(tx, c, id)
+		t, err = core.StopTurn(tx, c, id, a.runner)
 		return err
 	})
 	if err != nil {

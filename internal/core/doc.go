@@ -8,5 +8,10 @@
 //   - an RTC reaches a terminal status only through a compare-and-set on its
 //     previous status; the call that ends it decides, in the same transaction,
 //     whether the next queued RTC of the turn is delivered or the turn resumes;
-//   - ending a turn ends its open RTCs and queues the session's next turn.
+//   - ending a turn ends its open RTCs, closes its streaming messages and queues
+//     the session's next turn;
+//   - a session is read, in a write transaction, as it stands until the commit
+//     (store.Tx.SessionGet), so its read-modify-writes lose no concurrent change;
+//   - a fork, like a message, with a client_id already used returns the first
+//     result and writes nothing.
 package core

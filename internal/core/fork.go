@@ -1,6 +1,8 @@
 package core
 
 import (
+	"errors"
+
 	"github.com/rtcagent/rtcagent/internal/protocol"
 	"github.com/rtcagent/rtcagent/internal/store"
 )
@@ -8,10 +10,19 @@ import (
 // ForkSession starts a new session from a user message of another: the finished
 // turns before that message are copied (messages, tool calls and their RTC
 // outcomes, with new ids), the message itself is replaced by text (its own text
-// when empty), and a turn for it starts. The source session is unchanged.
+// when empty), and a turn for it starts. The source session is unchanged. A
+// repeated client_id returns the first fork and writes nothing.
 func ForkSession(tx store.Tx, c Caller, req *protocol.SessionForkRequest) (*protocol.MessageSendResult, error) {
 	src, err := SessionFor(tx, c, req.SessionID)
 	if err != nil {
+		return nil, err
+	}
+	// Checked after reading the source, which in a write transaction waits for
+	// the user's other writers: a fork with this client_id that committed
+	// meanwhile is seen here, before anything is written.
+	if prev, err := tx.MessageByClientID(c.UserID, req.ClientID); err == nil {
+		return &protocol.MessageSendResult{SessionID: prev.SessionID, MessageID: prev.ID, TurnID: prev.TurnID}, nil
+	} else if !errors.Is(err, store.ErrNotFound) {
 		return nil, err
 	}
 	at, err := tx.MessageGet(req.MessageID)
@@ -38,16 +49,32 @@ func ForkSession(tx store.Tx, c Caller, req *protocol.SessionForkRequest) (*prot
 	if err := EmitSession(tx, dst, protocol.UpdSessionCreated); err != nil {
 		return nil, err
 	}
+	// One read of the messages, grouped by turn: the copy costs O(messages).
+	msgs, err := tx.MessageList(src.ID, store.Page{Limit: 1 << 30})
+	if err != nil {
+		return nil, err
+	}
+	byTurn := map[string][]protocol.Message{}
+	for _, m := range msgs {
+		byTurn[m.TurnID] = append(byTurn[m.TurnID], m)
+	}
 	cp := copier{tx: tx, dst: dst, msgIDs: map[string]string{}, turnIDs: map[string]string{}, msgSeqs: map[int64]int64{}}
 	for i := range turns {
 		if turns[i].Seq < atTurn.Seq && protocol.TurnTerminal(turns[i].Status) {
-			if err := cp.turn(&turns[i]); err != nil {
+			if err := cp.turn(&turns[i], byTurn[turns[i].ID]); err != nil {
 				return nil, err
 			}
 		}
 	}
 	send := &protocol.MessageSendRequest{ClientID: req.ClientID, SessionID: dst.ID, Content: protocol.MessageContent{Text: text}, Tools: atTurn.Tools, Context: at.Context}
-	return SendMessage(tx, c, send)
+	res, err := SendMessage(tx, c, send)
+	if err == nil && res.SessionID != dst.ID {
+		// Another fork with this client_id committed after the check above (a
+		// store that does not serialise the user's writers): roll this one back;
+		// the caller's retry returns that fork.
+		return nil, store.ErrDuplicate
+	}
+	return res, err
 }
 
 // copier copies finished turns into the fork, in order, with new ids.
@@ -61,22 +88,13 @@ type copier struct {
 	msgSeqs map[int64]int64
 }
 
-func (cp *copier) turn(src *protocol.Turn) error {
+// turn copies one turn with its messages (mine, in seq order).
+func (cp *copier) turn(src *protocol.Turn, mine []protocol.Message) error {
 	cp.turnSeq++
 	t := *src
 	t.ID, t.SessionID, t.UserID, t.Seq = NewID(), cp.dst.ID, cp.dst.UserID, cp.turnSeq
 	cp.turnIDs[src.ID] = t.ID
 	t.RetryOf, t.ClientID = cp.turnIDs[src.RetryOf], "" // the idempotency key stays with the source
-	msgs, err := cp.tx.MessageList(src.SessionID, store.Page{Limit: 1 << 30})
-	if err != nil {
-		return err
-	}
-	var mine []protocol.Message
-	for _, m := range msgs {
-		if m.TurnID == src.ID {
-			mine = append(mine, m)
-		}
-	}
 	for _, m := range mine {
 		cp.msgIDs[m.ID] = NewID()
 	}

@@ -7,14 +7,26 @@ import (
 	"github.com/rtcagent/rtcagent/internal/store"
 )
 
+// Live reads the text a streaming message showed so far. The text is kept outside
+// the database while the message streams (the session runner's partial buffer).
+type Live interface {
+	Partial(messageID string) (text string, seq int64, ok bool)
+}
+
 // EndTurn moves a turn to a terminal status (compare-and-set from its stored
-// status), fails its open RTCs with reason, drops its checkpoint, marks the session
-// idle, adds the turn's token usage to the session and queues the session's next
-// turn if one waits.
-func EndTurn(tx store.Tx, t *protocol.Turn, status string, terr *protocol.TurnError, reason string) error {
+// status), closes its streaming messages as interrupted with the text they showed
+// (read from live, which may be nil), fails its open RTCs with reason, drops its
+// checkpoint, marks the session idle, adds the turn's token usage to the session
+// and queues the session's next turn if one waits. A message of an ended turn
+// never stays streaming, whoever ends it (a stop, a failure, a give-up) and
+// wherever its streamer is (a dead node's stream has no one to close it).
+func EndTurn(tx store.Tx, t *protocol.Turn, status string, terr *protocol.TurnError, reason string, live Live) error {
 	prev := t.Status
 	t.Status, t.Error = status, terr
 	if err := EmitTurn(tx, t, prev); err != nil {
+		return err
+	}
+	if _, err := CloseStreaming(tx, t, live); err != nil {
 		return err
 	}
 	rtcs, err := tx.RTCListOpenByTurn(t.ID)
@@ -66,7 +78,7 @@ func QueueNextTurn(tx store.Tx, sessionID string) error {
 // StopTurn stops the session's active turn, or its oldest queued turn when none is
 // active. Its open RTCs end as failed ("cancelled"). A worker streaming the turn
 // notices at its next write, which then fails.
-func StopTurn(tx store.Tx, c Caller, sessionID string) (*protocol.Turn, error) {
+func StopTurn(tx store.Tx, c Caller, sessionID string, live Live) (*protocol.Turn, error) {
 	s, err := SessionFor(tx, c, sessionID)
 	if err != nil {
 		return nil, err
@@ -86,8 +98,49 @@ func StopTurn(tx store.Tx, c Caller, sessionID string) (*protocol.Turn, error) {
 	if protocol.TurnTerminal(t.Status) {
 		return t, nil
 	}
-	if err := EndTurn(tx, t, protocol.TurnStopped, nil, "cancelled: the user stopped the turn"); err != nil {
+	if err := EndTurn(tx, t, protocol.TurnStopped, nil, "cancelled: the user stopped the turn", live); err != nil {
 		return nil, err
 	}
 	return t, nil
+}
+
+// CloseStreaming closes the turn's streaming messages as interrupted, with the
+// text they showed so far (live may be nil: the text is then the stored one). It
+// returns their ids: their partial text can go once the transaction commits, not
+// before (a rolled-back attempt would lose it).
+func CloseStreaming(tx store.Tx, t *protocol.Turn, live Live) ([]string, error) {
+	// The turn's messages come after its user message (a retry's is the retried
+	// turn's, earlier still); a compact turn has none and looks at all.
+	var after int64
+	if t.UserMessageID != "" {
+		um, err := tx.MessageGet(t.UserMessageID)
+		if err != nil && !errors.Is(err, store.ErrNotFound) {
+			return nil, err
+		}
+		if err == nil {
+			after = um.Seq
+		}
+	}
+	msgs, err := tx.MessageList(t.SessionID, store.Page{After: after, Limit: 1 << 30})
+	if err != nil {
+		return nil, err
+	}
+	var closed []string
+	for i := range msgs {
+		m := &msgs[i]
+		if m.TurnID != t.ID || m.Status != protocol.MessageStreaming {
+			continue
+		}
+		m.Status = protocol.MessageInterrupted
+		if live != nil {
+			if text, _, ok := live.Partial(m.ID); ok {
+				m.Text = text
+			}
+		}
+		if err := EmitMessage(tx, m, protocol.MessageStreaming, ""); err != nil {
+			return nil, err
+		}
+		closed = append(closed, m.ID)
+	}
+	return closed, nil
 }

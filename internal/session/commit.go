@@ -13,16 +13,29 @@ import (
 	"github.com/rtcagent/rtcagent/internal/tools"
 )
 
+// turnNow reads the session and the turn as the transaction writes over them. The
+// session comes first: in a write transaction that read waits for the session's
+// other writers (a stop, a work mode change), so neither changes before the commit.
+func turnNow(tx store.Tx, t *protocol.Turn) (*protocol.Session, *protocol.Turn, error) {
+	s, err := tx.SessionGet(t.SessionID)
+	if err != nil {
+		return nil, nil, err
+	}
+	cur, err := tx.TurnGet(t.ID)
+	return s, cur, err
+}
+
 // commitStep stores the step's final message and its RTCs. It reports whether the
-// turn ended or suspended (true) or should take another step (false).
-func (r *Runner) commitStep(ctx context.Context, o *owner, item *store.InboxItem, t *protocol.Turn, mode string,
+// turn ended or suspended (true) or should take another step (false). The calls
+// are planned with the work mode of the committing transaction: one switched
+// while the model streamed applies to them.
+func (r *Runner) commitStep(ctx context.Context, o *owner, item *store.InboxItem, t *protocol.Turn,
 	set *tools.Set, out *stepOutput, tr agent.Transcript) (bool, error) {
-	defer r.dropPartial(out)
 	r.price(&out.usage)
 	stop := false
 	err := r.writeItem(ctx, o, item, func(tx store.Tx, finish func() error) error {
 		stop = false
-		cur, err := tx.TurnGet(t.ID)
+		sess, cur, err := turnNow(tx, t)
 		if err != nil {
 			return err
 		}
@@ -42,12 +55,12 @@ func (r *Runner) commitStep(ctx context.Context, o *owner, item *store.InboxItem
 		}
 		if len(out.calls) == 0 {
 			stop = true
-			if err := core.EndTurn(tx, t, protocol.TurnCompleted, nil, ""); err != nil {
+			if err := core.EndTurn(tx, t, protocol.TurnCompleted, nil, "", r); err != nil {
 				return err
 			}
 			return finish()
 		}
-		rtcs := agent.PlanRTCs(agent.PlanInput{Calls: out.calls, Tools: set, WorkMode: mode, Limits: r.cfg.Limits, Step: t.Step,
+		rtcs := agent.PlanRTCs(agent.PlanInput{Calls: out.calls, Tools: set, WorkMode: sess.WorkMode, Limits: r.cfg.Limits, Step: t.Step,
 			FirstSeq: countTurnRTCs(tr, t.ID) + 1, SessionID: t.SessionID, TurnID: t.ID, UserID: t.UserID, MessageID: msg.ID, NewID: core.NewID})
 		var delivered *protocol.RTC
 		for i := range rtcs {
@@ -75,6 +88,7 @@ func (r *Runner) commitStep(ctx context.Context, o *owner, item *store.InboxItem
 		}
 		return finish()
 	})
+	r.dropPartial(out, err)
 	return stop, err
 }
 

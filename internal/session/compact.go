@@ -60,14 +60,14 @@ func (r *Runner) compactTurn(ctx context.Context, o *owner, item *store.InboxIte
 	if plan == nil {
 		// Nothing to summarise (a new session, or compacted just now): done.
 		return r.writeItem(ctx, o, item, func(tx store.Tx, finish func() error) error {
-			cur, err := tx.TurnGet(t.ID)
+			_, cur, err := turnNow(tx, t)
 			if err != nil {
 				return err
 			}
 			if cur.Status != protocol.TurnRunning {
 				return tx.InboxDelete(item.ID)
 			}
-			if err := core.EndTurn(tx, cur, protocol.TurnCompleted, nil, ""); err != nil {
+			if err := core.EndTurn(tx, cur, protocol.TurnCompleted, nil, "", r); err != nil {
 				return err
 			}
 			return finish()
@@ -88,7 +88,6 @@ func (r *Runner) summarise(ctx context.Context, o *owner, item *store.InboxItem,
 	if err != nil {
 		return compactEnded, r.streamFailed(ctx, o, item, t, out, err)
 	}
-	defer r.dropPartial(out)
 	if out.msg == nil || out.text.Len() == 0 {
 		r.log.Warn("the model returned an empty summary", "turn", t.ID)
 		if !end {
@@ -101,7 +100,7 @@ func (r *Runner) summarise(ctx context.Context, o *owner, item *store.InboxItem,
 	result := compactDone
 	err = r.writeItem(ctx, o, item, func(tx store.Tx, finish func() error) error {
 		result = compactDone
-		cur, err := tx.TurnGet(t.ID)
+		_, cur, err := turnNow(tx, t)
 		if err != nil {
 			return err
 		}
@@ -122,10 +121,11 @@ func (r *Runner) summarise(ctx context.Context, o *owner, item *store.InboxItem,
 			return core.EmitTurn(tx, t, protocol.TurnRunning)
 		}
 		result = compactEnded
-		if err := core.EndTurn(tx, t, protocol.TurnCompleted, nil, ""); err != nil {
+		if err := core.EndTurn(tx, t, protocol.TurnCompleted, nil, "", r); err != nil {
 			return err
 		}
 		return finish()
 	})
+	r.dropPartial(out, err)
 	return result, err
 }

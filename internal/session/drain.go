@@ -54,14 +54,15 @@ func (r *Runner) drain(parent context.Context, lease store.Lease, first *taken) 
 	log := r.log.With("session", lease.SessionID)
 	attempts := 0
 	for ctx.Err() == nil {
-		var item *store.InboxItem
-		var turn *protocol.Turn
+		var tk taken
 		var err error
 		if first != nil {
-			item, turn, first = first.item, first.turn, nil
+			tk, first = *first, nil
 		} else {
-			item, turn, err = r.next(ctx, o)
+			tk, err = r.next(ctx, o)
 		}
+		item, turn := tk.item, tk.turn
+		r.dropPartials(tk.closed)
 		if item == nil {
 			if err != nil && ctx.Err() == nil && !errors.Is(err, store.ErrLeaseLost) {
 				log.Error("read inbox", "err", err)
@@ -101,23 +102,28 @@ func (r *Runner) drain(parent context.Context, lease store.Lease, first *taken) 
 }
 
 // taken is an inbox item with its turn brought to running (nil when the item
-// needed no work and was deleted).
+// needed no work and was deleted), and the messages a dead owner left streaming
+// that the same transaction closed.
 type taken struct {
-	item *store.InboxItem
-	turn *protocol.Turn
+	item   *store.InboxItem
+	turn   *protocol.Turn
+	closed []string
 }
 
 // next takes the session's oldest inbox item and, in the same transaction, brings
-// its turn to running. With no item it releases the lease and returns nil. A turn
-// of nil with a nil error means the item needed no work (it was deleted).
-func (r *Runner) next(ctx context.Context, o *owner) (*store.InboxItem, *protocol.Turn, error) {
+// its turn to running. With no item it releases the lease and returns no item. A
+// turn of nil with a nil error means the item needed no work (it was deleted).
+func (r *Runner) next(ctx context.Context, o *owner) (taken, error) {
 	var tk taken
 	err := r.write(ctx, o, func(tx store.Tx) error {
 		var err error
 		tk, err = r.take(tx, o.get())
 		return err
 	})
-	return tk.item, tk.turn, err
+	if err != nil {
+		tk.closed = nil // rolled back: the messages still stream, keep their text
+	}
+	return tk, err
 }
 
 // take is next's transaction body, also run by a claim in the transaction that
@@ -130,11 +136,11 @@ func (r *Runner) take(tx store.Tx, lease store.Lease) (taken, error) {
 	if err != nil {
 		return taken{}, err
 	}
-	turn, err := r.begin(tx, it)
+	turn, closed, err := r.begin(tx, it)
 	if errors.Is(err, errDone) {
 		return taken{item: it}, nil
 	}
-	return taken{item: it, turn: turn}, err
+	return taken{item: it, turn: turn, closed: closed}, err
 }
 
 // errReleased reports that the transaction completing an item also found the inbox
@@ -235,7 +241,7 @@ func (r *Runner) giveUp(ctx context.Context, o *owner, item *store.InboxItem, ca
 		if err := addErrorMessage(tx, t, terr); err != nil {
 			return err
 		}
-		return core.EndTurn(tx, t, protocol.TurnFailed, terr, "cancelled: the turn failed")
+		return core.EndTurn(tx, t, protocol.TurnFailed, terr, "cancelled: the turn failed", r)
 	})
 	if err != nil {
 		r.log.Error("give up inbox item", "item", item.ID, "cause", cause, "err", err)

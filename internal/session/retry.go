@@ -58,6 +58,6 @@ func (r *Runner) fail(ctx context.Context, o *owner, item *store.InboxItem, t *p
 		if err := addErrorMessage(tx, cur, terr); err != nil {
 			return err
 		}
-		return core.EndTurn(tx, cur, protocol.TurnFailed, terr, "cancelled: the turn failed")
+		return core.EndTurn(tx, cur, protocol.TurnFailed, terr, "cancelled: the turn failed", r)
 	})
 }

@@ -18,14 +18,10 @@ func (r *Runner) runSteps(ctx context.Context, o *owner, item *store.InboxItem, 
 			terr := &protocol.TurnError{Category: "step_limit", Message: fmt.Sprintf("The turn stopped after %d model steps, the limit for one turn. Send a message to continue.", t.Step)}
 			return r.fail(ctx, o, item, t, terr)
 		}
-		var sess *protocol.Session
 		var tr agent.Transcript
 		var agentMD string
 		err := r.cfg.Store.Read(ctx, func(tx store.Tx) error {
 			var err error
-			if sess, err = tx.SessionGet(t.SessionID); err != nil {
-				return err
-			}
 			if tr, err = r.tcache.load(tx, t.SessionID, t.UserID); err != nil {
 				return err
 			}
@@ -62,7 +58,7 @@ func (r *Runner) runSteps(ctx context.Context, o *owner, item *store.InboxItem, 
 		} else {
 			metricSteps.WithLabelValues("answer").Inc()
 		}
-		suspended, err := r.commitStep(ctx, o, item, t, sess.WorkMode, set, out, tr)
+		suspended, err := r.commitStep(ctx, o, item, t, set, out, tr)
 		if err != nil || suspended {
 			return err
 		}

@@ -20,14 +20,25 @@ type stepOutput struct {
 	usage protocol.Usage
 }
 
-// dropPartial forgets the partial text of a step's message once its final state
-// is written (or the step was abandoned).
-func (r *Runner) dropPartial(o *stepOutput) {
+// dropPartial forgets the partial text of a step's message once a commit closed
+// the message: err is the outcome of the write that closes it. When that write
+// may have left the message streaming (the lease was lost, the store failed), the
+// text stays for whoever closes it next (the next owner, a retry).
+func (r *Runner) dropPartial(o *stepOutput, err error) {
 	if o == nil || o.msg == nil {
 		return
 	}
-	if err := r.parts.Drop(context.Background(), o.msg.ID); err != nil {
-		r.log.Warn("drop partial text", "message", o.msg.ID, "err", err)
+	if err == nil || errors.Is(err, errReleased) || errors.Is(err, store.ErrConflict) {
+		r.dropPartials([]string{o.msg.ID})
+	}
+}
+
+// dropPartials forgets the partial text of messages a commit closed.
+func (r *Runner) dropPartials(ids []string) {
+	for _, id := range ids {
+		if err := r.parts.Drop(context.Background(), id); err != nil {
+			r.log.Warn("drop partial text", "message", id, "err", err)
+		}
 	}
 }
 
@@ -110,12 +121,12 @@ func stopOr(drainCtx, turnCtx context.Context, err error) error {
 
 func (r *Runner) createStreaming(ctx context.Context, o *owner, t *protocol.Turn, out *stepOutput, role string) error {
 	return r.write(ctx, o, func(tx store.Tx) error {
-		cur, err := tx.TurnGet(t.ID)
+		_, cur, err := turnNow(tx, t)
 		if err != nil {
 			return err
 		}
 		if cur.Status != protocol.TurnRunning {
-			return errStopped
+			return errStopped // a stop closed the turn's messages; none may open after it
 		}
 		seq, err := tx.MessageMaxSeq(t.SessionID)
 		if err != nil {
@@ -133,17 +144,20 @@ func (r *Runner) createStreaming(ctx context.Context, o *owner, t *protocol.Turn
 
 // streamFailed ends a step whose stream did not complete.
 func (r *Runner) streamFailed(ctx context.Context, o *owner, item *store.InboxItem, t *protocol.Turn, out *stepOutput, err error) error {
-	defer r.dropPartial(out)
 	if ctx.Err() != nil || errors.Is(err, store.ErrLeaseLost) {
-		return err // the next owner recovers the turn
+		return err // the next owner recovers the turn, with the text streamed so far
 	}
 	if errors.Is(err, errStopped) {
-		return r.write(ctx, o, func(tx store.Tx) error { return r.closeInterrupted(tx, item, out) })
+		werr := r.write(ctx, o, func(tx store.Tx) error { return r.closeInterrupted(tx, item, out) })
+		r.dropPartial(out, werr)
+		return werr
 	}
 	me := llm.AsError(err)
 	r.log.Warn("model step failed", "turn", t.ID, "err", err)
 	terr := &protocol.TurnError{Category: "model_error", Message: modelErrorText(me), Retryable: me.Retryable}
-	if werr := r.write(ctx, o, func(tx store.Tx) error { return r.interruptMsg(tx, out) }); werr != nil {
+	werr := r.write(ctx, o, func(tx store.Tx) error { return r.interruptMsg(tx, out) })
+	r.dropPartial(out, werr)
+	if werr != nil {
 		return werr
 	}
 	return r.fail(ctx, o, item, t, terr)

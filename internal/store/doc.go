@@ -13,6 +13,8 @@
 //     commits of other processes never reach it.
 //   - Compare-and-set updates (…Update with an expected status) change nothing and
 //     return ErrConflict when the row is not in the expected status.
+//   - A session read with SessionGet in a write transaction stays as read until
+//     the commit: read-modify-write of a session loses no concurrent change.
 //   - A lease has one holder; acquiring an expired lease bumps its fencing token, so
 //     LeaseCheck fails for the previous holder.
 package store

@@ -94,10 +94,15 @@ type Tx interface {
 	UpdatePrune(before time.Time, keep int) (int64, error)
 
 	SessionInsert(s *protocol.Session) error
+	// SessionGet in a write transaction returns the session as it stands until
+	// the transaction commits: no other writer changes it meanwhile, so a
+	// SessionUpdate of what it returned loses no concurrent change.
 	SessionGet(id string) (*protocol.Session, error)
 	// SessionList returns the user's sessions newest first, those created before
 	// beforeID when it is set.
 	SessionList(userID, beforeID string, limit int) ([]protocol.Session, error)
+	// SessionUpdate overwrites the whole session; read it with SessionGet in the
+	// same transaction.
 	SessionUpdate(s *protocol.Session) error
 
 	TurnInsert(t *protocol.Turn) error

@@ -2,7 +2,10 @@ package pgstore
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/rtcagent/rtcagent/internal/protocol"
 	"github.com/rtcagent/rtcagent/internal/store"
@@ -16,9 +19,33 @@ func (t *tx) SessionInsert(s *protocol.Session) error {
 	return nil
 }
 
+// SessionGet in a write transaction first locks the user's stream: every write of
+// a session happens under that lock (EmitSession assigns its offset), so the
+// session read here is the one this transaction overwrites, and no other writer
+// changes it before the commit. Under READ COMMITTED a read without the lock
+// could be older than the lock's holder's commit, and writing it back would undo
+// that change (a turn ended, a session deleted).
 func (t *tx) SessionGet(id string) (*protocol.Session, error) {
+	const sel = `SELECT user_id, data FROM sessions WHERE id = $1`
 	var s protocol.Session
-	return &s, t.getJSON(&s, `SELECT data FROM sessions WHERE id = $1`, id)
+	var userID string
+	var data []byte
+	err := t.queryRow(sel, id).Scan(&userID, &data)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return &s, store.ErrNotFound
+	}
+	if err != nil {
+		return &s, err
+	}
+	if _, held := t.locked[userID]; t.writable && !held {
+		if _, err := t.lockStream(userID); err != nil {
+			return &s, err
+		}
+		if err := t.queryRow(`SELECT data FROM sessions WHERE id = $1`, id).Scan(&data); err != nil {
+			return &s, err
+		}
+	}
+	return &s, json.Unmarshal(data, &s)
 }
 
 func (t *tx) SessionList(userID, beforeID string, limit int) ([]protocol.Session, error) {

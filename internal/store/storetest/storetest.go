@@ -41,20 +41,21 @@ type Factory func(t *testing.T, clock *Clock) store.Store
 // Run runs the suite.
 func Run(t *testing.T, open Factory) {
 	tests := map[string]func(*testing.T, store.Store, *Clock){
-		"OffsetsContiguous":     testOffsets,
-		"ConcurrentOffsets":     testConcurrentOffsets,
-		"RollbackLeavesNothing": testRollback,
-		"ConcurrentRollback":    testConcurrentRollback,
-		"CompareAndSet":         testCAS,
-		"MessageClientID":       testClientID,
-		"MessageLastByRole":     testMessageLastByRole,
-		"Lease":                 testLease,
-		"NodeLiveness":          testNodeLiveness,
-		"Inbox":                 testInbox,
-		"Checkpoint":            testCheckpoint,
-		"HistoryResetAndPrune":  testHistory,
-		"RTCQueries":            testRTCQueries,
-		"SessionList":           testSessionList,
+		"OffsetsContiguous":        testOffsets,
+		"ConcurrentOffsets":        testConcurrentOffsets,
+		"RollbackLeavesNothing":    testRollback,
+		"ConcurrentRollback":       testConcurrentRollback,
+		"CompareAndSet":            testCAS,
+		"MessageClientID":          testClientID,
+		"MessageLastByRole":        testMessageLastByRole,
+		"Lease":                    testLease,
+		"NodeLiveness":             testNodeLiveness,
+		"Inbox":                    testInbox,
+		"Checkpoint":               testCheckpoint,
+		"HistoryResetAndPrune":     testHistory,
+		"RTCQueries":               testRTCQueries,
+		"SessionList":              testSessionList,
+		"ConcurrentSessionChanges": testConcurrentSessionChanges,
 	}
 	for name, fn := range tests {
 		t.Run(name, func(t *testing.T) {
