@@ -20,7 +20,7 @@ var (
 	caller = core.Caller{UserID: "u", DeviceID: "d"}
 )
 
-func sqliteStore(t *testing.T) store.Store {
+func sqliteStore(t testing.TB) store.Store {
 	t.Helper()
 	st, err := sqlitestore.Open(ctx, filepath.Join(t.TempDir(), "s.db"), sqlitestore.Options{})
 	if err != nil {
