@@ -30,6 +30,12 @@
 // step reads only the latest summary and what follows it. A compact turn runs that
 // summary alone.
 //
+// The text of a streaming message lives in the partial buffer (Partials) until a
+// commit closes the message: the step's own commit, a stop or failure of the turn
+// (core.EndTurn closes its streaming messages with that text), or the next owner's
+// cleanup. It is dropped only after such a commit, so a rolled-back attempt or a
+// lost lease leaves the text to whoever closes the message next.
+//
 // The Runner also enforces RTC deadlines: expired RTCs become timeout and their turn
 // resumes.
 package session
