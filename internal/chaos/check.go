@@ -74,7 +74,31 @@ func (h *harness) openTurns(ctx context.Context) ([]string, error) {
 		}
 	}
 	h.count(func(r *Report) { r.Turns, r.Completed, r.FailedTurns, r.Stopped = total, completed, failed, stopped })
+	for _, u := range h.users {
+		open = append(open, u.openInDeleted()...)
+	}
 	return open, nil
+}
+
+// openInDeleted lists the turns of deleted sessions that the user's client
+// still holds as not ended: the lists leave those sessions out, the settle
+// waits for them all the same (and the history replay counts them).
+func (u *user) openInDeleted() []string {
+	gone := map[string]bool{}
+	for id, e := range u.profile.Entities(simclient.KindSession) {
+		var s protocol.Session
+		if json.Unmarshal(e.Data, &s) == nil && s.Deleted {
+			gone[id] = true
+		}
+	}
+	var open []string
+	for _, e := range u.profile.Entities(simclient.KindTurn) {
+		var t protocol.Turn
+		if json.Unmarshal(e.Data, &t) == nil && gone[t.SessionID] && !protocol.TurnTerminal(t.Status) {
+			open = append(open, fmt.Sprintf("%s of %s in a deleted session (%s, step %d)", t.ID, u.name, t.Status, t.Step))
+		}
+	}
+	return open
 }
 
 func (h *harness) checkUser(ctx context.Context, u *user, deadline time.Time) error {
