@@ -50,7 +50,9 @@ func (u *user) act(ctx context.Context, k int64, s sent) []string {
 				turns = append(turns, t)
 			}
 		default:
-			if u.action(ctx, "delete", protocol.MethodSessionDelete, protocol.IDRequest{SessionID: s.SessionID}) {
+			// Not found is an answer too: a retry after a delete whose reply was
+			// lost (a node killed after the commit) finds the session gone.
+			if u.action(ctx, "delete", protocol.MethodSessionDelete, protocol.IDRequest{SessionID: s.SessionID}, protocol.CodeNotFound) {
 				u.h.count(func(r *Report) { r.Deletes++ })
 				u.mu.Lock()
 				u.deleted[s.SessionID] = true
@@ -65,16 +67,22 @@ func (u *user) act(ctx context.Context, k int64, s sent) []string {
 	return turns
 }
 
-// action runs one session RPC until it gets an answer. True when it succeeded;
-// not found and conflict are answers a session another action changed may give
-// (already deleted, no turn to stop); anything else breaks the run's rules.
-func (u *user) action(ctx context.Context, name, method string, params any) bool {
+// action runs one session RPC until it gets an answer. True when it succeeded
+// or answered one of the done codes; not found and conflict are answers a
+// session another action changed may give (already deleted, no turn to stop);
+// anything else breaks the run's rules.
+func (u *user) action(ctx context.Context, name, method string, params any, done ...string) bool {
 	actx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
 	var out map[string]any
 	err := u.call(actx, method, params, &out)
 	if err == nil {
 		return true
+	}
+	for _, code := range done {
+		if isCode(err, code) {
+			return true
+		}
 	}
 	if isCode(err, protocol.CodeNotFound) || isCode(err, protocol.CodeConflict) {
 		return false
