@@ -44,7 +44,6 @@ func run(t *testing.T, o chaos.Options) {
 func TestEmbedded(t *testing.T) {
 	o := chaos.Defaults()
 	o.Turns, o.Users, o.Kills, o.Pauses, o.Settle = 30, 3, 3, 1, 40*time.Second
-	o.Actions = 0 // the user actions find defects still open (docs/reliability.md)
 	run(t, o)
 }
 
@@ -65,6 +64,5 @@ func TestCluster(t *testing.T) {
 	}
 	o.RedisServer = path
 	o.Turns, o.Users, o.Kills, o.Pauses, o.RedisRestarts, o.PGTerminations, o.Settle = 24, 3, 2, 1, 1, 1, 45*time.Second
-	o.Actions = 0 // the user actions find defects still open (docs/reliability.md)
 	run(t, o)
 }
