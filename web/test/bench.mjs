@@ -1,0 +1,128 @@
+// Rendering benchmark: streams answers into the real chat UI in Chromium and
+// prints, per scenario, the longest main-thread task and the main-thread time
+// spent (from a Chromium trace and the CDP Performance domain). It prints figures
+// and asserts none: targets live in docs/benchmarks.md, not in a timed check.
+// Usage: node test/bench.mjs [name-filter] [--smoke]   (run `npm run build` first)
+//   --smoke runs every scenario on a tenth of its input, to check it completes.
+import { build } from "esbuild";
+import { copyFile, mkdir } from "node:fs/promises";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { chromium } from "playwright-core";
+import { startServer } from "./server.mjs";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+const buildDir = join(root, "test/.build/bench");
+const args = process.argv.slice(2);
+const smoke = args.includes("--smoke");
+const filter = args.find((a) => !a.startsWith("--")) ?? "";
+const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+const SCENARIO_TIMEOUT_MS = 180_000;
+
+await mkdir(buildDir, { recursive: true });
+await build({
+  entryPoints: [join(root, "test/bench/main.ts")],
+  bundle: true,
+  format: "esm",
+  target: "es2022",
+  outdir: buildDir,
+  entryNames: "bench",
+  splitting: true,
+  minify: true,
+  define: { __RTC_AGENT_VERSION__: '"bench"', __RTC_BENCH_SCALE__: smoke ? "0.1" : "1" },
+  logLevel: "warning",
+});
+await copyFile(join(root, "test/bench/page.html"), join(buildDir, "index.html"));
+
+const server = await startServer({ distDir: join(root, "dist"), testDir: buildDir });
+const browser = await chromium.launch({
+  executablePath: CHROMIUM,
+  args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run"],
+});
+const rows = [];
+let failed = false;
+try {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  page.on("pageerror", (err) => console.log(`  [page error] ${err.message}`));
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send("Performance.enable");
+  await page.goto(`${server.hostOrigin}/test/`);
+  await page.waitForFunction(() => window.bench !== undefined);
+  const names = (await page.evaluate(() => window.bench.scenarios)).filter((n) => n.includes(filter));
+  for (const name of names) {
+    try {
+      await page.evaluate((n) => window.bench.prepare(n), name);
+    } catch (err) {
+      rows.push({ scenario: name, shown: `PREPARE FAILED ${err.message.split("\n")[0]}` });
+      failed = true;
+      continue;
+    }
+    await page.evaluate(() => {
+      window.__longtasks = [];
+      window.__observer?.disconnect();
+      window.__observer = new PerformanceObserver((l) => window.__longtasks.push(...l.getEntries().map((e) => e.duration)));
+      window.__observer.observe({ type: "longtask" });
+    });
+    const before = await taskDuration(cdp);
+    await browser.startTracing(page, { categories: ["toplevel"] });
+    const started = Date.now();
+    let result;
+    let error = "";
+    try {
+      result = await Promise.race([
+        page.evaluate(() => window.bench.run()),
+        new Promise((_, reject) => setTimeout(() => reject(new Error(`no result within ${SCENARIO_TIMEOUT_MS / 1000} s`)), SCENARIO_TIMEOUT_MS)),
+      ]);
+    } catch (err) {
+      error = err.message.split("\n")[0];
+      failed = true;
+    }
+    const wall = Date.now() - started;
+    const trace = JSON.parse((await browser.stopTracing()).toString("utf8"));
+    const after = await taskDuration(cdp);
+    const tasks = mainThreadTasks(trace);
+    const longtasks = await page.evaluate(() => window.__longtasks.length).catch(() => -1);
+    rows.push({
+      scenario: name,
+      "max task ms": tasks.max.toFixed(1),
+      "main-thread ms (trace)": tasks.total.toFixed(0),
+      "TaskDuration ms (CDP)": ((after - before) * 1000).toFixed(0),
+      "long tasks": longtasks,
+      "wall s": (wall / 1000).toFixed(1),
+      shown: error ? `ERROR ${error}` : `${result.shown}/${result.bytes} chars, ${result.deltas} deltas`,
+    });
+    console.log(`done: ${name}`);
+  }
+  await page.evaluate(() => window.bench.dispose()).catch(() => undefined);
+} finally {
+  await browser.close();
+  await server.close();
+}
+console.log(smoke ? "\nsmoke run (inputs scaled to 1/10):" : "");
+console.table(rows);
+if (failed) process.exitCode = 1;
+
+async function taskDuration(cdp) {
+  const { metrics } = await cdp.send("Performance.getMetrics");
+  return metrics.find((m) => m.name === "TaskDuration")?.value ?? 0;
+}
+
+/** Top-level tasks of the busiest renderer main thread in a trace: longest and total, in ms. */
+function mainThreadTasks(trace) {
+  const events = trace.traceEvents ?? trace;
+  const mains = new Set(events.filter((e) => e.ph === "M" && e.name === "thread_name" && e.args?.name === "CrRendererMain").map((e) => `${e.pid}:${e.tid}`));
+  const per = new Map();
+  const tasks = events
+    .filter((e) => e.ph === "X" && (e.name === "ThreadControllerImpl::RunTask" || e.name === "RunTask") && typeof e.dur === "number" && mains.has(`${e.pid}:${e.tid}`))
+    .sort((a, b) => a.ts - b.ts);
+  for (const e of tasks) {
+    const key = `${e.pid}:${e.tid}`;
+    const t = per.get(key) ?? { max: 0, total: 0, end: 0 };
+    if (e.ts < t.end) continue; // nested inside a task already counted
+    t.end = e.ts + e.dur;
+    t.max = Math.max(t.max, e.dur / 1000);
+    t.total += e.dur / 1000;
+    per.set(key, t);
+  }
+  return [...per.values()].sort((a, b) => b.total - a.total)[0] ?? { max: 0, total: 0 };
+}

@@ -1,0 +1,163 @@
+// In-page side of the rendering benchmark (test/bench.mjs drives it): a real
+// Agent (no server: entities and Live deltas are fed the way the connection
+// hands them over) and the real chat UI in a shadow root. prepare() builds a
+// scenario's state untimed; run() streams its answer, one delta per task at a
+// steady pace, then finishes the message and waits until the chat shows it.
+
+import { Agent } from "../../src/agent/agent.js";
+import type { Delta, Message, Session, Turn, Update } from "../../src/protocol/types.js";
+import { openStateDb, stateDbName } from "../../src/state/db.js";
+import { Ui } from "../../src/ui/app.js";
+import { VirtualFS } from "../../src/vfs/vfs.js";
+import { longAnswer, longUrl, nestedBrackets, split, storedAnswer, strongRun } from "./content.js";
+
+interface Scenario {
+  /** The answer to stream. */
+  text: () => string;
+  deltas: number;
+  /** Messages already in the session (half user, half assistant). */
+  history: number;
+}
+
+/** 1, or 0.1 for a smoke run (test/bench.mjs --smoke). */
+declare const __RTC_BENCH_SCALE__: number;
+const k = (n: number) => Math.max(2, Math.round(n * __RTC_BENCH_SCALE__));
+
+const SCENARIOS: Record<string, Scenario> = {
+  "80 KB answer, 2,000 deltas": { text: () => longAnswer(k(80_000)), deltas: k(2000), history: 0 },
+  "80 KB of `**a `, 2,000 deltas": { text: () => strongRun(k(80_000)), deltas: k(2000), history: 0 },
+  "10,000 nested `[`, 500 deltas": { text: () => nestedBrackets(k(10_000)), deltas: k(500), history: 0 },
+  "10,000-character URL, 500 deltas": { text: () => longUrl(k(10_000)), deltas: k(500), history: 0 },
+  "8 KB answer, 400 deltas, 200-message session": { text: () => longAnswer(k(8_000)), deltas: k(400), history: k(200) & ~1 },
+};
+
+/** Milliseconds between two deltas: about 500 a second, faster than models write. */
+const PACE_MS = 2;
+const EPOCH = "bench";
+const now = () => new Date().toISOString();
+
+interface State {
+  agent: Agent;
+  ui: Ui;
+  host: HTMLElement;
+  session: Session;
+  turn: Turn;
+  offset: number;
+  scenario: Scenario;
+}
+let state: State | null = null;
+let runs = 0;
+
+async function prepare(name: string): Promise<void> {
+  const scenario = SCENARIOS[name];
+  if (!scenario) throw new Error(`unknown scenario ${name}`);
+  await dispose();
+  const userId = `bench-${Date.now()}-${runs++}`;
+  const deviceId = "bench-device";
+  const [db, vfs] = await Promise.all([openStateDb(stateDbName(userId, deviceId)), VirtualFS.open({ userId, deviceId })]);
+  const agent = new Agent({ serverUrl: "http://127.0.0.1:9", getToken: async () => null, userId, deviceId, locks: null }, userId, deviceId, db, vfs);
+  await agent.store.load();
+  const sessions: Session[] = [];
+  for (let i = 0; i < 40; i++) {
+    sessions.push({ id: `s${i}`, user_id: userId, device_id: deviceId, title: `Conversation ${i}`, work_mode: "edit", status: "open", created_at: new Date(Date.UTC(2026, 0, 1, 0, i)).toISOString(), updated_at: now(), offset: 1 });
+  }
+  const session = sessions[sessions.length - 1]!;
+  await agent.store.reset(EPOCH, 1, sessions);
+  await agent.store.markHydrated(session.id, 1);
+  let offset = 1;
+  const updates: Update[] = [];
+  const upd = (type: string, data: { offset: number }) => {
+    data.offset = ++offset;
+    updates.push({ offset, epoch: EPOCH, type, data });
+  };
+  let seq = 0;
+  for (let i = 0; i < scenario.history; i += 2) {
+    const t = turn(session, `t${i}`, i / 2 + 1, "completed");
+    upd("turn.created", t);
+    upd("message.created", message(session, t, `m${i}`, ++seq, "user", `Question ${i}: what does step ${i} do?`, "complete"));
+    upd("message.created", message(session, t, `m${i + 1}`, ++seq, "assistant", storedAnswer(i), "complete"));
+  }
+  const t = turn(session, "t-live", scenario.history / 2 + 1, "running");
+  upd("turn.created", t);
+  upd("message.created", message(session, t, "m-question", ++seq, "user", "Please explain it all in detail.", "complete"));
+  await agent.store.apply(updates);
+  await agent.store.merge([{ kind: "session", entity: { ...session, active_turn_id: t.id, offset: ++offset } }]);
+
+  const host = document.getElementById("host")!;
+  const shadow = host.shadowRoot ?? host.attachShadow({ mode: "open" });
+  localStorage.setItem(`rtc-agent:selected:${userId}`, session.id);
+  const ui = new Ui(shadow);
+  ui.attach(agent, "Benchmark");
+  state = { agent, ui, host, session, turn: t, offset, scenario };
+  await settle();
+}
+
+async function run(): Promise<{ deltas: number; bytes: number; shown: number }> {
+  const s = state;
+  if (!s) throw new Error("prepare first");
+  const { agent, session, turn: t, scenario } = s;
+  const text = scenario.text();
+  const m = message(session, t, "m-live", 1_000_000, "assistant", "", "streaming");
+  m.offset = ++s.offset;
+  await agent.store.apply([{ offset: m.offset, epoch: EPOCH, type: "message.created", data: m }]);
+  const deltas = split(text, scenario.deltas);
+  // The connection hands each Live publication to LiveStreams.delta in its own task.
+  const live = (agent as unknown as { live: { delta(d: Delta): void } }).live;
+  const start = performance.now();
+  for (let i = 0; i < deltas.length; i++) {
+    const wait = start + i * PACE_MS - performance.now();
+    await (wait >= 1 ? sleep(wait) : nextTask());
+    live.delta({ type: "message.delta", session_id: session.id, message_id: m.id, seq: i + 1, kind: "text", delta: deltas[i]! });
+  }
+  const final = { ...m, text, status: "complete" as const, offset: ++s.offset };
+  await agent.store.apply([
+    { offset: final.offset, epoch: EPOCH, type: "message.updated", data: final },
+    { offset: ++s.offset, epoch: EPOCH, type: "turn.updated", data: { ...t, status: "completed", offset: s.offset } },
+  ]);
+  await settle();
+  const node = s.host.shadowRoot!.querySelector(`[data-id="${m.id}"]`);
+  return { deltas: deltas.length, bytes: text.length, shown: node?.textContent?.length ?? 0 };
+}
+
+async function dispose(): Promise<void> {
+  if (!state) return;
+  const { agent, ui } = state;
+  ui.dispose();
+  agent.destroy();
+  state = null;
+}
+
+function turn(s: Session, id: string, seq: number, status: Turn["status"]): Turn {
+  return { id, session_id: s.id, user_id: s.user_id, seq, user_message_id: `${id}-q`, status, step: 0, created_at: now(), updated_at: now(), offset: 0 };
+}
+
+function message(s: Session, t: Turn, id: string, seq: number, role: Message["role"], text: string, status: Message["status"]): Message {
+  return { id, session_id: s.id, turn_id: t.id, user_id: s.user_id, seq, role, text, status, created_at: now(), updated_at: now(), offset: 0 };
+}
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+const channel = new MessageChannel();
+const waiting: (() => void)[] = [];
+channel.port1.onmessage = () => waiting.shift()?.();
+/** Resolves in a new task (unlike setTimeout, not clamped to 4 ms when nested). */
+function nextTask(): Promise<void> {
+  return new Promise((r) => {
+    waiting.push(r);
+    channel.port2.postMessage(null);
+  });
+}
+
+/** Waits until pending renders ran: two frames and the UI's render timer. */
+async function settle(): Promise<void> {
+  for (let i = 0; i < 3; i++) {
+    await new Promise((r) => requestAnimationFrame(r));
+    await sleep(40);
+  }
+}
+
+declare global {
+  interface Window {
+    bench: { scenarios: string[]; prepare: typeof prepare; run: typeof run; dispose: typeof dispose };
+  }
+}
+window.bench = { scenarios: Object.keys(SCENARIOS), prepare, run, dispose };
