@@ -4,7 +4,7 @@
 import { build } from "esbuild";
 import { createHash } from "node:crypto";
 import { mkdir, readFile, readdir, rm, writeFile } from "node:fs/promises";
-import { dirname, join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
 const root = dirname(fileURLToPath(import.meta.url));
@@ -44,16 +44,21 @@ const bootHash = createHash("sha256").update(bootSource, "utf8").digest("base64"
 const template = await readFile(join(root, "src/script/frame/sandbox.html"), "utf8");
 await writeFile(join(outdir, "sandbox.html"), template.replace("/*BOOT*/", () => bootSource));
 
-// 3. The SDK itself, an ES module that finds sandbox.html next to itself.
+// 3. The SDK itself, an ES module that finds sandbox.html next to itself. Code
+//    loaded on first use (syntax highlighting and its languages) is split into
+//    chunks next to it, which the module imports by relative URL.
 const sdk = await build({
   ...common,
-  entryPoints: [join(root, "src/index.ts")],
+  entryPoints: { "rtc-agent": join(root, "src/index.ts") },
   format: "esm",
-  outfile: join(outdir, "rtc-agent.js"),
+  outdir,
+  splitting: true,
+  chunkNames: "rtc-agent-[name]-[hash]",
   sourcemap: true,
   define: { __RTC_AGENT_VERSION__: JSON.stringify(pkg.version) },
 });
 for (const f of sdk.outputFiles) await writeFile(f.path, f.contents);
+const chunks = sdk.outputFiles.map((f) => basename(f.path)).filter((n) => n !== "rtc-agent.js" && n !== "rtc-agent.js.map");
 
 // 4. Headers per file. The server applies them verbatim (see README.md).
 const common_headers = { "Cache-Control": "no-cache", "X-Content-Type-Options": "nosniff" };
@@ -65,6 +70,15 @@ const headers = {
     "Access-Control-Allow-Origin": "*",
   },
   "rtc-agent.js.map": { ...common_headers, "Content-Type": "application/json", "Access-Control-Allow-Origin": "*" },
+  // The lazily loaded chunks: module scripts of the same cross-origin SDK.
+  ...Object.fromEntries(
+    chunks.map((n) => [
+      n,
+      n.endsWith(".map")
+        ? { ...common_headers, "Content-Type": "application/json", "Access-Control-Allow-Origin": "*" }
+        : { ...common_headers, "Content-Type": "text/javascript; charset=utf-8", "Access-Control-Allow-Origin": "*" },
+    ]),
+  ),
   "sandbox.html": {
     ...common_headers,
     "Content-Type": "text/html; charset=utf-8",
@@ -85,11 +99,9 @@ await writeFile(join(outdir, "headers.json"), JSON.stringify(headers, null, 2) +
 
 // 5. The built-in tool specs (name, kind, description, JSON schema) as JSON, taken
 //    from the bundle itself, so the server and the browser can be checked to agree.
-const tmp = join(root, "test/.build/specs-probe.mjs");
-await mkdir(dirname(tmp), { recursive: true });
-await writeFile(tmp, sdk.outputFiles.find((f) => f.path.endsWith(".js")).contents);
-const { ToolRegistry } = await import(pathToFileURL(tmp).href);
+//    dist/ holds ES modules (package.json "type": "module"); a query string makes
+//    Node load this build, not one it imported before in the same process.
+const { ToolRegistry } = await import(`${pathToFileURL(join(outdir, "rtc-agent.js")).href}?build=${started}`);
 await writeFile(join(outdir, "tools.json"), JSON.stringify(new ToolRegistry().list(), null, 2) + "\n");
-await rm(tmp);
 
 console.log(`built ${outdir} in ${Date.now() - started} ms`);

@@ -42,7 +42,9 @@ async function main() {
   let passed = 0;
   let failed = 0;
   try {
-    const page = await browser.newPage();
+    // Clipboard access, so copy buttons can be checked by reading the clipboard back.
+    const context = await browser.newContext({ permissions: ["clipboard-read", "clipboard-write"] });
+    const page = await context.newPage();
     page.on("pageerror", (err) => console.log(`  [page error] ${err.message}`));
     page.on("console", (msg) => {
       if (msg.type() === "error") console.log(`  [console.error] ${msg.text()}`);

@@ -10,12 +10,15 @@ import type { Prompt } from "../executor/prompts.js";
 import type { Message, Rtc, Turn } from "../protocol/types.js";
 import { h, replaceChildren } from "./dom.js";
 import { promptForm } from "./forms.js";
-import { renderMarkdown } from "./markdown.js";
+import { copyButton } from "./code.js";
+import { MarkdownView } from "./mdview.js";
 import { toolCard, toolKey } from "./toolcard.js";
 
 interface Rendered {
   key: string;
   node: HTMLElement;
+  /** An assistant message's text: kept across rebuilds, updated as it streams. */
+  body?: MarkdownView;
 }
 
 export interface ChatActions {
@@ -38,6 +41,9 @@ export class ChatView {
   private forking: { id: string; form: HTMLElement } | null = null;
   /** Turns whose retry was asked for: the button stays disabled meanwhile. */
   private readonly retrying = new Set<string>();
+  /** The RTCs of the shown session by message and call, rebuilt when the store's list changes. */
+  private rtcList: readonly Rtc[] | null = null;
+  private rtcMap = new Map<string, Rtc>();
 
   constructor(
     private readonly agent: Agent,
@@ -83,9 +89,8 @@ export class ChatView {
       replaceChildren(this.root, h("div", { class: "empty" }, this.error));
       return;
     }
-    const messages = this.agent.messages(id);
-    const rtcs = new Map<string, Rtc>();
-    for (const r of this.agent.rtcs(id)) rtcs.set(`${r.message_id}/${r.tool_call_id}`, r);
+    const messages = this.agent.store.messagesOf(id);
+    const rtcs = this.rtcsByCall(id);
     // By RTC: a call's own prompt, or one for a call its running script makes (the first open one).
     const prompts = new Map<string, Prompt>();
     const open = new Set<string>();
@@ -104,12 +109,19 @@ export class ChatView {
       const key = `${this.keyOf(m, rtcs, prompts)}|${canRetry ? `retry:${this.retrying.has(canRetry.id)}` : ""}|${this.forking?.id === m.id ? "fork" : ""}|${m.role === "summary" ? this.replacedBy(m) : ""}`;
       let r = this.nodes.get(m.id);
       if (!r || r.key !== key) {
-        const node = this.render(m, rtcs, prompts, canRetry);
+        const body = r?.body ?? (m.role === "assistant" ? new MarkdownView() : undefined);
+        let node: HTMLElement;
+        try {
+          node = this.render(m, rtcs, prompts, canRetry, body);
+        } catch (err) {
+          node = this.failed(m, err);
+        }
         // A summary the person opened stays open when its node is rebuilt.
         if (r && node instanceof HTMLDetailsElement && r.node instanceof HTMLDetailsElement) node.open = r.node.open;
-        r = { key, node };
+        r = { key, node, body };
         this.nodes.set(m.id, r);
       }
+      if (r.body) this.syncBody(r.body, m);
       wanted.push(r.node);
     }
     for (const k of [...this.nodes.keys()]) if (!seen.has(k)) this.nodes.delete(k);
@@ -130,7 +142,7 @@ export class ChatView {
     if (stick) this.root.scrollTop = this.root.scrollHeight;
   }
 
-  private workingText(sessionId: string, messages: Message[]): string {
+  private workingText(sessionId: string, messages: readonly Message[]): string {
     const s = this.agent.session(sessionId);
     const turn = s?.active_turn_id ? this.agent.store.turns.get(s.active_turn_id) : undefined;
     if (!turn) return s?.active_turn_id ? "Working" : "";
@@ -148,12 +160,12 @@ export class ChatView {
   private retryable(sessionId: string): Turn | undefined {
     const s = this.agent.session(sessionId);
     if (!s || s.status !== "open" || s.active_turn_id || !this.agent.ownsSession(sessionId)) return undefined;
-    const turns = this.agent.turns(sessionId);
+    const turns = this.agent.store.turnsOf(sessionId);
     const last = turns.reduce<Turn | undefined>((a, t) => (!a || t.seq > a.seq ? t : a), undefined);
     if (!last) return undefined;
     if (last.status === "stopped") return last;
     if (last.status !== "failed") return undefined;
-    const shown = this.agent.messages(sessionId).find((m) => m.turn_id === last.id && m.status === "error");
+    const shown = this.agent.store.messagesOf(sessionId).find((m) => m.turn_id === last.id && m.status === "error");
     return (last.error?.retryable ?? shown?.error?.retryable) ? last : undefined;
   }
 
@@ -195,8 +207,37 @@ export class ChatView {
     return this.endLine;
   }
 
+  private rtcsByCall(sessionId: string): Map<string, Rtc> {
+    const list = this.agent.store.rtcsOf(sessionId);
+    if (list !== this.rtcList) {
+      this.rtcList = list;
+      this.rtcMap = new Map(list.map((r) => [`${r.message_id}/${r.tool_call_id}`, r]));
+    }
+    return this.rtcMap;
+  }
+
+  /** Shows an assistant message's current text (the Live text while it streams). */
+  private syncBody(body: MarkdownView, m: Message): void {
+    const text = this.agent.messageText(m);
+    body.set(text, m.status === "streaming");
+    // An error message's text is its error, shown once, in the note below.
+    body.root.hidden = !text || (m.status === "error" && text === m.error?.message);
+  }
+
+  /** A message that could not be shown: its raw text and a notice, so later updates go on. */
+  private failed(m: Message, err: unknown): HTMLElement {
+    return h(
+      "div",
+      { class: `msg ${m.role === "user" ? "user" : "assistant"} render-failed`, attrs: { "data-id": m.id, "data-status": m.status } },
+      h("div", { class: "note bad", attrs: { role: "alert" } }, `This message could not be displayed (${(err as Error)?.message ?? String(err)}); its text is shown as written.`),
+      h("pre", null, this.agent.messageText(m)),
+    );
+  }
+
   private keyOf(m: Message, rtcs: Map<string, Rtc>, prompts: Map<string, Prompt>): string {
-    let key = `${m.offset}:${m.status}:${this.agent.messageText(m).length}`;
+    // An assistant message's text is not part of its key: its MarkdownView follows
+    // the text by itself. A summary is rebuilt when its text changes.
+    let key = `${m.offset}:${m.status}:${m.role === "summary" ? this.agent.messageText(m).length : ""}`;
     for (const c of m.tool_calls ?? []) {
       const r = rtcs.get(`${m.id}/${c.id}`);
       key += "|" + toolKey(c, r, r ? prompts.get(r.id) : undefined);
@@ -204,16 +245,13 @@ export class ChatView {
     return key;
   }
 
-  private render(m: Message, rtcs: Map<string, Rtc>, prompts: Map<string, Prompt>, retry: Turn | undefined): HTMLElement {
+  private render(m: Message, rtcs: Map<string, Rtc>, prompts: Map<string, Prompt>, retry: Turn | undefined, body: MarkdownView | undefined): HTMLElement {
     if (m.role === "user") return this.forking?.id === m.id ? this.forking.form : this.userMessage(m);
-    if (m.role === "summary") return this.summary(m);
-    const text = this.agent.messageText(m);
-    const body = h("div", { class: "md" });
-    body.append(renderMarkdown(text));
-    if (m.status === "streaming") body.classList.add("cursor");
-    // An error message's text is its error, shown once, in the note below.
-    const shown = text && !(m.status === "error" && text === m.error?.message);
-    const node = h("div", { class: "msg assistant", attrs: { "data-id": m.id, "data-status": m.status } }, shown ? body : null);
+    if (m.role === "summary" || !body) return this.summary(m);
+    const node = h("div", { class: "msg assistant", attrs: { "data-id": m.id, "data-status": m.status } }, body.root);
+    if (m.status !== "streaming" && this.agent.messageText(m) && m.status !== "error") {
+      node.append(h("div", { class: "actions-bar" }, copyButton(() => body.current, "Copy", "Copy this answer as Markdown")));
+    }
     for (const c of m.tool_calls ?? []) {
       const r = rtcs.get(`${m.id}/${c.id}`);
       const p = r ? prompts.get(r.id) : undefined;
@@ -243,9 +281,9 @@ export class ChatView {
   /** A compaction summary: collapsed, the messages it stands for stay above it. */
   private summary(m: Message): HTMLElement {
     const text = this.agent.messageText(m);
-    const body = h("div", { class: "md" });
-    body.append(renderMarkdown(text));
-    if (m.status === "streaming") body.classList.add("cursor");
+    const view = new MarkdownView();
+    view.set(text, m.status === "streaming");
+    const body = view.root;
     const n = this.replacedBy(m);
     const span = n ? `the assistant now reads this instead of ${n} earlier message${n === 1 ? "" : "s"}` : "";
     const label = m.status === "streaming" ? "Summarising the earlier conversation…" : "Earlier conversation summarised";
@@ -266,7 +304,7 @@ export class ChatView {
   private replacedBy(summary: Message): number {
     const upTo = summary.summary_of_seq;
     if (!upTo) return 0;
-    const messages = this.agent.messages(summary.session_id);
+    const messages = this.agent.store.messagesOf(summary.session_id);
     const last = messages.find((x) => x.seq === upTo);
     const turnSeq = (id: string) => this.agent.store.turns.get(id)?.seq;
     const lastTurn = last ? turnSeq(last.turn_id) : undefined;

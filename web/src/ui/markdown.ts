@@ -1,188 +1,226 @@
-// A small Markdown renderer that builds DOM nodes with createElement and text
-// nodes only: model output can never inject HTML, attributes or scripts. Links
-// are kept only for http(s) and mailto URLs; images are shown as links (no
-// request leaves the page because a model wrote an image URL). It renders partial
-// input sensibly, since it runs on every streaming delta.
+// Markdown (CommonMark + GFM tables and strikethrough, linkified URLs) parsed by
+// markdown-it and turned into DOM nodes built here with createElement and text
+// nodes only: no HTML string is ever parsed, so model output can never inject
+// markup, attributes or scripts. Raw HTML is off (it stays text). Links are kept
+// only for http(s) and mailto URLs and open in a new tab without referrer or
+// opener; images are shown as links (no request leaves the page because a model
+// wrote an image URL). Token types this file does not know are rendered as their
+// text, never as elements.
+
+import MarkdownIt, { type Env, type Token } from "markdown-it";
+import { type CodeOptions, codeBlock } from "./code.js";
 
 const SAFE_URL = /^(https?:|mailto:)/i;
 
-type El = HTMLElement;
+const md = new MarkdownIt("default", { html: false, linkify: true, typographer: false });
+// markdown-it keeps a link only when this accepts its (normalised) URL; anything
+// else, e.g. `[x](javascript:…)` or `[c](/relative)`, stays as the text written.
+md.validateLink = (url: string) => SAFE_URL.test(url);
+// `www.example.com` becomes a link; a bare `example.com` does not (too many false hits).
+md.linkify.set({ fuzzyLink: false });
 
-function el(doc: Document, tag: string, parent: Node, cls?: string): El {
-  const e = doc.createElement(tag);
-  if (cls) e.className = cls;
-  parent.appendChild(e);
-  return e;
+/** The parsed top-level blocks of a Markdown text, with the line each starts at. */
+export interface Parsed {
+  tokens: Token[];
+  /** Whether the text defines link references (they change links above them). */
+  hasReferences: boolean;
+}
+
+export function parse(src: string): Parsed {
+  const env: Env = {};
+  const tokens = md.parse(src, env);
+  return { tokens, hasReferences: !!env.references && Object.keys(env.references).length > 0 };
 }
 
 /** Renders Markdown into a fragment. */
-export function renderMarkdown(src: string, doc: Document = document): DocumentFragment {
+export function renderMarkdown(src: string, doc: Document = document, opts: CodeOptions = {}): DocumentFragment {
   const frag = doc.createDocumentFragment();
-  blocks(doc, src.replace(/\r\n?/g, "\n").split("\n"), frag);
+  renderTokens(parse(src).tokens, frag, doc, opts);
   return frag;
 }
 
-const FENCE = /^ {0,3}(`{3,}|~{3,})\s*([\w+#.-]*)\s*$/;
-const HEADING = /^ {0,3}(#{1,6})\s+(.*?)\s*#*\s*$/;
-const HR = /^ {0,3}([-*_])(\s*\1){2,}\s*$/;
-const QUOTE = /^ {0,3}> ?(.*)$/;
-const LIST = /^(\s*)([-*+]|\d{1,9}[.)])\s+(.*)$/;
-const TABLE_SEP = /^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$/;
+/**
+ * One top-level block: its tokens and the source line it starts at (relative to
+ * the parsed text). Used to re-render only the blocks that changed.
+ */
+export interface Block {
+  line: number;
+  tokens: Token[];
+}
 
-function blocks(doc: Document, lines: string[], parent: Node): void {
-  let i = 0;
-  while (i < lines.length) {
-    const line = lines[i]!;
-    if (line.trim() === "") {
-      i++;
+/** Splits a token stream into its top-level blocks. */
+export function topBlocks(tokens: Token[]): Block[] {
+  const out: Block[] = [];
+  let depth = 0;
+  let cur: Block | null = null;
+  for (const t of tokens) {
+    if (depth === 0) {
+      cur = { line: t.map?.[0] ?? out[out.length - 1]?.line ?? 0, tokens: [] };
+      out.push(cur);
+    }
+    cur!.tokens.push(t);
+    depth += t.nesting;
+  }
+  return out;
+}
+
+const BLOCK_TAGS: Record<string, string> = {
+  paragraph_open: "p",
+  blockquote_open: "blockquote",
+  bullet_list_open: "ul",
+  ordered_list_open: "ol",
+  list_item_open: "li",
+  thead_open: "thead",
+  tbody_open: "tbody",
+  tr_open: "tr",
+  th_open: "th",
+  td_open: "td",
+};
+const HEADINGS = new Set(["h1", "h2", "h3", "h4", "h5", "h6"]);
+
+/** Appends the DOM of block tokens to `parent`. */
+export function renderTokens(tokens: Token[], parent: Node, doc: Document = document, opts: CodeOptions = {}): void {
+  const stack: Node[] = [parent];
+  const top = () => stack[stack.length - 1]!;
+  // Which opening tokens pushed an element, so closing tokens pop only those.
+  const pushed: boolean[] = [];
+  const open = (e: HTMLElement, into: HTMLElement = e) => {
+    top().appendChild(e);
+    stack.push(into);
+    pushed.push(true);
+  };
+  for (let i = 0; i < tokens.length; i++) {
+    const t = tokens[i]!;
+    if (t.nesting === -1) {
+      if (pushed.pop()) stack.pop();
       continue;
     }
-    const fence = FENCE.exec(line);
-    if (fence) {
-      const close = new RegExp(`^ {0,3}${fence[1]![0]}{${fence[1]!.length},}\\s*$`);
-      const body: string[] = [];
-      i++;
-      while (i < lines.length && !close.test(lines[i]!)) body.push(lines[i++]!);
-      i++; // the closing fence (absent while streaming: the code runs to the end)
-      const pre = el(doc, "pre", parent);
-      const code = el(doc, "code", pre);
-      if (fence[2]) code.dataset.lang = fence[2];
-      code.textContent = body.join("\n");
-      continue;
+    switch (t.type) {
+      case "inline":
+        inline(t.children ?? [], top(), doc);
+        break;
+      case "fence":
+      case "code_block":
+        top().appendChild(codeBlock(t.content.replace(/\n$/, ""), t.type === "fence" ? (t.info.trim().split(/\s+/)[0] ?? "") : "", doc, opts));
+        break;
+      case "hr":
+        top().appendChild(doc.createElement("hr"));
+        break;
+      case "heading_open":
+        open(doc.createElement(HEADINGS.has(t.tag) ? t.tag : "p"));
+        break;
+      case "table_open": {
+        const wrap = doc.createElement("div");
+        wrap.className = "table";
+        open(wrap, wrap.appendChild(doc.createElement("table")));
+        break;
+      }
+      default: {
+        const tag = BLOCK_TAGS[t.type];
+        if (t.nesting === 1) {
+          if (!tag || t.hidden) {
+            pushed.push(false);
+            break;
+          }
+          const e = doc.createElement(tag);
+          if (tag === "ol") {
+            const start = Number(attr(t, "start") || 1);
+            if (Number.isSafeInteger(start) && start !== 1) e.setAttribute("start", String(start));
+          }
+          if (tag === "th" || tag === "td") {
+            const align = /^text-align:(left|center|right)$/.exec(attr(t, "style"))?.[1];
+            if (align) e.style.textAlign = align;
+          }
+          open(e);
+          if (tag === "li") taskItem(tokens, i, e, doc);
+        } else if (t.content) {
+          top().appendChild(doc.createTextNode(t.content));
+        }
+      }
     }
-    const h = HEADING.exec(line);
-    if (h) {
-      inline(doc, h[2]!, el(doc, `h${h[1]!.length}`, parent));
-      i++;
-      continue;
-    }
-    if (HR.test(line)) {
-      el(doc, "hr", parent);
-      i++;
-      continue;
-    }
-    if (QUOTE.test(line)) {
-      const inner: string[] = [];
-      while (i < lines.length && QUOTE.test(lines[i]!)) inner.push(QUOTE.exec(lines[i++]!)![1]!);
-      blocks(doc, inner, el(doc, "blockquote", parent));
-      continue;
-    }
-    if (LIST.test(line)) {
-      i = list(doc, lines, i, parent);
-      continue;
-    }
-    if (line.includes("|") && i + 1 < lines.length && TABLE_SEP.test(lines[i + 1]!)) {
-      i = table(doc, lines, i, parent);
-      continue;
-    }
-    const para: string[] = [];
-    while (i < lines.length && lines[i]!.trim() !== "" && !startsBlock(lines, i)) para.push(lines[i++]!);
-    if (para.length === 0) para.push(lines[i++]!);
-    inline(doc, para.join("\n"), el(doc, "p", parent));
   }
 }
 
-function startsBlock(lines: string[], i: number): boolean {
-  const l = lines[i]!;
-  return FENCE.test(l) || HEADING.test(l) || HR.test(l) || QUOTE.test(l) || LIST.test(l);
+/**
+ * GFM task items (`- [x] done`): a disabled checkbox instead of the brackets.
+ * markdown-it core has no task lists; the item's first text is checked here.
+ */
+function taskItem(tokens: Token[], i: number, li: HTMLElement, doc: Document): void {
+  const first = tokens[i + 2]?.type === "inline" ? tokens[i + 2]!.children?.[0] : undefined;
+  const m = first?.type === "text" ? /^\[([ xX])\]\s+/.exec(first.content) : null;
+  if (!m || !first) return;
+  first.content = first.content.slice(m[0].length);
+  const box = doc.createElement("input");
+  box.type = "checkbox";
+  box.disabled = true;
+  box.checked = m[1] !== " ";
+  li.classList.add("task");
+  li.appendChild(box);
 }
 
-function list(doc: Document, lines: string[], start: number, parent: Node): number {
-  const first = LIST.exec(lines[start]!)!;
-  const indent = first[1]!.length;
-  const ordered = /\d/.test(first[2]!);
-  const ul = el(doc, ordered ? "ol" : "ul", parent);
-  if (ordered && parseInt(first[2]!, 10) !== 1) ul.setAttribute("start", String(parseInt(first[2]!, 10)));
-  let i = start;
-  while (i < lines.length) {
-    const m = LIST.exec(lines[i]!);
-    if (!m || m[1]!.length !== indent || /\d/.test(m[2]!) !== ordered) break;
-    const li = el(doc, "li", ul);
-    const item: string[] = [m[3]!];
-    const contentIndent = m[1]!.length + m[2]!.length + 1;
-    i++;
-    // Continuation lines and nested lists: lines indented deeper than the marker,
-    // or plain (lazy) lines that start no other block.
-    while (i < lines.length && lines[i]!.trim() !== "") {
-      const l = lines[i]!;
-      const lead = /^\s*/.exec(l)![0].length;
-      if (lead <= indent && (LIST.test(l) || startsBlock(lines, i))) break;
-      item.push(l.slice(Math.min(lead, contentIndent)));
-      i++;
+const INLINE_TAGS: Record<string, string> = { strong_open: "strong", em_open: "em", s_open: "del" };
+
+function inline(tokens: Token[], parent: Node, doc: Document): void {
+  const stack: Node[] = [parent];
+  const top = () => stack[stack.length - 1]!;
+  // Which opening tokens pushed an element, so their closing tokens pop only those.
+  const pushed: boolean[] = [];
+  for (const t of tokens) {
+    if (t.nesting === -1) {
+      if (pushed.pop()) stack.pop();
+      continue;
     }
-    const task = /^\[([ xX])\]\s+/.exec(item[0]!);
-    if (task) {
-      const box = el(doc, "input", li) as HTMLInputElement;
-      box.type = "checkbox";
-      box.disabled = true;
-      box.checked = task[1] !== " ";
-      item[0] = item[0]!.slice(task[0].length);
-      li.classList.add("task");
+    switch (t.type) {
+      case "text":
+      case "text_special":
+        top().appendChild(doc.createTextNode(t.content));
+        break;
+      case "softbreak":
+        top().appendChild(doc.createTextNode("\n"));
+        break;
+      case "hardbreak":
+        top().appendChild(doc.createElement("br"));
+        break;
+      case "code_inline":
+        top().appendChild(doc.createElement("code")).textContent = t.content;
+        break;
+      case "image": {
+        const src = attr(t, "src");
+        const label = `[image: ${t.content || src}]`;
+        top().appendChild(SAFE_URL.test(src) ? link(doc, src, label) : doc.createTextNode(label));
+        break;
+      }
+      case "link_open": {
+        const href = attr(t, "href");
+        const ok = SAFE_URL.test(href);
+        pushed.push(ok);
+        if (ok) stack.push(top().appendChild(link(doc, href, "")));
+        break;
+      }
+      default: {
+        const tag = INLINE_TAGS[t.type];
+        if (t.nesting === 1) {
+          pushed.push(!!tag);
+          if (tag) stack.push(top().appendChild(doc.createElement(tag)));
+        } else if (t.content) {
+          // html_inline (never produced with html off) and anything unknown: as text.
+          top().appendChild(doc.createTextNode(t.content));
+        }
+      }
     }
-    const nested = item.findIndex((l, k) => k > 0 && LIST.test(l));
-    const text = nested < 0 ? item : item.slice(0, nested);
-    inline(doc, text.join("\n"), li);
-    if (nested >= 0) blocks(doc, item.slice(nested), li);
-    while (i < lines.length && lines[i]!.trim() === "" && i + 1 < lines.length && LIST.exec(lines[i + 1]!)?.[1]!.length === indent) i++;
-  }
-  return i;
-}
-
-function cells(row: string): string[] {
-  return row.trim().replace(/^\|/, "").replace(/\|$/, "").split("|").map((c) => c.trim());
-}
-
-function table(doc: Document, lines: string[], start: number, parent: Node): number {
-  const wrap = el(doc, "div", parent, "table");
-  const t = el(doc, "table", wrap);
-  const head = el(doc, "tr", el(doc, "thead", t));
-  for (const c of cells(lines[start]!)) inline(doc, c, el(doc, "th", head));
-  const body = el(doc, "tbody", t);
-  let i = start + 2;
-  while (i < lines.length && lines[i]!.includes("|") && lines[i]!.trim() !== "") {
-    const tr = el(doc, "tr", body);
-    for (const c of cells(lines[i++]!)) inline(doc, c, el(doc, "td", tr));
-  }
-  return i;
-}
-
-const INLINE =
-  /(`+)([^`]|[^`][\s\S]*?[^`])\1(?!`)|\*\*(?=\S)([\s\S]*?\S)\*\*|__(?=\S)([\s\S]*?\S)__|~~(?=\S)([\s\S]*?\S)~~|\*(?=[^\s*])([\s\S]*?[^\s*])\*|(?<![\w])_(?=[^\s_])([\s\S]*?[^\s_])_(?![\w])|(!?)\[([^\]\n]*)\]\(\s*([^()\s]+)(?:\s+"[^"]*")?\s*\)|<((?:https?:|mailto:)[^>\s]+)>|(https?:\/\/[^\s<>]*[^\s<>.,;:!?)\]'"*_])|\\([\\`*_{}[\]()#+\-.!|~>])|( {2,}|\\)\n/;
-
-/** Renders inline Markdown (code, emphasis, links, line breaks) into `parent`. */
-export function inline(doc: Document, text: string, parent: Node): void {
-  let rest = text;
-  while (rest) {
-    const m = INLINE.exec(rest);
-    if (!m) {
-      parent.appendChild(doc.createTextNode(rest));
-      return;
-    }
-    if (m.index > 0) parent.appendChild(doc.createTextNode(rest.slice(0, m.index)));
-    rest = rest.slice(m.index + m[0].length);
-    if (m[1]) el(doc, "code", parent).textContent = m[2]!.replace(/^ (.*) $/, "$1");
-    else if (m[3] !== undefined) inline(doc, m[3], el(doc, "strong", parent));
-    else if (m[4] !== undefined) inline(doc, m[4], el(doc, "strong", parent));
-    else if (m[5] !== undefined) inline(doc, m[5], el(doc, "del", parent));
-    else if (m[6] !== undefined) inline(doc, m[6], el(doc, "em", parent));
-    else if (m[7] !== undefined) inline(doc, m[7], el(doc, "em", parent));
-    else if (m[9] !== undefined) link(doc, parent, m[10]!, m[9] || m[10]!, m[8] === "!");
-    else if (m[11] !== undefined) link(doc, parent, m[11], m[11], false);
-    else if (m[12] !== undefined) link(doc, parent, m[12], m[12], false);
-    else if (m[13] !== undefined) parent.appendChild(doc.createTextNode(m[13]));
-    else if (m[14] !== undefined) el(doc, "br", parent);
   }
 }
 
-function link(doc: Document, parent: Node, href: string, label: string, image: boolean): void {
-  if (!SAFE_URL.test(href)) {
-    parent.appendChild(doc.createTextNode(image ? `[image: ${label}]` : label));
-    return;
-  }
-  const a = el(doc, "a", parent) as HTMLAnchorElement;
+function attr(t: Token, name: string): string {
+  const v = t.attrGet(name);
+  return v === null ? "" : String(v);
+}
+
+function link(doc: Document, href: string, text: string): HTMLAnchorElement {
+  const a = doc.createElement("a");
   a.href = href;
   a.target = "_blank";
   a.rel = "noopener noreferrer nofollow";
-  if (image) a.textContent = `[image: ${label || href}]`;
-  else inline(doc, label, a);
+  if (text) a.textContent = text;
+  return a;
 }

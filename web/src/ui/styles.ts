@@ -2,6 +2,8 @@
 // a host can restyle with `rtc-agent { --rtc-accent: … }`; dark mode follows
 // prefers-color-scheme unless the host sets theme="light" or theme="dark".
 
+import { CODE_STYLES } from "./styles-code.js";
+
 export const STYLES = `
 :host {
   --rtc-bg: #ffffff; --rtc-panel: #f6f7f9; --rtc-text: #1c2024; --rtc-muted: #60646c;
@@ -162,4 +164,4 @@ select { border: 1px solid var(--rtc-border); border-radius: 7px; padding: 3px 6
 .narrow .sessions li button { visibility: visible; }
 .narrow .messages { padding: 12px; }
 .narrow .msg.user { max-width: 92%; }
-`;
+${CODE_STYLES}`;

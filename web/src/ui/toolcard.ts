@@ -1,10 +1,12 @@
 // One tool call as a card: the tool, a one-line summary of its arguments, its RTC
-// state, the arguments and the result, and, while the person is asked, the
-// confirmation or askUser form.
+// state, the arguments (a script's code as a highlighted code block, other
+// values pretty-printed, long ones collapsed) and the result, and, while the
+// person is asked, the confirmation or askUser form.
 
 import type { Prompt } from "../executor/prompts.js";
 import type { Rtc, ToolCall } from "../protocol/types.js";
 import { showInvisible } from "../vfs/path.js";
+import { codeBlock } from "./code.js";
 import { h } from "./dom.js";
 
 const STATUS_TEXT: Record<string, string> = {
@@ -33,7 +35,7 @@ export function toolCard(call: ToolCall, rtc: Rtc | undefined, form: HTMLElement
       h("span", { class: "status", attrs: { "data-s": status } }, rtc?.status === "pending" && rtc.needs_confirmation ? "needs approval" : (STATUS_TEXT[status] ?? status)),
     ),
     // Open while the person is asked to approve: they decide on what it will do.
-    h("details", form && call.name !== "askUser" ? { props: { open: true } } : null, h("summary", null, "Arguments"), h("pre", null, pretty(args))),
+    h("details", { class: "args", props: { open: !!form && call.name !== "askUser" } }, h("summary", null, call.name === "script" ? "Code and arguments" : "Arguments"), argumentsView(call.name, args)),
   );
   if (rtc && (rtc.status === "completed" || rtc.output !== undefined)) {
     card.append(h("details", { class: "result" }, h("summary", null, "Result"), h("pre", null, pretty(rtc.output ?? ""))));
@@ -48,6 +50,35 @@ export function toolCard(call: ToolCall, rtc: Rtc | undefined, form: HTMLElement
 /** A stable key: the card is rebuilt only when it changes. */
 export function toolKey(call: ToolCall, rtc: Rtc | undefined, prompt: Prompt | undefined): string {
   return `${call.id}:${rtc?.offset ?? 0}:${rtc?.status ?? ""}:${prompt ? prompt.id : ""}`;
+}
+
+/** A value longer than this (characters or lines) starts collapsed. */
+const LONG_CHARS = 600;
+const LONG_LINES = 12;
+
+/**
+ * A call's arguments, readable: a `script` call's code as a highlighted code
+ * block; for other objects one row per argument, strings as written (not as
+ * escaped JSON), other values as indented JSON, long values collapsed. Bidi and
+ * zero-width characters are escaped everywhere, code included: what the person
+ * approves reads as it runs.
+ */
+export function argumentsView(tool: string, args: unknown): HTMLElement {
+  if (typeof args !== "object" || args === null || Array.isArray(args)) return h("div", { class: "args-list" }, value(args));
+  const rows = Object.entries(args as Record<string, unknown>).map(([k, v]) => {
+    const shown = tool === "script" && k === "code" && typeof v === "string" ? codeBlock(showInvisible(v), "javascript") : value(v);
+    return h("div", { class: "arg", attrs: { "data-arg": k } }, h("div", { class: "key" }, k), shown);
+  });
+  return h("div", { class: "args-list" }, rows.length ? rows : h("span", { class: "meta" }, "(none)"));
+}
+
+function value(v: unknown): HTMLElement {
+  const text = pretty(v);
+  const pre = h("pre", null, text);
+  const lines = text.replace(/\n$/, "").split("\n");
+  if (text.length <= LONG_CHARS && lines.length <= LONG_LINES) return pre;
+  const first = (lines[0] ?? "").slice(0, 80);
+  return h("details", { class: "args-more" }, h("summary", null, `${first}${lines.length > 1 || first.length < text.length ? " …" : ""} (${lines.length} lines, ${text.length} characters)`), pre);
 }
 
 /** Arguments and results as text; bidi and zero-width characters escaped so a name reads as stored. */

@@ -4,6 +4,10 @@
 import { renderMarkdown } from "../../src/ui/markdown.js";
 import { eq, includes, ok, test } from "./harness.js";
 
+function bar(lang: string): string {
+  return `<div class="code-bar"><span class="lang">${lang}</span><button type="button" class="ghost copy" aria-label="Copy code">Copy</button></div>`;
+}
+
 function html(md: string): string {
   const div = document.createElement("div");
   div.append(renderMarkdown(md));
@@ -12,12 +16,12 @@ function html(md: string): string {
 
 test("markdown: headings, emphasis, code, lists, quotes, tables", () => {
   eq(html("# Title\n\nSome **bold**, *it*, `code` and ~~gone~~."), "<h1>Title</h1><p>Some <strong>bold</strong>, <em>it</em>, <code>code</code> and <del>gone</del>.</p>");
-  eq(html("```js\nconst a = 1 < 2;\n```"), '<pre><code data-lang="js">const a = 1 &lt; 2;</code></pre>');
+  eq(html("```js\nconst a = 1 < 2;\n```"), `<div class="code">${bar("js")}<pre><code data-lang="js">const a = 1 &lt; 2;</code></pre></div>`);
   eq(html("- a\n- b\n  - c\n1. one\n2. two"), "<ul><li>a</li><li>b<ul><li>c</li></ul></li></ul><ol><li>one</li><li>two</li></ol>");
   eq(html("- [x] done\n- [ ] open"), '<ul><li class="task"><input type="checkbox" disabled="">done</li><li class="task"><input type="checkbox" disabled="">open</li></ul>');
   eq(html("> quoted\n> more"), "<blockquote><p>quoted\nmore</p></blockquote>");
   eq(html("| a | b |\n|---|---|\n| 1 | 2 |"), '<div class="table"><table><thead><tr><th>a</th><th>b</th></tr></thead><tbody><tr><td>1</td><td>2</td></tr></tbody></table></div>');
-  eq(html("an unfinished ```\n```py\nprint(1)"), '<p>an unfinished ```</p><pre><code data-lang="py">print(1)</code></pre>', "a fence still streaming runs to the end");
+  eq(html("an unfinished ```\n```py\nprint(1)"), `<p>an unfinished \`\`\`</p><div class="code">${bar("py")}<pre><code data-lang="py">print(1)</code></pre></div>`, "a fence still streaming runs to the end");
 });
 
 test("markdown: raw HTML stays text; only http(s) and mailto links; no images loaded", () => {
@@ -32,4 +36,23 @@ test("markdown: raw HTML stays text; only http(s) and mailto links; no images lo
   const div = document.createElement("div");
   div.append(frag);
   eq(div.querySelectorAll("[onclick]").length, 0);
+});
+
+test("markdown: URLs in every form become safe links (no stack overflow)", () => {
+  const A = 'target="_blank" rel="noopener noreferrer nofollow"';
+  eq(html("see https://example.com"), `<p>see <a href="https://example.com" ${A}>https://example.com</a></p>`);
+  eq(html("<https://example.com>"), `<p><a href="https://example.com" ${A}>https://example.com</a></p>`);
+  eq(html("[https://x.example](https://x.example)"), `<p><a href="https://x.example" ${A}>https://x.example</a></p>`);
+  eq(html("see https://en.wikipedia.org/wiki/Foo_(bar)."), `<p>see <a href="https://en.wikipedia.org/wiki/Foo_(bar)" ${A}>https://en.wikipedia.org/wiki/Foo_(bar)</a>.</p>`, "parentheses kept, trailing dot left out");
+  eq(html("[wiki](https://en.wikipedia.org/wiki/Foo_(bar))"), `<p><a href="https://en.wikipedia.org/wiki/Foo_(bar)" ${A}>wiki</a></p>`);
+  eq(html("mail ops@example.com or <mailto:a@b.example>"), `<p>mail <a href="mailto:ops@example.com" ${A}>ops@example.com</a> or <a href="mailto:a@b.example" ${A}>mailto:a@b.example</a></p>`);
+  eq(html("(see https://example.com/a?b=1&c=2), ok"), `<p>(see <a href="https://example.com/a?b=1&amp;c=2" ${A}>https://example.com/a?b=1&amp;c=2</a>), ok</p>`);
+  includes(html("https://例え.jp/パス"), 'href="https://xn--r8jz45g.jp/%E3%83%91%E3%82%B9"', "Unicode host and path are encoded");
+  eq(html("**https://example.com**"), `<p><strong><a href="https://example.com" ${A}>https://example.com</a></strong></p>`);
+  eq(html("<javascript:alert(1)> [x](vbscript:y) <file:///etc/passwd>"), "<p>&lt;javascript:alert(1)&gt; [x](vbscript:y) &lt;file:///etc/passwd&gt;</p>");
+  const deep = html("[".repeat(10_000) + "a" + "]".repeat(10_000));
+  ok(deep.length > 20_000, "10,000 nested brackets render as text");
+  const url = "https://example.com/" + "a".repeat(10_000);
+  const out = html(url);
+  ok(out.startsWith('<p><a href="https://example.com/aaaa') && out.length > 10_000, "a 10,000-character URL renders as a link");
 });

@@ -1,0 +1,145 @@
+// The Markdown body of one message, kept current as its text grows. While text
+// is appended (streaming), only the last two top-level blocks are parsed and
+// rebuilt: the blocks above them cannot change by appending, except through a
+// link reference definition, which makes the view re-render everything. So the cost
+// of a streamed answer grows with its length, not with length × updates.
+//
+// A render that throws shows the raw text with a notice instead; the next
+// update tries again. While a single long block (one huge paragraph or list)
+// makes every render costly, renders are spaced out so they never take more
+// than about a fifth of the main thread; the latest text is always shown in the
+// end.
+
+import { type Block, parse, renderTokens, topBlocks } from "./markdown.js";
+
+interface Shown {
+  /** Source offset where the block starts. */
+  start: number;
+  nodes: Node[];
+}
+
+/** How much of the main thread a growing message may take while streaming. */
+const DUTY = 0.2;
+
+export class MarkdownView {
+  readonly root: HTMLElement;
+  private text = "";
+  private shown: Shown[] = [];
+  /** The text defines link references: always render the whole text. */
+  private whole = false;
+  private failed = false;
+  private streaming = false;
+  private pending: { text: string; streaming: boolean } | null = null;
+  private timer: ReturnType<typeof setTimeout> | null = null;
+  private nextAt = 0;
+
+  /**
+   * `spaced`: space out costly renders while streaming (default). Off, every
+   * set() renders at once (tests that check each step).
+   */
+  constructor(
+    private readonly doc: Document = document,
+    private readonly spaced = true,
+  ) {
+    this.root = doc.createElement("div");
+    this.root.className = "md";
+  }
+
+  /** The text this view shows (or will show once a spaced-out render runs). */
+  get current(): string {
+    return this.pending?.text ?? this.text;
+  }
+
+  /**
+   * Shows `text`. `streaming`: more text will follow, so the last block is not
+   * highlighted yet and renders may be spaced out when they are costly.
+   */
+  set(raw: string, streaming: boolean): void {
+    // markdown-it reads \r and \r\n as \n: so must the block offsets below.
+    const text = raw.includes("\r") ? raw.replace(/\r\n?/g, "\n") : raw;
+    // Same text, same state. A stream that ended re-renders its last block once,
+    // now highlighted.
+    if (text === this.text && !this.pending && !this.failed && streaming === this.streaming) return;
+    this.streaming = streaming;
+    this.root.classList.toggle("cursor", streaming);
+    const wait = this.nextAt - performance.now();
+    if (streaming && this.spaced && wait > 0) {
+      this.pending = { text, streaming };
+      this.timer ??= setTimeout(() => this.flush(), wait);
+      return;
+    }
+    this.pending = { text, streaming };
+    this.flush();
+  }
+
+  private flush(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    const p = this.pending;
+    this.pending = null;
+    if (!p) return;
+    const started = performance.now();
+    try {
+      this.render(p.text, p.streaming);
+      this.failed = false;
+    } catch (err) {
+      this.fallback(p.text, err);
+    }
+    this.text = p.text;
+    const cost = performance.now() - started;
+    this.nextAt = performance.now() + (cost * (1 - DUTY)) / DUTY;
+  }
+
+  private render(text: string, streaming: boolean): void {
+    const appended = !this.failed && !this.whole && this.shown.length > 0 && text.startsWith(this.text);
+    // Keep every block but the last two; re-parse from where the one before the
+    // last starts: appending to a line can turn the block it started (`#` → `#######`)
+    // into a lazy continuation of the block before it.
+    const keep = appended ? Math.max(0, this.shown.length - 2) : 0;
+    const from = keep > 0 || appended ? this.shown[keep]!.start : 0;
+    const tail = text.slice(from);
+    const parsed = parse(tail);
+    if (parsed.hasReferences && from > 0) {
+      this.whole = true;
+      this.render(text, streaming);
+      return;
+    }
+    this.whole = parsed.hasReferences;
+    if (appended) {
+      for (const b of this.shown.splice(keep)) for (const n of b.nodes) (n as ChildNode).remove();
+    } else {
+      this.root.textContent = "";
+      this.shown = [];
+    }
+    const blocks = topBlocks(parsed.tokens);
+    const offsets = lineOffsets(tail);
+    blocks.forEach((b: Block, i) => {
+      const frag = this.doc.createDocumentFragment();
+      // The last block of a streaming text changes with every update: no highlighting yet.
+      renderTokens(b.tokens, frag, this.doc, { highlight: !(streaming && i === blocks.length - 1) });
+      const nodes = Array.from(frag.childNodes);
+      this.root.appendChild(frag);
+      this.shown.push({ start: from + (offsets[b.line] ?? tail.length), nodes });
+    });
+    if (blocks.length === 0) this.shown.push({ start: from, nodes: [] });
+  }
+
+  private fallback(text: string, err: unknown): void {
+    this.failed = true;
+    this.shown = [];
+    const note = this.doc.createElement("div");
+    note.className = "note bad";
+    note.textContent = `This message could not be formatted (${(err as Error)?.message ?? err}); its text is shown as written.`;
+    const pre = this.doc.createElement("pre");
+    pre.className = "raw";
+    pre.textContent = text;
+    this.root.replaceChildren(note, pre);
+  }
+}
+
+/** The offset of the start of each line of `s`. */
+function lineOffsets(s: string): number[] {
+  const out = [0];
+  for (let i = s.indexOf("\n"); i >= 0; i = s.indexOf("\n", i + 1)) out.push(i + 1);
+  return out;
+}

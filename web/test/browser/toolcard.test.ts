@@ -1,0 +1,61 @@
+// Tool cards and code blocks (src/ui/toolcard.ts, code.ts): a script's code is a
+// highlighted code block, other arguments are readable and long ones collapsed;
+// every code block copies its code.
+
+import { codeBlock, copyText } from "../../src/ui/code.js";
+import { toolCard } from "../../src/ui/toolcard.js";
+import { eq, includes, ok, test } from "./harness.js";
+import { sleep } from "./context.js";
+
+async function until(what: string, cond: () => boolean, ms = 5000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await sleep(20);
+  }
+}
+
+test("toolcard: a script call shows its code highlighted, not escaped JSON", async () => {
+  const code = "const fib = [0, 1];\nfor (let i = 2; i < 20; i++) fib.push(fib[i - 1] + fib[i - 2]);\nreturn fib;";
+  const card = toolCard({ id: "c1", name: "script", arguments: { action: "eval", code } }, undefined, null);
+  document.body.append(card);
+  try {
+    const el = card.querySelector('[data-arg="code"] .code code')!;
+    ok(el, "the code is a code block");
+    eq(el.textContent, code, "the code as written, newlines and all");
+    await until("highlighting", () => el.querySelector("span.hljs-keyword") !== null);
+    includes(el.querySelector("span.hljs-keyword")!.textContent!, "const");
+    eq(card.querySelector('[data-arg="action"] pre')?.textContent, "eval");
+  } finally {
+    card.remove();
+  }
+});
+
+test("toolcard: other arguments are readable; long ones start collapsed", () => {
+  const content = "# TODO\n\n- [ ] one\n- [ ] two\n";
+  const card = toolCard({ id: "c2", name: "write", arguments: { path: "/notes/todo.md", content, meta: { n: 1, tags: ["a"] } } }, undefined, null);
+  eq(card.querySelector('[data-arg="content"] pre')?.textContent, content, "multi-line text shown as text, not as an escaped JSON string");
+  eq(card.querySelector('[data-arg="meta"] pre')?.textContent, '{\n  "n": 1,\n  "tags": [\n    "a"\n  ]\n}');
+  const long = toolCard({ id: "c3", name: "write", arguments: { path: "/big.txt", content: "line\n".repeat(500) } }, undefined, null);
+  const more = long.querySelector<HTMLDetailsElement>('[data-arg="content"] details.args-more');
+  ok(more && !more.open, "a 500-line value is collapsed");
+  includes(more!.querySelector("summary")!.textContent!, "500 lines");
+  eq(long.querySelector('[data-arg="path"] details'), null, "short values are not collapsed");
+});
+
+test("code: the copy button copies the block's code", async () => {
+  const block = codeBlock("print('hi')\n", "python");
+  document.body.append(block);
+  try {
+    const btn = block.querySelector<HTMLButtonElement>("button.copy")!;
+    eq(btn.getAttribute("aria-label"), "Copy code");
+    btn.click();
+    await until("the button to confirm", () => btn.textContent !== "Copy");
+    eq(btn.textContent, "Copied");
+    eq(await navigator.clipboard.readText(), "print('hi')\n");
+    ok(await copyText("second", block), "copyText reports success");
+    eq(await navigator.clipboard.readText(), "second");
+  } finally {
+    block.remove();
+  }
+});
