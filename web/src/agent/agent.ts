@@ -241,7 +241,7 @@ export class Agent {
   }
 
   sessions(): Session[] {
-    return this.store.listSessions();
+    return [...this.store.listSessions()];
   }
 
   session(id: string): Session | undefined {
@@ -255,15 +255,15 @@ export class Agent {
   }
 
   messages(sessionId: string): Message[] {
-    return this.store.messagesOf(sessionId);
+    return [...this.store.messagesOf(sessionId)];
   }
 
   turns(sessionId: string): Turn[] {
-    return this.store.turnsOf(sessionId);
+    return [...this.store.turnsOf(sessionId)];
   }
 
   rtcs(sessionId: string): Rtc[] {
-    return this.store.rtcsOf(sessionId);
+    return [...this.store.rtcsOf(sessionId)];
   }
 
   /** What a message shows now: the Live text while streaming, else the stored text. */

@@ -47,6 +47,11 @@ export class EntityStore {
   readonly rtcs = new Map<string, Rtc>();
   private readonly hydrated = new Set<string>();
   private pos: Position | null = null;
+  /** `kind/sessionId` → ids of that session's entities of that kind. */
+  private readonly bySession = new Map<string, Set<string>>();
+  /** `kind/sessionId` → sorted entities, until one of them changes. */
+  private readonly views = new Map<string, Entity[]>();
+  private sessionList: Session[] | null = null;
 
   constructor(private readonly db: IDBDatabase) {}
 
@@ -66,7 +71,10 @@ export class EntityStore {
       for (const id of (await req(t.objectStore(S_HYDRATED).getAllKeys())) as string[]) this.hydrated.add(id);
       for (const kind of Object.keys(STORE_OF) as EntityKind[]) {
         const rows = (await req(t.objectStore(STORE_OF[kind]).getAll())) as Entity[];
-        for (const row of rows) this.mapOf(kind).set(row.id, row);
+        for (const row of rows) {
+          this.indexed(kind, row, this.mapOf(kind).get(row.id));
+          this.mapOf(kind).set(row.id, row);
+        }
       }
     });
   }
@@ -134,9 +142,11 @@ export class EntityStore {
    */
   async reset(epoch: string, offset: number, sessions: Session[]): Promise<void> {
     for (const kind of Object.keys(STORE_OF) as EntityKind[]) this.mapOf(kind).clear();
+    this.clearIndex();
     this.hydrated.clear();
     this.pos = { epoch, offset };
     for (const s of sessions) this.sessions.set(s.id, s);
+    this.sessionList = null;
     await tx(this.db, [S_META, S_HYDRATED, ...ENTITY_STORES], "readwrite", async (t) => {
       for (const name of [S_HYDRATED, ...ENTITY_STORES]) t.objectStore(name).clear();
       for (const s of sessions) t.objectStore("sessions").put(s);
@@ -145,21 +155,65 @@ export class EntityStore {
     this.events.emit("reset", { epoch, offset });
   }
 
-  /** Sessions that are not deleted, newest first. */
-  listSessions(): Session[] {
-    return [...this.sessions.values()].filter((s) => !s.deleted).sort((a, b) => (a.created_at < b.created_at ? 1 : a.created_at > b.created_at ? -1 : 0));
+  /** Sessions that are not deleted, newest first. Cached until a session changes: do not modify. */
+  listSessions(): readonly Session[] {
+    this.sessionList ??= [...this.sessions.values()].filter((s) => !s.deleted).sort((a, b) => (a.created_at < b.created_at ? 1 : a.created_at > b.created_at ? -1 : 0));
+    return this.sessionList;
   }
 
-  messagesOf(sessionId: string): Message[] {
-    return [...this.messages.values()].filter((m) => m.session_id === sessionId).sort((a, b) => a.seq - b.seq);
+  /** A session's messages by seq. Cached until one of them changes: do not modify. */
+  messagesOf(sessionId: string): readonly Message[] {
+    return this.view("message", sessionId, (a: Message, b: Message) => a.seq - b.seq);
   }
 
-  turnsOf(sessionId: string): Turn[] {
-    return [...this.turns.values()].filter((t) => t.session_id === sessionId).sort((a, b) => a.seq - b.seq);
+  /** A session's turns by seq. Cached until one of them changes: do not modify. */
+  turnsOf(sessionId: string): readonly Turn[] {
+    return this.view("turn", sessionId, (a: Turn, b: Turn) => a.seq - b.seq);
   }
 
-  rtcsOf(sessionId: string): Rtc[] {
-    return [...this.rtcs.values()].filter((r) => r.session_id === sessionId).sort((a, b) => (a.turn_id === b.turn_id ? a.seq - b.seq : a.created_at < b.created_at ? -1 : 1));
+  /** A session's RTCs in call order. Cached until one of them changes: do not modify. */
+  rtcsOf(sessionId: string): readonly Rtc[] {
+    return this.view("rtc", sessionId, (a: Rtc, b: Rtc) => (a.turn_id === b.turn_id ? a.seq - b.seq : a.created_at < b.created_at ? -1 : 1));
+  }
+
+  /**
+   * The sorted entities of one kind of one session. The UI asks on every render,
+   * so the answer is kept until an entity of that kind and session changes, and
+   * built from a per-session index, not from every stored entity.
+   */
+  private view<T extends Message | Turn | Rtc>(kind: "message" | "turn" | "rtc", sessionId: string, order: (a: T, b: T) => number): readonly T[] {
+    const key = `${kind}/${sessionId}`;
+    let v = this.views.get(key) as T[] | undefined;
+    if (!v) {
+      v = [...(this.bySession.get(key)?.values() ?? [])].map((id) => this.mapOf(kind).get(id) as T).sort(order);
+      this.views.set(key, v);
+    }
+    return v;
+  }
+
+  /** Index and cache upkeep after an entity was set. */
+  private indexed(kind: EntityKind, e: Entity, old: Entity | undefined): void {
+    if (kind === "session") {
+      this.sessionList = null;
+      return;
+    }
+    const sid = (e as Message | Turn | Rtc).session_id;
+    const oldSid = (old as Message | Turn | Rtc | undefined)?.session_id;
+    if (oldSid !== undefined && oldSid !== sid) {
+      this.bySession.get(`${kind}/${oldSid}`)?.delete(e.id);
+      this.views.delete(`${kind}/${oldSid}`);
+    }
+    const key = `${kind}/${sid}`;
+    let ids = this.bySession.get(key);
+    if (!ids) this.bySession.set(key, (ids = new Set()));
+    ids.add(e.id);
+    this.views.delete(key);
+  }
+
+  private clearIndex(): void {
+    this.bySession.clear();
+    this.views.clear();
+    this.sessionList = null;
   }
 
   private mapOf(kind: EntityKind): Map<string, Entity> {
@@ -181,6 +235,7 @@ export class EntityStore {
     const cur = map.get(e.id);
     if (cur && cur.offset >= e.offset) return false;
     map.set(e.id, e);
+    this.indexed(kind, e, cur);
     return true;
   }
 }

@@ -11,6 +11,7 @@ export class SessionsView {
   private editing: string | null = null;
   private armed: string | null = null;
   private selected: string | null = null;
+  private readonly items = new Map<string, { key: string; node: HTMLElement }>();
 
   constructor(
     private readonly agent: Agent,
@@ -30,14 +31,36 @@ export class SessionsView {
     // Keep an open rename field as it is while the person types in it.
     const focus = (this.root.getRootNode() as ShadowRoot | Document).activeElement;
     if (this.editing && focus && focus === this.list.querySelector("input")) return;
-    const items = this.agent.sessions().map((s) => this.item(s));
-    replaceChildren(this.list, items.length ? items : h("li", { class: "meta" }, "No conversations yet."));
+    // Items are keyed by what they show and rebuilt only when that changes: this
+    // runs on every render, also while an answer streams.
+    const sessions = this.agent.store.listSessions();
+    const wanted: HTMLElement[] = [];
+    const seen = new Set<string>();
+    for (const s of sessions) {
+      const mine = this.agent.ownsSession(s.id);
+      const meta = [ago(s.updated_at), mine ? "" : "other device", s.status === "closed" ? "closed" : "", s.active_turn_id ? "working…" : ""].filter(Boolean).join(" · ");
+      const key = `${s.title}|${meta}|${s.id === this.selected}|${mine}|${this.editing === s.id}|${this.armed === s.id}`;
+      let r = this.items.get(s.id);
+      if (!r || r.key !== key) {
+        r = { key, node: this.item(s, mine, meta) };
+        this.items.set(s.id, r);
+      }
+      seen.add(s.id);
+      wanted.push(r.node);
+    }
+    for (const id of [...this.items.keys()]) if (!seen.has(id)) this.items.delete(id);
+    if (wanted.length === 0) {
+      replaceChildren(this.list, h("li", { class: "meta" }, "No conversations yet."));
+      return;
+    }
+    wanted.forEach((node, i) => {
+      if (this.list.children[i] !== node) this.list.insertBefore(node, this.list.children[i] ?? null);
+    });
+    while (this.list.children.length > wanted.length) this.list.lastElementChild!.remove();
   }
 
-  private item(s: Session): HTMLElement {
+  private item(s: Session, mine: boolean, meta: string): HTMLElement {
     const active = s.id === this.selected;
-    const mine = this.agent.ownsSession(s.id);
-    const meta = [ago(s.updated_at), mine ? "" : "other device", s.status === "closed" ? "closed" : "", s.active_turn_id ? "working…" : ""].filter(Boolean).join(" · ");
     const li = h("li", {
       class: active ? "active" : "",
       attrs: { "data-id": s.id, "aria-current": active ? "true" : undefined, tabindex: 0 },
