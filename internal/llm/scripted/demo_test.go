@@ -202,3 +202,27 @@ func TestValidatorRejectsBadShapes(t *testing.T) {
 		}
 	}
 }
+
+// The demo shows what real models write: links in every form, a table and code
+// in three languages, in one streamed answer without tool calls.
+func TestDemoFormatting(t *testing.T) {
+	r := drain(t, Default(), &llm.Request{Messages: []llm.Message{user("Show me some formatting")}})
+	if r.err != nil || len(r.calls) != 0 {
+		t.Fatalf("err %v, calls %+v", r.err, r.calls)
+	}
+	text := r.text()
+	for _, want := range []string{
+		" https://example.com,",                                    // bare URL
+		"<https://www.rfc-editor.org/rfc/rfc3986>",                 // autolink
+		"[Markdown link](https://commonmark.org/help/)",            // Markdown link
+		"https://en.wikipedia.org/wiki/Markdown_(disambiguation) ", // parentheses
+		"support@example.com",
+		"|----------|--------|---------------:|",
+		"```python\n", "```go\n", "```ts\n",
+		"scripted demo model", "RTCAGENT_OPENAI_API_KEY",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the formatting answer lacks %q", want)
+		}
+	}
+}

@@ -25,6 +25,7 @@ import "./layout.test.js";
 import "./connection.test.js";
 import "./handover.test.js";
 import "./options.test.js";
+import "./render.test.js";
 import "./screenshot.test.js";
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
