@@ -28,7 +28,7 @@ await build({
   outdir: buildDir,
   entryNames: "bench",
   splitting: true,
-  minify: true,
+  minify: !process.env.BENCH_PROFILE,
   define: { __RTC_AGENT_VERSION__: '"bench"', __RTC_BENCH_SCALE__: smoke ? "0.1" : "1" },
   logLevel: "warning",
 });
@@ -64,7 +64,11 @@ try {
       window.__observer.observe({ type: "longtask" });
     });
     const before = await taskDuration(cdp);
-    await browser.startTracing(page, { categories: ["toplevel"] });
+    if (process.env.BENCH_PROFILE === "cpu") {
+      await cdp.send("Profiler.enable");
+      await cdp.send("Profiler.start");
+    }
+    await browser.startTracing(page, { categories: process.env.BENCH_PROFILE ? ["toplevel", "devtools.timeline"] : ["toplevel"] });
     const started = Date.now();
     let result;
     let error = "";
@@ -78,9 +82,11 @@ try {
       failed = true;
     }
     const wall = Date.now() - started;
+    if (process.env.BENCH_PROFILE === "cpu") printProfile((await cdp.send("Profiler.stop")).profile);
     const trace = JSON.parse((await browser.stopTracing()).toString("utf8"));
     const after = await taskDuration(cdp);
     const tasks = mainThreadTasks(trace);
+    if (process.env.BENCH_PROFILE) printKinds(trace);
     const longtasks = await page.evaluate(() => window.__longtasks.length).catch(() => -1);
     rows.push({
       scenario: name,
@@ -125,4 +131,27 @@ function mainThreadTasks(trace) {
     per.set(key, t);
   }
   return [...per.values()].sort((a, b) => b.total - a.total)[0] ?? { max: 0, total: 0 };
+}
+
+/** With BENCH_PROFILE=1: the functions with the most self time. */
+function printProfile(profile) {
+  const self = new Map();
+  const dt = new Map();
+  profile.samples.forEach((id, i) => dt.set(id, (dt.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
+  for (const n of profile.nodes) {
+    const f = n.callFrame;
+    const key = `${f.functionName || "(anonymous)"} ${f.url.split("/").pop()}:${f.lineNumber}`;
+    self.set(key, (self.get(key) ?? 0) + (dt.get(n.id) ?? 0) / 1000);
+  }
+  const top = [...self.entries()].sort((a, b) => b[1] - a[1]).slice(0, 25);
+  for (const [k, ms] of top) console.log(`  ${ms.toFixed(0).padStart(6)} ms  ${k}`);
+}
+
+/** With BENCH_PROFILE=1: main-thread time by trace event (Layout, Paint, FunctionCall, …). */
+function printKinds(trace) {
+  const events = trace.traceEvents ?? trace;
+  const mains = new Set(events.filter((e) => e.ph === "M" && e.name === "thread_name" && e.args?.name === "CrRendererMain").map((e) => `${e.pid}:${e.tid}`));
+  const by = new Map();
+  for (const e of events) if (e.ph === "X" && mains.has(`${e.pid}:${e.tid}`) && e.cat.includes("devtools.timeline")) by.set(e.name, (by.get(e.name) ?? 0) + e.dur / 1000);
+  for (const [k, ms] of [...by.entries()].sort((a, b) => b[1] - a[1]).slice(0, 12)) console.log(`  ${ms.toFixed(0).padStart(6)} ms  ${k}`);
 }
