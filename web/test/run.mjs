@@ -13,7 +13,7 @@ const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const distDir = join(root, "dist");
 const buildDir = join(root, "test/.build");
 const filter = process.argv[2] ?? "";
-const SUITE_TIMEOUT_MS = 120_000;
+const SUITE_TIMEOUT_MS = 300_000;
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 
 async function main() {

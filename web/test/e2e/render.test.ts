@@ -1,4 +1,4 @@
-// Test 16: the demo's formatting answer (links in every form, a table, code in
+// Test 17: the demo's formatting answer (links in every form, a table, code in
 // three languages) renders as safe links, a table and highlighted code blocks
 // whose highlighting chunks the Go server serves; the copy buttons copy.
 
@@ -9,7 +9,7 @@ import { paths } from "./context.js";
 import { AgentPage, newProfile } from "./pages.js";
 import { GoServer } from "./servers.js";
 
-test("16 rendering: the demo's links, table and highlighted code; copy buttons", async () => {
+test("17 rendering: the demo's links, table and highlighted code; copy buttons", async () => {
   const script = JSON.parse(await readFile(join(paths.repo, "internal/llm/scripted/demo.json"), "utf8")) as object;
   const go = await GoServer.start({ script });
   const ctx = await newProfile();
