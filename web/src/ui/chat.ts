@@ -112,7 +112,7 @@ export class ChatView {
         const body = r?.body ?? (m.role === "assistant" ? new MarkdownView() : undefined);
         let node: HTMLElement;
         try {
-          node = this.render(m, rtcs, prompts, canRetry, body);
+          node = this.render(m, rtcs, prompts, canRetry, body, r?.node);
         } catch (err) {
           node = this.failed(m, err);
         }
@@ -245,10 +245,19 @@ export class ChatView {
     return key;
   }
 
-  private render(m: Message, rtcs: Map<string, Rtc>, prompts: Map<string, Prompt>, retry: Turn | undefined, body: MarkdownView | undefined): HTMLElement {
+  private render(m: Message, rtcs: Map<string, Rtc>, prompts: Map<string, Prompt>, retry: Turn | undefined, body: MarkdownView | undefined, old: HTMLElement | undefined): HTMLElement {
     if (m.role === "user") return this.forking?.id === m.id ? this.forking.form : this.userMessage(m);
     if (m.role === "summary" || !body) return this.summary(m);
-    const node = h("div", { class: "msg assistant", attrs: { "data-id": m.id, "data-status": m.status } }, body.root);
+    let node: HTMLElement;
+    if (old && body.root.parentNode === old) {
+      // The same message changed (status, tool calls): keep its element and the
+      // text in it, so a long answer is not detached, restyled and laid out anew.
+      node = old;
+      for (const c of Array.from(node.children)) if (c !== body.root) c.remove();
+      node.dataset.status = m.status;
+    } else {
+      node = h("div", { class: "msg assistant", attrs: { "data-id": m.id, "data-status": m.status } }, body.root);
+    }
     if (m.status !== "streaming" && this.agent.messageText(m) && m.status !== "error") {
       node.append(h("div", { class: "actions-bar" }, copyButton(() => body.current, "Copy", "Copy this answer as Markdown")));
     }

@@ -20,6 +20,11 @@ interface Shown {
 
 /** How much of the main thread a growing message may take while streaming. */
 const DUTY = 0.2;
+/**
+ * At most this often while streaming: every second animation frame. Each render
+ * also costs the browser a layout and a paint; 30 updates a second read as smooth.
+ */
+const MIN_GAP_MS = 32;
 
 export class MarkdownView {
   readonly root: HTMLElement;
@@ -87,7 +92,7 @@ export class MarkdownView {
     }
     this.text = p.text;
     const cost = performance.now() - started;
-    this.nextAt = performance.now() + (cost * (1 - DUTY)) / DUTY;
+    this.nextAt = performance.now() + Math.max(MIN_GAP_MS, (cost * (1 - DUTY)) / DUTY);
   }
 
   private render(text: string, streaming: boolean): void {

@@ -3,11 +3,6 @@
 // custom properties where one fits, so light and dark both read well.
 
 export const CODE_STYLES = `
-/* Long answers and long sessions: the browser skips layout and paint of blocks and
-   messages outside the view (sizes are remembered once rendered), so a streaming
-   update costs the same at the end of an 80 KB answer as at its start. */
-.md > * { content-visibility: auto; contain-intrinsic-size: auto 1.5em; }
-.messages > .msg { content-visibility: auto; contain-intrinsic-size: auto 60px; }
 .code { position: relative; margin: 0 0 8px; border-radius: 8px; background: var(--rtc-code); }
 .code-bar { display: flex; align-items: center; justify-content: space-between; gap: 8px; padding: 2px 6px 0 12px; font: 11px/1.6 var(--rtc-mono); color: var(--rtc-muted); }
 .code-bar .copy { font-size: 12px; padding: 0 8px; }

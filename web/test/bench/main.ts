@@ -28,6 +28,7 @@ const SCENARIOS: Record<string, Scenario> = {
   "80 KB of `**a `, 2,000 deltas": { text: () => strongRun(k(80_000)), deltas: k(2000), history: 0 },
   "10,000 nested `[`, 500 deltas": { text: () => nestedBrackets(k(10_000)), deltas: k(500), history: 0 },
   "10,000-character URL, 500 deltas": { text: () => longUrl(k(10_000)), deltas: k(500), history: 0 },
+  "8 KB answer, 400 deltas, empty session": { text: () => longAnswer(k(8_000)), deltas: k(400), history: 0 },
   "8 KB answer, 400 deltas, 200-message session": { text: () => longAnswer(k(8_000)), deltas: k(400), history: k(200) & ~1 },
 };
 
