@@ -3,6 +3,8 @@
 
 import { questionsOf } from "../executor/ask.js";
 import type { AskAnswer, Prompt, PromptAnswer } from "../executor/prompts.js";
+import { showInvisible } from "../vfs/path.js";
+import { codeBlock } from "./code.js";
 import { h } from "./dom.js";
 
 export function promptForm(p: Prompt, answer: (a: PromptAnswer) => void): HTMLElement {
@@ -44,7 +46,7 @@ function confirmBody(p: Prompt): HTMLElement[] {
     return [
       h("p", { class: "q" }, `Allow the running script to call ${p.call.tool}?`),
       h("div", { class: "note" }, `${p.call.title}. A direct call would ask in this work mode, so this one does too. Its arguments:`),
-      h("pre", { class: "code args" }, pretty(p.call.args)),
+      h("pre", { class: "call-args" }, showInvisible(pretty(p.call.args))),
     ];
   }
   if (p.script) {
@@ -55,7 +57,7 @@ function confirmBody(p: Prompt): HTMLElement[] {
     return [
       h("p", { class: "q" }, `Allow this script run?`),
       h("div", { class: "note" }, `It runs the saved script ${s.path}. This is the code that will run (SHA-256 ${s.sha256?.slice(0, 12)}…); if the file changes before it starts, you are asked again.`),
-      codeBlock(s.code),
+      scriptCode(s.code),
     ];
   }
   return [
@@ -64,9 +66,15 @@ function confirmBody(p: Prompt): HTMLElement[] {
   ];
 }
 
-/** Code shown for approval: all of it (the block scrolls), as plain text. */
-function codeBlock(code: string): HTMLElement {
-  return h("pre", { class: "code script-code", attrs: { "data-lines": code.split("\n").length } }, h("code", { class: "language-js" }, code));
+/**
+ * The code shown for approval, as the tool card shows script code: highlighted, with
+ * format and bidi characters escaped so the text cannot read differently from what
+ * runs.
+ */
+function scriptCode(code: string): HTMLElement {
+  const block = codeBlock(showInvisible(code), "javascript");
+  block.classList.add("script-code");
+  return block;
 }
 
 function pretty(v: unknown): string {

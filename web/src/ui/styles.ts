@@ -128,7 +128,8 @@ select { border: 1px solid var(--rtc-border); border-radius: 7px; padding: 3px 6
 .prompt.confirm { border: 2px solid var(--rtc-warn); border-radius: 0 0 8px 8px; }
 .prompt.confirm .prompt-head { background: var(--rtc-warn); color: #ffffff; }
 .prompt.confirm .note.again { color: var(--rtc-warn); font-weight: 600; margin-bottom: 6px; }
-.prompt .code { margin: 6px 0; max-height: 320px; overflow: auto; padding: 6px 8px; background: var(--rtc-code); border-radius: 6px; font: 12px/1.45 var(--rtc-mono); white-space: pre-wrap; overflow-wrap: anywhere; }
+.prompt .script-code { margin: 6px 0; }
+.prompt .call-args { margin: 6px 0; max-height: 320px; overflow: auto; padding: 6px 8px; background: var(--rtc-code); border-radius: 6px; font: 12px/1.45 var(--rtc-mono); white-space: pre-wrap; overflow-wrap: anywhere; }
 .prompt.ask { border: 1px dashed var(--rtc-accent); border-left: 4px solid var(--rtc-accent); background: var(--rtc-user); border-radius: 0 0 8px 8px; }
 .prompt.ask .prompt-head { color: var(--rtc-accent); font-style: italic; }
 .prompt.ask .note { color: var(--rtc-muted); font-size: 12px; margin-bottom: 6px; }

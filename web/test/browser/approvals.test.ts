@@ -291,7 +291,9 @@ test("security: a question titled \"Allow this script call?\" renders as the ass
     };
     ok(look(ask) !== look(confirm), `distinct styles: ${look(ask)} vs ${look(confirm)}`);
     ok(getComputedStyle(ask.querySelector(".prompt-head")!).color !== getComputedStyle(confirm.querySelector(".prompt-head")!).color, "distinct heads");
-    eq(confirm.querySelector(".script-code")?.textContent, code, "the confirmation shows the stored code, whole");
+    eq(confirm.querySelector(".script-code code")?.textContent, code, "the confirmation shows the stored code, whole");
+    const trojan = promptForm({ id: "ui-bidi", kind: "confirm", rtc: run, script: { name: "fib", path: "/.scripts/fib.js", code: "/* ok \u202E } */ remove('/')", sha256: "x" } }, () => undefined);
+    includes(trojan.querySelector(".script-code code")?.textContent ?? "", "\\u202E", "a bidi control in the code is shown escaped");
     includes(confirm.textContent ?? "", "/.scripts/fib.js");
   } finally {
     host.remove();

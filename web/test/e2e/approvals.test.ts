@@ -36,8 +36,8 @@ test("16 approvals: a protected write asks in edit mode; script run shows its co
   eq(await p.vfsFile("/.scripts/fib.js"), code);
 
   await p.send("run fib");
-  await until("the run's dialog with the code", async () => (await confirm.locator(".script-code").count()) === 1);
-  eq(await confirm.locator(".script-code").innerText(), code, "the stored code, whole, in the dialog");
+  await until("the run's dialog with the code", async () => (await confirm.locator(".script-code code").count()) === 1);
+  eq(await confirm.locator(".script-code code").innerText(), code, "the stored code, whole, in the dialog");
   includes(await confirm.innerText(), "/.scripts/fib.js");
   await confirm.getByRole("button", { name: "Allow" }).click();
 
