@@ -93,8 +93,10 @@ func (a *API) call(ctx context.Context, c core.Caller, h handler, method string,
 	if c.UserID == "" {
 		return nil, protocol.Errorf(protocol.CodeUnauthenticated, "no user")
 	}
-	if len(c.DeviceID) > a.lim.IDBytes {
-		return nil, protocol.Errorf(protocol.CodeInvalidArgument, "device id longer than %d bytes", a.lim.IDBytes)
+	if c.DeviceID != "" {
+		if err := protocol.ValidDeviceID(c.DeviceID); err != nil {
+			return nil, protocol.Errorf(protocol.CodeInvalidArgument, "%v", err)
+		}
 	}
 	if len(params) == 0 {
 		params = []byte("{}")

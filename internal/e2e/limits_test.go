@@ -42,6 +42,12 @@ func TestInputLimits(t *testing.T) {
 			t.Errorf("%s: %d %+v, want %s", c.method, status, perr, c.code)
 		}
 	}
+	for _, device := range []string{"d 1", "d\u202e", strings.Repeat("d", 129)} {
+		status, perr := httpCall(t, s, "alice", device, protocol.MethodSessionList, struct{}{})
+		if perr.Code != protocol.CodeInvalidArgument || status != http.StatusBadRequest {
+			t.Errorf("X-Device-Id %q: %d %+v, want invalid_argument", device, status, perr)
+		}
+	}
 	if status, _ := httpCall(t, s, "alice", "d", protocol.MethodSessionList, struct{}{}); status != http.StatusOK {
 		t.Fatalf("a valid call after the bad ones: %d", status)
 	}

@@ -6,6 +6,8 @@ import (
 	"fmt"
 
 	"github.com/centrifugal/centrifuge"
+
+	"github.com/rtcagent/rtcagent/internal/protocol"
 )
 
 // DisconnectBadConnectData ends a connection whose connect data is not
@@ -35,20 +37,5 @@ func parseConnectData(data []byte) (connectData, error) {
 	if err := json.Unmarshal(data, &cd); err != nil {
 		return cd, fmt.Errorf("connect data: %w", err)
 	}
-	return cd, ValidDeviceID(cd.DeviceID)
-}
-
-// ValidDeviceID checks a device id: 1-128 characters of A-Z a-z 0-9 . _ : -
-// (a UUID fits, and so does any id a site derives from its own).
-func ValidDeviceID(id string) error {
-	if id == "" || len(id) > 128 {
-		return errors.New("device_id must be 1-128 characters")
-	}
-	for _, c := range []byte(id) {
-		ok := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == ':' || c == '-'
-		if !ok {
-			return fmt.Errorf("device_id has the character %q; allowed: A-Z a-z 0-9 . _ : -", c)
-		}
-	}
-	return nil
+	return cd, protocol.ValidDeviceID(cd.DeviceID)
 }

@@ -8,6 +8,7 @@ import (
 	cgo "github.com/centrifugal/centrifuge-go"
 
 	"github.com/rtcagent/rtcagent/internal/auth"
+	"github.com/rtcagent/rtcagent/internal/protocol"
 	"github.com/rtcagent/rtcagent/internal/realtime"
 )
 
@@ -77,7 +78,7 @@ func TestConnectDataRefused(t *testing.T) {
 		}
 	})
 	for _, id := range []string{"d1", "7d3f0b5e-2c1a-4f7e-9b1d-0a2b3c4d5e6f", "site:user-42_tab.1", strings.Repeat("d", 128)} {
-		if err := realtime.ValidDeviceID(id); err != nil {
+		if err := protocol.ValidDeviceID(id); err != nil {
 			t.Errorf("%q refused: %v", id, err)
 		}
 	}
