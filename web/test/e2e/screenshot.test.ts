@@ -28,11 +28,17 @@ if (process.env.RTC_SCREENSHOT) {
       const p = await AgentPage.open(ctx, `${go.url}/`);
       await p.page.locator("rtc-agent").evaluate((el) => (el as unknown as { prefill(t: string, o: object): void }).prefill("Edit and search files", { send: true }));
       await p.waitForAnswer("Things to try next");
+      // Then the demo's formatting answer: links, a table and highlighted code.
+      await p.send("Show me some formatting");
+      await p.waitForAnswer("three ways");
+      await p.page.locator("rtc-agent .msg.assistant .md .code code.hljs").nth(2).waitFor();
       if (!s.phone) {
         await p.explorerPaths();
         await p.page.locator("rtc-agent aside.files li[data-path='/notes/todo.md']").click();
       }
-      await p.page.locator("rtc-agent .messages").evaluate((el, f) => (el.scrollTop = el.scrollHeight * f), s.phone ? 0.55 : 0.42);
+      // The formatting answer from its start (links, table), code blocks below.
+      await p.page.locator("rtc-agent .msg.assistant").last().evaluate((el) => el.scrollIntoView({ block: "start" }));
+      await p.page.locator("rtc-agent .messages").evaluate((el) => (el.scrollTop = Math.max(0, el.scrollTop - 60)));
       const file = join(paths.web, "docs", s.file);
       await p.page.screenshot({ path: file });
       ok(true, file);
