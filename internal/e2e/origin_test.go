@@ -66,7 +66,7 @@ func TestRefusedOriginGetsItsOwnDisconnectCode(t *testing.T) {
 		t.Fatal(err)
 	}
 	dial := func(origin string) (connected bool, code uint32, reason string) {
-		c := centrifuge.NewJsonClient(ts.wsURL(), centrifuge.Config{Token: tok, Header: http.Header{"Origin": {origin}}})
+		c := centrifuge.NewJsonClient(ts.wsURL(), centrifuge.Config{Token: tok, Data: []byte(`{"device_id":"d1"}`), Header: http.Header{"Origin": {origin}}})
 		defer c.Close()
 		done := make(chan centrifuge.DisconnectedEvent, 1)
 		ok := make(chan struct{}, 1)
