@@ -5,10 +5,7 @@ import (
 	"embed"
 	"errors"
 	"fmt"
-	"io/fs"
 	"math/rand/v2"
-	"sort"
-	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -82,11 +79,10 @@ func Open(ctx context.Context, url string, opt Options) (*Store, error) {
 // all in one transaction under an advisory lock: nodes starting together wait for
 // the first, which applies everything, and then find it applied.
 func (s *Store) migrate(ctx context.Context, schema string) error {
-	names, err := fs.Glob(migrations, "migrations/*.sql")
+	ms, err := store.Migrations(migrations)
 	if err != nil {
 		return err
 	}
-	sort.Strings(names)
 	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, "rtcagent/pgstore/migrate:"+schema); err != nil {
 			return fmt.Errorf("migration lock: %w", err)
@@ -106,8 +102,8 @@ func (s *Store) migrate(ctx context.Context, schema string) error {
 			version INTEGER PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())`); err != nil {
 			return fmt.Errorf("create schema_migrations: %w", err)
 		}
-		for _, name := range names {
-			if err := applyOne(ctx, tx, name); err != nil {
+		for _, m := range ms {
+			if err := applyOne(ctx, tx, m); err != nil {
 				return err
 			}
 		}
@@ -122,12 +118,9 @@ func (s *Store) migrate(ctx context.Context, schema string) error {
 	return nil
 }
 
-func applyOne(ctx context.Context, tx pgx.Tx, name string) error {
+func applyOne(ctx context.Context, tx pgx.Tx, m store.Migration) error {
+	name, v := m.Name, m.Version
 	base := strings.TrimPrefix(name, "migrations/")
-	v, err := strconv.Atoi(strings.SplitN(base, "_", 2)[0])
-	if err != nil {
-		return fmt.Errorf("migration %s: bad name", name)
-	}
 	var done bool
 	if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM schema_migrations WHERE version = $1)`, v).Scan(&done); err != nil || done {
 		return err
