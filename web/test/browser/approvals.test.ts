@@ -257,7 +257,10 @@ test("journal: two executors that both believe they lead run a call once", async
   }
   await sleep(200);
   eq(a.runs.length + b.runs.length, ids.length, `each call ran once (a ${a.runs.length}, b ${b.runs.length})`);
-  eq(ids.map((id) => server.rtcs.get(id)?.status), ["completed", "completed", "completed"]);
+  // Which tab's report reaches the server first decides the outcome: the other tab
+  // may see the winner's "executing" entry and report the call as interrupted. With
+  // two leaders that is the safe answer; what must hold is that nothing ran twice.
+  ok(ids.every((id) => RTC_TERMINAL.has(server.rtcs.get(id)?.status ?? "pending")), "every call ended");
   const entries = await new Journal(db).entries();
   eq(entries.filter((e) => ids.includes(e.rtc_id)).length, ids.length, "one journal entry per call");
   done(a);
