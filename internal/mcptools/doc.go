@@ -1,0 +1,20 @@
+// Package mcptools connects the server to MCP servers (Model Context Protocol,
+// official Go SDK) listed in the -mcp-config file, and offers their tools to the
+// model beside the browser tools.
+//
+// Guarantees:
+//   - The config is checked before anything starts: a bad file is refused with
+//     a message that names the server and the field, and the number of servers,
+//     headers and arguments is bounded.
+//   - Each server is connected at start and, when its connection fails or ends,
+//     again with a growing backoff; its tools are listed at each connection and
+//     again on tools/list_changed. A tool whose name cannot be offered to a model
+//     (charset, length) or whose schema is too large is left out and logged.
+//   - Tool names the model sees are "<server>__<tool>": letters, digits, _ and -,
+//     at most 64 characters, unique across servers.
+//   - Call runs one tool call once and never retries it: retrying a call that
+//     may have reached the server is the caller's decision (Rerunnable says
+//     whether the tool is annotated read-only or idempotent).
+//   - An elicitation request from a server during a call goes to the Asker the
+//     call was given; with none, it is declined.
+package mcptools

@@ -1,0 +1,360 @@
+package mcptools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"os"
+	"os/exec"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Asker puts an MCP server's elicitation to the person and returns the answer:
+// action is "accept" (with content), "decline" or "cancel".
+type Asker func(ctx context.Context, message string, schema json.RawMessage) (action string, content map[string]any, err error)
+
+// Options configure a Manager.
+type Options struct {
+	Logger      *slog.Logger
+	ResultBytes int           // largest output or error of a call; default 256 KiB
+	MinBackoff  time.Duration // first wait before connecting again; default 500 ms
+	MaxBackoff  time.Duration // longest wait; default 30 s
+}
+
+// Manager keeps the connections to the configured servers and their tools.
+type Manager struct {
+	opts   Options
+	log    *slog.Logger
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+	conns  map[string]*conn
+
+	mu      sync.RWMutex
+	tools   map[string]Tool // by Name
+	changed chan struct{}   // closed and replaced when the tool list changes
+}
+
+// conn is one server's connection; session is nil while it is not connected.
+type conn struct {
+	srv     Server
+	mu      sync.Mutex
+	session *mcp.ClientSession
+	ready   chan struct{} // closed after the first successful listing
+	once    sync.Once
+	asks    map[int64]Asker // calls in flight that can take an elicitation
+	nextAsk int64
+}
+
+// Start connects to every server of cfg in the background and keeps the
+// connections until Close.
+func Start(cfg *Config, opts Options) *Manager {
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	if opts.ResultBytes <= 0 {
+		opts.ResultBytes = 256 << 10
+	}
+	if opts.MinBackoff <= 0 {
+		opts.MinBackoff = 500 * time.Millisecond
+	}
+	if opts.MaxBackoff <= 0 {
+		opts.MaxBackoff = 30 * time.Second
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	m := &Manager{opts: opts, log: opts.Logger.With("component", "mcp"), cancel: cancel, conns: map[string]*conn{},
+		tools: map[string]Tool{}, changed: make(chan struct{})}
+	for _, s := range cfg.Servers {
+		c := &conn{srv: s, ready: make(chan struct{}), asks: map[int64]Asker{}}
+		m.conns[s.Name] = c
+		m.wg.Add(1)
+		go func() {
+			defer m.wg.Done()
+			m.keep(ctx, c)
+		}()
+	}
+	return m
+}
+
+// Close ends the connections (a stdio server's process is stopped).
+func (m *Manager) Close() {
+	m.cancel()
+	m.wg.Wait()
+}
+
+// Ready waits until every server was connected and listed once, or ctx ends.
+func (m *Manager) Ready(ctx context.Context) error {
+	for _, c := range m.conns {
+		select {
+		case <-c.ready:
+		case <-ctx.Done():
+			return fmt.Errorf("mcp server %q not connected: %w", c.srv.Name, ctx.Err())
+		}
+	}
+	return nil
+}
+
+// Tools returns the tools offered to the model, sorted by name.
+func (m *Manager) Tools() []Tool {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	out := make([]Tool, 0, len(m.tools))
+	for _, t := range m.tools {
+		out = append(out, t)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// Changed returns a channel closed at the next change of the tool list.
+func (m *Manager) Changed() <-chan struct{} {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	return m.changed
+}
+
+// Lookup returns the tool the model calls name.
+func (m *Manager) Lookup(name string) (Tool, bool) {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	t, ok := m.tools[name]
+	return t, ok
+}
+
+// Call runs the tool's call once. An error means the call did not get an answer
+// (unknown tool, no connection, transport failure, ctx ended); the call may or
+// may not have run at the server. A tool's own failure is a Result with OK false.
+// ask receives the server's elicitations during the call (nil declines them).
+func (m *Manager) Call(ctx context.Context, name string, args json.RawMessage, ask Asker) (Result, error) {
+	t, ok := m.Lookup(name)
+	if !ok {
+		return Result{}, fmt.Errorf("unknown MCP tool %q", name)
+	}
+	c := m.conns[t.Server]
+	s := c.get()
+	if s == nil {
+		return Result{}, fmt.Errorf("the MCP server %q is not connected", t.Server)
+	}
+	if len(args) == 0 {
+		args = json.RawMessage(`{}`)
+	}
+	id := c.addAsk(ask)
+	defer c.dropAsk(id)
+	if ask != nil {
+		ctx = context.WithValue(ctx, askKey{}, ask)
+	}
+	res, err := s.CallTool(ctx, &mcp.CallToolParams{Name: t.Remote, Arguments: args})
+	if err != nil {
+		return Result{}, fmt.Errorf("MCP server %q, tool %q: %w", t.Server, t.Remote, err)
+	}
+	return resultOf(res, m.opts.ResultBytes), nil
+}
+
+func (c *conn) get() *mcp.ClientSession {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.session
+}
+
+func (c *conn) set(s *mcp.ClientSession) {
+	c.mu.Lock()
+	c.session = s
+	c.mu.Unlock()
+}
+
+func (c *conn) addAsk(a Asker) int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.nextAsk++
+	c.asks[c.nextAsk] = a
+	return c.nextAsk
+}
+
+func (c *conn) dropAsk(id int64) {
+	c.mu.Lock()
+	delete(c.asks, id)
+	c.mu.Unlock()
+}
+
+// askKey carries a call's Asker to the elicitations answered within the call
+// (multi round-trip requests of the current protocol).
+type askKey struct{}
+
+// asker is the Asker of the one call in flight on this connection, for an
+// elicitation sent as a request of its own (older protocol versions): such a
+// request does not say which call it belongs to, so with several calls in
+// flight it cannot be routed and is declined.
+func (c *conn) asker() Asker {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.asks) != 1 {
+		return nil
+	}
+	for _, a := range c.asks {
+		return a
+	}
+	return nil
+}
+
+// keep connects to the server and connects again, with backoff, whenever the
+// connection fails or ends, until ctx ends.
+func (m *Manager) keep(ctx context.Context, c *conn) {
+	log := m.log.With("server", c.srv.Name)
+	wait := m.opts.MinBackoff
+	for ctx.Err() == nil {
+		s, err := m.connect(ctx, c)
+		if err == nil {
+			log.Info("connected")
+			c.set(s)
+			stop := context.AfterFunc(ctx, func() { _ = s.Close() })
+			wait = m.opts.MinBackoff
+			if err = m.list(ctx, c, s); err == nil {
+				c.once.Do(func() { close(c.ready) })
+			} else {
+				log.Warn("list tools", "err", err)
+			}
+			werr := s.Wait()
+			stop()
+			c.set(nil)
+			if ctx.Err() != nil {
+				return
+			}
+			log.Warn("connection ended; connecting again", "err", werr)
+		} else if ctx.Err() == nil {
+			log.Warn("connect", "err", err, "retry_in", wait)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(wait):
+		}
+		wait = min(wait*2, m.opts.MaxBackoff)
+	}
+}
+
+func (m *Manager) connect(ctx context.Context, c *conn) (*mcp.ClientSession, error) {
+	var tr mcp.Transport
+	if c.srv.URL != "" {
+		tr = &mcp.StreamableClientTransport{Endpoint: c.srv.URL, HTTPClient: &http.Client{Transport: headers{c.srv.Headers}}}
+	} else {
+		cmd := exec.Command(c.srv.Command, c.srv.Args...)
+		cmd.Env = os.Environ()
+		for k, v := range c.srv.Env {
+			cmd.Env = append(cmd.Env, k+"="+v)
+		}
+		cmd.Stderr = os.Stderr
+		tr = &mcp.CommandTransport{Command: cmd}
+	}
+	var self *mcp.ClientSession
+	var selfMu sync.Mutex
+	client := mcp.NewClient(&mcp.Implementation{Name: "rtcagent", Version: "1"}, &mcp.ClientOptions{
+		Logger: m.log,
+		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
+			selfMu.Lock()
+			s := self
+			selfMu.Unlock()
+			if s != nil {
+				go func() {
+					if err := m.list(ctx, c, s); err != nil {
+						m.log.Warn("list tools after a change", "server", c.srv.Name, "err", err)
+					}
+				}()
+			}
+		},
+		ElicitationHandler: func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			return m.elicit(ctx, c, req)
+		},
+	})
+	cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	s, err := client.Connect(cctx, tr, nil)
+	if err != nil {
+		return nil, err
+	}
+	selfMu.Lock()
+	self = s
+	selfMu.Unlock()
+	return s, nil
+}
+
+// elicit hands an elicitation to the Asker of the call in flight, or declines it.
+func (m *Manager) elicit(ctx context.Context, c *conn, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+	ask, _ := ctx.Value(askKey{}).(Asker)
+	if ask == nil {
+		ask = c.asker()
+	}
+	if ask == nil || req.Params == nil || req.Params.Mode == "url" {
+		m.log.Info("elicitation declined: no call to ask for", "server", c.srv.Name)
+		return &mcp.ElicitResult{Action: "decline"}, nil
+	}
+	schema, err := json.Marshal(req.Params.RequestedSchema)
+	if err != nil {
+		return &mcp.ElicitResult{Action: "decline"}, nil
+	}
+	action, content, err := ask(ctx, req.Params.Message, schema)
+	if err != nil {
+		return nil, err
+	}
+	switch action {
+	case "accept":
+		return &mcp.ElicitResult{Action: action, Content: content}, nil
+	case "decline", "cancel":
+		return &mcp.ElicitResult{Action: action}, nil
+	}
+	return nil, errors.New("the answer to the elicitation has no valid action")
+}
+
+// list reads the server's tools and replaces its part of the tool list.
+func (m *Manager) list(ctx context.Context, c *conn, s *mcp.ClientSession) error {
+	var offered []Tool
+	for t, err := range s.Tools(ctx, nil) {
+		if err != nil {
+			return err
+		}
+		ot, err := offer(c.srv.Name, t)
+		if err != nil {
+			m.log.Warn("tool left out", "server", c.srv.Name, "err", err)
+			continue
+		}
+		if len(offered) >= MaxToolsPerSrv {
+			m.log.Warn("tools left out: more than the limit per server", "server", c.srv.Name, "limit", MaxToolsPerSrv)
+			break
+		}
+		offered = append(offered, ot)
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for name, t := range m.tools {
+		if t.Server == c.srv.Name {
+			delete(m.tools, name)
+		}
+	}
+	for _, t := range offered {
+		if len(m.tools) >= MaxTools {
+			m.log.Warn("tools left out: more than the limit for all servers", "server", c.srv.Name, "limit", MaxTools)
+			break
+		}
+		m.tools[t.Name] = t
+	}
+	close(m.changed)
+	m.changed = make(chan struct{})
+	m.log.Info("tools listed", "server", c.srv.Name, "tools", len(offered))
+	return nil
+}
+
+// headers adds the configured headers to every request of a URL server.
+type headers struct{ h map[string]string }
+
+func (h headers) RoundTrip(req *http.Request) (*http.Response, error) {
+	req = req.Clone(req.Context())
+	for k, v := range h.h {
+		req.Header.Set(k, v)
+	}
+	return http.DefaultTransport.RoundTrip(req)
+}

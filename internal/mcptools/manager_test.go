@@ -1,0 +1,171 @@
+package mcptools
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rtcagent/rtcagent/internal/mcptools/mcptest"
+)
+
+func start(t *testing.T, srv Server) *Manager {
+	t.Helper()
+	m := Start(&Config{Servers: []Server{srv}}, Options{MinBackoff: 50 * time.Millisecond})
+	t.Cleanup(m.Close)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if err := m.Ready(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func call(t *testing.T, m *Manager, name, args string, ask Asker) Result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	res, err := m.Call(ctx, name, json.RawMessage(args), ask)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return res
+}
+
+func outputText(t *testing.T, r Result) string {
+	t.Helper()
+	if !r.OK {
+		t.Fatalf("failed: %s", r.Error)
+	}
+	var s string
+	if err := json.Unmarshal(r.Output, &s); err != nil {
+		t.Fatalf("output %s: %v", r.Output, err)
+	}
+	return s
+}
+
+// TestStdioServer runs the test server as a child process over stdio: its tools
+// are listed with the server's prefix and annotations, calls return their text,
+// an elicitation reaches the call's Asker (or is declined without one), and a tool
+// added while it runs is listed after tools/list_changed.
+func TestStdioServer(t *testing.T) {
+	countFile := filepath.Join(t.TempDir(), "calls")
+	m := start(t, Server{Name: "test", Command: mcptest.Binary(t), Args: []string{"-count", countFile}})
+
+	tools := map[string]Tool{}
+	for _, tl := range m.Tools() {
+		tools[tl.Name] = tl
+	}
+	echo, ok := tools["test__echo"]
+	if !ok || !echo.ReadOnly || echo.Remote != "echo" || !strings.Contains(string(echo.InputSchema), `"text"`) {
+		t.Fatalf("echo: %+v (tools %v)", echo, tools)
+	}
+	if sl := tools["test__sleep"]; sl.Rerunnable() {
+		t.Fatalf("sleep is rerunnable: %+v", sl)
+	}
+	if got := outputText(t, call(t, m, "test__echo", `{"text":"hi"}`, nil)); got != "echo: hi" {
+		t.Fatalf("echo: %q", got)
+	}
+	if got := outputText(t, call(t, m, "test__sleep", `{"ms":1,"tag":"a"}`, nil)); got != "slept 1 ms" {
+		t.Fatalf("sleep: %q", got)
+	}
+	if data, _ := os.ReadFile(countFile); string(data) != "sleep a\n" {
+		t.Fatalf("count file: %q", data)
+	}
+
+	var asked string
+	ask := func(ctx context.Context, message string, schema json.RawMessage) (string, map[string]any, error) {
+		asked = message + " " + string(schema)
+		return "accept", map[string]any{"answer": "blue"}, nil
+	}
+	if got := outputText(t, call(t, m, "test__ask", `{"question":"Which colour?"}`, ask)); got != `accept {"answer":"blue"}` {
+		t.Fatalf("ask: %q", got)
+	}
+	if !strings.HasPrefix(asked, "Which colour? ") || !strings.Contains(asked, `"answer"`) {
+		t.Fatalf("asked %q", asked)
+	}
+	if got := outputText(t, call(t, m, "test__ask", `{"question":"Which?"}`, nil)); !strings.HasPrefix(got, "decline") {
+		t.Fatalf("ask without an Asker: %q", got)
+	}
+
+	changed := m.Changed()
+	outputText(t, call(t, m, "test__grow", `{}`, nil))
+	select {
+	case <-changed:
+	case <-time.After(60 * time.Second):
+		t.Fatal("no tool list change")
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		if _, ok := m.Lookup("test__late"); ok {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("late tool not listed")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if got := outputText(t, call(t, m, "test__late", `{}`, nil)); got != "late" {
+		t.Fatalf("late: %q", got)
+	}
+	if _, err := m.Call(context.Background(), "test__nope", nil, nil); err == nil {
+		t.Fatal("unknown tool called")
+	}
+}
+
+// TestStreamableHTTPServer connects to the test server over Streamable HTTP with
+// the configured headers.
+func TestStreamableHTTPServer(t *testing.T) {
+	h := mcptest.Handler(mcptest.Options{})
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "Bearer sesame" {
+			http.Error(w, "no", http.StatusUnauthorized)
+			return
+		}
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(hs.Close)
+	m := start(t, Server{Name: "web", URL: hs.URL, Headers: map[string]string{"Authorization": "Bearer sesame"}})
+	if got := outputText(t, call(t, m, "web__echo", `{"text":"over http"}`, nil)); got != "echo: over http" {
+		t.Fatalf("echo: %q", got)
+	}
+}
+
+func TestResultLimit(t *testing.T) {
+	m := start(t, Server{Name: "t", Command: mcptest.Binary(t)})
+	m.opts.ResultBytes = 100
+	long := strings.Repeat("\"é", 200)
+	arg, _ := json.Marshal(map[string]string{"text": long})
+	r := call(t, m, "t__echo", string(arg), nil)
+	if len(r.Output) > 100 || !strings.Contains(outputText(t, r), "[truncated]") {
+		t.Fatalf("%d bytes: %s", len(r.Output), r.Output)
+	}
+}
+
+// TestReconnect: when the server's process ends, the manager starts it again and
+// its tools work again; the call that ended the process reports an error.
+func TestReconnect(t *testing.T) {
+	m := start(t, Server{Name: "t", Command: mcptest.Binary(t)})
+	if _, err := m.Call(context.Background(), "t__crash", nil, nil); err == nil {
+		t.Fatal("crash returned a result")
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		res, err := m.Call(context.Background(), "t__echo", json.RawMessage(`{"text":"again"}`), nil)
+		if err == nil {
+			if got := outputText(t, res); got != "echo: again" {
+				t.Fatalf("echo: %q", got)
+			}
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("not connected again: %v", err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}

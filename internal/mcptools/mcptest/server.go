@@ -1,0 +1,125 @@
+// Package mcptest is a small MCP server written with the official Go SDK, for
+// tests of the server-side MCP tools: over stdio as a child process
+// (mcptest/mcpserver) or as a Streamable HTTP handler in the test process.
+//
+// Tools: echo (read-only), sleep (counts each call in a file, then waits; not
+// idempotent), ask (elicits a form from the client and returns the answer) and
+// grow (adds the tool late, which sends tools/list_changed); the command also
+// has crash (ends its process).
+package mcptest
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Options configure the test server.
+type Options struct {
+	// CountFile, when set, gets one line per started sleep call, so a test can
+	// tell how often a call ran across restarts of its client.
+	CountFile string
+	// Exit, when set, is what the crash tool calls (the command: os.Exit).
+	Exit func()
+}
+
+type echoIn struct {
+	Text string `json:"text"`
+}
+
+type sleepIn struct {
+	MS  int    `json:"ms"`
+	Tag string `json:"tag,omitempty"`
+}
+
+type askIn struct {
+	Question string `json:"question"`
+}
+
+var countMu sync.Mutex
+
+func count(file, tag string) error {
+	if file == "" {
+		return nil
+	}
+	countMu.Lock()
+	defer countMu.Unlock()
+	f, err := os.OpenFile(file, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintln(f, tag)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+func text(s string) *mcp.CallToolResult {
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: s}}}
+}
+
+// NewServer returns the test server.
+func NewServer(o Options) *mcp.Server {
+	s := mcp.NewServer(&mcp.Implementation{Name: "mcptest", Version: "1.0.0"}, nil)
+	mcp.AddTool(s, &mcp.Tool{Name: "echo", Description: "Echo the text back.", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}},
+		func(ctx context.Context, req *mcp.CallToolRequest, in echoIn) (*mcp.CallToolResult, any, error) {
+			return text("echo: " + in.Text), nil, nil
+		})
+	mcp.AddTool(s, &mcp.Tool{Name: "sleep", Description: "Record the call, then wait ms milliseconds."},
+		func(ctx context.Context, req *mcp.CallToolRequest, in sleepIn) (*mcp.CallToolResult, any, error) {
+			if err := count(o.CountFile, "sleep "+in.Tag); err != nil {
+				return nil, nil, err
+			}
+			select {
+			case <-ctx.Done():
+				return nil, nil, ctx.Err()
+			case <-time.After(time.Duration(in.MS) * time.Millisecond):
+			}
+			return text(fmt.Sprintf("slept %d ms", in.MS)), nil, nil
+		})
+	mcp.AddTool(s, &mcp.Tool{Name: "ask", Description: "Ask the user a question through the client and return the answer."},
+		func(ctx context.Context, req *mcp.CallToolRequest, in askIn) (*mcp.CallToolResult, any, error) {
+			// Elicitation in the multi round-trip style of the current protocol:
+			// the first answer asks for input, the call comes again with it.
+			if len(req.Params.InputResponses) == 0 {
+				var schema any
+				_ = json.Unmarshal([]byte(`{"type":"object","properties":{"answer":{"type":"string","description":"Your answer"}},"required":["answer"]}`), &schema)
+				return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{"q": &mcp.ElicitParams{Message: in.Question, RequestedSchema: schema}}}, nil, nil
+			}
+			res, ok := req.Params.InputResponses["q"].(*mcp.ElicitResult)
+			if !ok {
+				return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "no answer to the question"}}}, nil, nil
+			}
+			b, _ := json.Marshal(res.Content)
+			return text(res.Action + " " + string(b)), nil, nil
+		})
+	mcp.AddTool(s, &mcp.Tool{Name: "grow", Description: "Add the tool late, which changes the tool list."},
+		func(ctx context.Context, req *mcp.CallToolRequest, in struct{}) (*mcp.CallToolResult, any, error) {
+			mcp.AddTool(s, &mcp.Tool{Name: "late", Description: "A tool added while the server runs."},
+				func(ctx context.Context, req *mcp.CallToolRequest, in struct{}) (*mcp.CallToolResult, any, error) {
+					return text("late"), nil, nil
+				})
+			return text("grown"), nil, nil
+		})
+	if o.Exit != nil {
+		mcp.AddTool(s, &mcp.Tool{Name: "crash", Description: "End the server's process."},
+			func(ctx context.Context, req *mcp.CallToolRequest, in struct{}) (*mcp.CallToolResult, any, error) {
+				o.Exit()
+				return text("unreachable"), nil, nil
+			})
+	}
+	return s
+}
+
+// Handler serves a fresh test server per session over Streamable HTTP.
+func Handler(o Options) http.Handler {
+	s := NewServer(o)
+	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil)
+}

@@ -1,0 +1,53 @@
+package mcptools
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Separator joins a server's name and its tool's name in the name the model sees.
+const Separator = "__"
+
+var toolNameRE = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
+
+// Tool is one tool of an MCP server as offered to the model.
+type Tool struct {
+	Name        string          // "<server>__<tool>", what the model calls
+	Server      string          // the server's name in the config
+	Remote      string          // the tool's name at the server
+	Description string          // as the server gave it
+	InputSchema json.RawMessage // as the server gave it (a JSON Schema object)
+	ReadOnly    bool            // annotated readOnlyHint: it changes nothing
+	Idempotent  bool            // annotated idempotentHint: running it again changes nothing more
+}
+
+// Rerunnable reports whether running the tool's call a second time is harmless.
+func (t Tool) Rerunnable() bool { return t.ReadOnly || t.Idempotent }
+
+// offer turns a listed tool into the tool the model sees, or explains why it
+// cannot be offered.
+func offer(server string, t *mcp.Tool) (Tool, error) {
+	name := server + Separator + t.Name
+	if !toolNameRE.MatchString(t.Name) || len(name) > maxToolNameSize {
+		return Tool{}, fmt.Errorf("tool name %q: letters, digits, _ and -, and %q at most %d characters", t.Name, name, maxToolNameSize)
+	}
+	schema, err := json.Marshal(t.InputSchema)
+	if err != nil || t.InputSchema == nil {
+		return Tool{}, fmt.Errorf("tool %q: no input schema", t.Name)
+	}
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(schema, &obj) != nil || obj == nil {
+		return Tool{}, fmt.Errorf("tool %q: the input schema is not a JSON object", t.Name)
+	}
+	if len(schema)+len(t.Description) > MaxToolBytes {
+		return Tool{}, fmt.Errorf("tool %q: description and schema are %d bytes, more than %d", t.Name, len(schema)+len(t.Description), MaxToolBytes)
+	}
+	out := Tool{Name: name, Server: server, Remote: t.Name, Description: t.Description, InputSchema: schema}
+	if a := t.Annotations; a != nil {
+		out.ReadOnly, out.Idempotent = a.ReadOnlyHint, a.IdempotentHint
+	}
+	return out, nil
+}
