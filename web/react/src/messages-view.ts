@@ -1,0 +1,91 @@
+// A session's messages as a chat shows them: each message with its text so far
+// (the Live text while it streams) and its tool calls, each with the state of its
+// remote tool call (RTC) in the words chat UIs use.
+
+import type { Message, Prompt, Rtc } from "@rtc-agent/web";
+
+/**
+ * Where a tool call stands:
+ * - `input-streaming`: the model has named the call, its RTC is not here yet;
+ * - `awaiting-approval`: the person is asked to allow it;
+ * - `awaiting-input`: an askUser form waits for the person's answer;
+ * - `running`: waiting for its turn or executing;
+ * - `done`: completed, `output` holds the result;
+ * - `denied`: the person (or plan mode) declined it, `error` says why;
+ * - `error`: it failed or timed out, `error` says why.
+ */
+export type ToolState = "input-streaming" | "awaiting-approval" | "awaiting-input" | "running" | "done" | "denied" | "error";
+
+export interface ToolPart {
+  /** The model's tool call id. */
+  id: string;
+  name: string;
+  input: unknown;
+  state: ToolState;
+  /** The result given to the model (when `done`). */
+  output?: unknown;
+  /** Why it was denied or failed. */
+  error?: string;
+  /** The RTC behind the call (absent while `input-streaming`). */
+  rtc?: Rtc;
+  /** The open question about it, if any: answer it with usePrompts(). */
+  prompt?: Prompt;
+}
+
+export interface ChatMessage {
+  id: string;
+  role: Message["role"];
+  /** The text so far: the streamed text while `status` is `streaming`. */
+  text: string;
+  status: Message["status"];
+  tools: ToolPart[];
+  /** The stored message. */
+  message: Message;
+}
+
+/** The state of a call from its RTC and the open prompts. */
+export function toolState(rtc: Rtc | undefined, prompt: Prompt | undefined): ToolState {
+  if (!rtc) return "input-streaming";
+  if (prompt) return prompt.kind === "ask" ? "awaiting-input" : "awaiting-approval";
+  switch (rtc.status) {
+    case "completed":
+      return "done";
+    case "rejected":
+      return "denied";
+    case "failed":
+    case "timeout":
+      return "error";
+    case "executing":
+      return "running";
+    default:
+      // queued, pending, sent: asked about once delivered to the executing tab.
+      if (rtc.tool_name === "askUser") return "awaiting-input";
+      return rtc.needs_confirmation && rtc.status !== "queued" ? "awaiting-approval" : "running";
+  }
+}
+
+export function chatMessages(messages: Message[], rtcs: Rtc[], prompts: Prompt[], textOf: (m: Message) => string): ChatMessage[] {
+  const byCall = new Map<string, Rtc>();
+  for (const r of rtcs) byCall.set(`${r.message_id}/${r.tool_call_id}`, r);
+  const promptOf = new Map<string, Prompt>();
+  // A call of a running script asks with the id `<rtc id>/call-<n>`: it belongs to the script's call.
+  for (const p of prompts) if (!promptOf.has(p.rtc.id)) promptOf.set(p.rtc.id, p);
+  return messages.map((m) => ({
+    id: m.id,
+    role: m.role,
+    text: textOf(m),
+    status: m.status,
+    message: m,
+    tools: (m.tool_calls ?? []).map((c) => {
+      const rtc = byCall.get(`${m.id}/${c.id}`);
+      const prompt = rtc ? promptOf.get(rtc.id) : undefined;
+      const state = toolState(rtc, prompt);
+      const part: ToolPart = { id: c.id, name: c.name, input: c.arguments, state };
+      if (rtc) part.rtc = rtc;
+      if (prompt) part.prompt = prompt;
+      if (state === "done") part.output = rtc?.output;
+      if ((state === "denied" || state === "error") && rtc?.error) part.error = rtc.error;
+      return part;
+    }),
+  }));
+}

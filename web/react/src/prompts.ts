@@ -1,0 +1,40 @@
+// usePrompts: the open questions for the person (confirmations of tool calls and
+// askUser forms) with the functions that answer them, for a UI of the host's own.
+// Every tab of the same user and device sees them; the first answer wins.
+
+import type { Prompt, PromptAnswer } from "@rtc-agent/web";
+import { useMemo, useSyncExternalStore } from "react";
+import { useAgentContext } from "./agent.js";
+import { storeOf } from "./store.js";
+
+const NONE: Prompt[] = [];
+const noop = () => () => {};
+
+export interface PromptsHandle {
+  /** Open prompts, oldest first: `kind` is `confirm` (allow a call) or `ask` (an askUser form). */
+  prompts: Prompt[];
+  /** Any answer: `{type: "confirm", approved, reason?}`, `{type: "ask", answers}` or `{type: "dismiss"}`. */
+  answer: (id: string, answer: PromptAnswer) => void;
+  /** Allows the call. */
+  approve: (id: string) => void;
+  /** Declines the call; the model reads the reason. */
+  deny: (id: string, reason?: string) => void;
+}
+
+export function usePrompts(): PromptsHandle {
+  const agent = useAgentContext();
+  const cell = agent ? storeOf(agent).prompts : null;
+  const prompts = useSyncExternalStore(cell ? cell.subscribe : noop, cell ? cell.get : () => NONE, () => NONE);
+  const actions = useMemo(() => {
+    const answer = (id: string, a: PromptAnswer) => {
+      if (!agent) throw new Error("usePrompts: no agent yet");
+      agent.answer(id, a);
+    };
+    return {
+      answer,
+      approve: (id: string) => answer(id, { type: "confirm", approved: true }),
+      deny: (id: string, reason?: string) => answer(id, { type: "confirm", approved: false, ...(reason ? { reason } : {}) }),
+    };
+  }, [agent]);
+  return { prompts, ...actions };
+}
