@@ -1,7 +1,8 @@
 // Package web embeds the built browser SDK (web/dist, produced by `npm run build`
 // in web/) and serves it: the SDK under /sdk/ with the exact headers the build lists
 // for each file in dist/headers.json (the sandbox page's CSP carries a hash of this
-// build), and the demo page at /.
+// build), the demo page at /, and the example apps at /examples/<name>/ (their
+// files are listed in headers.json as examples/<name>/<file>).
 package web
 
 import (
@@ -18,8 +19,10 @@ var dist embed.FS
 //go:embed demo/index.html
 var demoPage []byte
 
-// Handler serves /sdk/<file> for the files listed in headers.json and the demo
-// page at /. Anything else is 404: build metadata is never served.
+// Handler serves /sdk/<file> for the files listed in headers.json, the demo page
+// at /, and /examples/<path> for the listed examples/ files (a directory's
+// index.html at its trailing slash). Anything else is 404: build metadata is never
+// served.
 func Handler() http.Handler {
 	sub, _ := fs.Sub(dist, "dist")
 	headers := map[string]map[string]string{}
@@ -34,6 +37,15 @@ func Handler() http.Handler {
 			return
 		}
 		name, ok := strings.CutPrefix(r.URL.Path, "/sdk/")
+		if strings.HasPrefix(r.URL.Path, "/examples/") {
+			name, ok = r.URL.Path[1:], true
+			if strings.HasSuffix(name, "/") {
+				name += "index.html"
+			} else if _, dir := headers[name+"/index.html"]; dir {
+				http.Redirect(w, r, r.URL.Path+"/", http.StatusMovedPermanently)
+				return
+			}
+		}
 		h, listed := headers[name]
 		if !ok || !listed {
 			http.NotFound(w, r)

@@ -1,0 +1,50 @@
+// The shop's host tools: functions of this page the assistant may call. Each
+// exists while <ShopTools/> is mounted. Reading the catalogue and filling the cart
+// run without asking; checkout asks the customer first (needsApproval), and the
+// question shows in <Approvals/>.
+
+import { useTool } from "@rtc-agent/react";
+import { cart } from "./cart.js";
+import { PRODUCTS, euros } from "./products.js";
+
+const none = { type: "object", properties: {}, additionalProperties: false } as const;
+const addParams = {
+  type: "object",
+  properties: {
+    productId: { type: "string", enum: PRODUCTS.map((p) => p.id), description: "The product's id from listProducts." },
+    quantity: { type: "integer", minimum: 1, maximum: 10 },
+  },
+  required: ["productId", "quantity"],
+  additionalProperties: false,
+} as const;
+
+export function ShopTools(): null {
+  useTool("listProducts", {
+    description: "Lists the shop's products: id, name, price and a short description.",
+    parameters: none,
+    needsApproval: false,
+    execute: () => PRODUCTS.map((p) => ({ ...p, price: euros(p.price) })),
+  });
+  useTool("addToCart", {
+    description: "Adds a quantity of a product to the customer's cart and returns the cart.",
+    parameters: addParams,
+    needsApproval: false,
+    execute: ({ productId, quantity }: { productId: string; quantity: number }) => {
+      cart.add(productId, quantity);
+      return cart.summary();
+    },
+  });
+  useTool("viewCart", {
+    description: "Shows what is in the customer's cart and its total.",
+    parameters: none,
+    needsApproval: false,
+    execute: () => cart.summary(),
+  });
+  useTool("checkout", {
+    description: "Places the order for everything in the cart. The customer is asked to approve it first.",
+    parameters: none,
+    needsApproval: true,
+    execute: () => cart.checkout(),
+  });
+  return null;
+}
