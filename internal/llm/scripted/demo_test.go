@@ -226,3 +226,46 @@ func TestDemoFormatting(t *testing.T) {
 		}
 	}
 }
+
+// The demo drives the React example shop (examples/shop): it lists the products,
+// adds two mugs to the cart and checks out, one call per step, with the
+// arguments the shop's tools accept; the answer quotes the checkout's result.
+func TestDemoShop(t *testing.T) {
+	m := Default()
+	msgs := []llm.Message{user("Buy me a mug from the shop")}
+	var names []string
+	for step := 0; ; step++ {
+		r := drain(t, m, &llm.Request{Messages: msgs})
+		if r.err != nil {
+			t.Fatalf("step %d: %v", step, r.err)
+		}
+		if len(r.calls) == 0 {
+			for _, want := range []string{"RESULT OF checkout", "scripted demo model", "RTCAGENT_OPENAI_API_KEY"} {
+				if !strings.Contains(r.text(), want) {
+					t.Errorf("the answer lacks %q:\n%s", want, r.text())
+				}
+			}
+			break
+		}
+		if step > 5 {
+			t.Fatal("the shop script does not end")
+		}
+		msgs = append(msgs, llm.Message{Role: llm.RoleAssistant, Text: r.text(), ToolCalls: r.calls})
+		for _, c := range r.calls {
+			names = append(names, c.Name)
+			if c.Name == "addToCart" {
+				var args struct {
+					ProductID string `json:"productId"`
+					Quantity  int    `json:"quantity"`
+				}
+				if err := json.Unmarshal(c.Arguments, &args); err != nil || args.ProductID != "mug" || args.Quantity != 2 {
+					t.Errorf("addToCart arguments %s", c.Arguments)
+				}
+			}
+			msgs = append(msgs, tool(c.ID, "RESULT OF "+c.Name))
+		}
+	}
+	if got := strings.Join(names, ","); got != "listProducts,addToCart,checkout" {
+		t.Errorf("calls %s, want listProducts,addToCart,checkout", got)
+	}
+}
