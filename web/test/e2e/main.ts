@@ -26,6 +26,7 @@ import "./connection.test.js";
 import "./handover.test.js";
 import "./options.test.js";
 import "./render.test.js";
+import "./shop.test.js";
 import "./screenshot.test.js";
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
