@@ -31,7 +31,7 @@ func TestHandlerServesExamples(t *testing.T) {
 	if r := get("/examples/shop"); r.StatusCode != http.StatusMovedPermanently || r.Header.Get("Location") != "/examples/shop/" {
 		t.Fatalf("/examples/shop: %d %v", r.StatusCode, r.Header)
 	}
-	for _, path := range []string{"/examples/", "/examples/headers.json", "/examples/shop/../../headers.json", "/examples/shop/missing.js", "/examples/shop/src/main.tsx"} {
+	for _, path := range []string{"/examples/", "/examples/headers.json", "/examples/shop/headers.json", "/examples/shop/../../headers.json", "/examples/shop/missing.js", "/examples/shop/src/main.tsx", "/examples/examples/headers.json", "/sdk/examples/shop/app.js"} {
 		if r := get(path); r.StatusCode != 404 {
 			t.Errorf("%s: %d, want 404", path, r.StatusCode)
 		}

@@ -6,7 +6,7 @@
 // mapped to /sdk/rtc-agent.js by its page's import map.
 // Usage (after web's own build): node react/build.mjs [--no-minify]
 import { build } from "esbuild";
-import { copyFile, mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import { copyFile, mkdir, rm, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -54,12 +54,11 @@ await build({
 await copyFile(join(example, "index.html"), join(out, "index.html"));
 await copyFile(join(example, "styles.css"), join(out, "styles.css"));
 
-// 3. Its files join the list of what the server serves, with their headers.
-const manifestPath = join(web, "dist/headers.json");
-const headers = JSON.parse(await readFile(manifestPath, "utf8"));
+// 3. Its files and their headers, in a list of its own (examples/headers.json,
+//    paths relative to examples/) so the SDK package's headers.json stays the SDK's.
 const base = { "Cache-Control": "no-cache", "X-Content-Type-Options": "nosniff" };
 const types = { "index.html": "text/html; charset=utf-8", "styles.css": "text/css; charset=utf-8", "app.js": "text/javascript; charset=utf-8", "app.js.map": "application/json" };
-for (const [name, type] of Object.entries(types)) headers[`examples/shop/${name}`] = { ...base, "Content-Type": type };
-await writeFile(manifestPath, JSON.stringify(headers, null, 2) + "\n");
+const headers = Object.fromEntries(Object.entries(types).map(([name, type]) => [`shop/${name}`, { ...base, "Content-Type": type }]));
+await writeFile(join(web, "dist/examples/headers.json"), JSON.stringify(headers, null, 2) + "\n");
 
 console.log(`built @rtc-agent/react and examples/shop in ${Date.now() - started} ms`);
