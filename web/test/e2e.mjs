@@ -13,7 +13,7 @@ await build({
   format: "esm",
   target: "node20",
   outfile: out,
-  external: ["playwright-core"],
+  external: ["playwright-core", "esbuild"],
   logLevel: "warning",
 });
 await import(pathToFileURL(out).href);

@@ -27,6 +27,7 @@ import "./handover.test.js";
 import "./options.test.js";
 import "./render.test.js";
 import "./shop.test.js";
+import "./react-hooks.test.js";
 import "./screenshot.test.js";
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
