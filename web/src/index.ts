@@ -1,18 +1,7 @@
-// Public entry of the RTC Agent browser SDK (bundled to dist/rtc-agent.js).
-// Importing it defines the <rtc-agent> custom element (when a browser has
-// customElements) and exports the headless API, the VFS, the tools and the
-// script runner.
+// Main entry of the RTC Agent browser SDK (dist/rtc-agent.js, `@rtc-agent/web` and
+// `@rtc-agent/web/element`): importing it defines the <rtc-agent> custom element
+// (when a browser has customElements) and exports the headless API with it.
+// `@rtc-agent/web/headless` (src/headless.ts) is the same API without the UI.
 
-export * from "./vfs/index.js";
-export * from "./tools/index.js";
-export * from "./script/index.js";
-export { createAgent, Agent, subjectOf } from "./agent/agent.js";
-export type { AgentEvents, AgentOptions, SendOptions, AskAnswer, Prompt, PromptAnswer } from "./agent/types.js";
-export { ReloginRequired, type ConnectionState, type ConnectionStatus, type ConnectionProblem, type ConnectionProblemKind } from "./realtime/connection.js";
-export type { EntityChange, EntityKind } from "./realtime/entities.js";
-export * from "./protocol/types.js";
-export { renderMarkdown } from "./ui/markdown.js";
-export { RtcAgentElement, defineElement } from "./ui/element.js";
-
-/** SDK version, injected at build time from package.json. */
-export const VERSION: string = __RTC_AGENT_VERSION__;
+export * from "./headless.js";
+export * from "./element.js";

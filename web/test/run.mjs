@@ -7,7 +7,7 @@ import { copyFile, mkdir, readdir, readFile, stat } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
-import { startServer } from "./server.mjs";
+import { buildInternalSdk, startServer } from "./server.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const distDir = join(root, "dist");
@@ -33,8 +33,10 @@ async function main() {
     logLevel: "warning",
   });
   await copyFile(join(root, "test/page.html"), join(buildDir, "index.html"));
+  const internalSdk = join(buildDir, "sdk-internal.js");
+  await buildInternalSdk(internalSdk);
 
-  const server = await startServer({ distDir, testDir: buildDir });
+  const server = await startServer({ distDir, testDir: buildDir, internalSdk });
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
     args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run"],

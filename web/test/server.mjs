@@ -2,18 +2,43 @@
 // dist/headers.json, as the Go server must (see README.md), the test page under /test/, and a /probe endpoint that
 // records every request so tests can prove a script's network attempt never left
 // the browser.
+import { build } from "esbuild";
 import { createServer } from "node:http";
 import { readFile } from "node:fs/promises";
-import { extname, join, normalize } from "node:path";
+import { dirname, extname, join, normalize } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+
+/** The name the internal test module is served under, next to the real bundle. */
+export const INTERNAL_SDK = "rtc-agent-internal.js";
+
+/**
+ * Bundles the SDK's internals that the in-page tests use (test/browser/sdk.ts) the
+ * way build.mjs bundles the SDK, to `outfile`. The package does not export them.
+ */
+export async function buildInternalSdk(outfile) {
+  await build({
+    entryPoints: [join(root, "test/browser/sdk.ts")],
+    bundle: true,
+    minify: true,
+    format: "esm",
+    target: "es2022",
+    legalComments: "none",
+    outfile,
+    logLevel: "warning",
+  });
+}
 
 const TYPES = { ".js": "text/javascript; charset=utf-8", ".html": "text/html; charset=utf-8" };
 
 /**
- * Starts the server on 127.0.0.1 with a random port. The test page is meant to be
+ * Starts the server on 127.0.0.1 with a random port. `internalSdk`: a file built
+ * by buildInternalSdk, served at /sdk/rtc-agent-internal.js. The test page is meant to be
  * opened as http://localhost:<port>/test/ so that the host page and the SDK
  * (http://127.0.0.1:<port>/sdk/) are different sites, as in production.
  */
-export async function startServer({ distDir, testDir }) {
+export async function startServer({ distDir, testDir, internalSdk }) {
   const probes = [];
   const server = createServer(async (req, res) => {
     try {
@@ -41,6 +66,8 @@ export async function startServer({ distDir, testDir }) {
       const name = path.slice(path.indexOf("/", 1) + 1);
       // Exactly the production rule: serve what headers.json lists, with its headers.
       const manifest = JSON.parse(await readFile(join(distDir, "headers.json"), "utf8"));
+      // The internal test module, with the headers of the real bundle.
+      if (internalSdk && name === INTERNAL_SDK) return send(res, 200, await readFile(internalSdk), manifest["rtc-agent.js"]);
       if (!Object.hasOwn(manifest, name)) return send(res, 404, "not found");
       const headers = { ...manifest[name] };
       if (!withCsp) delete headers["Content-Security-Policy"]; // the misconfiguration the SDK must refuse

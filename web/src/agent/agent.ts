@@ -22,7 +22,8 @@ import { openStateDb, stateDbName } from "../state/db.js";
 import { ToolRegistry, type HostToolDefinition } from "../tools/registry.js";
 import { Emitter, backoffMs, sleep } from "../util/emitter.js";
 import { VirtualFS } from "../vfs/vfs.js";
-import type { AgentEvents, AgentOptions, SendOptions } from "./types.js";
+import type { MethodName, MethodResult } from "../protocol/methods.js";
+import type { Agent, AgentEvents, AgentOptions, AgentStats, CallParams, SendOptions } from "./types.js";
 
 /** Creates an agent, opens its storage and connects. */
 export async function createAgent(options: AgentOptions): Promise<Agent> {
@@ -36,21 +37,26 @@ export async function createAgent(options: AgentOptions): Promise<Agent> {
   }
   const device = options.deviceId ?? (await storedDeviceId());
   const [db, vfs] = await Promise.all([openStateDb(stateDbName(userId, device)), VirtualFS.open({ userId, deviceId: device })]);
-  const agent = new Agent(options, userId, device, db, vfs, firstToken);
+  const agent = new AgentCore(options, userId, device, db, vfs, firstToken);
   agent.connect();
   return agent;
 }
 
-export class Agent {
+/**
+ * The agent behind the public `Agent` interface. Not exported by the package:
+ * a host gets one from createAgent and sees the interface, whose views are
+ * read-only; the SDK's own parts and tests use the rest.
+ */
+export class AgentCore implements Agent {
   readonly events = new Emitter<AgentEvents>();
   /** Identifies this tab in the journal and the lease. */
   readonly tabId: string = crypto.randomUUID();
   readonly serverUrl: string;
   readonly tools = new ToolRegistry();
   readonly store: EntityStore;
-  readonly script: ScriptRunner;
+  private readonly script: ScriptRunner;
   /** Runs grep and find in a worker of the sandbox frame. */
-  readonly search: SearchClient;
+  private readonly search: SearchClient;
   private readonly conn: Connection;
   private readonly topic: TopicSync;
   private readonly live: LiveStreams;
@@ -63,7 +69,7 @@ export class Agent {
   private started = false;
   defaultWorkMode: WorkMode;
   /** Counters of the Topic rules at work (diagnostics, tests). */
-  readonly stats = { refills: 0, refilled: 0, resets: 0, lastReset: "", duplicates: 0 };
+  readonly stats: AgentStats = { refills: 0, refilled: 0, resets: 0, lastReset: "", duplicates: 0 };
 
   constructor(
     options: AgentOptions,
@@ -163,9 +169,9 @@ export class Agent {
     });
   }
 
-  /** Calls any v1 method over the socket. */
-  call<T>(method: string, params: object = {}): Promise<T> {
-    return this.conn.call<T>(method, params);
+  /** Calls a v1 method over the socket (see Methods for what each takes and answers). */
+  call<M extends MethodName>(method: M, ...params: CallParams<M>): Promise<MethodResult<M>> {
+    return this.conn.call<MethodResult<M>>(method, params[0] ?? {});
   }
 
   destroy(): void {
@@ -314,9 +320,9 @@ export class Agent {
    * (`rtcAgent.call(name, args)`). The server decides whether a call needs the
    * user's confirmation (work mode), exactly as for the built-in tools.
    */
-  registerTool(def: HostToolDefinition): void {
+  registerTool<Args = Record<string, unknown>>(def: HostToolDefinition<Args>): void {
     this.tools.registerHostTool(def);
-    this.script.setFunction(def.name, (args) => def.handler(args));
+    this.script.setFunction(def.name, (args) => def.handler(args as Args));
   }
 
   unregisterTool(name: string): void {
@@ -335,7 +341,7 @@ export class Agent {
 
   // ---- internals ----------------------------------------------------------------
 
-  private async changeSession(method: string, params: object): Promise<Session> {
+  private async changeSession(method: "v1.session.update" | "v1.session.close" | "v1.session.open" | "v1.session.delete", params: object): Promise<Session> {
     const res = await this.conn.call<SessionResult>(method, params);
     await this.store.merge([{ kind: "session", entity: res.session }]);
     return res.session;

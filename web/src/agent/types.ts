@@ -3,8 +3,12 @@
 import type { AskAnswer, Prompt, PromptAnswer } from "../executor/prompts.js";
 import type { EntityChange } from "../realtime/entities.js";
 import type { ConnectionState, ConnectionStatus } from "../realtime/connection.js";
-import type { WorkMode } from "../protocol/types.js";
+import type { MethodName, MethodParams, MethodResult } from "../protocol/methods.js";
+import type { Message, MessageSendResult, Rtc, Session, Turn, TurnQueuedResult, WorkMode } from "../protocol/types.js";
+import type { Position } from "../state/db.js";
 import type { HostToolDefinition } from "../tools/registry.js";
+import type { ToolSpec } from "../tools/types.js";
+import type { VirtualFS } from "../vfs/vfs.js";
 
 export interface AgentOptions {
   /** The RTC Agent server, e.g. "https://agent.example.com". Default: this page's origin. */
@@ -75,4 +79,127 @@ export interface SendOptions {
   workMode?: WorkMode;
 }
 
-export type { AskAnswer, Prompt, PromptAnswer };
+/** The params argument of `Agent.call`: optional when the method needs none. */
+export type CallParams<M extends MethodName> = Record<string, never> extends MethodParams<M> ? [params?: MethodParams<M>] : [params: MethodParams<M>];
+
+/** Subscribes to an event; the returned function unsubscribes. */
+export interface AgentEventSource<Events> {
+  on<K extends keyof Events>(event: K, listener: (value: Events[K]) => void): () => void;
+}
+
+/**
+ * What the agent holds of the server's state, read-only: the maps by id and the
+ * sorted lists of one session. The <rtc-agent> element renders from the same
+ * views. They change in place as updates arrive (listen to `change`).
+ */
+export interface EntityView {
+  readonly sessions: ReadonlyMap<string, Session>;
+  readonly turns: ReadonlyMap<string, Turn>;
+  readonly messages: ReadonlyMap<string, Message>;
+  readonly rtcs: ReadonlyMap<string, Rtc>;
+  /** Sessions not deleted, newest first. */
+  listSessions(): readonly Session[];
+  /** A session's messages, turns and RTCs, in order (empty until loaded, see loadSession). */
+  messagesOf(sessionId: string): readonly Message[];
+  turnsOf(sessionId: string): readonly Turn[];
+  rtcsOf(sessionId: string): readonly Rtc[];
+  /** True once a session's messages, turns and RTCs were loaded. */
+  isHydrated(sessionId: string): boolean;
+  /** The stored position in the user's update stream (null before the first load). */
+  position(): Position | null;
+}
+
+/** Counters of the update-stream rules at work (diagnostics, tests). */
+export interface AgentStats {
+  refills: number;
+  refilled: number;
+  resets: number;
+  lastReset: string;
+  duplicates: number;
+}
+
+/** The tools the model is offered (built-in and host tools). */
+export interface AgentTools {
+  list(): ToolSpec[];
+}
+
+/**
+ * The headless agent (from createAgent): it connects, keeps the user's sessions in
+ * sync, executes tools when this tab leads and exposes all of it to a UI.
+ */
+export interface Agent {
+  readonly events: AgentEventSource<AgentEvents>;
+  /** Identifies this tab among the tabs of the same user and device. */
+  readonly tabId: string;
+  readonly serverUrl: string;
+  readonly userId: string;
+  readonly deviceId: string;
+  /** The virtual file system the tools work on (IndexedDB, per user and device). */
+  readonly vfs: VirtualFS;
+  readonly tools: AgentTools;
+  /** Read-only views of the synced sessions, turns, messages and RTCs. */
+  readonly store: EntityView;
+  readonly stats: Readonly<AgentStats>;
+  /** Work mode of new sessions. */
+  defaultWorkMode: WorkMode;
+
+  readonly connectionState: ConnectionState;
+  /** The connection's state with the time of the next attempt and the cause of the last failure. */
+  readonly connectionStatus: ConnectionStatus;
+  /** True when this tab is the one executing tools for this user and device. */
+  readonly isExecutor: boolean;
+  /** While offline and waiting to retry: tries to connect now. */
+  reconnectNow(): void;
+  /** Connects (createAgent does); after a `relogin`, call it again once the user logged in. */
+  connect(): void;
+  /**
+   * Calls a v1 method of the protocol over the socket: `agent.call("v1.session.get",
+   * { session_id })` answers `{ session }`. An unknown method or wrong params do
+   * not compile.
+   */
+  call<M extends MethodName>(method: M, ...params: CallParams<M>): Promise<MethodResult<M>>;
+  destroy(): void;
+
+  /** Sends a user message (with `/AGENT.md` of the VFS as context when there). */
+  send(text: string, opts?: SendOptions): Promise<MessageSendResult>;
+  /** A new session from a user message of another, with `text` in its place (or kept). */
+  fork(sessionId: string, messageId: string, text?: string): Promise<MessageSendResult>;
+  /** Queues a summary turn that stands in for the messages before it. */
+  compact(sessionId: string, instruction?: string): Promise<TurnQueuedResult>;
+  /** Runs the session's latest failed or stopped turn again (once, whoever asks). */
+  retry(sessionId: string, turnId: string): Promise<TurnQueuedResult>;
+  /** Stops the running turn of a session. */
+  stop(sessionId: string): Promise<Turn>;
+
+  /** The sessions (not deleted), newest first: a new array on each call. */
+  sessions(): Session[];
+  session(id: string): Session | undefined;
+  /** True when this device created the session (and so may send to it and runs its tools). */
+  ownsSession(id: string): boolean;
+  /** A session's messages, turns and RTCs in order: new arrays on each call (see store for views). */
+  messages(sessionId: string): Message[];
+  turns(sessionId: string): Turn[];
+  rtcs(sessionId: string): Rtc[];
+  /** What a message shows now: the streaming text while it streams, else the stored text. */
+  messageText(m: Message): string;
+  /** Makes sure a session's messages, turns and RTCs are loaded. */
+  loadSession(sessionId: string): Promise<void>;
+  renameSession(id: string, title: string): Promise<Session>;
+  setWorkMode(id: string, mode: WorkMode): Promise<Session>;
+  closeSession(id: string): Promise<Session>;
+  openSession(id: string): Promise<Session>;
+  deleteSession(id: string): Promise<Session>;
+
+  /**
+   * Offers a host function to the model (sent with every message) and to scripts
+   * (`rtcAgent.call(name, args)`). `Args` is the type of the arguments the
+   * handler receives (they follow `parameters`).
+   */
+  registerTool<Args = Record<string, unknown>>(def: HostToolDefinition<Args>): void;
+  unregisterTool(name: string): void;
+  /** Open confirmations and askUser forms (of any tab of this device). */
+  prompts(): Prompt[];
+  answer(id: string, answer: PromptAnswer): void;
+}
+
+export type { AskAnswer, Prompt, PromptAnswer, Position };

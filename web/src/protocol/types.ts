@@ -19,7 +19,7 @@ export interface Session {
   user_id: string;
   device_id: string;
   title: string;
-  work_mode: WorkMode | string;
+  work_mode: WorkMode;
   status: "open" | "closed";
   deleted?: boolean;
   active_turn_id?: string;

@@ -27,13 +27,19 @@ export const BUILTIN_TOOLS: readonly ToolDefinition[] = Object.freeze([
 
 const TOOL_NAME = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
 
-/** A host site's own tool: its handler gets the parsed arguments. */
-export interface HostToolDefinition {
+/**
+ * A host site's own tool: its handler gets the parsed arguments, of type `Args`
+ * (what `parameters` describes; the model's arguments are passed as they came).
+ */
+export interface HostToolDefinition<Args = Record<string, unknown>> {
   name: string;
   description: string;
   parameters: ToolSpec["parameters"];
-  /** Return a string (given to the model as is) or JSON data (serialised). */
-  handler: (args: unknown) => unknown;
+  /**
+   * Return a string (given to the model as is) or JSON data (serialised). Declared
+   * as a method so a tool with its own `Args` fits a list of tools.
+   */
+  handler(args: Args): unknown;
 }
 
 /**
@@ -49,7 +55,7 @@ export class ToolRegistry {
   }
 
   /** Adds a host tool (kind "host"). */
-  registerHostTool(def: HostToolDefinition): void {
+  registerHostTool<Args>(def: HostToolDefinition<Args>): void {
     if (!TOOL_NAME.test(def.name)) throw new TypeError(`invalid tool name ${JSON.stringify(def.name)}`);
     if (BUILTIN_TOOLS.some((t) => t.name === def.name)) throw new TypeError(`${def.name} is a built-in tool and cannot be replaced`);
     if (typeof def.handler !== "function") throw new TypeError(`tool ${def.name} needs a handler function`);
@@ -61,7 +67,7 @@ export class ToolRegistry {
       kind: "host",
       execute: (args) =>
         guard(def.name, async () => {
-          const value = await handler(args);
+          const value = await handler(args as Args);
           return typeof value === "string" ? value : (JSON.stringify(value) ?? "null");
         }),
     });

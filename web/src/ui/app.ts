@@ -4,7 +4,7 @@
 // its own width the session list is a drawer, closed unless opened, and the
 // header wraps onto a second line.
 
-import type { Agent } from "../agent/agent.js";
+import type { Agent } from "../agent/types.js";
 import { WORK_MODES, type WorkMode } from "../protocol/types.js";
 import type { ConnectionStatus } from "../realtime/connection.js";
 import { ChatView } from "./chat.js";

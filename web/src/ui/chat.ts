@@ -5,7 +5,7 @@
 // and rebuilt only when their content changes; open forms are reused so typing
 // is never lost to a re-render.
 
-import type { Agent } from "../agent/agent.js";
+import type { Agent } from "../agent/types.js";
 import type { Prompt } from "../executor/prompts.js";
 import type { Message, Rtc, Turn } from "../protocol/types.js";
 import { h, replaceChildren } from "./dom.js";

@@ -6,7 +6,8 @@
 // attributes set by any script of the page up to then apply; later changes to
 // them apply when the element is connected again (web/README.md).
 
-import { createAgent, type Agent } from "../agent/agent.js";
+import { createAgent } from "../agent/agent.js";
+import type { Agent } from "../agent/types.js";
 import type { AgentOptions } from "../agent/types.js";
 import { WORK_MODES, type WorkMode } from "../protocol/types.js";
 import { ReloginRequired } from "../realtime/connection.js";
@@ -57,10 +58,13 @@ export class RtcAgentElement extends Base {
     return this.agentValue ? Promise.resolve(this.agentValue) : new Promise((r) => this.readyWaiters.push(r));
   }
 
-  /** Registers a host tool now or, before the agent exists, when it starts. */
-  registerTool(def: HostToolDefinition): void {
+  /**
+   * Registers a host tool now or, before the agent exists, when it starts. `Args`
+   * is the type of the arguments its handler receives.
+   */
+  registerTool<Args = Record<string, unknown>>(def: HostToolDefinition<Args>): void {
     if (this.agentValue) this.agentValue.registerTool(def);
-    else this.pendingTools.push(def);
+    else this.pendingTools.push(def as HostToolDefinition<never> as HostToolDefinition);
   }
 
   /** Puts text into the composer; `send` sends it, `newSession` starts a new conversation. */

@@ -1,7 +1,7 @@
 // The session list: new, switch, rename (inline), delete (two clicks). Sessions of
 // the user's other devices are listed read-only: only their own device runs them.
 
-import type { Agent } from "../agent/agent.js";
+import type { Agent } from "../agent/types.js";
 import type { Session } from "../protocol/types.js";
 import { ago, h, replaceChildren } from "./dom.js";
 

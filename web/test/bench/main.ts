@@ -4,7 +4,7 @@
 // scenario's state untimed; run() streams its answer, one delta per task at a
 // steady pace, then finishes the message and waits until the chat shows it.
 
-import { Agent } from "../../src/agent/agent.js";
+import { AgentCore as Agent } from "../../src/agent/agent.js";
 import type { Delta, Message, Session, Turn, Update } from "../../src/protocol/types.js";
 import { openStateDb, stateDbName } from "../../src/state/db.js";
 import { Ui } from "../../src/ui/app.js";

@@ -1,17 +1,17 @@
 // Browser benchmark of the file tools (run by test/bench-tools.mjs): 1,000 files
 // of ~10 KiB (10 MiB) in the VFS, then grep (literal, regex, ignore-case; first
 // run and repeated), find, ls of 1,000 entries and a 1 MiB write and read, each
-// timed in the page. Uses only public SDK APIs so it also runs against older
-// builds. Prints figures; asserts nothing about them.
+// timed in the page, on the SDK's internals (test/browser/sdk.ts). Prints
+// figures; asserts nothing about them.
 
-type Sdk = typeof import("../../src/index.js");
+type Sdk = typeof import("../browser/sdk.js");
 
 const FILES = 1000;
 const REPEAT = 3;
 
 async function main(): Promise<void> {
   const params = new URLSearchParams(location.search);
-  const sdk = (await import(/* runtime URL */ `${params.get("sdkOrigin")}/sdk/rtc-agent.js`)) as Sdk;
+  const sdk = (await import(/* runtime URL */ `${params.get("sdkOrigin")}/sdk/rtc-agent-internal.js`)) as Sdk;
   const vfs = await sdk.VirtualFS.open({ userId: "bench", deviceId: `bench-${Date.now()}` });
   const SearchClient = (sdk as Partial<Sdk>).SearchClient;
   const search = SearchClient ? new SearchClient() : undefined;

@@ -1,8 +1,9 @@
-// Shared state of the browser suite. The SDK is loaded from the built bundle at
-// its production-like URL (another origin, /sdk/rtc-agent.js), so the tests
-// exercise what the server will ship, including the default sandbox URL.
+// Shared state of the browser suite. The SDK's internals (./sdk.ts, bundled by
+// test/run.mjs) are loaded from another origin next to the built sandbox.html
+// (/sdk/rtc-agent-internal.js), as the server ships the SDK, so the tests
+// exercise the default sandbox URL and the production headers.
 
-import type * as Sdk from "../../src/index.js";
+import type * as Sdk from "./sdk.js";
 
 export type SdkModule = typeof Sdk;
 
@@ -17,7 +18,7 @@ export const ctx = {} as Context;
 export async function loadSdk(): Promise<void> {
   const params = new URLSearchParams(location.search);
   ctx.sdkOrigin = params.get("sdkOrigin") ?? location.origin;
-  ctx.sdk = (await import(/* runtime URL */ `${ctx.sdkOrigin}/sdk/rtc-agent.js`)) as SdkModule;
+  ctx.sdk = (await import(/* runtime URL */ `${ctx.sdkOrigin}/sdk/rtc-agent-internal.js`)) as SdkModule;
 }
 
 let counter = 0;

@@ -4,7 +4,7 @@
 // fork). The UI runs on a real Agent whose entity store receives the updates;
 // the agent is not connected, so nothing here reaches a server.
 
-import { Agent, callIdempotent } from "../../src/agent/agent.js";
+import { AgentCore as Agent, callIdempotent } from "../../src/agent/agent.js";
 import { AGENT_MD_MAX_BYTES, capAgentMd, readAgentMd } from "../../src/agent/context.js";
 import { RpcError, type Message, type Session, type Turn, type Update } from "../../src/protocol/types.js";
 import { EntityStore } from "../../src/realtime/entities.js";

@@ -3,7 +3,7 @@
 // script keep working. Prints the sandbox process's peak memory (from /proc, via
 // the runner) for the reader; the cap, not the figure, is asserted.
 
-import type { ScriptRunner } from "../../src/index.js";
+import type { ScriptRunner } from "./sdk.js";
 import { ctx, freshVfs } from "./context.js";
 import { eq, includes, note, ok, test } from "./harness.js";
 

@@ -3,7 +3,7 @@
 // stored before the rule can still be listed, read and removed, and the file
 // explorer and tool cards show them escaped.
 
-import type { VirtualFS } from "../../src/index.js";
+import type { VirtualFS } from "./sdk.js";
 import { toolCard } from "../../src/ui/toolcard.js";
 import { FilesView } from "../../src/ui/files.js";
 import { ctx, freshVfs, sleep } from "./context.js";

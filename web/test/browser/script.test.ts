@@ -1,4 +1,4 @@
-import type { ScriptRunner, ScriptRunnerOptions, ToolResult, VirtualFS } from "../../src/index.js";
+import type { ScriptRunner, ScriptRunnerOptions, ToolResult, VirtualFS } from "./sdk.js";
 import { ctx, freshVfs, sleep } from "./context.js";
 import { eq, includes, matches, ok, rejects, test } from "./harness.js";
 

@@ -3,7 +3,7 @@
 // worker replaced. Main-thread stalls are printed, not asserted (timing depends on
 // the machine).
 
-import type { SearchClient, ToolResult, VirtualFS } from "../../src/index.js";
+import type { SearchClient, ToolResult, VirtualFS } from "./sdk.js";
 import { ctx, freshVfs } from "./context.js";
 import { eq, includes, note, test } from "./harness.js";
 

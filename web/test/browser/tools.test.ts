@@ -1,4 +1,4 @@
-import type { ToolResult, VirtualFS } from "../../src/index.js";
+import type { ToolResult, VirtualFS } from "./sdk.js";
 import { ctx, freshVfs } from "./context.js";
 import { eq, includes, ok, test } from "./harness.js";
 

@@ -1,4 +1,4 @@
-import type { VfsChangeEvent } from "../../src/index.js";
+import type { VfsChangeEvent } from "./sdk.js";
 import { ctx, freshVfs } from "./context.js";
 import { eq, includes, ok, rejects, test } from "./harness.js";
 

@@ -108,7 +108,7 @@ test("layout work mode: the control says whether it sets this chat's mode or the
   const select = p.page.locator("rtc-agent select.work-mode");
   const agentState = () =>
     p.page.evaluate(() => {
-      const a = (document.querySelector("rtc-agent") as unknown as { agent: import("../../src/agent/agent.js").Agent }).agent;
+      const a = (document.querySelector("rtc-agent") as unknown as { agent: import("../../src/index.js").Agent }).agent;
       return { default: a.defaultWorkMode, sessions: a.sessions().map((s) => s.work_mode) };
     });
   includes(await label.innerText(), "New chats");

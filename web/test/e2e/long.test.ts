@@ -31,7 +31,7 @@ const closedBar = (p: AgentPage) => p.page.locator("rtc-agent .closed-bar");
 const userTexts = (p: AgentPage) => p.page.locator("rtc-agent .msg.user .text").allInnerTexts();
 
 /** The page's agent, for reads in page.evaluate. */
-type PageAgent = import("../../src/agent/agent.js").Agent;
+type PageAgent = import("../../src/index.js").Agent;
 
 async function sessionIdOf(p: AgentPage, title: string): Promise<string> {
   return until(`the session ${JSON.stringify(title)}`, async () => (await p.snapshot()).sessions.find((s) => s.title === title)?.id);

@@ -12,7 +12,7 @@ test("element options set by a script after the element apply (dev-token)", asyn
   await p.page.goto(`http://localhost:${host.port}/late.html?go=${go.port}`);
   await p.connected();
   const got = await p.page.evaluate(() => {
-    const a = (document.querySelector("rtc-agent") as unknown as { agent: import("../../src/agent/agent.js").Agent }).agent;
+    const a = (document.querySelector("rtc-agent") as unknown as { agent: import("../../src/index.js").Agent }).agent;
     return { user: a.userId, device: a.deviceId, mode: a.defaultWorkMode };
   });
   eq(got, { user: "late-user", device: "late-device", mode: "plan" }, "the agent uses the later options");

@@ -83,7 +83,7 @@ export class AgentPage {
 
   async snapshot(): Promise<Snapshot> {
     return this.page.evaluate(() => {
-      const a = (document.querySelector("rtc-agent") as unknown as { agent: import("../../src/agent/agent.js").Agent }).agent;
+      const a = (document.querySelector("rtc-agent") as unknown as { agent: import("../../src/index.js").Agent }).agent;
       return {
         state: a.connectionState,
         executor: a.isExecutor,
@@ -139,7 +139,7 @@ export class AgentPage {
   /** Reads a file of the agent's VFS straight from IndexedDB (null when absent). */
   async vfsFile(path: string): Promise<string | null> {
     return this.page.evaluate(async (p) => {
-      const a = (document.querySelector("rtc-agent") as unknown as { agent: import("../../src/agent/agent.js").Agent }).agent;
+      const a = (document.querySelector("rtc-agent") as unknown as { agent: import("../../src/index.js").Agent }).agent;
       const db = await new Promise<IDBDatabase>((resolve, reject) => {
         const r = indexedDB.open(a.vfs.databaseName);
         r.onsuccess = () => resolve(r.result);
@@ -169,7 +169,7 @@ export class AgentPage {
   /** Entries of the executor's outbox (results not yet acknowledged), from IndexedDB. */
   async outbox(): Promise<{ rtc_id: string; client_id: string }[]> {
     return this.page.evaluate(async () => {
-      const a = (document.querySelector("rtc-agent") as unknown as { agent: import("../../src/agent/agent.js").Agent }).agent;
+      const a = (document.querySelector("rtc-agent") as unknown as { agent: import("../../src/index.js").Agent }).agent;
       const name = `rtc-agent-state/${encodeURIComponent(a.userId)}/${encodeURIComponent(a.deviceId)}`;
       const db = await new Promise<IDBDatabase>((resolve, reject) => {
         const r = indexedDB.open(name);

@@ -1,0 +1,65 @@
+// The v1 methods of docs/protocol.md ("Methods") with their params and results,
+// so that a call names an existing method and passes what it takes: a misspelt
+// method name or a wrong parameter does not compile.
+
+import type {
+  HostToolSpec,
+  MessageContext,
+  MessageGetResult,
+  MessageListResult,
+  MessageSendResult,
+  RtcListResult,
+  RtcResult,
+  Rtc,
+  SessionListResult,
+  SessionResult,
+  TurnListResult,
+  TurnQueuedResult,
+  TurnResult,
+  UpdateListResult,
+  WorkMode,
+} from "./types.js";
+
+/** Paging of the list methods. */
+export interface PageParams {
+  cursor?: string;
+  limit?: number;
+}
+
+/** Method name → params and result, as on the wire. */
+export interface Methods {
+  "v1.message.send": {
+    params: { client_id: string; session_id?: string; content: { text: string }; work_mode?: WorkMode; tools?: HostToolSpec[]; context?: MessageContext };
+    result: MessageSendResult;
+  };
+  "v1.message.list": { params: { session_id: string } & PageParams; result: MessageListResult };
+  "v1.message.get": { params: { message_id: string }; result: MessageGetResult };
+  "v1.session.list": { params: PageParams; result: SessionListResult };
+  "v1.session.get": { params: { session_id: string }; result: SessionResult };
+  "v1.session.update": { params: { session_id: string; title?: string; work_mode?: WorkMode }; result: SessionResult };
+  "v1.session.close": { params: { session_id: string }; result: SessionResult };
+  "v1.session.open": { params: { session_id: string }; result: SessionResult };
+  "v1.session.delete": { params: { session_id: string }; result: SessionResult };
+  "v1.session.fork": { params: { client_id: string; session_id: string; message_id: string; text?: string }; result: MessageSendResult };
+  "v1.session.compact": { params: { session_id: string; instruction?: string }; result: TurnQueuedResult };
+  "v1.turn.stop": { params: { session_id: string }; result: TurnResult };
+  "v1.turn.retry": { params: { session_id: string; turn_id: string; client_id: string }; result: TurnQueuedResult };
+  "v1.turn.list": { params: { session_id: string } & PageParams; result: TurnListResult };
+  "v1.turn.get": { params: { turn_id: string }; result: TurnResult };
+  "v1.rtc.update_status": { params: { rtc_id: string; status: "sent" | "executing" | "rejected"; client_id: string; reason?: string }; result: RtcResult };
+  "v1.rtc.submit_result": {
+    params: { rtc_id: string; client_id: string; ok: boolean; output?: unknown; error?: string };
+    result: RtcResult;
+  };
+  "v1.rtc.list": { params: { session_id: string } & PageParams; result: RtcListResult };
+  "v1.rtc.get": { params: { rtc_id: string }; result: RtcResult };
+  "v1.rtc.pending": { params: Record<string, never>; result: { rtcs: Rtc[]; offset: number } };
+  "v1.update.list": { params: { since_offset: number; epoch?: string; limit?: number }; result: UpdateListResult };
+}
+
+/** A v1 method name. */
+export type MethodName = keyof Methods;
+/** What a method takes. */
+export type MethodParams<M extends MethodName> = Methods[M]["params"];
+/** What a method answers. */
+export type MethodResult<M extends MethodName> = Methods[M]["result"];
