@@ -27,6 +27,7 @@ import "./handover.test.js";
 import "./options.test.js";
 import "./render.test.js";
 import "./shop.test.js";
+import "./react-pack.test.js";
 import "./react-hooks.test.js";
 import "./screenshot.test.js";
 

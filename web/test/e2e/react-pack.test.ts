@@ -1,0 +1,85 @@
+// @rtc-agent/react as an integrator gets it: both packages packed (npm pack),
+// installed from their tarballs into a fresh copy of the example shop
+// (examples/shop) with React from the registry, type-checked with `tsc --strict`,
+// bundled by the example's own esbuild build, and run in Chromium from a host site
+// on another origin, which serves the installed @rtc-agent/web's dist/ as /sdk/
+// (the page's import map points there), against the real server and the demo
+// model's shop turn.
+
+import { execFile } from "node:child_process";
+import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { defer, eq, includes, ok, test, until } from "./harness.js";
+import { paths } from "./context.js";
+import { AgentPage, newProfile } from "./pages.js";
+import { GoServer } from "./servers.js";
+import { sdkMount, staticSite } from "./static.js";
+
+const run = promisify(execFile);
+
+async function npm(cwd: string, ...args: string[]): Promise<string> {
+  const { stdout } = await run("npm", args, { cwd, maxBuffer: 32 << 20, env: { ...process.env, npm_config_update_notifier: "false" } });
+  return stdout;
+}
+
+/** Packs the package in `dir` into `dest`; returns the tarball's file name and its files. */
+async function pack(dir: string, dest: string): Promise<{ filename: string; files: string[] }> {
+  const [info] = JSON.parse(await npm(dir, "pack", "--json", "--pack-destination", dest)) as { filename: string; files: { path: string }[] }[];
+  return { filename: info!.filename, files: info!.files.map((f) => f.path) };
+}
+
+test("react package: packed, installed from its tarball with the SDK's, type-checked, bundled and run in Chromium", async () => {
+  const tmp = await mkdtemp(join(tmpdir(), "rtc-react-pack-"));
+  defer(() => rm(tmp, { recursive: true, force: true }));
+  const web = await pack(paths.web, tmp);
+  const react = await pack(join(paths.web, "react"), tmp);
+  for (const f of ["package.json", "README.md", "dist/index.js", "types/index.d.ts", "types/tool.d.ts"]) ok(react.files.includes(f), `the React tarball holds ${f}: ${react.files.join(", ")}`);
+  ok(!react.files.some((f) => f.startsWith("src/")), "no sources in the React tarball");
+
+  // The example shop, as an integrator copies it, with the two tarballs as its dependencies.
+  const shop = join(tmp, "shop");
+  await mkdir(shop);
+  const example = join(paths.repo, "examples/shop");
+  for (const f of ["src", "index.html", "styles.css", "build.mjs", "tsconfig.json"]) await cp(join(example, f), join(shop, f), { recursive: true });
+  const pkg = JSON.parse(await readFile(join(example, "package.json"), "utf8")) as { dependencies: Record<string, string> };
+  pkg.dependencies["@rtc-agent/web"] = `file:../${web.filename}`;
+  pkg.dependencies["@rtc-agent/react"] = `file:../${react.filename}`;
+  await writeFile(join(shop, "package.json"), JSON.stringify(pkg, null, 2));
+  await npm(shop, "install", "--no-audit", "--no-fund", "--prefer-offline");
+
+  const installed = await readFile(join(shop, "node_modules/@rtc-agent/react/dist/index.js"), "utf8");
+  ok(/from\s*"react"/.test(installed) && /from\s*"@rtc-agent\/web"/.test(installed), "React and the SDK stay imports of the package");
+  await run(join(shop, "node_modules/.bin/tsc"), ["--noEmit", "--strict", "-p", "tsconfig.json"], { cwd: shop }).catch((e: { stdout?: string }) => {
+    throw new Error(`tsc --strict failed:\n${e.stdout ?? e}`);
+  });
+  const out = join(shop, "out");
+  await run("node", ["build.mjs", out], { cwd: shop });
+  const bundle = await readFile(join(out, "app.js"), "utf8");
+  includes(bundle, '"@rtc-agent/web"', "the SDK is loaded by the import map, not bundled");
+
+  const go = await GoServer.start({ script: JSON.parse(await readFile(join(paths.repo, "internal/llm/scripted/demo.json"), "utf8")) as object });
+  const site = await staticSite([{ prefix: "/", dir: out }, await sdkMount(join(shop, "node_modules/@rtc-agent/web/dist"))]);
+  const p = new AgentPage(await (await newProfile()).newPage());
+  const page = p.page;
+  await page.goto(`${site}/?server=${encodeURIComponent(go.url)}&user=pack-user`);
+  await page.locator(".assistant .conn[data-state='connected']").waitFor();
+  await page.getByLabel("Message").fill("Buy me a mug");
+  await page.getByRole("button", { name: "Send" }).click();
+
+  const dialog = page.locator(".dialog[role='dialog']");
+  for (;;) {
+    await dialog.waitFor();
+    const tool = (await dialog.getAttribute("data-tool")) ?? "";
+    if (tool === "checkout") break;
+    await dialog.getByRole("button", { name: "Approve" }).click();
+    await until(`the ${tool} dialog to close`, async () => (await dialog.count()) === 0 || (await dialog.getAttribute("data-tool")) !== tool);
+  }
+  eq(await page.locator(".cart li[data-product='mug']").getAttribute("data-quantity"), "2", "the model's addToCart filled the cart");
+  await dialog.getByRole("button", { name: "Approve" }).click();
+  const answer = await until("the checkout's answer", async () => (await page.locator(".msg.assistant[data-status='complete']", { hasText: "The checkout answered" }).allInnerTexts())[0]);
+  includes(answer, '"orderId":"order-1"');
+  eq(await page.locator(".assistant .tool").evaluateAll((els) => els.map((e) => `${e.getAttribute("data-tool")}:${e.getAttribute("data-state")}`)), ["listProducts:done", "addToCart:done", "checkout:done"]);
+  eq(p.noErrors(), [], "no page errors");
+});
