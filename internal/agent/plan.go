@@ -41,7 +41,7 @@ func PlanRTCs(in PlanInput) []protocol.RTC {
 			out = append(out, r)
 			continue
 		}
-		d := tools.DecideCall(in.WorkMode, tool.Kind, c.Arguments)
+		d := tools.DecideTool(in.WorkMode, tool, c.Arguments)
 		if d.Refused {
 			r.Status, r.Error = protocol.RTCRejected, tools.PlanRefusal(c.Name)
 			out = append(out, r)
@@ -49,7 +49,7 @@ func PlanRTCs(in PlanInput) []protocol.RTC {
 		}
 		r.NeedsConfirmation = d.NeedsConfirmation
 		budget := in.Limits.ExecTimeout
-		if d.NeedsConfirmation || tool.Kind == tools.KindAsk {
+		if tools.MayAsk(d, tool) {
 			budget = in.Limits.HumanTimeout
 		}
 		r.TimeoutMS = budget.Milliseconds()

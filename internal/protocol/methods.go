@@ -32,7 +32,17 @@ type HostTool struct {
 	Name        string          `json:"name"`
 	Description string          `json:"description"`
 	Parameters  json.RawMessage `json:"parameters"`
+	// Approval is the tool's needsApproval: "" or "always" as the work mode says,
+	// "never" (no confirmation), "arguments" (the browser decides per call).
+	Approval string `json:"approval,omitempty"`
 }
+
+// Host tool approvals (HostTool.Approval).
+const (
+	ApprovalAlways    = "always"
+	ApprovalNever     = "never"
+	ApprovalArguments = "arguments"
+)
 
 // MessageContent is the content of a user message.
 type MessageContent struct {

@@ -22,6 +22,8 @@ type Tool struct {
 	Kind     Kind
 	Spec     llm.ToolSpec
 	Required []string // top-level fields the arguments must have
+	// Approval is a host tool's needsApproval (protocol.Approval*); "" as the mode says.
+	Approval string
 }
 
 func builtin(kind Kind, name, desc, schema string, required ...string) Tool {

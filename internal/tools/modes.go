@@ -54,3 +54,21 @@ func PlanRefusal(name string) string {
 	return "The session is in plan mode, which is read-only: the tool " + name +
 		" was not run. Use ls, read, grep, find and askUser to investigate, then describe the plan in your answer; the user switches to another mode to let you make changes."
 }
+
+// DecideTool is DecideCall for a tool of the set: a host tool declared with
+// needsApproval false ("never") or a function of its arguments ("arguments")
+// needs no confirmation from the server; for "arguments" the browser evaluates
+// the function and asks when it says so. Plan mode still refuses host tools.
+func DecideTool(mode string, t Tool, args json.RawMessage) Decision {
+	d := DecideCall(mode, t.Kind, args)
+	if t.Kind == KindHost && !d.Refused && (t.Approval == protocol.ApprovalNever || t.Approval == protocol.ApprovalArguments) {
+		d.NeedsConfirmation = false
+	}
+	return d
+}
+
+// MayAsk reports whether a call of t may wait for a person: it needs
+// confirmation, asks questions, or its host tool decides per call in the browser.
+func MayAsk(d Decision, t Tool) bool {
+	return d.NeedsConfirmation || t.Kind == KindAsk || (t.Kind == KindHost && t.Approval == protocol.ApprovalArguments)
+}

@@ -29,6 +29,11 @@ func ValidateHostTools(hts []protocol.HostTool, lim protocol.Limits) error {
 		if len(ht.Description)+len(ht.Parameters) > lim.HostToolBytes {
 			return protocol.Errorf(protocol.CodeTooLarge, "tools[%d] is larger than %d bytes", i, lim.HostToolBytes)
 		}
+		switch ht.Approval {
+		case "", protocol.ApprovalAlways, protocol.ApprovalNever, protocol.ApprovalArguments:
+		default:
+			return protocol.Errorf(protocol.CodeInvalidArgument, "tools[%d].approval %q: always, never or arguments", i, ht.Approval)
+		}
 		if len(ht.Parameters) > 0 && !isJSONObject(ht.Parameters) {
 			return protocol.Errorf(protocol.CodeInvalidArgument, "tools[%d].parameters must be a JSON Schema object", i)
 		}
@@ -53,7 +58,7 @@ func NewSet(host []protocol.HostTool) *Set {
 		if len(params) == 0 {
 			params = json.RawMessage(`{"type":"object","properties":{}}`)
 		}
-		s.add(Tool{Kind: KindHost, Spec: llm.ToolSpec{Name: ht.Name, Description: ht.Description, Parameters: params}})
+		s.add(Tool{Kind: KindHost, Spec: llm.ToolSpec{Name: ht.Name, Description: ht.Description, Parameters: params}, Approval: ht.Approval})
 	}
 	return s
 }

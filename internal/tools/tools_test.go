@@ -146,3 +146,41 @@ func TestBuiltinDescriptionsNameProtectedPaths(t *testing.T) {
 		}
 	}
 }
+
+func TestDecideToolHostApproval(t *testing.T) {
+	set := NewSet([]protocol.HostTool{
+		{Name: "plain", Description: "x"},
+		{Name: "always", Description: "x", Approval: protocol.ApprovalAlways},
+		{Name: "never", Description: "x", Approval: protocol.ApprovalNever},
+		{Name: "byArgs", Description: "x", Approval: protocol.ApprovalArguments},
+	})
+	type d = Decision
+	cases := []struct {
+		tool, mode string
+		want       d
+		mayAsk     bool
+	}{
+		{"plain", protocol.ModeEdit, d{NeedsConfirmation: true}, true},
+		{"always", protocol.ModeManual, d{NeedsConfirmation: true}, true},
+		{"always", protocol.ModeBypass, d{}, false},
+		{"never", protocol.ModeManual, d{}, false},
+		{"never", protocol.ModeEdit, d{}, false},
+		{"never", protocol.ModePlan, d{Refused: true}, false},
+		{"byArgs", protocol.ModeEdit, d{}, true},
+		{"byArgs", protocol.ModePlan, d{Refused: true}, true},
+	}
+	for _, c := range cases {
+		tool, ok := set.Lookup(c.tool)
+		if !ok {
+			t.Fatalf("no tool %s", c.tool)
+		}
+		got := DecideTool(c.mode, tool, json.RawMessage(`{}`))
+		if got != c.want || MayAsk(got, tool) != c.mayAsk {
+			t.Errorf("%s in %s: got %+v mayAsk %v, want %+v mayAsk %v", c.tool, c.mode, got, MayAsk(got, tool), c.want, c.mayAsk)
+		}
+	}
+	err := ValidateHostTools([]protocol.HostTool{{Name: "x", Approval: "sometimes"}}, protocol.Limits{}.WithDefaults())
+	if err == nil || !strings.Contains(err.Error(), "always, never or arguments") {
+		t.Fatalf("a bad approval: got %v", err)
+	}
+}

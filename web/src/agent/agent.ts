@@ -19,7 +19,8 @@ import { TopicSync } from "../realtime/topic.js";
 import { ScriptRunner } from "../script/runner.js";
 import { SearchClient } from "../tools/search/client.js";
 import { openStateDb, stateDbName } from "../state/db.js";
-import { ToolRegistry, type HostToolDefinition } from "../tools/registry.js";
+import { ToolRegistry } from "../tools/registry.js";
+import type { HostToolDefinition, ToolArgs, ToolParameters } from "../tools/typed.js";
 import { Emitter, backoffMs, sleep } from "../util/emitter.js";
 import { VirtualFS } from "../vfs/vfs.js";
 import type { MethodName, MethodResult } from "../protocol/methods.js";
@@ -196,7 +197,10 @@ export class AgentCore implements Agent {
    * `context.agent_md` (capped at 32 KiB).
    */
   async send(text: string, opts: SendOptions = {}): Promise<MessageSendResult> {
-    const hostTools = this.tools.list().filter((t) => t.kind === "host").map(({ name, description, parameters }) => ({ name, description, parameters }));
+    const hostTools = this.tools
+      .list()
+      .filter((t) => t.kind === "host")
+      .map(({ name, description, parameters, approval }) => ({ name, description, parameters, ...(approval ? { approval } : {}) }));
     const agentMd = await readAgentMd(this.vfs);
     const params = {
       client_id: crypto.randomUUID(), // the idempotency key: retries cannot send twice
@@ -318,11 +322,18 @@ export class AgentCore implements Agent {
   /**
    * Offers a host function to the model (sent with every message) and to scripts
    * (`rtcAgent.call(name, args)`). The server decides whether a call needs the
-   * user's confirmation (work mode), exactly as for the built-in tools.
+   * user's confirmation (work mode), exactly as for the built-in tools, unless
+   * the tool declares `needsApproval`.
+   *
+   * `parameters` is a JSON Schema (the arguments' type is inferred from a literal
+   * one) or any Standard Schema (zod 4, valibot, …). Each call's arguments are
+   * validated before `execute`; a wrong one gives the model a tool error that
+   * names the field.
    */
-  registerTool<Args = Record<string, unknown>>(def: HostToolDefinition<Args>): void {
+  registerTool<const P extends ToolParameters = ToolParameters>(def: HostToolDefinition<P, ToolArgs<P>>): void {
     this.tools.registerHostTool(def);
-    this.script.setFunction(def.name, (args) => def.handler(args as Args));
+    const name = def.name;
+    this.script.setFunction(name, (args) => this.tools.callHost(name, args));
   }
 
   unregisterTool(name: string): void {

@@ -6,7 +6,7 @@ import type { ConnectionState, ConnectionStatus } from "../realtime/connection.j
 import type { MethodName, MethodParams, MethodResult } from "../protocol/methods.js";
 import type { Message, MessageSendResult, Rtc, Session, Turn, TurnQueuedResult, WorkMode } from "../protocol/types.js";
 import type { Position } from "../state/db.js";
-import type { HostToolDefinition } from "../tools/registry.js";
+import type { HostToolDefinition, ToolArgs, ToolParameters } from "../tools/typed.js";
 import type { ToolSpec } from "../tools/types.js";
 import type { VirtualFS } from "../vfs/vfs.js";
 
@@ -27,7 +27,8 @@ export interface AgentOptions {
   /** Work mode of new sessions. Default "edit". */
   workMode?: WorkMode;
   /** Host tools offered to the model with every message (see registerTool). */
-  tools?: HostToolDefinition[];
+  // any: each tool has its own argument type
+  tools?: HostToolDefinition<any, any>[];
   /** URL of sandbox.html for the script tool. Default: next to rtc-agent.js. */
   sandboxUrl?: string;
   /** Deadline of one script run. Default 30 000 ms. */
@@ -192,10 +193,11 @@ export interface Agent {
 
   /**
    * Offers a host function to the model (sent with every message) and to scripts
-   * (`rtcAgent.call(name, args)`). `Args` is the type of the arguments the
-   * handler receives (they follow `parameters`).
+   * (`rtcAgent.call(name, args)`). `parameters` is a JSON Schema or a Standard
+   * Schema (zod 4, valibot, …); `execute` gets the validated arguments, typed from
+   * it (`ToolArgs<P>`), and a wrong argument gives the model an error naming the field.
    */
-  registerTool<Args = Record<string, unknown>>(def: HostToolDefinition<Args>): void;
+  registerTool<const P extends ToolParameters = ToolParameters>(def: HostToolDefinition<P, ToolArgs<P>>): void;
   unregisterTool(name: string): void;
   /** Open confirmations and askUser forms (of any tab of this device). */
   prompts(): Prompt[];

@@ -150,7 +150,15 @@ export class Executor {
     }
     if (RTC_TERMINAL.has(this.current(rtc).status)) return;
 
-    const kind: PromptKind | null = rtc.tool_name === "askUser" ? "ask" : this.needsConfirmation(rtc) ? "confirm" : null;
+    const tool = this.d.tools.get(rtc.tool_name);
+    let args: unknown = rtc.arguments;
+    if (tool?.validate) {
+      // A wrong argument fails the call before anyone is asked; the message names the field.
+      const checked = await tool.validate(rtc.arguments);
+      if (!checked.ok) return void (await this.finish(rtc, ref, { kind: "result", ok: false, error: fitOutput(checked.error) }));
+      args = checked.value;
+    }
+    const kind: PromptKind | null = rtc.tool_name === "askUser" ? "ask" : (await this.needsConfirmation(rtc, args)) ? "confirm" : null;
     if (kind) {
       if (kind === "ask") {
         const problem = validateQuestions(rtc.arguments);
@@ -190,14 +198,29 @@ export class Executor {
     }
   }
 
-  /** The server's answer or this page's own matrix, whichever asks. */
-  private needsConfirmation(rtc: Rtc): boolean {
+  /**
+   * The server's answer or this page's own matrix, whichever asks. A host tool's
+   * `needsApproval` takes the place of the matrix's row for host tools: `false`
+   * never asks, a function asks when it returns true (with the validated
+   * arguments), in the modes where host tools ask.
+   */
+  private async needsConfirmation(rtc: Rtc, args: unknown): Promise<boolean> {
     if (rtc.needs_confirmation) return true;
-    const kind = this.d.tools.get(rtc.tool_name)?.kind;
-    if (!kind) return false; // an unknown tool fails without running anything
-    const d = decideCall(this.modeOf(rtc), kind, rtc.arguments);
+    const tool = this.d.tools.get(rtc.tool_name);
+    if (!tool) return false; // an unknown tool fails without running anything
+    const d = decideCall(this.modeOf(rtc), tool.kind, rtc.arguments);
     // A call the matrix refuses (plan mode now) but the server sent: the person decides.
-    return d.needsConfirmation || d.refused;
+    if (d.refused) return true;
+    if (!d.needsConfirmation || tool.kind !== "host") return d.needsConfirmation;
+    if (tool.approval === "never") return false;
+    if (tool.approval === "arguments" && tool.needsApproval) {
+      try {
+        return await tool.needsApproval(args);
+      } catch {
+        return true; // a failing check asks rather than runs
+      }
+    }
+    return true;
   }
 
   private modeOf(rtc: Rtc): string | undefined {
@@ -218,7 +241,7 @@ export class Executor {
     if (!(await this.mayRun(rtc))) return this.d.journal.close(ref, this.d.tabId);
     this.events.emit("started", rtc);
     // The runner checks the hash again on the code it runs (a change after this point fails the call).
-    const ctx = { ...this.d.context(), authorize: this.authorizer(rtc), ...(pin !== undefined ? { scriptSha256: pin } : {}) };
+    const ctx = { ...this.d.context(), rtcId: rtc.id, authorize: this.authorizer(rtc), ...(pin !== undefined ? { scriptSha256: pin } : {}) };
     const result = await this.d.tools.execute(rtc.tool_name, rtc.arguments, ctx);
     const outcome: Outcome = result.ok ? { kind: "result", ok: true, output: fitOutput(result.output) } : { kind: "result", ok: false, error: fitOutput(result.error) };
     await this.finish(rtc, ref, outcome);

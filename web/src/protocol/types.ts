@@ -44,6 +44,8 @@ export interface HostToolSpec {
   name: string;
   description: string;
   parameters: unknown;
+  /** The tool's `needsApproval`: `always` (or absent) as the work mode says, `never`, or `arguments` (the browser decides per call). */
+  approval?: "always" | "never" | "arguments";
 }
 
 export interface Turn {

@@ -1,5 +1,6 @@
-export type { JsonSchema, ToolContext, ToolDefinition, ToolHandler, ToolKind, ToolResult, ToolSpec } from "./types.js";
-export { BUILTIN_TOOLS, ToolRegistry, type HostToolDefinition } from "./registry.js";
+export type { JsonSchema, ToolApproval, ToolContext, ToolDefinition, ToolHandler, ToolKind, ToolResult, ToolSpec } from "./types.js";
+export { BUILTIN_TOOLS, ToolRegistry } from "./registry.js";
+export { compileParameters, isStandardSchema, type ArgsCheck, type CompiledParameters, type HostToolCall, type HostToolDefinition, type NeedsApproval, type ToolArgs, type ToolParameters } from "./typed.js";
 export { ls } from "./ls.js";
 export { read, READ_DEFAULT_LIMIT, READ_MAX_LINE_CHARS } from "./read.js";
 export { write } from "./write.js";

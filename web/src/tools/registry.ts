@@ -1,12 +1,13 @@
 import { scriptSpec, scriptTool } from "../script/tool.js";
 import type { VirtualFS } from "../vfs/index.js";
-import { guard } from "./args.js";
+import { ArgumentError, guard } from "./args.js";
 import { askUserSpec } from "./ask-user.js";
 import { edit, editSpec } from "./edit.js";
 import { find, findSpec } from "./find.js";
 import { grep, grepSpec } from "./grep.js";
 import { ls, lsSpec } from "./ls.js";
 import { read, readSpec } from "./read.js";
+import { compileParameters, type HostToolDefinition, type ToolArgs, type ToolParameters } from "./typed.js";
 import type { ToolContext, ToolDefinition, ToolResult, ToolSpec } from "./types.js";
 import { write, writeSpec } from "./write.js";
 
@@ -28,53 +29,68 @@ export const BUILTIN_TOOLS: readonly ToolDefinition[] = Object.freeze([
 const TOOL_NAME = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
 
 /**
- * A host site's own tool: its handler gets the parsed arguments, of type `Args`
- * (what `parameters` describes; the model's arguments are passed as they came).
- */
-export interface HostToolDefinition<Args = Record<string, unknown>> {
-  name: string;
-  description: string;
-  parameters: ToolSpec["parameters"];
-  /**
-   * Return a string (given to the model as is) or JSON data (serialised). Declared
-   * as a method so a tool with its own `Args` fits a list of tools.
-   */
-  handler(args: Args): unknown;
-}
-
-/**
  * Maps tool names to their spec and executor. The specs (`list()`) are what the
  * SDK sends to the server; `execute` is what runs an RTC. Built-ins cannot be
  * replaced by host tools.
  */
+export type { HostToolDefinition };
+
 export class ToolRegistry {
   private readonly tools = new Map<string, ToolDefinition>();
+  private readonly hostCalls = new Map<string, (args: unknown, ctx: { rtcId?: string }) => Promise<unknown>>();
 
   constructor(tools: readonly ToolDefinition[] = BUILTIN_TOOLS) {
     for (const t of tools) this.tools.set(t.name, t);
   }
 
-  /** Adds a host tool (kind "host"). */
-  registerHostTool<Args>(def: HostToolDefinition<Args>): void {
+  /**
+   * Adds a host tool (kind "host"). Its arguments are validated against its
+   * schema before `execute` runs; a wrong argument is reported to the model as
+   * a tool error that names the field.
+   */
+  registerHostTool<const P extends ToolParameters = ToolParameters>(def: HostToolDefinition<P, ToolArgs<P>>): void {
     if (!TOOL_NAME.test(def.name)) throw new TypeError(`invalid tool name ${JSON.stringify(def.name)}`);
     if (BUILTIN_TOOLS.some((t) => t.name === def.name)) throw new TypeError(`${def.name} is a built-in tool and cannot be replaced`);
-    if (typeof def.handler !== "function") throw new TypeError(`tool ${def.name} needs a handler function`);
-    const handler = def.handler;
+    const run = (def.execute ?? def.handler) as ((args: unknown, call: { rtcId?: string }) => unknown) | undefined;
+    if (typeof run !== "function") throw new TypeError(`tool ${def.name} needs an execute function`);
+    const na = def.needsApproval as boolean | ((args: unknown) => boolean | Promise<boolean>) | undefined;
+    if (na !== undefined && typeof na !== "boolean" && typeof na !== "function") throw new TypeError(`tool ${def.name}: needsApproval must be true, false or a function`);
+    const compiled = compileParameters(def.name, def.parameters, def.jsonSchema);
+    const call = async (args: unknown, ctx: { rtcId?: string }): Promise<unknown> => {
+      const checked = await compiled.check(args);
+      if (!checked.ok) throw new ArgumentError(checked.error);
+      return run(checked.value, ctx.rtcId ? { rtcId: ctx.rtcId } : {});
+    };
+    this.hostCalls.set(def.name, call);
     this.tools.set(def.name, {
       name: def.name,
       description: def.description,
-      parameters: def.parameters,
+      parameters: compiled.jsonSchema,
       kind: "host",
-      execute: (args) =>
+      ...(na === undefined ? {} : { approval: typeof na === "function" ? "arguments" : na ? "always" : "never" }),
+      validate: compiled.check,
+      ...(typeof na === "function" ? { needsApproval: async (args: unknown) => (await na(args)) === true } : {}),
+      execute: (args, ctx) =>
         guard(def.name, async () => {
-          const value = await handler(args as Args);
+          const value = await call(args, ctx);
           return typeof value === "string" ? value : (JSON.stringify(value) ?? "null");
         }),
     });
   }
 
+  /**
+   * Calls a host tool from a script (`rtcAgent.call`): the arguments are
+   * validated as for a model's call; a wrong one throws with the same message.
+   */
+  callHost(name: string, args: unknown): Promise<unknown> {
+    const call = this.hostCalls.get(name);
+    if (!call) return Promise.reject(new Error(`no host tool ${JSON.stringify(name)}`));
+    return call(args, {});
+  }
+
   unregister(name: string): boolean {
     if (BUILTIN_TOOLS.some((t) => t.name === name)) return false;
+    this.hostCalls.delete(name);
     return this.tools.delete(name);
   }
 
@@ -84,7 +100,7 @@ export class ToolRegistry {
 
   /** Specs of every tool, without executors: the `tools` sent to the server. */
   list(): ToolSpec[] {
-    return [...this.tools.values()].map(({ name, description, parameters, kind }) => ({ name, description, parameters, kind }));
+    return [...this.tools.values()].map(({ name, description, parameters, kind, approval }) => ({ name, description, parameters, kind, ...(approval ? { approval } : {}) }));
   }
 
   /** Runs a tool call; unknown tools and UI-only tools give `{ok: false}`. */

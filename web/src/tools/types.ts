@@ -19,12 +19,20 @@ export type ToolKind = "read" | "write" | "script" | "ask" | "host";
 /** A JSON Schema (draft 2020-12 subset) describing a tool's arguments. */
 export type JsonSchema = { [key: string]: unknown };
 
+/**
+ * How a host tool's calls are approved, as declared with `needsApproval`:
+ * `always` (true), `never` (false) or decided from the `arguments` by the browser.
+ * Absent: as the work mode says.
+ */
+export type ToolApproval = "always" | "never" | "arguments";
+
 /** What the server offers the model for one tool. */
 export interface ToolSpec {
   name: string;
   description: string;
   parameters: JsonSchema;
   kind: ToolKind;
+  approval?: ToolApproval;
 }
 
 /** What a tool may use while it runs. */
@@ -41,6 +49,8 @@ export interface ToolContext {
   scriptSha256?: string | null;
   /** Runs grep and find off the page's main thread; without it they run in the page. */
   search?: SearchClient;
+  /** The RTC being run (set by the executor). */
+  rtcId?: string;
 }
 
 /** Runs one call. It must not throw: every failure becomes `{ok: false}`. */
@@ -52,4 +62,8 @@ export type ToolHandler = (args: unknown, ctx: ToolContext) => Promise<ToolResul
  */
 export interface ToolDefinition extends ToolSpec {
   execute?: ToolHandler;
+  /** Checks a call's arguments before anything else (host tools: their schema). */
+  validate?: (args: unknown) => Promise<{ ok: true; value: unknown } | { ok: false; error: string }>;
+  /** `needsApproval` given as a function: called with the validated arguments. */
+  needsApproval?: (args: unknown) => Promise<boolean>;
 }

@@ -11,7 +11,7 @@ import type { Agent } from "../agent/types.js";
 import type { AgentOptions } from "../agent/types.js";
 import { WORK_MODES, type WorkMode } from "../protocol/types.js";
 import { ReloginRequired } from "../realtime/connection.js";
-import type { HostToolDefinition } from "../tools/registry.js";
+import type { HostToolDefinition, ToolArgs, ToolParameters } from "../tools/typed.js";
 import { Ui } from "./app.js";
 
 /** Base class that works where HTMLElement does not exist (SSR, workers): never defined there. */
@@ -24,7 +24,8 @@ export class RtcAgentElement extends Base {
   private tokenFn: AgentOptions["getToken"] | null = null;
   private agentValue: Agent | null = null;
   private starting: Promise<Agent> | null = null;
-  private readonly pendingTools: HostToolDefinition[] = [];
+  // any: each tool has its own argument type
+  private readonly pendingTools: HostToolDefinition<any, any>[] = [];
   private ui: Ui | null = null;
   private teardown: ReturnType<typeof setTimeout> | null = null;
   private readyWaiters: ((a: Agent) => void)[] = [];
@@ -58,13 +59,10 @@ export class RtcAgentElement extends Base {
     return this.agentValue ? Promise.resolve(this.agentValue) : new Promise((r) => this.readyWaiters.push(r));
   }
 
-  /**
-   * Registers a host tool now or, before the agent exists, when it starts. `Args`
-   * is the type of the arguments its handler receives.
-   */
-  registerTool<Args = Record<string, unknown>>(def: HostToolDefinition<Args>): void {
+  /** Registers a host tool now or, before the agent exists, when it starts. */
+  registerTool<const P extends ToolParameters = ToolParameters>(def: HostToolDefinition<P, ToolArgs<P>>): void {
     if (this.agentValue) this.agentValue.registerTool(def);
-    else this.pendingTools.push(def as HostToolDefinition<never> as HostToolDefinition);
+    else this.pendingTools.push(def as HostToolDefinition<any, any>);
   }
 
   /** Puts text into the composer; `send` sends it, `newSession` starts a new conversation. */
