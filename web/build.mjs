@@ -85,6 +85,8 @@ const reach = async (file) => {
   declarations.push(file);
   const text = await readFile(join(outdir, file), "utf8");
   for (const [, spec] of text.matchAll(/(?:from|import\()\s*"([^"]+)"/g)) {
+    // Type-only packages the SDK depends on (Standard Schema, json-schema-to-ts) stay imports.
+    if (!spec.startsWith(".") && Object.hasOwn(pkg.dependencies ?? {}, spec)) continue;
     if (!spec.startsWith(".")) throw new Error(`${file} imports ${spec}: the public types must not need a bundled package`);
     await reach(posix.join(posix.dirname(file), spec.replace(/\.js$/, ".d.ts")));
   }
