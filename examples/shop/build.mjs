@@ -19,7 +19,7 @@ await build({
   minify: true,
   sourcemap: true,
   jsx: "automatic",
-  external: ["@rtc-agent/web"],
+  external: ["@rtc-agent/web", "@rtc-agent/web/*"],
   define: { "process.env.NODE_ENV": '"production"' },
   logLevel: "warning",
 });

@@ -25,7 +25,7 @@ await build({
   platform: "browser",
   outdir: join(root, "dist"),
   sourcemap: true,
-  external: ["react", "react/*", "react-dom", "react-dom/*", "@rtc-agent/web"],
+  external: ["react", "react/*", "react-dom", "react-dom/*", "@rtc-agent/web", "@rtc-agent/web/*"],
   logLevel: "warning",
   legalComments: "none",
 });
@@ -46,7 +46,7 @@ await build({
   jsx: "automatic",
   alias: { "@rtc-agent/react": join(root, "src/index.ts") },
   nodePaths: [join(web, "node_modules")],
-  external: ["@rtc-agent/web"],
+  external: ["@rtc-agent/web", "@rtc-agent/web/*"],
   define: { "process.env.NODE_ENV": JSON.stringify(minify ? "production" : "development") },
   logLevel: "warning",
   legalComments: "none",

@@ -3,7 +3,7 @@
 // ask the customer a question (askUser). The first answer from any tab counts.
 
 import { usePrompts } from "@rtc-agent/react";
-import type { Prompt } from "@rtc-agent/web";
+import type { Prompt } from "@rtc-agent/web/headless";
 import { useState } from "react";
 import { cart } from "./cart.js";
 

@@ -2,7 +2,7 @@
 // creates the agent when the component mounts and destroys it when it unmounts;
 // the other hooks find it through the nearest AgentProvider.
 
-import { createAgent, type Agent, type AgentOptions, type ConnectionStatus } from "@rtc-agent/web";
+import { createAgent, type Agent, type AgentOptions, type ConnectionStatus } from "@rtc-agent/web/headless";
 import { createContext, createElement, useContext, useEffect, useRef, useState, useSyncExternalStore, type ReactNode } from "react";
 import { storeOf } from "./store.js";
 

@@ -1,10 +1,12 @@
 // <AgentChat/>: the <rtc-agent> element (the SDK's complete chat UI) as a React
 // component. Its children render after the element with the element's agent
 // provided, so useTool, usePrompts and the other hooks inside them work on the
-// agent behind the chat.
+// agent behind the chat. The element's module (@rtc-agent/web/element) is loaded
+// when an AgentChat first mounts, so an app that uses only the hooks never loads
+// the UI; until it is there, an empty box with the same class and style stands in.
 
-import "@rtc-agent/web"; // defines <rtc-agent>
-import type { Agent, AgentOptions, RtcAgentElement, WorkMode } from "@rtc-agent/web";
+import type { Agent, AgentOptions, WorkMode } from "@rtc-agent/web/headless";
+import type { RtcAgentElement } from "@rtc-agent/web/element";
 import { createElement, Fragment, useCallback, useEffect, useRef, useState, type CSSProperties, type ReactNode } from "react";
 import { AgentProvider } from "./agent.js";
 
@@ -37,6 +39,19 @@ export function AgentChat(props: AgentChatProps): ReactNode {
   const latest = useRef(props);
   latest.current = props;
   const [agent, setAgent] = useState<Agent | null>(null);
+  const [defined, setDefined] = useState(() => typeof customElements !== "undefined" && !!customElements.get("rtc-agent"));
+
+  useEffect(() => {
+    if (defined) return;
+    let alive = true;
+    import("@rtc-agent/web/element").then(
+      () => alive && setDefined(true),
+      (err: unknown) => console.error("rtc-agent: loading the chat element failed", err),
+    );
+    return () => {
+      alive = false;
+    };
+  }, [defined]);
 
   // A callback ref runs in the commit, before the element's start (a microtask
   // after it is connected), so the token source and options are there in time.
@@ -76,5 +91,7 @@ export function AgentChat(props: AgentChatProps): ReactNode {
     title: props.title,
     theme: props.theme,
   };
-  return createElement(Fragment, null, createElement("rtc-agent", attrs), createElement(AgentProvider, { agent }, props.children));
+  // Created only once defined, so the element is an upgraded <rtc-agent> when the ref sets its properties.
+  const chat = defined ? createElement("rtc-agent", attrs) : createElement("div", { className: props.className, style: props.style, "data-rtc-agent-loading": "" });
+  return createElement(Fragment, null, chat, createElement(AgentProvider, { agent }, props.children));
 }

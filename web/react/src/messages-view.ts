@@ -2,7 +2,7 @@
 // (the Live text while it streams) and its tool calls, each with the state of its
 // remote tool call (RTC) in the words chat UIs use.
 
-import type { Message, Prompt, Rtc } from "@rtc-agent/web";
+import type { Message, Prompt, Rtc } from "@rtc-agent/web/headless";
 
 /**
  * Where a tool call stands:

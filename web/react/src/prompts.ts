@@ -2,7 +2,7 @@
 // askUser forms) with the functions that answer them, for a UI of the host's own.
 // Every tab of the same user and device sees them; the first answer wins.
 
-import type { Prompt, PromptAnswer } from "@rtc-agent/web";
+import type { Prompt, PromptAnswer } from "@rtc-agent/web/headless";
 import { useMemo, useSyncExternalStore } from "react";
 import { useAgentContext } from "./agent.js";
 import { storeOf } from "./store.js";

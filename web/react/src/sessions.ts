@@ -1,7 +1,7 @@
 // useSessions and useMessages: the session list and one session's conversation,
 // re-rendering when they change (Topic updates, streamed text, prompts).
 
-import type { Session } from "@rtc-agent/web";
+import type { Session } from "@rtc-agent/web/headless";
 import { useEffect, useSyncExternalStore } from "react";
 import { useAgentContext } from "./agent.js";
 import type { ChatMessage } from "./messages-view.js";

@@ -4,7 +4,7 @@
 // object until the next change, so React re-renders only when something changed.
 // One set of listeners per agent marks the cells dirty.
 
-import type { Agent, ConnectionStatus, Message, Prompt, Rtc, Session, Turn } from "@rtc-agent/web";
+import type { Agent, ConnectionStatus, Message, Prompt, Rtc, Session, Turn } from "@rtc-agent/web/headless";
 import { chatMessages, type ChatMessage } from "./messages-view.js";
 
 export class Cell<T> {

@@ -5,7 +5,7 @@
 // is registered again only when its name, description, parameters or approval
 // rule change (a schema object by identity: define it outside the component).
 
-import type { Agent } from "@rtc-agent/web";
+import type { Agent } from "@rtc-agent/web/headless";
 import { useEffect, useRef } from "react";
 import { useAgentContext } from "./agent.js";
 

@@ -4,7 +4,7 @@
 // tool registrations, all on `window.app` for the test. Query: server, user.
 
 import { AgentProvider, useAgent, useMessages, useSessions, useTool } from "@rtc-agent/react";
-import type { Agent } from "@rtc-agent/web";
+import type { Agent } from "@rtc-agent/web/headless";
 import { StrictMode, useEffect, useState } from "react";
 import { createRoot } from "react-dom/client";
 

@@ -4,7 +4,7 @@
 // bundled by the example's own esbuild build, and run in Chromium from a host site
 // on another origin, which serves the installed @rtc-agent/web's dist/ as /sdk/
 // (the page's import map points there), against the real server and the demo
-// model's shop turn.
+// model's shop turn; the ?ui=element variant runs <AgentChat/> from the tarball.
 
 import { execFile } from "node:child_process";
 import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
@@ -50,14 +50,16 @@ test("react package: packed, installed from its tarball with the SDK's, type-che
   await npm(shop, "install", "--no-audit", "--no-fund", "--prefer-offline");
 
   const installed = await readFile(join(shop, "node_modules/@rtc-agent/react/dist/index.js"), "utf8");
-  ok(/from\s*"react"/.test(installed) && /from\s*"@rtc-agent\/web"/.test(installed), "React and the SDK stay imports of the package");
+  ok(/from\s*"react"/.test(installed) && /from\s*"@rtc-agent\/web\/headless"/.test(installed), "React and the SDK stay imports of the package");
+  includes(installed, 'import("@rtc-agent/web/element")', "the element is loaded when an AgentChat mounts");
   await run(join(shop, "node_modules/.bin/tsc"), ["--noEmit", "--strict", "-p", "tsconfig.json"], { cwd: shop }).catch((e: { stdout?: string }) => {
     throw new Error(`tsc --strict failed:\n${e.stdout ?? e}`);
   });
   const out = join(shop, "out");
   await run("node", ["build.mjs", out], { cwd: shop });
   const bundle = await readFile(join(out, "app.js"), "utf8");
-  includes(bundle, '"@rtc-agent/web"', "the SDK is loaded by the import map, not bundled");
+  includes(bundle, '"@rtc-agent/web/headless"', "the SDK is loaded by the import map, not bundled");
+  ok(!bundle.includes("customElements.define"), "no SDK code in the app bundle");
 
   const go = await GoServer.start({ script: JSON.parse(await readFile(join(paths.repo, "internal/llm/scripted/demo.json"), "utf8")) as object });
   const site = await staticSite([{ prefix: "/", dir: out }, await sdkMount(join(shop, "node_modules/@rtc-agent/web/dist"))]);
@@ -82,4 +84,17 @@ test("react package: packed, installed from its tarball with the SDK's, type-che
   includes(answer, '"orderId":"order-1"');
   eq(await page.locator(".assistant .tool").evaluateAll((els) => els.map((e) => `${e.getAttribute("data-tool")}:${e.getAttribute("data-state")}`)), ["listProducts:done", "addToCart:done", "checkout:done"]);
   eq(p.noErrors(), [], "no page errors");
+
+  // <AgentChat/> from the tarball: the element loads on mount; the tools under it register on its agent.
+  const e = new AgentPage(await (await newProfile()).newPage());
+  await e.page.goto(`${site}/?ui=element&server=${encodeURIComponent(go.url)}&user=pack-element-user`);
+  await e.connected();
+  const tools = await until("the shop tools on the element's agent", () =>
+    e.page.evaluate(() => {
+      const names = (document.querySelector("rtc-agent") as unknown as { agent: { tools: { list(): { name: string }[] } } }).agent.tools.list().map((t) => t.name);
+      return names.includes("checkout") ? names.filter((n) => ["listProducts", "addToCart", "viewCart", "checkout"].includes(n)) : null;
+    }),
+  );
+  eq(tools, ["listProducts", "addToCart", "viewCart", "checkout"]);
+  eq(e.noErrors(), [], "no page errors");
 });
