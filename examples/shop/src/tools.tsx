@@ -11,7 +11,7 @@ const none = { type: "object", properties: {}, additionalProperties: false } as 
 const addParams = {
   type: "object",
   properties: {
-    productId: { type: "string", enum: PRODUCTS.map((p) => p.id), description: "The product's id from listProducts." },
+    productId: { type: "string", enum: ["mug", "tote", "notebook", "pen"], description: "The product's id from listProducts." },
     quantity: { type: "integer", minimum: 1, maximum: 10 },
   },
   required: ["productId", "quantity"],
@@ -29,7 +29,8 @@ export function ShopTools(): null {
     description: "Adds a quantity of a product to the customer's cart and returns the cart.",
     parameters: addParams,
     needsApproval: false,
-    execute: ({ productId, quantity }: { productId: string; quantity: number }) => {
+    // The arguments are checked against addParams before this runs, and typed from it.
+    execute: ({ productId, quantity }) => {
       cart.add(productId, quantity);
       return cart.summary();
     },

@@ -2,7 +2,7 @@
 
 export { AgentProvider, useAgent, useAgentContext, useConnection, type AgentHandle } from "./agent.js";
 export { useSessions, useSession, useMessages } from "./sessions.js";
-export { usePrompts, type PromptsHandle } from "./prompts.js";
+export { usePrompts, type ConfirmExtras, type PromptsHandle } from "./prompts.js";
 export { useTool, type UseToolOptions } from "./tool.js";
 export { AgentChat, type AgentChatProps } from "./chat.js";
 export { toolState, type ChatMessage, type ToolPart, type ToolState } from "./messages-view.js";

@@ -8,6 +8,9 @@ import { useAgentContext } from "./agent.js";
 import { storeOf } from "./store.js";
 
 const NONE: Prompt[] = [];
+
+/** The fields of a confirmation's answer besides its verdict (a reason, and whatever the SDK adds). */
+export type ConfirmExtras = Omit<Extract<PromptAnswer, { type: "confirm" }>, "type" | "approved">;
 const noop = () => () => {};
 
 export interface PromptsHandle {
@@ -15,8 +18,8 @@ export interface PromptsHandle {
   prompts: Prompt[];
   /** Any answer: `{type: "confirm", approved, reason?}`, `{type: "ask", answers}` or `{type: "dismiss"}`. */
   answer: (id: string, answer: PromptAnswer) => void;
-  /** Allows the call. */
-  approve: (id: string) => void;
+  /** Allows the call; `extras` go into the answer as they are. */
+  approve: (id: string, extras?: ConfirmExtras) => void;
   /** Declines the call; the model reads the reason. */
   deny: (id: string, reason?: string) => void;
 }
@@ -32,7 +35,7 @@ export function usePrompts(): PromptsHandle {
     };
     return {
       answer,
-      approve: (id: string) => answer(id, { type: "confirm", approved: true }),
+      approve: (id: string, extras?: ConfirmExtras) => answer(id, { ...extras, type: "confirm", approved: true }),
       deny: (id: string, reason?: string) => answer(id, { type: "confirm", approved: false, ...(reason ? { reason } : {}) }),
     };
   }, [agent]);

@@ -5,41 +5,38 @@
 // is registered again only when its name, description, parameters or approval
 // rule change (a schema object by identity: define it outside the component).
 
-import type { Agent } from "@rtc-agent/web/headless";
+import type { HostToolCall, HostToolDefinition, ToolArgs, ToolParameters } from "@rtc-agent/web/headless";
 import { useEffect, useRef } from "react";
 import { useAgentContext } from "./agent.js";
 
-type ToolDefinition = Parameters<Agent["registerTool"]>[0];
-
-/** What useTool takes besides the name: the SDK's host tool definition, `execute` (or `handler`) running each call. */
-export type UseToolOptions<Args = any> = Omit<ToolDefinition, "name" | "handler" | "execute"> & {
-  /** Runs one call with the model's arguments; a string or JSON data is the result, a throw an error. */
-  execute: (args: Args, call: { rtcId?: string }) => unknown;
-  /**
-   * Whether a call asks the person first: `true`, `false` (never asks), or decided
-   * from the arguments. Omitted: as the work mode says for host tools.
-   */
-  needsApproval?: boolean | ((args: Args) => boolean | Promise<boolean>);
+/**
+ * What useTool takes besides the name: the SDK's host tool definition
+ * (`description`, `parameters` as a JSON Schema or a Standard Schema such as zod,
+ * `jsonSchema`, `needsApproval`) with `execute`, which gets the validated
+ * arguments, typed from `parameters`.
+ */
+export type UseToolOptions<P extends ToolParameters = ToolParameters, Args = ToolArgs<P>> = Omit<HostToolDefinition<P, Args>, "name" | "handler" | "execute"> & {
+  /** Runs one call; a string or JSON data is the result, a throw an error the model reads. */
+  execute: (args: Args, call: HostToolCall) => unknown;
 };
 
-export function useTool<Args = any>(name: string, options: UseToolOptions<Args>): void {
+export function useTool<const P extends ToolParameters = ToolParameters>(name: string, options: UseToolOptions<P>): void {
   const agent = useAgentContext();
   const latest = useRef(options);
   latest.current = options;
-  const { execute: _execute, ...spec } = options as UseToolOptions<Args> & Record<string, unknown>;
+  const { execute: _execute, ...spec } = options as UseToolOptions<P> & Record<string, unknown>;
   const key = specKey(spec);
 
   useEffect(() => {
     if (!agent) return;
-    const current = latest.current as UseToolOptions<Args> & Record<string, unknown>;
+    const current = latest.current as UseToolOptions<P> & Record<string, unknown>;
     const def: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(current)) {
       // Functions (needsApproval) are read at each call too, like execute.
       def[k] = typeof v === "function" ? (...a: unknown[]) => (latest.current as unknown as Record<string, (...x: unknown[]) => unknown>)[k]!(...a) : v;
     }
-    const run = (args: unknown, call?: { rtcId?: string }) => latest.current.execute(args as Args, call ?? {});
-    // `execute` for SDKs that name it so, `handler` for those that do not.
-    agent.registerTool({ ...def, name, execute: run, handler: run } as unknown as ToolDefinition);
+    const run = (args: ToolArgs<P>, call: HostToolCall) => latest.current.execute(args, call ?? {});
+    agent.registerTool({ ...def, name, execute: run } as HostToolDefinition<P, ToolArgs<P>>);
     return () => agent.unregisterTool(name);
   }, [agent, name, key]);
 }
