@@ -1,12 +1,14 @@
 // A test page for the hooks (web/test/e2e/react-hooks.test.ts): a probe tool that
 // exists while <Probe/> is mounted and answers with the label its latest render
-// saw, a chat list from useSessions/useMessages, and counters of the agent's
-// tool registrations, all on `window.app` for the test. Query: server, user.
+// saw, a tool with a zod schema, a chat list from useSessions/useMessages, and
+// counters of the agent's tool registrations, all on `window.app` for the test.
+// Query: server, user.
 
 import { AgentProvider, useAgent, useMessages, useSessions, useTool } from "@rtc-agent/react";
 import type { Agent } from "@rtc-agent/web/headless";
 import { StrictMode, useEffect, useState } from "react";
 import { createRoot } from "react-dom/client";
+import { z } from "zod";
 
 const q = new URLSearchParams(location.search);
 const serverUrl = q.get("server") ?? location.origin;
@@ -41,6 +43,19 @@ function Probe({ label }: { label: string }) {
     execute: () => `label is ${label}`,
   });
   return <p id="label">{label}</p>;
+}
+
+// A Standard Schema (zod) as a tool's parameters, defined once outside the component.
+const echoArgs = z.object({ text: z.string().min(1) });
+
+function Echo() {
+  useTool("echoTool", {
+    description: "Repeats a text.",
+    parameters: echoArgs,
+    needsApproval: false,
+    execute: ({ text }) => `echo ${text}`,
+  });
+  return null;
 }
 
 function Chat() {
@@ -95,6 +110,7 @@ function App() {
     <AgentProvider agent={agent}>
       <span id="conn">{status.state}</span>
       {ready && mounted ? <Probe label={label} /> : null}
+      <Echo />
       <Chat />
     </AgentProvider>
   );

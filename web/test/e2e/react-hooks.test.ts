@@ -3,7 +3,8 @@
 // origin than the server: useTool registers once however often the component
 // renders and runs the latest render's function; unmounting the component takes
 // the tool away (the model's next call of it fails as an unknown tool), mounting
-// it again brings it back; useMessages shows the calls' states.
+// it again brings it back; a zod schema passes through to the SDK's validation;
+// useMessages shows the calls' states and the text while it streams.
 
 import { build } from "esbuild";
 import { mkdtemp, copyFile, rm } from "node:fs/promises";
@@ -23,7 +24,19 @@ interface App {
 }
 type Win = { app?: App & { agent: { tools: { list(): { name: string }[] }; send(t: string, o?: object): Promise<{ session_id: string }> }; setLabel(l: string): void; setMounted(m: boolean): void } };
 
-const script = { name: "hooks", turns: [turn("(?i)probe", [{ text: "Calling.", tool_calls: [call("probeTool", {})] }, { chunks: ["Got: ", "{{last_result}}"] }])] };
+const script = {
+  name: "hooks",
+  turns: [
+    turn("(?i)probe", [{ text: "Calling.", tool_calls: [call("probeTool", {})] }, { chunks: ["Got: ", "{{last_result}}"] }]),
+    turn("(?i)echo", [
+      { text: "Echoing.", tool_calls: [call("echoTool", { text: 5 })] },
+      { text: "Again.", tool_calls: [call("echoTool", { text: "hi" })] },
+      { chunks: ["Got: ", "{{last_result}}"] },
+    ]),
+    // The pause between the parts is long enough to see the first alone on a busy machine.
+    turn("(?i)stream", [{ chunks: ["First part. ", "Second part."], delay_ms: 1500 }]),
+  ],
+};
 
 async function buildApp(): Promise<string> {
   const out = await mkdtemp(join(tmpdir(), "rtc-react-hooks-"));
@@ -84,5 +97,17 @@ test("react hooks: useTool registers once, runs the latest render's function and
 
   await page.evaluate(() => (window as unknown as Win).app!.setMounted(true));
   await until("the probe tool registered again", () => probeListed(page));
+
+  // A zod schema passed through useTool: a wrong argument is an error naming the field, a right one runs.
+  await page.evaluate(async (id) => void (await (window as unknown as Win).app!.agent.send("echo", { sessionId: id })), sessionId);
+  includes(await until("the echo answer", async () => (await answers(page))[2]), "echo hi");
+  eq(await states(page), ["done", "error", "error", "done"]);
+  includes((await page.locator("#chat .tool").nth(2).innerText()).toLowerCase(), "text", "the error names the field");
+
+  // Streaming text: useMessages shows the first part while the message streams.
+  await page.evaluate(async (id) => void (await (window as unknown as Win).app!.agent.send("stream", { sessionId: id })), sessionId);
+  const streaming = page.locator("#chat .msg.assistant[data-status='streaming']");
+  await until("the first part while streaming", async () => (await streaming.count()) === 1 && (await streaming.innerText()).includes("First part."));
+  await until("the whole message", async () => (await page.locator("#chat .msg.assistant[data-status='complete']", { hasText: "First part. Second part." }).count()) === 1);
   eq(p.noErrors(), [], "no page errors");
 });
