@@ -154,11 +154,11 @@ function printProfile(profile) {
   for (const [k, ms] of top) console.log(`  ${ms.toFixed(0).padStart(6)} ms  ${k}`);
 }
 
-/** With BENCH_PROFILE=1: main-thread time by trace event (Layout, Paint, FunctionCall, …). */
+/** With BENCH_PROFILE=1: main-thread CPU time by trace event (Layout, Paint, FunctionCall, …). */
 function printKinds(trace) {
   const events = trace.traceEvents ?? trace;
   const mains = new Set(events.filter((e) => e.ph === "M" && e.name === "thread_name" && e.args?.name === "CrRendererMain").map((e) => `${e.pid}:${e.tid}`));
   const by = new Map();
-  for (const e of events) if (e.ph === "X" && mains.has(`${e.pid}:${e.tid}`) && e.cat.includes("devtools.timeline")) by.set(e.name, (by.get(e.name) ?? 0) + e.dur / 1000);
+  for (const e of events) if (e.ph === "X" && mains.has(`${e.pid}:${e.tid}`) && e.cat.includes("devtools.timeline")) by.set(e.name, (by.get(e.name) ?? 0) + (e.tdur ?? e.dur) / 1000);
   for (const [k, ms] of [...by.entries()].sort((a, b) => b[1] - a[1]).slice(0, 12)) console.log(`  ${ms.toFixed(0).padStart(6)} ms  ${k}`);
 }

@@ -24,6 +24,8 @@ const MODE_LABELS: Record<WorkMode, string> = {
 const STATE_TEXT = { connecting: "connecting…", connected: "connected", disconnected: "offline" } as const;
 /** Below this width of the element the session list is a drawer. */
 const NARROW_PX = 720;
+/** When no animation frame came within this (a hidden tab), a timer renders instead. */
+const HIDDEN_RENDER_MS = 100;
 const PLACEHOLDER = "Message the assistant…  (Enter to send, /compact to summarise)";
 
 /** The wiring of the views inside the shadow root. */
@@ -35,6 +37,7 @@ export class Ui {
   private selected: string | null = null;
   private selectedKey = "";
   private timer: ReturnType<typeof setTimeout> | null = null;
+  private frame: number | null = null;
   private readonly offs: (() => void)[] = [];
   private readonly bannerEl = h("div", { class: "banner", attrs: { hidden: true, role: "status" } });
   /** The prompt a "… is waiting for your answer" banner points to (null: the banner shows something else). */
@@ -161,6 +164,7 @@ export class Ui {
     this.files?.dispose();
     this.resize?.disconnect();
     if (this.timer) clearTimeout(this.timer);
+    if (this.frame !== null) cancelAnimationFrame(this.frame);
     if (this.connTicker) clearInterval(this.connTicker);
   }
 
@@ -180,13 +184,22 @@ export class Ui {
     if (!id) this.input.focus();
   }
 
+  /**
+   * Renders once before the next frame, however many changes (deltas) arrive
+   * until then. A hidden tab gets no animation frames: the timer renders there,
+   * so its view is current when it is shown again.
+   */
   private schedule(): void {
-    // A timer, not requestAnimationFrame: background tabs must keep their view current.
     if (this.timer) return;
-    this.timer = setTimeout(() => {
+    const run = () => {
+      if (this.frame !== null) cancelAnimationFrame(this.frame);
+      if (this.timer) clearTimeout(this.timer);
+      this.frame = null;
       this.timer = null;
       this.render();
-    }, 16);
+    };
+    this.frame = typeof requestAnimationFrame === "function" ? requestAnimationFrame(run) : null;
+    this.timer = setTimeout(run, this.frame === null ? 16 : HIDDEN_RENDER_MS);
   }
 
   private render(): void {

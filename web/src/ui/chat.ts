@@ -44,11 +44,49 @@ export class ChatView {
   /** The RTCs of the shown session by message and call, rebuilt when the store's list changes. */
   private rtcList: readonly Rtc[] | null = null;
   private rtcMap = new Map<string, Rtc>();
+  /** The log shows its end: new content scrolls it along (false once the person scrolls up). */
+  private atEnd = true;
+  /** Where the log was last scrolled to its end by this view (a scroll event from it is not the person's). */
+  private endTop = -1;
+  private scrolled = false;
+  private scrollFrame: number | null = null;
 
   constructor(
     private readonly agent: Agent,
     private readonly actions: ChatActions = { select: () => undefined, report: () => undefined },
-  ) {}
+  ) {
+    // While the log follows its end, a scroll is only noted here (reading the
+    // layout in every scroll event would force a layout per event); the next
+    // frame tells the person's scroll from the log's own.
+    this.root.addEventListener(
+      "scroll",
+      () => {
+        if (this.atEnd) {
+          this.scrolled = true;
+          this.stickToEnd();
+        } else this.atEnd = this.root.scrollHeight - this.root.scrollTop - this.root.clientHeight < 60;
+      },
+      { passive: true },
+    );
+  }
+
+  /**
+   * Keeps the log at its end when it was there: once per animation frame, after
+   * the frame's changes, so layout is read once per frame, not once per update.
+   */
+  private stickToEnd(): void {
+    if (!this.atEnd || this.scrollFrame !== null) return;
+    this.scrollFrame = requestAnimationFrame(() => {
+      this.scrollFrame = null;
+      const el = this.root;
+      // Scrolled up since the log last scrolled itself to the end: it stays where the person put it.
+      if (this.scrolled && (this.endTop < 0 || el.scrollTop < this.endTop - 2)) this.atEnd = el.scrollHeight - el.scrollTop - el.clientHeight < 60;
+      this.scrolled = false;
+      if (!this.atEnd) return;
+      el.scrollTop = el.scrollHeight;
+      this.endTop = el.scrollTop;
+    });
+  }
 
   show(sessionId: string | null): void {
     if (sessionId === this.sessionId) return;
@@ -57,6 +95,8 @@ export class ChatView {
     this.forking = null;
     this.error = null;
     this.root.textContent = "";
+    this.atEnd = true;
+    this.endTop = -1;
     if (sessionId) {
       this.agent.loadSession(sessionId).then(
         () => this.update(),
@@ -70,7 +110,6 @@ export class ChatView {
   }
 
   update(): void {
-    const stick = this.root.scrollHeight - this.root.scrollTop - this.root.clientHeight < 60;
     const id = this.sessionId;
     if (!id) {
       replaceChildren(
@@ -109,7 +148,7 @@ export class ChatView {
       const key = `${this.keyOf(m, rtcs, prompts)}|${canRetry ? `retry:${this.retrying.has(canRetry.id)}` : ""}|${this.forking?.id === m.id ? "fork" : ""}|${m.role === "summary" ? this.replacedBy(m) : ""}`;
       let r = this.nodes.get(m.id);
       if (!r || r.key !== key) {
-        const body = r?.body ?? (m.role === "assistant" ? new MarkdownView() : undefined);
+        const body = r?.body ?? (m.role === "assistant" ? this.markdownView() : undefined);
         let node: HTMLElement;
         try {
           node = this.render(m, rtcs, prompts, canRetry, body, r?.node);
@@ -139,7 +178,7 @@ export class ChatView {
       if (this.root.children[i] !== node) this.root.insertBefore(node, this.root.children[i] ?? null);
     });
     while (this.root.children.length > wanted.length) this.root.lastElementChild!.remove();
-    if (stick) this.root.scrollTop = this.root.scrollHeight;
+    this.stickToEnd();
   }
 
   private workingText(sessionId: string, messages: readonly Message[]): string {
@@ -214,6 +253,13 @@ export class ChatView {
       this.rtcMap = new Map(list.map((r) => [`${r.message_id}/${r.tool_call_id}`, r]));
     }
     return this.rtcMap;
+  }
+
+  private markdownView(): MarkdownView {
+    const view = new MarkdownView();
+    // A spaced-out render grows the message between two updates of the log.
+    view.onRender = () => this.stickToEnd();
+    return view;
   }
 
   /** Shows an assistant message's current text (the Live text while it streams). */

@@ -9,6 +9,12 @@
 // makes every render costly, renders are spaced out so they never take more
 // than about a fifth of the main thread; the latest text is always shown in the
 // end.
+//
+// Blocks are kept in pages of up to PAGE_BLOCKS blocks. Every page but the last
+// is "settled" (class `settled`, which the styles give `content-visibility:
+// auto`): the browser skips the layout and paint of settled pages off screen,
+// so a frame of a long streaming answer costs about what is in view. The last
+// page, which holds the growing block, is never settled.
 
 import { type Block, parse, renderTokens, topBlocks } from "./markdown.js";
 
@@ -16,7 +22,17 @@ interface Shown {
   /** Source offset where the block starts. */
   start: number;
   nodes: Node[];
+  /** The page holding the block's nodes. */
+  page: Page | null;
 }
+
+interface Page {
+  el: HTMLElement;
+  blocks: number;
+}
+
+/** Blocks per page: pages above the last are skipped by layout while off screen. */
+const PAGE_BLOCKS = 16;
 
 /** How much of the main thread a growing message may take while streaming. */
 const DUTY = 0.2;
@@ -30,6 +46,7 @@ export class MarkdownView {
   readonly root: HTMLElement;
   private text = "";
   private shown: Shown[] = [];
+  private pages: Page[] = [];
   /** The text defines link references: always render the whole text. */
   private whole = false;
   private failed = false;
@@ -37,6 +54,8 @@ export class MarkdownView {
   private pending: { text: string; streaming: boolean } | null = null;
   private timer: ReturnType<typeof setTimeout> | null = null;
   private nextAt = 0;
+  /** Called after each render (e.g. to keep a log scrolled to its end). */
+  onRender: (() => void) | null = null;
 
   /**
    * `spaced`: space out costly renders while streaming (default). Off, every
@@ -91,6 +110,7 @@ export class MarkdownView {
       this.fallback(p.text, err);
     }
     this.text = p.text;
+    this.onRender?.();
     const cost = performance.now() - started;
     this.nextAt = performance.now() + Math.max(MIN_GAP_MS, (cost * (1 - DUTY)) / DUTY);
   }
@@ -111,10 +131,17 @@ export class MarkdownView {
     }
     this.whole = parsed.hasReferences;
     if (appended) {
-      for (const b of this.shown.splice(keep)) for (const n of b.nodes) (n as ChildNode).remove();
+      for (const b of this.shown.splice(keep)) {
+        for (const n of b.nodes) (n as ChildNode).remove();
+        if (b.page) b.page.blocks--;
+      }
+      // Blocks go away only from the end: so do emptied pages.
+      while (this.pages.length > 0 && this.pages[this.pages.length - 1]!.blocks === 0) this.pages.pop()!.el.remove();
+      this.pages[this.pages.length - 1]?.el.classList.remove("settled");
     } else {
       this.root.textContent = "";
       this.shown = [];
+      this.pages = [];
     }
     const blocks = topBlocks(parsed.tokens);
     const offsets = lineOffsets(tail);
@@ -123,15 +150,31 @@ export class MarkdownView {
       // The last block of a streaming text changes with every update: no highlighting yet.
       renderTokens(b.tokens, frag, this.doc, { highlight: !(streaming && i === blocks.length - 1) });
       const nodes = Array.from(frag.childNodes);
-      this.root.appendChild(frag);
-      this.shown.push({ start: from + (offsets[b.line] ?? tail.length), nodes });
+      const page = this.page();
+      page.el.appendChild(frag);
+      page.blocks++;
+      this.shown.push({ start: from + (offsets[b.line] ?? tail.length), nodes, page });
     });
-    if (blocks.length === 0) this.shown.push({ start: from, nodes: [] });
+    if (blocks.length === 0) this.shown.push({ start: from, nodes: [], page: null });
+  }
+
+  /** The page a new block goes to: the last one, or a new one when it is full (the full one settles). */
+  private page(): Page {
+    const last = this.pages[this.pages.length - 1];
+    if (last && last.blocks < PAGE_BLOCKS) return last;
+    last?.el.classList.add("settled");
+    const el = this.doc.createElement("div");
+    el.className = "page";
+    this.root.appendChild(el);
+    const page = { el, blocks: 0 };
+    this.pages.push(page);
+    return page;
   }
 
   private fallback(text: string, err: unknown): void {
     this.failed = true;
     this.shown = [];
+    this.pages = [];
     const note = this.doc.createElement("div");
     note.className = "note bad";
     note.textContent = `This message could not be formatted (${(err as Error)?.message ?? err}); its text is shown as written.`;

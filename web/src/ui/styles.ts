@@ -92,6 +92,9 @@ select { border: 1px solid var(--rtc-border); border-radius: 7px; padding: 3px 6
 .msg .note { font-size: 12px; color: var(--rtc-muted); margin-top: 4px; }
 .msg .note.bad { color: var(--rtc-bad); }
 .md > :first-child { margin-top: 0; } .md > :last-child { margin-bottom: 0; }
+/* A message's blocks come in pages; pages above the growing one are skipped by layout and paint while off screen (their last size is kept). */
+.md > .page:first-child > :first-child { margin-top: 0; } .md > .page:last-child > :last-child { margin-bottom: 0; }
+.md > .settled { content-visibility: auto; contain-intrinsic-size: auto 600px; }
 .md p, .md ul, .md ol, .md pre, .md blockquote, .md .table { margin: 0 0 8px; }
 .md h1, .md h2, .md h3, .md h4 { margin: 12px 0 6px; line-height: 1.3; } .md h1 { font-size: 1.3em; } .md h2 { font-size: 1.18em; } .md h3 { font-size: 1.05em; }
 .md code { font-family: var(--rtc-mono); font-size: .92em; background: var(--rtc-code); padding: 1px 4px; border-radius: 4px; }

@@ -5,6 +5,7 @@
 import { renderMarkdown } from "../../src/ui/markdown.js";
 import { MarkdownView } from "../../src/ui/mdview.js";
 import { eq, includes, ok, test } from "./harness.js";
+import { unpagedHtml as html } from "./mdhtml.js";
 
 function oneShot(md: string): string {
   const div = document.createElement("div");
@@ -21,7 +22,7 @@ test("mdview: appended text re-renders only the last blocks", () => {
   const p = v.root.querySelector("p");
   v.set("# Title\n\nintro\n\nfirst paragraph\n\n- a\n- b\n- c\n\n```ts\nlet x", true);
   ok(v.root.querySelector("p") === p, "a completed paragraph is kept");
-  eq(v.root.innerHTML, oneShot("# Title\n\nintro\n\nfirst paragraph\n\n- a\n- b\n- c\n\n```ts\nlet x"));
+  eq(html(v.root), oneShot("# Title\n\nintro\n\nfirst paragraph\n\n- a\n- b\n- c\n\n```ts\nlet x"));
   ok(v.root.classList.contains("cursor"), "streaming shows the cursor");
   v.set("# Title\n\nintro\n\nfirst paragraph\n\n- a\n- b\n- c\n\n```ts\nlet x = 1;\n```\n", false);
   ok(!v.root.classList.contains("cursor"));
@@ -33,7 +34,7 @@ test("mdview: a line that grows from a heading into text joins the list above", 
   v.set("- item\n#", true);
   eq(v.root.querySelectorAll("h1").length, 1);
   v.set("- item\n####### more", false);
-  eq(v.root.innerHTML, oneShot("- item\n####### more"));
+  eq(html(v.root), oneShot("- item\n####### more"));
 });
 
 test("mdview: a link reference defined later changes links above it", () => {
@@ -42,7 +43,7 @@ test("mdview: a link reference defined later changes links above it", () => {
   eq(v.root.querySelectorAll("a").length, 0);
   v.set("see [docs]\n\nmore text\n\n[docs]: https://example.com/docs\n", false);
   eq(v.root.querySelector("a")?.getAttribute("href"), "https://example.com/docs");
-  eq(v.root.innerHTML, oneShot("see [docs]\n\nmore text\n\n[docs]: https://example.com/docs\n"));
+  eq(html(v.root), oneShot("see [docs]\n\nmore text\n\n[docs]: https://example.com/docs\n"));
 });
 
 test("mdview: a failing render shows the raw text and later updates still render", () => {
@@ -59,5 +60,31 @@ test("mdview: a failing render shows the raw text and later updates still render
   includes(v.root.querySelector(".note")?.textContent ?? "", "could not be formatted");
   broken = false;
   v.set("some **bold** text, and more", false);
-  eq(v.root.innerHTML, "<p>some <strong>bold</strong> text, and more</p>");
+  eq(html(v.root), "<p>some <strong>bold</strong> text, and more</p>");
+});
+
+test("mdview: a long streamed answer is kept in pages; all but the last are settled", () => {
+  const v = new MarkdownView(document, false);
+  const paras = Array.from({ length: 40 }, (_, i) => `paragraph ${i} with *words*`);
+  let text = "";
+  for (const p of paras) {
+    text += `${p}\n\n`;
+    v.set(text, true);
+  }
+  const pages = Array.from(v.root.querySelectorAll(":scope > .page"));
+  eq(pages.length, 3, "40 blocks in pages of 16");
+  eq(pages.map((p) => p.classList.contains("settled")).join(), "true,true,false", "only the last page is not settled");
+  eq(html(v.root), oneShot(text), "the pages hold exactly the one-shot render");
+  // A line that grows from a heading (block 33, the first of a new page) into
+  // the text of the paragraph above it (block 32): the new page empties again.
+  const upTo32 = paras.slice(0, 31).map((p) => `${p}\n\n`).join("") + "paragraph 31\n#";
+  v.set(upTo32, true);
+  eq(v.root.querySelectorAll(":scope > .page").length, 3, "the heading opened a third page");
+  v.set(upTo32 + "######", true);
+  eq(html(v.root), oneShot(upTo32 + "######"));
+  eq(v.root.querySelectorAll(":scope > .page").length, 2, "the emptied page is gone");
+  ok(!v.root.lastElementChild!.classList.contains("settled"), "the last page is never settled");
+  v.set(text.slice(0, text.indexOf("paragraph 20")), false);
+  eq(html(v.root), oneShot(text.slice(0, text.indexOf("paragraph 20"))), "a text that is not an extension renders anew");
+  ok(!v.root.lastElementChild!.classList.contains("settled"));
 });
