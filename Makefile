@@ -45,4 +45,4 @@ bench:
 	$(GO) run ./cmd/rtcagent bench $(BENCHFLAGS)
 
 clean:
-	rm -rf bin web/types web/dist/*.js web/dist/*.map web/dist/*.html web/dist/*.json web/dist/examples web/react/dist web/react/types
+	rm -rf bin web/dist/*.js web/dist/*.d.ts web/dist/types web/dist/*.map web/dist/*.html web/dist/*.json web/dist/examples web/react/dist web/react/types

@@ -28,6 +28,7 @@ import "./options.test.js";
 import "./render.test.js";
 import "./shop.test.js";
 import "./react-pack.test.js";
+import "./pack.test.js";
 import "./react-hooks.test.js";
 import "./screenshot.test.js";
 

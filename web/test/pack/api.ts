@@ -1,0 +1,59 @@
+// What the public types allow and refuse, checked by `tsc --strict` in
+// test/e2e/pack.test.ts: each @ts-expect-error line must fail to compile (an
+// unused one is itself an error), everything else must compile.
+import * as headless from "@rtc-agent/web/headless";
+import type { Agent, Message, Session, WorkMode } from "@rtc-agent/web/headless";
+import { RtcAgentElement } from "@rtc-agent/web";
+
+export async function checks(agent: Agent): Promise<void> {
+  // call: the method map from the protocol.
+  const got = await agent.call("v1.session.get", { session_id: "s1" });
+  const title: string = got.session.title;
+  const page = await agent.call("v1.session.list"); // params optional when none are required
+  const more = await agent.call("v1.message.list", { session_id: "s1", limit: 50 });
+  const first: Message | undefined = more.messages[0];
+  // @ts-expect-error a misspelt method does not compile
+  await agent.call("v1.sesion.lst");
+  // @ts-expect-error wrong params do not compile
+  await agent.call("v1.session.get", { id: "s1" });
+  // @ts-expect-error required params cannot be left out
+  await agent.call("v1.turn.stop");
+
+  // work_mode is the union, not string.
+  const s: Session | undefined = page.sessions[0];
+  const mode: WorkMode | undefined = s?.work_mode;
+  // @ts-expect-error an unknown mode is not a WorkMode
+  await agent.setWorkMode("s1", "yolo");
+
+  // The agent's state is read through read-only views.
+  const known: ReadonlyMap<string, Session> = agent.store.sessions;
+  // @ts-expect-error the maps cannot be changed from outside
+  agent.store.sessions.delete("s1");
+  // @ts-expect-error the lists are read-only
+  agent.store.messagesOf("s1").push(first!);
+  // @ts-expect-error the events can be listened to, not emitted
+  agent.events.emit("leader", true);
+
+  // Host tools: the handler's argument type is the tool's.
+  agent.registerTool({
+    name: "addToCart",
+    description: "Adds a product.",
+    parameters: { type: "object", properties: { sku: { type: "string" }, quantity: { type: "integer" } }, required: ["sku"] },
+    handler: async ({ sku, quantity = 1 }: { sku: string; quantity?: number }) => `${quantity} × ${sku.toUpperCase()}`,
+  });
+
+  void [title, mode, known];
+}
+
+// There is no constructor to call: agents come from createAgent.
+// @ts-expect-error Agent is a type only
+void new headless.Agent();
+// @ts-expect-error internals are not exported
+void headless.ToolRegistry;
+// @ts-expect-error nor generic tool functions
+void headless.read;
+// The element class is exported by the main entry, not by the headless one.
+const el: RtcAgentElement | null = document.querySelector("rtc-agent");
+// @ts-expect-error
+void headless.RtcAgentElement;
+void el;
