@@ -66,10 +66,18 @@ async function installTarball(): Promise<App> {
   ok(!("private" in pkg), "the package is not private");
   // Its dependencies are types only (the declarations import them): the code is bundled.
   const dist = join(dir, "node_modules/@rtc-agent/web/dist");
-  for (const f of (await readdir(dist)).filter((n) => n.endsWith(".js"))) {
-    const bare = [...(await readFile(join(dist, f), "utf8")).matchAll(/(?:\bfrom|\bimport\(?)\s*["']([^"'./][^"']*)["']/g)].map((m) => m[1]);
-    eq(bare, [], `${f} imports no package`);
-  }
+  const meta = await build({
+    entryPoints: ["rtc-agent.js", "rtc-agent-headless.js"].map((n) => join(dist, n)),
+    bundle: true,
+    write: false,
+    packages: "external",
+    format: "esm",
+    outdir: join(tmp, "scan"),
+    metafile: true,
+    logLevel: "silent",
+  });
+  const bare = Object.values(meta.metafile.inputs).flatMap((i) => i.imports.filter((x) => x.external).map((x) => x.path));
+  eq(bare, [], "the bundles import no package");
   for (const f of await readdir(join(paths.web, "test/pack"))) await copyFile(join(paths.web, "test/pack", f), join(dir, "src", f));
   return { dir, tarball };
 }

@@ -34,12 +34,19 @@ export async function checks(agent: Agent): Promise<void> {
   // @ts-expect-error the events can be listened to, not emitted
   agent.events.emit("leader", true);
 
-  // Host tools: the handler's argument type is the tool's.
+  // Host tools: the handler's arguments are typed from the schema.
   agent.registerTool({
     name: "addToCart",
     description: "Adds a product.",
     parameters: { type: "object", properties: { sku: { type: "string" }, quantity: { type: "integer" } }, required: ["sku"] },
-    handler: async ({ sku, quantity = 1 }: { sku: string; quantity?: number }) => `${quantity} × ${sku.toUpperCase()}`,
+    handler: async ({ sku, quantity = 1 }) => `${quantity} × ${sku.toUpperCase()}`,
+  });
+  agent.registerTool({
+    name: "wrongType",
+    description: "Arguments follow the schema.",
+    parameters: { type: "object", properties: { sku: { type: "string" } }, required: ["sku"] },
+    // @ts-expect-error sku is a string, not a number
+    handler: async ({ sku }) => sku * 2,
   });
 
   void [title, mode, known];

@@ -14,7 +14,7 @@ el.registerTool({
   name: "addToCart",
   description: "Adds a product to the shopping cart.",
   parameters: { type: "object", properties: { sku: { type: "string" } }, required: ["sku"] },
-  handler: async ({ sku }: { sku: string }) => {
+  handler: async ({ sku }) => {
     cart.push(sku.toUpperCase());
     return { added: sku, items: cart.length };
   },

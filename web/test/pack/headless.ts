@@ -16,7 +16,7 @@ agent.registerTool({
   name: "addToCart",
   description: "Adds a product to the shopping cart.",
   parameters: { type: "object", properties: { sku: { type: "string" } }, required: ["sku"] },
-  handler: async ({ sku }: { sku: string }) => {
+  handler: async ({ sku }) => {
     cart.push(sku);
     return { added: sku, items: cart.length }; // a string or JSON, for the model
   },
