@@ -21,6 +21,7 @@ import { SearchClient } from "../tools/search/client.js";
 import { openStateDb, stateDbName } from "../state/db.js";
 import { ToolRegistry } from "../tools/registry.js";
 import type { HostToolDefinition, ToolArgs, ToolParameters } from "../tools/typed.js";
+import { bridgeWebMcp } from "./webmcp.js";
 import { Emitter, backoffMs, sleep } from "../util/emitter.js";
 import { VirtualFS } from "../vfs/vfs.js";
 import type { MethodName, MethodResult } from "../protocol/methods.js";
@@ -67,6 +68,7 @@ export class AgentCore implements Agent {
   private readonly hydrating = new Map<string, Promise<void>>();
   private readonly ready: Promise<void>;
   private destroyed = false;
+  private stopWebMcp: (() => void) | null = null;
   private started = false;
   defaultWorkMode: WorkMode;
   /** Counters of the Topic rules at work (diagnostics, tests). */
@@ -134,6 +136,7 @@ export class AgentCore implements Agent {
       leadership: this.leadership,
     });
     for (const t of options.tools ?? []) this.registerTool(t);
+    if (options.webmcp !== false) this.stopWebMcp = bridgeWebMcp(this);
     this.wire();
     // Old journal entries are only needed while their RTCs could still be delivered.
     this.ready = this.store.load().then(() => void journal.prune(7 * 24 * 3600_000).catch(() => undefined));
@@ -177,6 +180,7 @@ export class AgentCore implements Agent {
 
   destroy(): void {
     this.destroyed = true;
+    this.stopWebMcp?.();
     this.executor.stop();
     this.topic.close();
     this.live.close();

@@ -29,6 +29,11 @@ export interface AgentOptions {
   /** Host tools offered to the model with every message (see registerTool). */
   // any: each tool has its own argument type
   tools?: HostToolDefinition<any, any>[];
+  /**
+   * Offer the tools the page registers with WebMCP (`navigator.modelContext`,
+   * when the browser has it) as host tools. Default true.
+   */
+  webmcp?: boolean;
   /** URL of sandbox.html for the script tool. Default: next to rtc-agent.js. */
   sandboxUrl?: string;
   /** Deadline of one script run. Default 30 000 ms. */

@@ -31,6 +31,7 @@ import "./react-pack.test.js";
 import "./pack.test.js";
 import "./react-hooks.test.js";
 import "./screenshot.test.js";
+import "./webmcp.test.js";
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 
