@@ -10,6 +10,7 @@ import (
 
 	"github.com/rtcagent/rtcagent/internal/protocol"
 	"github.com/rtcagent/rtcagent/internal/simclient"
+	"github.com/rtcagent/rtcagent/internal/store/pgstore"
 )
 
 // dialParallel bounds concurrent WebSocket handshakes, so connecting 1000s of
@@ -144,13 +145,13 @@ func runPoint(ctx context.Context, srv *running, m *model, prefix string, n int,
 	live.take()
 	turns.Store(0)
 	failed.Store(0)
-	start := time.Now()
+	start, pg0 := time.Now(), pgstore.ReadCounts()
 	<-lctx.Done()
-	elapsed := time.Since(start)
+	elapsed, pg := time.Since(start), pgstore.ReadCounts().Sub(pg0)
 	gaps, lat := m.take(), live.take()
 	wg.Wait()
 	p := Point{Sessions: n, RoundTrips: len(gaps), Turns: int(turns.Load()), Failed: int(failed.Load()),
-		PerSec: float64(len(gaps)) / elapsed.Seconds(), RTT: pcts(gaps), Live: pcts(lat)}
+		PerSec: float64(len(gaps)) / elapsed.Seconds(), RTT: pcts(gaps), Live: pcts(lat), PG: pg}
 	for _, c := range clients {
 		if err := c.Err(); err != nil {
 			p.ClientErrors++

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/rtcagent/rtcagent/internal/store/pgstore"
 )
 
 // Pcts are percentiles of a sample, in milliseconds; N is the sample size.
@@ -33,6 +35,10 @@ type Point struct {
 	PerSec       float64 // RoundTrips / window
 	RTT          Pcts    // model emits a tool call → the model's next request
 	Live         Pcts    // model emits a text chunk → the client receives its delta
+	// PG is what this process sent to PostgreSQL in the window (zero when
+	// embedded); divided by RoundTrips it is the database work of a round trip,
+	// a figure that does not depend on how busy the machine is.
+	PG pgstore.Counts
 }
 
 // Idle is the memory row.
@@ -86,6 +92,15 @@ func (r *Result) Table() string {
 	for _, p := range r.Points {
 		row("2", fmt.Sprintf("RTC round trips/s, %d sessions", p.Sessions),
 			fmt.Sprintf("%.0f (%d turns, %d failed, %d clients with errors)", p.PerSec, p.Turns, p.Failed, p.ClientErrors), "")
+	}
+	for _, p := range r.Points {
+		if p.PG.Statements == 0 || p.RoundTrips == 0 {
+			continue
+		}
+		n := float64(p.RoundTrips)
+		row("2", fmt.Sprintf("PostgreSQL work per round trip, %d sessions: statements / exchanges / write + read transactions", p.Sessions),
+			fmt.Sprintf("%.1f / %.1f / %.2f + %.2f", float64(p.PG.Statements)/n, float64(p.PG.Exchanges)/n,
+				float64(p.PG.Writes)/n, float64(p.PG.Reads)/n), "")
 	}
 	best, at := r.BestPerSec()
 	row("2", "sustained RTC round trips/s (best)", fmt.Sprintf("**%.0f** at %d sessions", best, at), "≥ 2,000")

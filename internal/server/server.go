@@ -98,7 +98,11 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, opt Options) 
 		Compaction: compaction, Prices: prices,
 		LeaseTTL: cfg.LeaseTTL, NodeTTL: cfg.NodeTTL, PollInterval: cfg.PollInterval, Partials: partials, ModelRetries: retries(cfg.Retries), RetryBackoff: cfg.RetryWait,
 		VerifyTranscripts: opt.VerifyTranscripts,
-		Live:              liveFunc(func(u string, d protocol.Delta) error { return s.node.PublishDelta(u, d) })})
+		// With PostgreSQL each statement is a network exchange: read the step's
+		// input in the transaction that takes the work. SQLite's single writer
+		// is better left to writes; its reads run beside it.
+		InputWithItem: cfg.DBURL != "",
+		Live:          liveFunc(func(u string, d protocol.Delta) error { return s.node.PublishDelta(u, d) })})
 	s.api = api.New(st, clusterRunner{s}, lim, log)
 	s.node, err = realtime.New(ctx, realtime.Config{Store: st, API: s.api, Verifier: verifier, Logger: log, AllowedOrigins: cfg.AllowedOrigins(),
 		MaxRequestBytes: lim.RequestBytes, RedisURL: cfg.RedisURL, RedisPrefix: cfg.RedisPfx, OnCancelTurn: s.runner.CancelTurn})

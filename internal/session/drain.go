@@ -70,7 +70,7 @@ func (r *Runner) drain(parent context.Context, lease store.Lease, first *taken) 
 			return // the inbox is empty and the lease released, or the lease is gone
 		}
 		if err == nil && turn != nil {
-			err = r.runSteps(ctx, o, item, turn)
+			err = r.runSteps(ctx, o, item, turn, tk.input)
 		}
 		switch {
 		case err == nil:
@@ -108,6 +108,9 @@ type taken struct {
 	item   *store.InboxItem
 	turn   *protocol.Turn
 	closed []string
+	// input is the first step's input when the runner reads it in the
+	// transaction that takes the item (Config.InputWithItem).
+	input *stepInput
 }
 
 // next takes the session's oldest inbox item and, in the same transaction, brings
@@ -140,7 +143,13 @@ func (r *Runner) take(tx store.Tx, lease store.Lease) (taken, error) {
 	if errors.Is(err, errDone) {
 		return taken{item: it}, nil
 	}
-	return taken{item: it, turn: turn, closed: closed}, err
+	tk := taken{item: it, turn: turn, closed: closed}
+	if err == nil && r.cfg.InputWithItem {
+		// begin read the session, so tx holds the user's stream: the
+		// transcript read here is the one the step starts from.
+		tk.input, err = r.readStepInput(tx, turn)
+	}
+	return tk, err
 }
 
 // errReleased reports that the transaction completing an item also found the inbox

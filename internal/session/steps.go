@@ -11,31 +11,53 @@ import (
 	"github.com/rtcagent/rtcagent/internal/tools"
 )
 
-// runSteps calls the model until the turn suspends, completes or fails.
-func (r *Runner) runSteps(ctx context.Context, o *owner, item *store.InboxItem, t *protocol.Turn) error {
+// stepInput is what a model step is built from: the session's transcript (out of
+// the cache until put back) and the page's AGENT.md of the turn.
+type stepInput struct {
+	entry   *cachedTranscript
+	agentMD string
+}
+
+// readStepInput reads a step's input in tx.
+func (r *Runner) readStepInput(tx store.Tx, t *protocol.Turn) (*stepInput, error) {
+	e, err := r.tcache.take(tx, t.SessionID, t.UserID)
+	if err != nil {
+		return nil, err
+	}
+	if r.cfg.VerifyTranscripts {
+		if err = verifyTranscript(tx, t, e.tr, r.cfg.Limits.ToolResultBytes); err != nil {
+			return nil, err
+		}
+	}
+	md, err := turnAgentMD(tx, t, e.tr)
+	if err != nil {
+		return nil, err
+	}
+	return &stepInput{entry: e, agentMD: md}, nil
+}
+
+// runSteps calls the model until the turn suspends, completes or fails. in, when
+// set, is the first step's input, read by the committed transaction that took
+// the item.
+func (r *Runner) runSteps(ctx context.Context, o *owner, item *store.InboxItem, t *protocol.Turn, in *stepInput) error {
 	for {
 		if t.Step >= r.cfg.Limits.StepLimit {
 			terr := &protocol.TurnError{Category: "step_limit", Message: fmt.Sprintf("The turn stopped after %d model steps, the limit for one turn. Send a message to continue.", t.Step)}
 			return r.fail(ctx, o, item, t, terr)
 		}
-		var tr agent.Transcript
-		var agentMD string
-		err := r.cfg.Store.Read(ctx, func(tx store.Tx) error {
-			var err error
-			if tr, err = r.tcache.load(tx, t.SessionID, t.UserID); err != nil {
+		if in == nil {
+			err := r.cfg.Store.Read(ctx, func(tx store.Tx) error {
+				var err error
+				in, err = r.readStepInput(tx, t)
+				return err
+			})
+			if err != nil {
 				return err
 			}
-			if r.cfg.VerifyTranscripts {
-				if err = verifyTranscript(tx, t, tr, r.cfg.Limits.ToolResultBytes); err != nil {
-					return err
-				}
-			}
-			agentMD, err = turnAgentMD(tx, t, tr)
-			return err
-		})
-		if err != nil {
-			return err
 		}
+		r.tcache.put(t.SessionID, in.entry)
+		tr, agentMD := in.entry.tr, in.agentMD
+		in = nil
 		set := tools.NewSet(t.Tools)
 		if t.Kind == protocol.TurnKindCompact {
 			return r.compactTurn(ctx, o, item, t, tr, set)

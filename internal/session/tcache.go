@@ -52,9 +52,23 @@ func newTranscriptCache() *transcriptCache {
 
 // load returns the session's transcript as of tx's snapshot.
 func (c *transcriptCache) load(tx store.Tx, sessionID, userID string) (agent.Transcript, error) {
-	pos, err := tx.StreamGet(userID)
+	e, err := c.take(tx, sessionID, userID)
 	if err != nil {
 		return agent.Transcript{}, err
+	}
+	c.put(sessionID, e)
+	return e.tr, nil
+}
+
+// take returns the session's transcript as of tx, out of the cache: put returns
+// it once what tx read is known to be committed (in a write transaction: after
+// its commit; dropped when it rolled back, so the cache never holds what did not
+// commit). In a write transaction tx must hold the user's stream lock (it read
+// the session), so no other writer changes the transcript meanwhile.
+func (c *transcriptCache) take(tx store.Tx, sessionID, userID string) (*cachedTranscript, error) {
+	pos, err := tx.StreamGet(userID)
+	if err != nil {
+		return nil, err
 	}
 	c.mu.Lock()
 	e := c.entries[sessionID]
@@ -68,15 +82,24 @@ func (c *transcriptCache) load(tx store.Tx, sessionID, userID string) (agent.Tra
 	} else {
 		e = &cachedTranscript{userID: userID}
 		if err := loadTranscript(tx, sessionID, &e.tr); err != nil {
-			return agent.Transcript{}, err
+			return nil, err
 		}
 		metricTranscripts.WithLabelValues("store").Inc()
 	}
 	e.epoch, e.top, e.size = pos.Epoch, pos.Top, sizeOf(e.tr)
+	return e, nil
+}
+
+// put keeps a transcript that take returned.
+func (c *transcriptCache) put(sessionID string, e *cachedTranscript) {
 	if e.size > cachedBytes/4 {
-		return e.tr, nil // too large to keep: read whole at every step
+		return // too large to keep: read whole at every step
 	}
 	c.mu.Lock()
+	if old := c.entries[sessionID]; old != nil { // not expected: one step at a time
+		delete(c.entries, sessionID)
+		c.bytes -= old.size
+	}
 	c.tick++
 	e.used = c.tick
 	c.entries[sessionID] = e
@@ -85,7 +108,6 @@ func (c *transcriptCache) load(tx store.Tx, sessionID, userID string) (agent.Tra
 		c.evictOldest()
 	}
 	c.mu.Unlock()
-	return e.tr, nil
 }
 
 func (c *transcriptCache) evictOldest() {

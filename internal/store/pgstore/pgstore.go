@@ -63,6 +63,9 @@ func Open(ctx context.Context, url string, opt Options) (*Store, error) {
 	// Sent in the startup message of every pooled connection: no extra round trip,
 	// and no connection can ever run a statement against another schema.
 	cfg.ConnConfig.RuntimeParams["search_path"] = pgx.Identifier{opt.Schema}.Sanitize()
+	if cfg.ConnConfig.Tracer == nil {
+		cfg.ConnConfig.Tracer = counter{}
+	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("pgstore: connect: %w", err)
@@ -168,6 +171,7 @@ func (s *Store) Write(ctx context.Context, fn func(tx store.Tx) error) error {
 func (s *Store) attempt(ctx context.Context, fn func(tx store.Tx) error) (retry bool, err error) {
 	// Explicit: the server default (default_transaction_isolation) may differ, and
 	// the locking below is designed for READ COMMITTED.
+	counts.writes.Add(1)
 	ptx, err := s.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.ReadCommitted})
 	if err != nil {
 		return false, fmt.Errorf("pgstore: begin: %w", err)
@@ -218,6 +222,7 @@ func retryable(err error) bool {
 // Read implements store.Store: one REPEATABLE READ, READ ONLY transaction, so every
 // read of fn sees the same snapshot.
 func (s *Store) Read(ctx context.Context, fn func(tx store.Tx) error) error {
+	counts.reads.Add(1)
 	ptx, err := s.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
 	if err != nil {
 		return fmt.Errorf("pgstore: begin read: %w", err)

@@ -25,7 +25,9 @@ type tx struct {
 	seq      *sequencer
 	// locked holds the position of each user stream whose row this transaction
 	// has locked: nobody else can change it until commit, so it is read once.
-	locked  map[string]store.StreamPos
+	locked map[string]store.StreamPos
+	// seen holds, in a read transaction (one snapshot), the positions read so far.
+	seen    map[string]store.StreamPos
 	tickets []*ticket
 	updates []protocol.Update
 	wake    []string
@@ -103,13 +105,22 @@ func (t *tx) stream(userID string) (store.StreamPos, error) {
 	if p, ok := t.locked[userID]; ok {
 		return p, nil
 	}
+	if p, ok := t.seen[userID]; ok {
+		return p, nil
+	}
 	p := store.StreamPos{Epoch: t.epoch}
 	err := t.queryRow(`SELECT epoch, top, floor FROM user_streams WHERE user_id = $1`, userID).Scan(&p.Epoch, &p.Top, &p.Floor)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return store.StreamPos{Epoch: t.epoch}, nil
+		p, err = store.StreamPos{Epoch: t.epoch}, nil
 	}
 	if err != nil {
 		return p, fmt.Errorf("user stream %s: %w", userID, err)
+	}
+	if !t.writable {
+		if t.seen == nil {
+			t.seen = make(map[string]store.StreamPos)
+		}
+		t.seen[userID] = p
 	}
 	return p, nil
 }
@@ -139,13 +150,18 @@ func (t *tx) lockStream(userID string) (store.StreamPos, error) {
 	if err != nil {
 		return p, fmt.Errorf("lock user stream %s: %w", userID, err)
 	}
+	t.holdStream(userID, p)
+	return p, nil
+}
+
+// holdStream records that this transaction locked the user's stream row, read at p.
+func (t *tx) holdStream(userID string, p store.StreamPos) {
 	if t.locked == nil {
 		t.locked = make(map[string]store.StreamPos)
 	}
 	t.locked[userID] = p
 	// Taken while holding the lock: ticket order is lock order (sequencer.go).
 	t.tickets = append(t.tickets, t.seq.enter(userID))
-	return p, nil
 }
 
 func (t *tx) NextOffset(userID string) (int64, error) {

@@ -25,11 +25,33 @@ func (t *tx) SessionInsert(s *protocol.Session) error {
 // changes it before the commit. Under READ COMMITTED a read without the lock
 // could be older than the lock's holder's commit, and writing it back would undo
 // that change (a turn ended, a session deleted).
+//
+// Unless the transaction holds the lock already, the lock is taken first, found
+// through the session (its user never changes), and the session read after it:
+// two statements.
 func (t *tx) SessionGet(id string) (*protocol.Session, error) {
-	const sel = `SELECT user_id, data FROM sessions WHERE id = $1`
 	var s protocol.Session
-	var userID string
 	var data []byte
+	if t.writable && len(t.locked) == 0 {
+		var userID string
+		var p store.StreamPos
+		err := t.queryRow(`SELECT us.user_id, us.epoch, us.top, us.floor FROM sessions s
+			JOIN user_streams us ON us.user_id = s.user_id WHERE s.id = $1 FOR UPDATE OF us`, id).
+			Scan(&userID, &p.Epoch, &p.Top, &p.Floor)
+		switch {
+		case err == nil:
+			t.holdStream(userID, p)
+			if err := t.queryRow(`SELECT data FROM sessions WHERE id = $1`, id).Scan(&data); err != nil {
+				return &s, err
+			}
+			return &s, json.Unmarshal(data, &s)
+		case !errors.Is(err, pgx.ErrNoRows):
+			return &s, err
+		}
+		// No session, or (not expected) no stream row yet: the general path.
+	}
+	const sel = `SELECT user_id, data FROM sessions WHERE id = $1`
+	var userID string
 	err := t.queryRow(sel, id).Scan(&userID, &data)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return &s, store.ErrNotFound

@@ -1,0 +1,67 @@
+package pgstore
+
+import (
+	"context"
+	"sync/atomic"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promauto"
+)
+
+// Counts are the statements and transactions this process sent to PostgreSQL,
+// over every Store it opened: what one request or round trip costs the database
+// is the difference of two Counts divided by the requests in between.
+type Counts struct {
+	Statements int64 // statements sent, BEGIN and COMMIT included
+	Exchanges  int64 // waits for the server: single statements, and pipelines of several
+	Writes     int64 // write transactions begun (retries included)
+	Reads      int64 // read transactions begun
+}
+
+// Sub returns c minus old.
+func (c Counts) Sub(old Counts) Counts {
+	return Counts{Statements: c.Statements - old.Statements, Exchanges: c.Exchanges - old.Exchanges,
+		Writes: c.Writes - old.Writes, Reads: c.Reads - old.Reads}
+}
+
+var counts struct{ statements, exchanges, writes, reads atomic.Int64 }
+
+// ReadCounts returns the process's counts so far.
+func ReadCounts() Counts {
+	return Counts{Statements: counts.statements.Load(), Exchanges: counts.exchanges.Load(),
+		Writes: counts.writes.Load(), Reads: counts.reads.Load()}
+}
+
+func init() {
+	c := func(name, help string, v *atomic.Int64) {
+		promauto.NewCounterFunc(prometheus.CounterOpts{Namespace: "rtcagent", Subsystem: "pg", Name: name, Help: help},
+			func() float64 { return float64(v.Load()) })
+	}
+	c("statements_total", "Statements sent to PostgreSQL, BEGIN and COMMIT included.", &counts.statements)
+	c("exchanges_total", "Waits for PostgreSQL: single statements and pipelines of several.", &counts.exchanges)
+	c("write_transactions_total", "Write transactions begun on PostgreSQL, retries included.", &counts.writes)
+	c("read_transactions_total", "Read transactions begun on PostgreSQL.", &counts.reads)
+}
+
+// counter is the pgx tracer that counts statements and exchanges.
+type counter struct{}
+
+func (counter) TraceQueryStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceQueryStartData) context.Context {
+	counts.statements.Add(1)
+	counts.exchanges.Add(1)
+	return ctx
+}
+
+func (counter) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
+
+func (counter) TraceBatchStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceBatchStartData) context.Context {
+	counts.exchanges.Add(1)
+	return ctx
+}
+
+func (counter) TraceBatchQuery(context.Context, *pgx.Conn, pgx.TraceBatchQueryData) {
+	counts.statements.Add(1)
+}
+
+func (counter) TraceBatchEnd(context.Context, *pgx.Conn, pgx.TraceBatchEndData) {}
