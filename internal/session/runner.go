@@ -117,7 +117,7 @@ func New(cfg Config) *Runner {
 	return &Runner{cfg: cfg, log: cfg.Logger.With("component", "session"), wake: make(chan struct{}, 1),
 		sem: make(chan struct{}, cfg.Concurrency), active: map[string]bool{}, hinted: map[string]bool{}, adopting: map[string]bool{},
 		cancels: map[string]context.CancelFunc{},
-		parts: cfg.Partials, tcache: newTranscriptCache()}
+		parts:   cfg.Partials, tcache: newTranscriptCache()}
 }
 
 // Wake is a hint that sessions got inbox work. It never blocks. Sessions a worker

@@ -168,38 +168,66 @@ func (s *Store) Write(ctx context.Context, fn func(tx store.Tx) error) error {
 }
 
 // attempt runs fn in one transaction and reports whether a failure is worth a retry.
+// The transaction is begun and ended by hand on a pooled connection, so that
+// BEGIN goes to the server with fn's first statement and COMMIT with its last
+// writes (pipeline.go).
 func (s *Store) attempt(ctx context.Context, fn func(tx store.Tx) error) (retry bool, err error) {
-	// Explicit: the server default (default_transaction_isolation) may differ, and
-	// the locking below is designed for READ COMMITTED.
 	counts.writes.Add(1)
-	ptx, err := s.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.ReadCommitted})
+	conn, err := s.pool.Acquire(ctx)
 	if err != nil {
 		return false, fmt.Errorf("pgstore: begin: %w", err)
 	}
-	t := &tx{ctx: ctx, q: ptx, now: s.clock(), writable: true, epoch: s.epoch, seq: &s.seq}
+	t := &tx{ctx: ctx, q: conn, now: s.clock(), writable: true, epoch: s.epoch, seq: &s.seq}
+	// Explicit: the server default (default_transaction_isolation) may differ, and
+	// the locking below is designed for READ COMMITTED.
+	_ = t.later(nil, beginWrite)
 	var hook func(store.Commit) // set once committed
 	// Deferred so that a panicking fn still lets the user's later commits through.
 	defer func() { t.settle(hook) }()
-	// Runs first (LIFO); after a commit it is a no-op. Not cancellable: a rollback
-	// should reach the server even when ctx ended.
-	defer func() { _ = ptx.Rollback(context.WithoutCancel(ctx)) }()
+	// Runs first (LIFO). A connection left inside a transaction (fn failed, or
+	// COMMIT was not reached) is rolled back, not cancellable: the rollback
+	// should reach the server even when ctx ended; the pool drops a connection
+	// that is still not idle.
+	defer func() {
+		if st := conn.Conn().PgConn().TxStatus(); st != 'I' && !conn.Conn().IsClosed() {
+			_, _ = conn.Exec(context.WithoutCancel(ctx), "ROLLBACK")
+		}
+		conn.Release()
+	}()
 
 	if err := fn(t); err != nil {
 		// After a failed statement PostgreSQL refuses everything until rollback, so
 		// a retryable failure dooms the transaction even if fn swallowed it.
 		return t.retry != nil || retryable(err), err
 	}
+	if t.failed != nil {
+		return t.retry != nil || retryable(t.failed), fmt.Errorf("pgstore: transaction failed: %w", t.failed)
+	}
 	if t.retry != nil {
 		return true, fmt.Errorf("pgstore: transaction failed: %w", t.retry)
 	}
-	if err := ptx.Commit(ctx); err != nil {
-		return retryable(err), fmt.Errorf("pgstore: commit: %w", err)
+	if len(t.pending) == 1 && t.pending[0].sql == beginWrite { // fn sent and wrote nothing
+		t.pending = nil
+	} else {
+		var rolledBack bool
+		_ = t.later(func(tag pgconn.CommandTag) error {
+			rolledBack = tag.String() == "ROLLBACK" // COMMIT of a failed transaction
+			return nil
+		}, `COMMIT`)
+		if err := t.flush(); err != nil {
+			return retryable(err), fmt.Errorf("pgstore: commit: %w", err)
+		}
+		if rolledBack {
+			return false, fmt.Errorf("pgstore: commit: %w", pgx.ErrTxCommitRollback)
+		}
 	}
 	if h := s.hook.Load(); h != nil {
 		hook = *h
 	}
 	return false, nil
 }
+
+const beginWrite = `BEGIN ISOLATION LEVEL READ COMMITTED`
 
 // retryable reports errors after which running the whole transaction again can
 // succeed.

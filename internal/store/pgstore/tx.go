@@ -18,7 +18,7 @@ import (
 
 type tx struct {
 	ctx      context.Context
-	q        pgx.Tx
+	q        querier
 	now      time.Time
 	writable bool
 	epoch    string // initial epoch of new streams
@@ -33,6 +33,10 @@ type tx struct {
 	wake    []string
 	// retry is the first failure after which running fn again can succeed.
 	retry error
+	// pending are writes not sent yet; failed is the failure of one sent
+	// later, after which nothing more is sent (pipeline.go).
+	pending []deferred
+	failed  error
 }
 
 var errReadOnly = errors.New("pgstore: write in a read transaction")
@@ -48,25 +52,6 @@ func (t *tx) note(err error) error {
 		t.retry = err
 	}
 	return err
-}
-
-func (t *tx) exec(query string, args ...any) (pgconn.CommandTag, error) {
-	if !t.writable {
-		return pgconn.CommandTag{}, errReadOnly
-	}
-	tag, err := t.q.Exec(t.ctx, query, args...)
-	return tag, t.note(err)
-}
-
-type row struct {
-	t *tx
-	r pgx.Row
-}
-
-func (r row) Scan(dst ...any) error { return r.t.note(r.r.Scan(dst...)) }
-
-func (t *tx) queryRow(query string, args ...any) row {
-	return row{t, t.q.QueryRow(t.ctx, query, args...)}
 }
 
 // settle runs after commit or rollback: it waits for the user's earlier commits to
@@ -188,8 +173,9 @@ func (t *tx) UpdateAppend(userID, typ string, data any) (protocol.Update, error)
 	if err != nil {
 		return protocol.Update{}, err
 	}
-	// One round trip: the CTE bumps top, the INSERT stores the update.
-	_, err = t.exec(`WITH bump AS (UPDATE user_streams SET top = $2 WHERE user_id = $1)
+	// One statement, sent with the next (pipeline.go): the CTE bumps top, the
+	// INSERT stores the update.
+	err = t.later(nil, `WITH bump AS (UPDATE user_streams SET top = $2 WHERE user_id = $1)
 		INSERT INTO updates (user_id, off, payload, created_at) VALUES ($1, $2, $3, $4)`,
 		userID, u.Offset, string(payload), t.now)
 	if err != nil {
@@ -224,7 +210,7 @@ func (t *tx) UpdateList(userID string, since int64, limit int) ([]protocol.Updat
 	if err != nil {
 		return nil, p, err
 	}
-	rows, err := t.q.Query(t.ctx, `SELECT payload FROM updates WHERE user_id = $1 AND off > $2 ORDER BY off LIMIT $3`, userID, since, limitArg(limit))
+	rows, err := t.query(`SELECT payload FROM updates WHERE user_id = $1 AND off > $2 ORDER BY off LIMIT $3`, userID, since, limitArg(limit))
 	if err != nil {
 		return nil, p, fmt.Errorf("list updates: %w", t.note(err))
 	}
@@ -251,7 +237,7 @@ func (t *tx) UpdatePrune(before time.Time, keep int) (int64, error) {
 	}
 	// Delete without locking the streams (a long prune must not stall writers);
 	// the tops read here may be old, which only keeps more.
-	rows, err := t.q.Query(t.ctx, `WITH d AS (
+	rows, err := t.query(`WITH d AS (
 			DELETE FROM updates u USING user_streams s
 			WHERE u.user_id = s.user_id AND u.created_at < $1 AND u.off <= s.top - $2
 			RETURNING u.user_id, u.off)
@@ -271,6 +257,7 @@ func (t *tx) UpdatePrune(before time.Time, keep int) (int64, error) {
 		}
 		users, highs, n = append(users, u), append(highs, hi), n+c
 	}
+	rows.Close() // before the next statement on the connection
 	if err := t.note(rows.Err()); err != nil {
 		return 0, fmt.Errorf("prune updates: %w", err)
 	}
@@ -304,7 +291,7 @@ func (t *tx) getJSON(v any, query string, args ...any) error {
 
 // listJSON reads data columns into a slice.
 func listJSON[T any](t *tx, query string, args ...any) ([]T, error) {
-	rows, err := t.q.Query(t.ctx, query, args...)
+	rows, err := t.query(query, args...)
 	if err != nil {
 		return nil, t.note(err)
 	}

@@ -13,7 +13,7 @@ import (
 
 func (t *tx) SessionInsert(s *protocol.Session) error {
 	data, _ := json.Marshal(s)
-	if _, err := t.exec(`INSERT INTO sessions (id, user_id, data) VALUES ($1, $2, $3)`, s.ID, s.UserID, string(data)); err != nil {
+	if err := t.later(nil, `INSERT INTO sessions (id, user_id, data) VALUES ($1, $2, $3)`, s.ID, s.UserID, string(data)); err != nil {
 		return fmt.Errorf("insert session: %w", err)
 	}
 	return nil
@@ -89,7 +89,7 @@ func (t *tx) SessionUpdate(s *protocol.Session) error {
 
 func (t *tx) TurnInsert(tr *protocol.Turn) error {
 	data, _ := json.Marshal(tr)
-	_, err := t.exec(`INSERT INTO turns (id, session_id, seq, status, data) VALUES ($1, $2, $3, $4, $5)`,
+	err := t.later(nil, `INSERT INTO turns (id, session_id, seq, status, data) VALUES ($1, $2, $3, $4, $5)`,
 		tr.ID, tr.SessionID, tr.Seq, tr.Status, string(data))
 	if err != nil {
 		return fmt.Errorf("insert turn: %w", err)
@@ -134,6 +134,14 @@ func (t *tx) MessageInsert(m *protocol.Message, clientID string) error {
 	var cid any // NULL: no idempotency key
 	if clientID != "" {
 		cid = clientID
+	} else {
+		// Without a key nothing can be a duplicate: sent with the next statement.
+		err := t.later(affected("insert message", 1), `INSERT INTO messages (id, session_id, user_id, seq, status, client_id, data)
+			VALUES ($1, $2, $3, $4, $5, NULL, $6)`, m.ID, m.SessionID, m.UserID, m.Seq, m.Status, string(data))
+		if err != nil {
+			return fmt.Errorf("insert message: %w", err)
+		}
+		return nil
 	}
 	// ON CONFLICT on the client-id index instead of catching 23505: a failed
 	// statement would abort the whole transaction, while the interface (like

@@ -19,7 +19,7 @@ func rtcCols(r *protocol.RTC) (open bool, deadline *time.Time, data string) {
 
 func (t *tx) RTCInsert(r *protocol.RTC) error {
 	open, deadline, data := rtcCols(r)
-	_, err := t.exec(`INSERT INTO rtcs (id, session_id, turn_id, user_id, seq, status, open, deadline_at, data)
+	err := t.later(nil, `INSERT INTO rtcs (id, session_id, turn_id, user_id, seq, status, open, deadline_at, data)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
 		r.ID, r.SessionID, r.TurnID, r.UserID, r.Seq, r.Status, open, deadline, data)
 	if err != nil {
@@ -92,14 +92,13 @@ func (t *tx) InboxNext(sessionID string) (*store.InboxItem, error) {
 }
 
 func (t *tx) InboxDelete(id int64) error {
-	_, err := t.exec(`DELETE FROM inbox WHERE id = $1`, id)
-	return err
+	return t.later(nil, `DELETE FROM inbox WHERE id = $1`, id)
 }
 
 // InboxSessions lists candidates only; the claim is LeaseAcquire (see the package
 // doc). It takes no locks, so it also works in Read.
 func (t *tx) InboxSessions(limit int) ([]string, error) {
-	rows, err := t.q.Query(t.ctx, `SELECT i.session_id FROM inbox i
+	rows, err := t.query(`SELECT i.session_id FROM inbox i
 		WHERE NOT EXISTS (SELECT 1 FROM leases l WHERE l.session_id = i.session_id AND l.expires_at > $1
 			AND NOT EXISTS (SELECT 1 FROM nodes n WHERE n.node_id = l.holder AND n.expires_at <= $1))
 		GROUP BY i.session_id ORDER BY min(i.id) LIMIT $2`, t.now, limitArg(limit))
@@ -176,13 +175,12 @@ func (t *tx) LeaseRenew(l store.Lease, ttl time.Duration) (store.Lease, error) {
 
 func (t *tx) LeaseRelease(l store.Lease) error {
 	// Keep the row (and its token) so the next holder's token is higher.
-	_, err := t.exec(`UPDATE leases SET expires_at = 'epoch' WHERE session_id = $1 AND holder = $2 AND token = $3`,
+	return t.later(nil, `UPDATE leases SET expires_at = 'epoch' WHERE session_id = $1 AND holder = $2 AND token = $3`,
 		l.SessionID, l.Holder, l.Token)
-	return err
 }
 
 func (t *tx) CheckpointPut(c *store.Checkpoint) error {
-	_, err := t.exec(`INSERT INTO checkpoints (turn_id, data, expires_at) VALUES ($1, $2, $3)
+	err := t.later(nil, `INSERT INTO checkpoints (turn_id, data, expires_at) VALUES ($1, $2, $3)
 		ON CONFLICT (turn_id) DO UPDATE SET data = excluded.data, expires_at = excluded.expires_at`,
 		c.TurnID, string(c.Data), c.ExpiresAt)
 	if err != nil {
@@ -207,6 +205,5 @@ func (t *tx) CheckpointGet(turnID string) (*store.Checkpoint, error) {
 }
 
 func (t *tx) CheckpointDelete(turnID string) error {
-	_, err := t.exec(`DELETE FROM checkpoints WHERE turn_id = $1`, turnID)
-	return err
+	return t.later(nil, `DELETE FROM checkpoints WHERE turn_id = $1`, turnID)
 }
