@@ -7,7 +7,10 @@ package main
 
 import (
 	"context"
+	"errors"
+	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"os/signal"
@@ -31,9 +34,8 @@ func main() {
 		os.Exit(2)
 	}
 	cfg, err := config.Parse(os.Args[2:], os.Getenv)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "rtcagent:", err)
-		os.Exit(2)
+	if code, stop := parseOutcome(err, os.Stderr); stop {
+		os.Exit(code)
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level(cfg.LogLevel)}))
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
@@ -46,6 +48,20 @@ func main() {
 	if err := srv.ListenAndServe(ctx); err != nil {
 		log.Error("serve", "err", err)
 		os.Exit(1)
+	}
+}
+
+// parseOutcome says whether serve stops after parsing its flags, and with which
+// exit code: 0 after -help (the flags were listed), 2 on a bad flag or setting.
+func parseOutcome(err error, stderr io.Writer) (code int, stop bool) {
+	switch {
+	case err == nil:
+		return 0, false
+	case errors.Is(err, flag.ErrHelp):
+		return 0, true
+	default:
+		fmt.Fprintln(stderr, "rtcagent:", err)
+		return 2, true
 	}
 }
 

@@ -69,6 +69,10 @@ func Default() Config {
 func Parse(args []string, getenv func(string) string) (Config, error) {
 	c := Default()
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "usage: rtcagent serve [flags]   (each flag also reads the environment variable in parentheses)")
+		fs.PrintDefaults()
+	}
 	str := func(p *string, name, env, usage string) {
 		if v := getenv(env); v != "" {
 			*p = v
@@ -101,7 +105,7 @@ func Parse(args []string, getenv func(string) string) (Config, error) {
 	str(&c.Origins, "allowed-origins", "RTCAGENT_ALLOWED_ORIGINS", "comma-separated WebSocket origins; empty = any")
 	str(&c.System, "system-prompt", "RTCAGENT_SYSTEM_PROMPT", "system prompt")
 	str(&c.SysFile, "system-prompt-file", "RTCAGENT_SYSTEM_PROMPT_FILE", "file with the system prompt")
-	str(&c.Prices, "prices", "RTCAGENT_PRICES", "JSON price table file extending the built-in prices")
+	str(&c.Prices, "prices", "RTCAGENT_PRICES", "path of a JSON file with prices (USD per million tokens per model) extending the built-in ones")
 	str(&c.Provider, "model-provider", "RTCAGENT_MODEL_PROVIDER", "openai, anthropic or scripted")
 	str(&c.Script, "script", "RTCAGENT_SCRIPT", "script file for the scripted model")
 	str(&c.OpenAIURL, "openai-base-url", "RTCAGENT_OPENAI_BASE_URL", "OpenAI-compatible base URL")
