@@ -26,6 +26,7 @@ import "./connection.test.js";
 import "./handover.test.js";
 import "./options.test.js";
 import "./render.test.js";
+import "./csp.test.js";
 import "./shop.test.js";
 import "./react-pack.test.js";
 import "./pack.test.js";

@@ -162,6 +162,19 @@ export type Hook = (q: URLSearchParams) => Promise<unknown>;
 /** How /token answers for a user instead of asking the Go server (tests of failures). */
 export type TokenOverride = { status: number } | { token: string };
 
+/**
+ * The host-site CSP of web/README.md ("Host sites" section: the line that starts
+ * with `Content-Security-Policy:`) for a server on 127.0.0.1:port, after
+ * `default-src 'none'`: so the test breaks when the README's advice does.
+ */
+export async function readmeHostCsp(p: Paths, port: number): Promise<string> {
+  const readme = await readFile(join(p.web, "README.md"), "utf8");
+  const line = /^Content-Security-Policy: (.*agent\.example\.com.*)$/m.exec(readme)?.[1];
+  if (!line) throw new Error("web/README.md gives no host-site Content-Security-Policy line");
+  const csp = line.replaceAll("https://agent.example.com", `http://127.0.0.1:${port}`).replaceAll("wss://agent.example.com", `ws://127.0.0.1:${port}`);
+  return `default-src 'none'; ${csp}`;
+}
+
 export class HostServer {
   /** Per user id: a failing status or a fixed token for /token. */
   readonly tokenOverrides = new Map<string, TokenOverride>();
@@ -207,6 +220,15 @@ export class HostServer {
               "Content-Type": TYPES[extname(url.pathname)]!,
               "Cache-Control": "no-cache",
               "Content-Security-Policy": `default-src 'self'; script-src 'self'; style-src 'self'; connect-src 'self' http://127.0.0.1:${go} ws://127.0.0.1:${go}; frame-src 'self'`,
+            });
+          }
+          if (url.pathname === "/csp.html" || url.pathname === "/csp.js") {
+            // The CSP the README gives host sites, and nothing else allowed (default-src 'none').
+            const go = url.searchParams.get("go") ?? "0";
+            return send(200, await readFile(join(p.web, "test/e2e", url.pathname.slice(1))), {
+              "Content-Type": TYPES[extname(url.pathname)]!,
+              "Cache-Control": "no-cache",
+              "Content-Security-Policy": await readmeHostCsp(p, Number(go)),
             });
           }
           if (url.pathname === "/host.html" || url.pathname === "/host.js") {
