@@ -18,10 +18,12 @@ export type ConnectionState = "connecting" | "connected" | "disconnected";
  * - `token-rejected`: the server refused the token (e.g. its secret changed);
  * - `origin`: the server does not accept this page's origin (no retry: the page
  *   cannot change its origin);
+ * - `connect-data`: the server refused the connection's data (the device id, e.g.
+ *   a `deviceId` option it does not accept; no retry: the same data fails again);
  * - `refused`: the server ended the connection for another reason;
  * - `relogin`: the user must log in again.
  */
-export type ConnectionProblemKind = "unreachable" | "token" | "token-rejected" | "origin" | "refused" | "relogin";
+export type ConnectionProblemKind = "unreachable" | "token" | "token-rejected" | "origin" | "connect-data" | "refused" | "relogin";
 
 export interface ConnectionProblem {
   kind: ConnectionProblemKind;
@@ -70,6 +72,7 @@ const UNAUTHORIZED = 1;
 const DISCONNECT_CALLED = 0;
 const INVALID_TOKEN = 3500;
 const ORIGIN_REFUSED = 4503;
+const BAD_CONNECT_DATA = 4501;
 const TOKEN_EXPIRED = 109;
 
 /**
@@ -126,6 +129,9 @@ export class Connection {
       else if (ctx.code === INVALID_TOKEN) this.offline({ kind: "token-rejected", message: ctx.reason || "invalid token" }, true);
       else if (ctx.code === ORIGIN_REFUSED) {
         this.problem = { kind: "origin", message: ctx.reason || "origin not allowed" };
+        this.emitStatus();
+      } else if (ctx.code === BAD_CONNECT_DATA) {
+        this.problem = { kind: "connect-data", message: ctx.reason || "bad connect data" };
         this.emitStatus();
       } else {
         this.problem = { kind: "refused", message: ctx.reason || `code ${ctx.code}` };

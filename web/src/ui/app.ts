@@ -378,6 +378,8 @@ function problemText(st: ConnectionStatus): string {
       return `Could not get a sign-in token for the assistant (${p.message}). Retrying.`;
     case "token-rejected":
       return `The assistant's server rejected the sign-in token (${p.message}). Retrying with a new one.`;
+    case "connect-data":
+      return `The assistant's server refused this page's connection data (${p.message}). The site's operator must fix how the page sets up the assistant (its device id); retrying will not help.`;
     case "refused":
       return `The assistant's server closed the connection (${p.message}).`;
     default:

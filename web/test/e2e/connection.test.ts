@@ -1,6 +1,6 @@
 // Connection states a person understands: "Offline, retrying in N s" counting
 // down after a failed attempt (and "retry now"), and a banner naming the cause
-// when the server refuses the page's origin, when the host's token endpoint
+// when the server refuses the page's origin or its connection data (4501), when the host's token endpoint
 // fails, and when the server rejects the token; each clears once connected.
 
 import { eq, includes, ok, test, until } from "./harness.js";
@@ -62,6 +62,19 @@ test("conn origin refused: a banner names the cause, the server logs the Origin"
   ok(/level=WARN|"level":"WARN"/.test(go.log), `logged at warn level:\n${go.log}`);
   const state = await p.page.evaluate(() => (document.querySelector("rtc-agent") as unknown as { agent: { connectionStatus: { problem?: { kind: string } } } }).agent.connectionStatus.problem?.kind);
   eq(state, "origin");
+});
+
+test("conn bad connect data: a device id the server refuses gets a banner of its own, and no retry", async () => {
+  const go = await GoServer.start({ script });
+  const p = await openHost(go, { user: "device-user", device: "not a valid device id!" });
+  const text = await until("the connect-data banner", () => connBanner(p));
+  includes(text, "refused this page's connection data");
+  includes(text, "bad connect data", "the server's reason is shown");
+  includes(text, "retrying will not help");
+  await until("offline without retrying", async () => (await connText(p)) === "offline");
+  const state = await p.page.evaluate(() => (document.querySelector("rtc-agent") as unknown as { agent: { connectionStatus: { problem?: { kind: string }; retryAt?: number } } }).agent.connectionStatus);
+  eq(state.problem?.kind, "connect-data");
+  eq(state.retryAt, undefined, "no attempt is planned");
 });
 
 test("conn token endpoint fails: a banner says so while it retries, and clears once a token comes", async () => {
