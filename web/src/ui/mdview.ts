@@ -50,6 +50,8 @@ export class MarkdownView {
   /** The text defines link references: always render the whole text. */
   private whole = false;
   private failed = false;
+  /** The last block holds code, which is highlighted only once the text is complete. */
+  private lastHasCode = false;
   private streaming = false;
   private pending: { text: string; streaming: boolean } | null = null;
   private timer: ReturnType<typeof setTimeout> | null = null;
@@ -82,8 +84,13 @@ export class MarkdownView {
     // markdown-it reads \r and \r\n as \n: so must the block offsets below.
     const text = raw.includes("\r") ? raw.replace(/\r\n?/g, "\n") : raw;
     // Same text, same state. A stream that ended re-renders its last block once,
-    // now highlighted.
-    if (text === this.text && !this.pending && !this.failed && streaming === this.streaming) return;
+    // now highlighted, when it holds code (else it is already as it stays).
+    const same = text === this.text && !this.pending && !this.failed;
+    if (same && (streaming === this.streaming || (!streaming && !this.lastHasCode))) {
+      this.streaming = streaming;
+      this.root.classList.toggle("cursor", streaming);
+      return;
+    }
     this.streaming = streaming;
     this.root.classList.toggle("cursor", streaming);
     const wait = this.nextAt - performance.now();
@@ -144,6 +151,7 @@ export class MarkdownView {
       this.pages = [];
     }
     const blocks = topBlocks(parsed.tokens);
+    this.lastHasCode = blocks[blocks.length - 1]?.tokens.some((t) => t.type === "fence" || t.type === "code_block") ?? false;
     const offsets = lineOffsets(tail);
     blocks.forEach((b: Block, i) => {
       const frag = this.doc.createDocumentFragment();

@@ -88,3 +88,16 @@ test("mdview: a long streamed answer is kept in pages; all but the last are sett
   eq(html(v.root), oneShot(text.slice(0, text.indexOf("paragraph 20"))), "a text that is not an extension renders anew");
   ok(!v.root.lastElementChild!.classList.contains("settled"));
 });
+
+test("mdview: the end of a stream re-renders its last block only when it holds code", () => {
+  const v = new MarkdownView(document, false);
+  v.set("intro\n\nthe last paragraph", true);
+  const last = v.root.querySelectorAll("p")[1];
+  v.set("intro\n\nthe last paragraph", false);
+  ok(v.root.querySelectorAll("p")[1] === last, "a paragraph is kept as it was");
+  ok(!v.root.classList.contains("cursor"), "the cursor goes");
+  v.set("intro\n\n```ts\nlet x = 1;\n```\n", true);
+  const pre = v.root.querySelector("pre");
+  v.set("intro\n\n```ts\nlet x = 1;\n```\n", false);
+  ok(v.root.querySelector("pre") !== pre, "code is rendered again, now highlighted");
+});
