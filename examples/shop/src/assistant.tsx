@@ -3,7 +3,7 @@
 // the connection (useConnection); sending is agent.send.
 
 import { useAgentContext, useConnection, useMessages, useSessions, type ToolPart } from "@rtc-agent/react";
-import { useState, type FormEvent } from "react";
+import { useEffect, useRef, useState, type FormEvent } from "react";
 
 const TOOL_LABELS: Record<ToolPart["state"], string> = {
   "input-streaming": "preparing",
@@ -25,6 +25,11 @@ export function Assistant() {
   const messages = useMessages(sessionId);
   const [text, setText] = useState("");
   const [error, setError] = useState("");
+  // Keeps the newest message in view as messages arrive and text streams in.
+  const list = useRef<HTMLOListElement>(null);
+  useEffect(() => {
+    list.current?.scrollTo({ top: list.current.scrollHeight });
+  }, [messages]);
 
   async function send(e: FormEvent) {
     e.preventDefault();
@@ -40,7 +45,7 @@ export function Assistant() {
   }
 
   return (
-    <section className="assistant" aria-label="Assistant">
+    <section className="chat-panel" aria-label="Assistant">
       <header>
         <h2>Assistant</h2>
         <span className="conn" data-state={state}>
@@ -55,7 +60,7 @@ export function Assistant() {
           ))}
         </select>
       </header>
-      <ol className="messages">
+      <ol className="messages" ref={list}>
         {messages.map((m) => (
           <li key={m.id} className={`msg ${m.role}`} data-status={m.status}>
             {m.text ? <p>{m.text}</p> : null}

@@ -12,10 +12,8 @@ export interface CartLine {
   total: number;
 }
 
-export interface Order {
+export interface Order extends ReturnType<typeof cart.summary> {
   orderId: string;
-  lines: CartLine[];
-  total: string;
 }
 
 let lines: CartLine[] = [];
@@ -56,7 +54,7 @@ export const cart = {
 
   checkout(): Order {
     if (lines.length === 0) throw new Error("the cart is empty");
-    const order = { orderId: `order-${++orders}`, lines, total: euros(cart.total()) };
+    const order = { orderId: `order-${++orders}`, ...cart.summary() };
     set([]);
     return order;
   },

@@ -66,7 +66,7 @@ test("react package: packed, installed from its tarball with the SDK's, type-che
   const p = new AgentPage(await (await newProfile()).newPage());
   const page = p.page;
   await page.goto(`${site}/?server=${encodeURIComponent(go.url)}&user=pack-user`);
-  await page.locator(".assistant .conn[data-state='connected']").waitFor();
+  await page.locator(".chat-panel .conn[data-state='connected']").waitFor();
   await page.getByLabel("Message").fill("Buy me a mug");
   await page.getByRole("button", { name: "Send" }).click();
 
@@ -77,7 +77,7 @@ test("react package: packed, installed from its tarball with the SDK's, type-che
   await dialog.getByRole("button", { name: "Approve" }).click();
   const answer = await until("the checkout's answer", async () => (await page.locator(".msg.assistant[data-status='complete']", { hasText: "The checkout answered" }).allInnerTexts())[0]);
   includes(answer, '"orderId":"order-1"');
-  eq(await page.locator(".assistant .tool").evaluateAll((els) => els.map((e) => `${e.getAttribute("data-tool")}:${e.getAttribute("data-state")}`)), ["listProducts:done", "addToCart:done", "checkout:done"]);
+  eq(await page.locator(".chat-panel .tool").evaluateAll((els) => els.map((e) => `${e.getAttribute("data-tool")}:${e.getAttribute("data-state")}`)), ["listProducts:done", "addToCart:done", "checkout:done"]);
   eq(p.noErrors(), [], "no page errors");
 
   // <AgentChat/> from the tarball: the element loads on mount; the tools under it register on its agent.

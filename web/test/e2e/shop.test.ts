@@ -24,7 +24,7 @@ const cartLines = (page: Page) =>
 
 /** {tool: state} of the tool calls shown in the shop's chat, latest call per tool. */
 const toolStates = (page: Page) =>
-  page.locator(".assistant .tool").evaluateAll((els) => Object.fromEntries(els.map((e) => [e.getAttribute("data-tool"), e.getAttribute("data-state")])));
+  page.locator(".chat-panel .tool").evaluateAll((els) => Object.fromEntries(els.map((e) => [e.getAttribute("data-tool"), e.getAttribute("data-state")])));
 
 /** Answers the shop dialog's confirmations until checkout's (leaving it open); returns the tools that asked before it. */
 async function approveUntilCheckout(page: Page): Promise<string[]> {
@@ -46,7 +46,7 @@ test("shop: the React example's tools fill the cart, checkout asks in its own di
   const p = new AgentPage(await ctx.newPage());
   const page = p.page;
   await page.goto(`${go.url}/examples/shop/?user=shop-user`);
-  await page.locator(".assistant .conn[data-state='connected']").waitFor();
+  await page.locator(".chat-panel .conn[data-state='connected']").waitFor();
 
   const box = page.getByLabel("Message");
   await box.fill("Buy me a mug");
