@@ -213,3 +213,53 @@ func TestOptionsAndToolsAreChecked(t *testing.T) {
 		t.Fatal("a good tool was refused")
 	}
 }
+
+// TestStopCancelsRunningTool: a turn stopped while a tool runs cancels the
+// tool's context; the call ends failed on the server and the Reply sees the end.
+func TestStopCancelsRunningTool(t *testing.T) {
+	s := startServer(t, addScript)
+	started, cancelled := make(chan struct{}), make(chan struct{})
+	c, err := client.New(client.Options{URL: s.wsURL(), Token: s.token(t, "erin", time.Hour), DeviceID: "go-1", WorkMode: "bypass"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tool := addTool
+	tool.Run = func(ctx context.Context, _ json.RawMessage) (any, error) {
+		close(started)
+		<-ctx.Done()
+		close(cancelled)
+		return nil, ctx.Err()
+	}
+	if err := c.RegisterTool(tool); err != nil {
+		t.Fatal(err)
+	}
+	run(t, c)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	reply, err := c.Send(ctx, "", "add")
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-started:
+	case <-ctx.Done():
+		t.Fatal("the tool did not start")
+	}
+	if err := c.Stop(ctx, reply.SessionID); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-cancelled:
+	case <-ctx.Done():
+		t.Fatal("the tool was not cancelled")
+	}
+	res, err := reply.Wait(ctx)
+	if err != nil || res.Status != protocol.TurnStopped {
+		t.Fatalf("turn %+v %v", res, err)
+	}
+	var l protocol.RTCListResult
+	s.rpc(t, "erin", "go-1", protocol.MethodRTCList, protocol.ListRequest{SessionID: reply.SessionID}, &l)
+	if len(l.RTCs) != 1 || l.RTCs[0].Status != protocol.RTCFailed {
+		t.Fatalf("RTCs %+v", l.RTCs)
+	}
+}
