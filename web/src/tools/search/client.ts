@@ -5,7 +5,8 @@
 // error; its frame is removed and the next request gets a fresh frame and worker.
 
 import { SandboxFrame, SandboxError } from "../../script/sandbox-frame.js";
-import { findMatches, grepFiles, type FindRequest, type FindResult, type GrepRequest, type GrepResult } from "./engine.js";
+import type { FindRequest, FindResult, GrepRequest, GrepResult } from "./engine.js";
+import { searchInPage } from "./in-page.js";
 import type { SearchReply, SearchRequest, WorkerGrep } from "./protocol.js";
 
 /** Default deadline of one grep or find. */
@@ -110,7 +111,7 @@ export class SearchClient {
     }
     // No frame (this page's CSP blocks it): RE2 is linear-time, so running here
     // cannot hang the page on a hostile pattern, only take time in proportion to the input.
-    if (!live) return msg.t === "grep" ? grepFiles(msg.req) : findMatches(msg.req);
+    if (!live) return searchInPage(msg.t, msg.req);
     const worker = live;
     const wire: SearchRequest = msg.t === "grep" ? { t: "grep", id: msg.id, req: await this.ship(worker, msg.req) } : msg;
     if (this.worker !== worker) throw new Error("the search worker was stopped");

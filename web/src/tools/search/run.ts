@@ -1,7 +1,8 @@
 import { ArgumentError, ToolFailure } from "../args.js";
 import { SearchClient, SearchFailure, SearchTimeoutError } from "./client.js";
-import { findMatches, grepFiles, PatternError, type FindRequest, type FindResult, type GrepRequest, type GrepResult } from "./engine.js";
+import type { FindRequest, FindResult, GrepRequest, GrepResult } from "./engine.js";
 import { GlobSyntaxError } from "./glob.js";
+import { searchInPage } from "./in-page.js";
 
 export function runSearch(client: SearchClient | undefined, kind: "grep", req: GrepRequest): Promise<GrepResult>;
 export function runSearch(client: SearchClient | undefined, kind: "find", req: FindRequest): Promise<FindResult>;
@@ -15,10 +16,11 @@ export async function runSearch(
   req: GrepRequest | FindRequest,
 ): Promise<GrepResult | FindResult> {
   try {
-    if (!client) return kind === "grep" ? grepFiles(req as GrepRequest) : findMatches(req as FindRequest);
+    if (!client) return await searchInPage(kind, req);
     return await (kind === "grep" ? client.grep(req as GrepRequest) : client.find(req as FindRequest));
   } catch (err) {
-    if (err instanceof PatternError || err instanceof GlobSyntaxError) throw new ArgumentError(err.message);
+    // The engine is loaded on first use: its PatternError is known by name.
+    if ((err instanceof Error && err.name === "PatternError") || err instanceof GlobSyntaxError) throw new ArgumentError(err.message);
     if (err instanceof SearchFailure && (err.name === "PatternError" || err.name === "GlobSyntaxError")) throw new ArgumentError(err.message);
     if (err instanceof SearchTimeoutError) throw new ToolFailure(err.message);
     throw err;
