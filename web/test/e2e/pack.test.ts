@@ -151,6 +151,12 @@ test("pack: the tarball installs, type-checks with tsc --strict, bundles, and it
   eq(headless, HEADLESS_EXPORTS, "exports of @rtc-agent/web/headless");
   eq(Object.keys(await import(pathToFileURL(join(dist, "rtc-agent.js")).href)).sort(), MAIN_EXPORTS, "exports of @rtc-agent/web");
 
+  // The README's "Embed in five minutes" shows these files as they are.
+  const readme = await readFile(join(paths.web, "README.md"), "utf8");
+  includes(readme, (await readFile(join(paths.web, "test/pack/embed.html"), "utf8")).trimEnd(), "README: the plain-HTML variant is embed.html");
+  const sample = (await readFile(join(paths.web, "test/pack/headless.ts"), "utf8")).replace(/^(\/\/.*\n)+/, "").trim();
+  includes(readme, sample, "README: the headless variant is headless.ts");
+
   await typecheck(app, "Bundler");
   await typecheck(app, "NodeNext");
   // The expected errors of api.ts are real: without the @ts-expect-error lines it fails.
@@ -171,6 +177,7 @@ test("pack: the tarball installs, type-checks with tsc --strict, bundles, and it
     format: "esm",
     target: "es2022",
     minify: true,
+    splitting: true, // code loaded on first use stays in chunks of its own
     outdir: join(app.dir, "out"),
     metafile: true,
     logLevel: "warning",
@@ -178,9 +185,23 @@ test("pack: the tarball installs, type-checks with tsc --strict, bundles, and it
   const headlessJs = await readFile(join(app.dir, "out/headless.js"), "utf8");
   ok(!headlessJs.includes("customElements"), "the headless bundle defines no element");
   ok(!headlessJs.includes("markdown-it") && !headlessJs.includes("hljs"), "nor carries the UI's libraries");
+  // What each page loads up front: its entry and the chunks it imports statically.
   for (const name of ["headless.js", "element.js"]) {
-    const body = await readFile(join(app.dir, "out", name));
-    note(`host bundle ${name}: ${kib(body.length)} (gzip ${kib(gzipSync(body).length)})`);
+    const seen = new Set<string>();
+    const visit = (f: string) => {
+      if (seen.has(f)) return;
+      seen.add(f);
+      for (const i of out.metafile.outputs[f]?.imports ?? []) if (i.kind === "import-statement") visit(i.path);
+    };
+    visit(Object.keys(out.metafile.outputs).find((f) => f.endsWith(`out/${name}`))!);
+    let raw = 0;
+    let gz = 0;
+    for (const f of seen) {
+      const body = await readFile(join(app.dir, f));
+      raw += body.length;
+      gz += gzipSync(body).length;
+    }
+    note(`host bundle ${name} with its static chunks: ${kib(raw)} (gzip ${kib(gz)})`);
   }
   ok(Object.keys(out.metafile.inputs).some((f) => f.includes("node_modules/@rtc-agent/web/dist/")), "bundled from the installed package");
 
