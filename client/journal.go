@@ -51,6 +51,7 @@ type journal struct {
 	f       *os.File
 	lock    *os.File // holds the flock of the journal while open
 	entries map[string]*entry
+	acked   int // acknowledged entries in entries
 }
 
 // maxRecordBytes bounds one journal line (results are bounded below it).
@@ -200,8 +201,22 @@ func (j *journal) fold(r record) {
 		e.Outcome = r.Outcome
 	case "ack":
 		e.Acked = true
+		j.acked++
+		if j.acked > maxAcked {
+			// Acknowledged calls are terminal on the server; one delivered again
+			// is refused there (update_status executing answers conflict).
+			for id, e := range j.entries {
+				if e.Acked {
+					delete(j.entries, id)
+				}
+			}
+			j.acked = 0
+		}
 	}
 }
+
+// maxAcked bounds the acknowledged calls kept in memory.
+const maxAcked = 4096
 
 // appendLocked writes one record and syncs it before the state changes.
 func (j *journal) appendLocked(r record) error {

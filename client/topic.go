@@ -21,6 +21,9 @@ type topic struct {
 	buf   map[int64]protocol.Update
 }
 
+// maxStatuses bounds the call statuses kept in memory.
+const maxStatuses = 4096
+
 // maxBuffered bounds the updates held behind a gap; past it the oldest wait
 // for the fill from the store instead.
 const maxBuffered = 10000
@@ -135,6 +138,15 @@ func (c *Client) apply(u protocol.Update) {
 // cancelled, an open one is offered to the executor.
 func (c *Client) seeRTC(r protocol.RTC) {
 	c.mu.Lock()
+	if len(c.status) >= maxStatuses {
+		// Forget ended calls: one delivered again is refused by the server
+		// (update_status executing answers conflict), so nothing runs twice.
+		for id, st := range c.status {
+			if protocol.RTCTerminal(st) {
+				delete(c.status, id)
+			}
+		}
+	}
 	c.status[r.ID] = r.Status
 	stop := c.running[r.ID]
 	c.mu.Unlock()
