@@ -21,6 +21,7 @@ import "./mdview.test.js";
 import "./toolcard.test.js";
 import "./live.test.js";
 import "./long.test.js";
+import "./webmcp.test.js";
 import { dropDbs } from "./entities.test.js";
 
 declare global {

@@ -7,3 +7,4 @@
 export * from "../../src/vfs/index.js";
 export * from "../../src/tools/index.js";
 export * from "../../src/script/index.js";
+export { bridgeWebMcp, hostToolName, resultOf } from "../../src/agent/webmcp.js";
