@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"log/slog"
 	"net/http/httptest"
 	"os"
@@ -48,6 +49,12 @@ func startServer(t *testing.T, model llm.Model, opts ...serverOpt) *testServer {
 // startServerB starts a server for a test or a benchmark.
 func startServerB(t testing.TB, model llm.Model, opts ...serverOpt) *testServer {
 	t.Helper()
+	return startServerLogging(t, model, os.Stderr, opts...)
+}
+
+// startServerLogging starts a server whose warnings and errors go to logs.
+func startServerLogging(t testing.TB, model llm.Model, logs io.Writer, opts ...serverOpt) *testServer {
+	t.Helper()
 	cfg := config.Default()
 	cfg.DataFile = filepath.Join(t.TempDir(), "rtcagent.db")
 	cfg.Secret = testSecret
@@ -58,7 +65,7 @@ func startServerB(t testing.TB, model llm.Model, opts ...serverOpt) *testServer 
 	for _, o := range opts {
 		o(&cfg)
 	}
-	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	log := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	_, verify := t.(*testing.T) // tests check every cached transcript; benchmarks measure
 	srv, err := server.New(context.Background(), cfg, log, server.Options{Model: model, VerifyTranscripts: verify})
 	if err != nil {

@@ -2,11 +2,7 @@ package e2e
 
 import (
 	"bytes"
-	"context"
-	"log/slog"
 	"net/http"
-	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -16,7 +12,6 @@ import (
 
 	"github.com/rtcagent/rtcagent/internal/config"
 	"github.com/rtcagent/rtcagent/internal/realtime"
-	"github.com/rtcagent/rtcagent/internal/server"
 )
 
 // lockedBuffer is a log sink read while the server writes to it.
@@ -41,26 +36,9 @@ func (l *lockedBuffer) String() string {
 // (a close code a browser can read, after which it does not reconnect), and the
 // server logs the refused Origin at warn level; an allowed origin connects.
 func TestRefusedOriginGetsItsOwnDisconnectCode(t *testing.T) {
-	cfg := config.Default()
-	cfg.DataFile = filepath.Join(t.TempDir(), "rtcagent.db")
-	cfg.Secret = testSecret
-	cfg.Provider = "scripted"
-	cfg.Origins = "https://app.example"
 	logs := &lockedBuffer{}
-	log := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	srv, err := server.New(context.Background(), cfg, log, server.Options{Model: mustScript(t, writeReadScript)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := httptest.NewServer(srv.Handler())
-	t.Cleanup(func() {
-		hs.CloseClientConnections()
-		hs.Close()
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_ = srv.Close(ctx)
-	})
-	ts := &testServer{srv: srv, http: hs, cfg: cfg}
+	ts := startServerLogging(t, mustScript(t, writeReadScript), logs, func(c *config.Config) { c.Origins = "https://app.example" })
+	srv := ts.srv
 	tok, _, err := srv.Verifier().Issue("alice", time.Hour)
 	if err != nil {
 		t.Fatal(err)
