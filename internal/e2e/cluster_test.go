@@ -111,17 +111,7 @@ func TestClusterNodeKilled(t *testing.T) {
 		res := sendVia(t, c.nodes[0], b.user, "dev", fmt.Sprintf("go %d", i))
 		turns = append(turns, res.TurnID)
 	}
-	waitFor(t, "streams to start", 10*time.Second, func() bool {
-		for _, b := range browsers {
-			b.mu.Lock()
-			n := len(b.deltas)
-			b.mu.Unlock()
-			if n == 0 {
-				return false
-			}
-		}
-		return true
-	})
+	waitStreaming(t, browsers, 10*time.Second)
 	killed := time.Now()
 	c.nodes[0].kill()
 	ds := failover(t, killed, browsers, turns, 20*time.Second)

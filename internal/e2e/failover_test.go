@@ -54,6 +54,22 @@ func describe(ds []time.Duration) string {
 		ds[0].Round(time.Millisecond), ds[len(ds)/2].Round(time.Millisecond), ds[len(ds)-1].Round(time.Millisecond))
 }
 
+// waitStreaming waits until every browser has received a delta of its turn.
+func waitStreaming(t *testing.T, browsers []*browser, timeout time.Duration) {
+	t.Helper()
+	waitFor(t, "streams to start", timeout, func() bool {
+		for _, b := range browsers {
+			b.mu.Lock()
+			n := len(b.deltas)
+			b.mu.Unlock()
+			if n == 0 {
+				return false
+			}
+		}
+		return true
+	})
+}
+
 // slowStream is one turn whose first step streams for about 6 s before a tool
 // call: longer than two node TTLs.
 const slowStream = `{"name": "slow", "turns": [{"steps": [
@@ -103,17 +119,7 @@ func TestClusterNodePaused(t *testing.T) {
 		browsers = append(browsers, b)
 		turns = append(turns, sendVia(t, c.nodes[0], b.user, "dev", fmt.Sprintf("go %d", i)).TurnID)
 	}
-	waitFor(t, "streams to start", 10*time.Second, func() bool {
-		for _, b := range browsers {
-			b.mu.Lock()
-			n := len(b.deltas)
-			b.mu.Unlock()
-			if n == 0 {
-				return false
-			}
-		}
-		return true
-	})
+	waitStreaming(t, browsers, 10*time.Second)
 	paused := time.Now()
 	if err := c.nodes[0].cmd.Process.Signal(syscall.SIGSTOP); err != nil {
 		t.Fatal(err)
