@@ -16,11 +16,7 @@ import (
 // with the documented disconnect code and reason, and the client does not retry;
 // a valid one connects.
 func TestConnectDataRefused(t *testing.T) {
-	st := openStore(t, t.TempDir())
-	defer st.Close()
-	node := startNode(t, st, "", "")
-	defer shutdown(node, 5*time.Second)
-	url := serve(t, node.WebSocketHandler())
+	_, url := startLocalNode(t)
 	v, _ := auth.NewVerifier(testSecret)
 	tok, _, _ := v.Issue("alice", time.Hour)
 

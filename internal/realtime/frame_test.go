@@ -13,11 +13,8 @@ import (
 // TestOversizedFrameClose: a 5 MB frame closes the socket with 1009 (message too
 // big), the documented close, not an abnormal closure.
 func TestOversizedFrameClose(t *testing.T) {
-	st := openStore(t, t.TempDir())
-	defer st.Close()
-	node := startNode(t, st, "", "")
-	defer shutdown(node, 5*time.Second)
-	conn, _, err := websocket.DefaultDialer.Dial(serve(t, node.WebSocketHandler()), nil)
+	_, url := startLocalNode(t)
+	conn, _, err := websocket.DefaultDialer.Dial(url, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

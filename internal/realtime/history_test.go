@@ -26,11 +26,7 @@ func TestHistoryFromStore(t *testing.T) {
 // TestRelayOrderManyUsers: concurrent commits of many users reach each user's
 // client once and in offset order.
 func TestRelayOrderManyUsers(t *testing.T) {
-	st := openStore(t, t.TempDir())
-	defer st.Close()
-	node := startNode(t, st, "", "")
-	defer shutdown(node, 5*time.Second)
-	url := serve(t, node.WebSocketHandler())
+	st, url := startLocalNode(t)
 	const users, perUser = 6, 300
 	var clients []*client
 	for u := range users {

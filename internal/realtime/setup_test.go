@@ -64,6 +64,18 @@ func startNode(t *testing.T, st store.Store, redisURL, prefix string) *realtime.
 	return n
 }
 
+// startLocalNode runs a node without Redis over a new SQLite store, serves its
+// WebSocket endpoint and returns the store and the endpoint's URL. The test's
+// cleanup closes the server, shuts the node down and closes the store.
+func startLocalNode(t *testing.T) (store.Store, string) {
+	t.Helper()
+	st := openStore(t, t.TempDir())
+	t.Cleanup(func() { st.Close() })
+	node := startNode(t, st, "", "")
+	t.Cleanup(func() { shutdown(node, 5*time.Second) })
+	return st, serve(t, node.WebSocketHandler())
+}
+
 // swapHandler serves whichever node is current, so a client reconnects to the
 // same URL across a node restart.
 type swapHandler struct{ h atomic.Pointer[http.Handler] }
