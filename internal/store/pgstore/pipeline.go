@@ -3,7 +3,6 @@ package pgstore
 import (
 	"context"
 	"errors"
-	"fmt"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -26,14 +25,20 @@ type querier interface {
 // they were made, so every read sees the writes made before it; only the number
 // of exchanges with the server changes. A write that fails this way fails the
 // next statement and, whatever fn does with that error, the transaction
-// (tx.failed): it does not commit.
+// (tx.failed): it does not commit. Such a failure must be the server's (an
+// error, which makes it skip the rest of the pipeline), never a verdict of the
+// client on a result: the statements queued after it, COMMIT included, would
+// have run.
 
-// deferred is a statement waiting in tx.later; check, when set, judges its
-// command tag.
+// deferred is a statement waiting in tx.later. check, when set, judges its
+// command tag (only COMMIT's: see above); row, when set, reads its one row
+// instead; mapErr, when set, translates its error.
 type deferred struct {
-	sql   string
-	args  []any
-	check func(pgconn.CommandTag) error
+	sql    string
+	args   []any
+	check  func(pgconn.CommandTag) error
+	row    func(pgx.Row) error
+	mapErr func(error) error
 }
 
 // defer queues a write (see above).
@@ -69,9 +74,18 @@ func (t *tx) pipeline(q deferred) (pgx.BatchResults, error) {
 	t.pending = nil
 	br := t.q.SendBatch(t.ctx, b)
 	for _, d := range ds {
-		tag, err := br.Exec()
-		if err == nil && d.check != nil {
-			err = d.check(tag)
+		var err error
+		if d.row != nil {
+			err = d.row(br.QueryRow())
+		} else {
+			var tag pgconn.CommandTag
+			tag, err = br.Exec()
+			if err == nil && d.check != nil {
+				err = d.check(tag)
+			}
+		}
+		if err != nil && d.mapErr != nil {
+			err = d.mapErr(err)
 		}
 		if err != nil {
 			_ = br.Close()
@@ -176,15 +190,4 @@ func (t *tx) query(query string, args ...any) (pgx.Rows, error) {
 		return nil, t.note(err)
 	}
 	return &batchRows{Rows: rows, br: br}, nil
-}
-
-// affected is a deferred write's check that it changed n rows; what it returns
-// otherwise fails the transaction.
-func affected(what string, n int64) func(pgconn.CommandTag) error {
-	return func(tag pgconn.CommandTag) error {
-		if tag.RowsAffected() != n {
-			return fmt.Errorf("pgstore: %s changed %d rows, not %d", what, tag.RowsAffected(), n)
-		}
-		return nil
-	}
 }

@@ -27,25 +27,33 @@ func (t *tx) SessionInsert(s *protocol.Session) error {
 // that change (a turn ended, a session deleted).
 //
 // Unless the transaction holds the lock already, the lock is taken first, found
-// through the session (its user never changes), and the session read after it:
-// two statements.
+// through the session (its user never changes), and the session read by the
+// next statement, after the lock: two statements in one exchange.
 func (t *tx) SessionGet(id string) (*protocol.Session, error) {
 	var s protocol.Session
 	var data []byte
-	if t.writable && len(t.locked) == 0 {
+	if t.writable && len(t.locked) == 0 && t.failed == nil {
 		var userID string
 		var p store.StreamPos
-		err := t.queryRow(`SELECT us.user_id, us.epoch, us.top, us.floor FROM sessions s
-			JOIN user_streams us ON us.user_id = s.user_id WHERE s.id = $1 FOR UPDATE OF us`, id).
-			Scan(&userID, &p.Epoch, &p.Top, &p.Floor)
-		switch {
-		case err == nil:
+		found := false
+		t.pending = append(t.pending, deferred{sql: `SELECT us.user_id, us.epoch, us.top, us.floor FROM sessions s
+			JOIN user_streams us ON us.user_id = s.user_id WHERE s.id = $1 FOR UPDATE OF us`, args: []any{id},
+			row: func(r pgx.Row) error {
+				err := r.Scan(&userID, &p.Epoch, &p.Top, &p.Floor)
+				found = err == nil
+				if errors.Is(err, pgx.ErrNoRows) {
+					return nil
+				}
+				return err
+			}})
+		err := t.queryRow(`SELECT data FROM sessions WHERE id = $1`, id).Scan(&data)
+		if found {
 			t.holdStream(userID, p)
-			if err := t.queryRow(`SELECT data FROM sessions WHERE id = $1`, id).Scan(&data); err != nil {
-				return &s, err
-			}
+		}
+		switch {
+		case found && err == nil:
 			return &s, json.Unmarshal(data, &s)
-		case !errors.Is(err, pgx.ErrNoRows):
+		case found || err != nil && !errors.Is(err, pgx.ErrNoRows):
 			return &s, err
 		}
 		// No session, or (not expected) no stream row yet: the general path.
@@ -136,7 +144,7 @@ func (t *tx) MessageInsert(m *protocol.Message, clientID string) error {
 		cid = clientID
 	} else {
 		// Without a key nothing can be a duplicate: sent with the next statement.
-		err := t.later(affected("insert message", 1), `INSERT INTO messages (id, session_id, user_id, seq, status, client_id, data)
+		err := t.later(nil, `INSERT INTO messages (id, session_id, user_id, seq, status, client_id, data)
 			VALUES ($1, $2, $3, $4, $5, NULL, $6)`, m.ID, m.SessionID, m.UserID, m.Seq, m.Status, string(data))
 		if err != nil {
 			return fmt.Errorf("insert message: %w", err)
