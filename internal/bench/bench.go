@@ -44,6 +44,9 @@ type Options struct {
 	// row; empty skips it.
 	History []int
 	Log     io.Writer // progress lines; nil = none
+	// ClientsProcess runs each point's simulated browsers in a child process
+	// (ServeCmd + "bench clients"), so this process's CPU is the server's.
+	ClientsProcess bool
 }
 
 // Defaults returns the configuration of `rtcagent bench` without flags.
@@ -106,7 +109,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	}
 	for i, n := range o.Sessions {
 		logf("%d sessions for %s", n, o.Duration)
-		p, err := runPoint(ctx, srv, m, fmt.Sprintf("p%d", i), n, o.Warmup, o.Duration)
+		p, err := runPoint(ctx, o, srv, m, fmt.Sprintf("p%d", i), n, o.Warmup, o.Duration)
 		if err != nil {
 			srv.close()
 			return nil, fmt.Errorf("%d sessions: %w", n, err)

@@ -15,6 +15,13 @@ import (
 
 // Main runs `rtcagent bench` with args (after "bench") and returns the exit code.
 func Main(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 1 && args[0] == "clients" { // the child of -clients-process
+		if err := runClients(os.Stdin, stdout); err != nil {
+			fmt.Fprintln(stderr, "bench clients:", err)
+			return 1
+		}
+		return 0
+	}
 	o := Defaults()
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -30,6 +37,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&o.RedisURL, "redis-url", "", "redis://… to measure the Redis broker and Live buffer")
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the whole run (server and clients) to this file")
 	inproc := fs.Bool("idle-in-process", false, "measure idle memory in this process instead of a child server")
+	fs.BoolVar(&o.ClientsProcess, "clients-process", false, "run the simulated browsers in a child process, so the CPU row shows the server's alone")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/rtcagent/rtcagent/internal/protocol"
@@ -20,6 +19,20 @@ const dialParallel = 64
 // dialAll connects n clients for users <prefix>-<i>; on any failure it closes
 // those that connected and returns the errors.
 func dialAll(ctx context.Context, url string, ver tokenIssuer, prefix string, n int, mk func(i int) simclient.Config) ([]*simclient.Client, error) {
+	tokens := make([]string, n)
+	for i := range n {
+		tok, _, err := ver.Issue(fmt.Sprintf("%s-%d", prefix, i), 24*time.Hour)
+		if err != nil {
+			return nil, err
+		}
+		tokens[i] = tok
+	}
+	return dialTokens(ctx, url, tokens, mk)
+}
+
+// dialTokens connects one client per token.
+func dialTokens(ctx context.Context, url string, tokens []string, mk func(i int) simclient.Config) ([]*simclient.Client, error) {
+	n := len(tokens)
 	clients := make([]*simclient.Client, n)
 	errs := make([]error, n)
 	sem := make(chan struct{}, dialParallel)
@@ -29,13 +42,8 @@ func dialAll(ctx context.Context, url string, ver tokenIssuer, prefix string, n 
 		wg.Add(1)
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			tok, _, err := ver.Issue(fmt.Sprintf("%s-%d", prefix, i), 24*time.Hour)
-			if err != nil {
-				errs[i] = err
-				return
-			}
 			cfg := mk(i)
-			cfg.URL, cfg.Token, cfg.DeviceID = url, tok, "bench"
+			cfg.URL, cfg.Token, cfg.DeviceID = url, tokens[i], "bench"
 			dctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 			defer cancel()
 			clients[i], errs[i] = simclient.Dial(dctx, cfg)
@@ -94,68 +102,42 @@ func ok(context.Context, protocol.RTC) simclient.Result {
 // statements, the first turn of every client) is then discarded, and only round
 // trips and turns inside the window d count. Turns still running at its end are
 // abandoned with their clients.
-func runPoint(ctx context.Context, srv *running, m *model, prefix string, n int, warmup, d time.Duration) (Point, error) {
-	live := &samples{}
-	clients, err := dialAll(ctx, srv.url, srv.ver, prefix, n, func(int) simclient.Config {
-		return simclient.Config{Tool: ok, OnDelta: func(dl protocol.Delta, at time.Time) {
-			for _, t := range unstamps(dl.Delta) {
-				live.add(at.Sub(t))
-			}
-		}}
-	})
-	if err != nil {
-		return Point{}, err
-	}
-	defer closeAll(clients)
+func runPoint(ctx context.Context, o Options, srv *running, m *model, prefix string, n int, warmup, d time.Duration) (Point, error) {
 	m.take()
-	live.take()
-	var turns, failed atomic.Int64
-	lctx, cancel := context.WithTimeout(ctx, warmup+d)
-	defer cancel()
-	var wg sync.WaitGroup
-	for i, c := range clients {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for k := 0; lctx.Err() == nil; k++ {
-				res, err := c.Send(lctx, "", fmt.Sprintf("m-%d-%d", i, k), "go")
-				if err != nil {
-					if lctx.Err() == nil {
-						failed.Add(1)
-					}
-					return
-				}
-				tr, err := c.WaitTurn(lctx, res.TurnID)
-				if err != nil {
-					return
-				}
-				if tr.Status == protocol.TurnCompleted {
-					turns.Add(1)
-				} else {
-					failed.Add(1)
-				}
-			}
-		}()
+	var start time.Time
+	var pg0 pgstore.Counts
+	var cpu0 time.Duration
+	window := func() {
+		m.dropGaps()
+		start, pg0, cpu0 = time.Now(), pgstore.ReadCounts(), ownCPU()
 	}
-	select {
-	case <-time.After(warmup):
-	case <-lctx.Done():
-	}
-	m.dropGaps()
-	live.take()
-	turns.Store(0)
-	failed.Store(0)
-	start, pg0 := time.Now(), pgstore.ReadCounts()
-	<-lctx.Done()
-	elapsed, pg := time.Since(start), pgstore.ReadCounts().Sub(pg0)
-	gaps, lat := m.take(), live.take()
-	wg.Wait()
-	p := Point{Sessions: n, RoundTrips: len(gaps), Turns: int(turns.Load()), Failed: int(failed.Load()),
-		PerSec: float64(len(gaps)) / elapsed.Seconds(), RTT: pcts(gaps), Live: pcts(lat), PG: pg}
-	for _, c := range clients {
-		if err := c.Err(); err != nil {
-			p.ClientErrors++
+	var l load
+	if o.ClientsProcess && len(o.ServeCmd) > 0 {
+		var err error
+		if l, err = clientsChild(ctx, o, srv, prefix, n, warmup, d, window); err != nil {
+			return Point{}, err
 		}
+	} else {
+		live := &samples{}
+		clients, err := dialAll(ctx, srv.url, srv.ver, prefix, n, func(int) simclient.Config {
+			return simclient.Config{Tool: ok, OnDelta: func(dl protocol.Delta, at time.Time) {
+				for _, t := range unstamps(dl.Delta) {
+					live.add(at.Sub(t))
+				}
+			}}
+		})
+		if err != nil {
+			return Point{}, err
+		}
+		defer closeAll(clients)
+		m.take()
+		live.take()
+		l = driveLoad(ctx, clients, prefix, live, warmup, d, window)
 	}
-	return p, nil
+	elapsed, pg, cpu := time.Since(start), pgstore.ReadCounts().Sub(pg0), ownCPU()-cpu0
+	gaps := m.take()
+	return Point{Sessions: n, RoundTrips: len(gaps), Turns: l.Turns, Failed: l.Failed, ClientErrors: l.ClientErrors,
+		PerSec: float64(len(gaps)) / elapsed.Seconds(), RTT: pcts(gaps), Live: pcts(l.Live), PG: pg,
+		ServerCPU: cpu.Seconds() / elapsed.Seconds(), ClientsCPU: l.CPU.Seconds() / elapsed.Seconds(),
+		ClientsApart: o.ClientsProcess && len(o.ServeCmd) > 0}, nil
 }

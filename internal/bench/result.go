@@ -39,6 +39,11 @@ type Point struct {
 	// embedded); divided by RoundTrips it is the database work of a round trip,
 	// a figure that does not depend on how busy the machine is.
 	PG pgstore.Counts
+	// ServerCPU is the CPU this process used in the window, in cores: the
+	// server's, with the clients' when they share the process. ClientsCPU is
+	// the clients' process's when ClientsApart.
+	ServerCPU, ClientsCPU float64
+	ClientsApart          bool
 }
 
 // Idle is the memory row.
@@ -101,6 +106,15 @@ func (r *Result) Table() string {
 		row("2", fmt.Sprintf("PostgreSQL work per round trip, %d sessions: statements / exchanges / write + read transactions", p.Sessions),
 			fmt.Sprintf("%.1f / %.1f / %.2f + %.2f", float64(p.PG.Statements)/n, float64(p.PG.Exchanges)/n,
 				float64(p.PG.Writes)/n, float64(p.PG.Reads)/n), "")
+	}
+	for _, p := range r.Points {
+		if p.ClientsApart {
+			row("2", fmt.Sprintf("CPU in the window, %d sessions: server process / clients process", p.Sessions),
+				fmt.Sprintf("%.2f / %.2f cores", p.ServerCPU, p.ClientsCPU), "")
+		} else {
+			row("2", fmt.Sprintf("CPU in the window, %d sessions: server and clients (one process)", p.Sessions),
+				fmt.Sprintf("%.2f cores", p.ServerCPU), "")
+		}
 	}
 	best, at := r.BestPerSec()
 	row("2", "sustained RTC round trips/s (best)", fmt.Sprintf("**%.0f** at %d sessions", best, at), "≥ 2,000")
