@@ -11,9 +11,13 @@ import (
 
 // PlanInput is what PlanRTCs decides from.
 type PlanInput struct {
-	Calls     []llm.ToolCall
-	Tools     *tools.Set
-	WorkMode  string
+	Calls    []llm.ToolCall
+	Tools    *tools.Set
+	WorkMode string
+	// Approvals are the session's "Allow for this chat" tools: their calls need
+	// no confirmation unless they change a protected path.
+	Approvals []protocol.ToolApproval
+	Now       time.Time
 	Limits    protocol.Limits
 	Step      int
 	FirstSeq  int // seq of the first RTC of this step within the turn
@@ -47,6 +51,12 @@ func PlanRTCs(in PlanInput) []protocol.RTC {
 			out = append(out, r)
 			continue
 		}
+		if d.NeedsConfirmation {
+			if a, ok := standing(in.Approvals, c.Name); ok && tools.AllowableForChat(c.Name, c.Arguments) {
+				d.NeedsConfirmation = false
+				r.Decision = &protocol.Decision{Decision: protocol.DecisionAllow, Scope: protocol.ScopeSession, Standing: true, DeviceID: a.DeviceID, At: in.Now}
+			}
+		}
 		r.NeedsConfirmation = d.NeedsConfirmation
 		budget := in.Limits.ExecTimeout
 		if tools.MayAsk(d, tool) {
@@ -56,6 +66,15 @@ func PlanRTCs(in PlanInput) []protocol.RTC {
 		out = append(out, r)
 	}
 	return out
+}
+
+func standing(list []protocol.ToolApproval, tool string) (protocol.ToolApproval, bool) {
+	for _, a := range list {
+		if a.Tool == tool {
+			return a, true
+		}
+	}
+	return protocol.ToolApproval{}, false
 }
 
 // safeArgs keeps arguments storable as JSON: invalid JSON from the model is kept as

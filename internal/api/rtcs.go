@@ -29,6 +29,18 @@ func (a *API) rtcUpdateStatus(ctx context.Context, c core.Caller, params json.Ra
 	if len(req.Reason) > a.lim.ToolResultBytes {
 		return nil, protocol.Errorf(protocol.CodeTooLarge, "reason longer than %d bytes", a.lim.ToolResultBytes)
 	}
+	if ap := req.Approval; ap != nil {
+		switch {
+		case req.Status == protocol.RTCSent:
+			return nil, protocol.Errorf(protocol.CodeInvalidArgument, "approval goes with status executing (allowed) or rejected (denied)")
+		case ap.Scope != "" && ap.Scope != protocol.ScopeOnce && ap.Scope != protocol.ScopeSession:
+			return nil, protocol.Errorf(protocol.CodeInvalidArgument, "approval.scope %q: once or session", ap.Scope)
+		case ap.Scope == protocol.ScopeSession && req.Status != protocol.RTCExecuting:
+			return nil, protocol.Errorf(protocol.CodeInvalidArgument, "approval.scope session allows a tool; a denial is once")
+		case len(ap.Reason) > maxDecisionReasonBytes:
+			return nil, protocol.Errorf(protocol.CodeTooLarge, "approval.reason longer than %d bytes", maxDecisionReasonBytes)
+		}
+	}
 	var r *protocol.RTC
 	err := a.write(ctx, func(tx store.Tx) error {
 		var err error
@@ -81,6 +93,9 @@ func (a *API) rtcSubmitResult(ctx context.Context, c core.Caller, params json.Ra
 	}
 	return &protocol.RTCResult{RTC: *r}, nil
 }
+
+// maxDecisionReasonBytes bounds the reason a person types for a denial.
+const maxDecisionReasonBytes = 4096
 
 // submitAttempts bounds the runs of one submission that keeps losing races.
 const submitAttempts = 4

@@ -80,7 +80,16 @@ func (a *API) sessionUpdate(ctx context.Context, c core.Caller, params json.RawM
 	if req.WorkMode != nil && !protocol.ValidWorkMode(*req.WorkMode) {
 		return nil, protocol.Errorf(protocol.CodeInvalidArgument, "work_mode %q: one of manual, edit, plan, bypass", *req.WorkMode)
 	}
+	if len(req.RevokeApprovals) > maxRevokeApprovals {
+		return nil, protocol.Errorf(protocol.CodeTooLarge, "revoke_approvals: at most %d tool names", maxRevokeApprovals)
+	}
+	for i, n := range req.RevokeApprovals {
+		if n == "" || len(n) > maxToolNameBytes {
+			return nil, protocol.Errorf(protocol.CodeInvalidArgument, "revoke_approvals[%d]: a tool name of 1-%d bytes", i, maxToolNameBytes)
+		}
+	}
 	return a.changeSession(ctx, c, req.SessionID, func(s *protocol.Session) {
+		core.RevokeApprovals(s, req.RevokeApprovals)
 		if req.Title != nil {
 			s.Title = *req.Title
 		}
@@ -177,3 +186,10 @@ func (a *API) sessionFork(ctx context.Context, c core.Caller, params json.RawMes
 	}
 	return res, err
 }
+
+// Bounds of v1.session.update's revoke_approvals: a host tool name is at most 64
+// bytes, and a session offers at most the built-ins and 64 host tools.
+const (
+	maxRevokeApprovals = 128
+	maxToolNameBytes   = 64
+)

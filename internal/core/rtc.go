@@ -6,6 +6,7 @@ import (
 
 	"github.com/rtcagent/rtcagent/internal/protocol"
 	"github.com/rtcagent/rtcagent/internal/store"
+	"github.com/rtcagent/rtcagent/internal/tools"
 )
 
 // UpdateRTCStatus moves an RTC forward to sent, executing or rejected. Repeating
@@ -27,6 +28,11 @@ func UpdateRTCStatus(tx store.Tx, c Caller, req *protocol.RTCUpdateStatusRequest
 	}
 	prev := r.Status
 	r.Status = req.Status
+	if req.Approval != nil && (req.Status == protocol.RTCExecuting || req.Status == protocol.RTCRejected) {
+		if err := recordDecision(tx, c, r, req); err != nil {
+			return nil, err
+		}
+	}
 	if req.Status == protocol.RTCRejected {
 		r.ClientID = req.ClientID
 		r.Error = req.Reason
@@ -131,3 +137,74 @@ type raceLost struct{ pe *protocol.Error }
 func (e raceLost) Error() string        { return e.pe.Error() }
 func (e raceLost) Unwrap() error        { return e.pe }
 func (e raceLost) Is(target error) bool { return target == store.ErrConflict }
+
+// recordDecision keeps the person's answer on the RTC (who, when, scope, reason)
+// and, for "Allow for this chat", adds the tool to the session's approvals in the
+// same transaction. A call that allow-for-chat may not cover (a protected path, a
+// script) is recorded as allowed once. Queued calls of the same tool in the same
+// step that the approval covers no longer need confirmation.
+func recordDecision(tx store.Tx, c Caller, r *protocol.RTC, req *protocol.RTCUpdateStatusRequest) error {
+	d := &protocol.Decision{Decision: protocol.DecisionAllow, Scope: protocol.ScopeOnce, DeviceID: c.DeviceID, At: tx.Now()}
+	if req.Status == protocol.RTCRejected {
+		d.Decision, d.Reason = protocol.DecisionDeny, req.Approval.Reason
+		r.Decision = d
+		return nil
+	}
+	allowable := tools.AllowableForChat(r.ToolName, r.Arguments)
+	if req.Approval.Scope == protocol.ScopeSession && allowable {
+		d.Scope = protocol.ScopeSession
+		d.Standing = req.Approval.Standing
+	}
+	r.Decision = d
+	if d.Scope != protocol.ScopeSession || d.Standing {
+		return nil
+	}
+	s, err := tx.SessionGet(r.SessionID)
+	if err != nil {
+		return err
+	}
+	if !s.HasApproval(r.ToolName) {
+		s.Approvals = append(s.Approvals, protocol.ToolApproval{Tool: r.ToolName, DeviceID: c.DeviceID, RTCID: r.ID, GrantedAt: d.At})
+		if err := EmitSession(tx, s, protocol.UpdSessionUpdated); err != nil {
+			return err
+		}
+	}
+	open, err := tx.RTCListOpenByTurn(r.TurnID)
+	if err != nil {
+		return err
+	}
+	for i := range open {
+		q := &open[i]
+		if q.Status != protocol.RTCQueued || q.Step != r.Step || q.ToolName != r.ToolName || !q.NeedsConfirmation || !tools.AllowableForChat(q.ToolName, q.Arguments) {
+			continue
+		}
+		q.NeedsConfirmation = false
+		q.Decision = &protocol.Decision{Decision: protocol.DecisionAllow, Scope: protocol.ScopeSession, Standing: true, DeviceID: c.DeviceID, At: d.At}
+		if err := EmitRTC(tx, q, protocol.RTCQueued); err != nil {
+			return casConflict(err, q.ID)
+		}
+	}
+	return nil
+}
+
+// RevokeApprovals removes tools from a session's "Allow for this chat" list;
+// their next calls ask again. Unknown names are ignored.
+func RevokeApprovals(s *protocol.Session, names []string) {
+	if len(names) == 0 || len(s.Approvals) == 0 {
+		return
+	}
+	drop := make(map[string]bool, len(names))
+	for _, n := range names {
+		drop[n] = true
+	}
+	kept := s.Approvals[:0:0]
+	for _, a := range s.Approvals {
+		if !drop[a.Tool] {
+			kept = append(kept, a)
+		}
+	}
+	if len(kept) == 0 {
+		kept = nil
+	}
+	s.Approvals = kept
+}

@@ -83,11 +83,54 @@ type Session struct {
 	ActiveTurnID string `json:"active_turn_id,omitempty"`
 	// Usage totals the model tokens of the session's finished turns;
 	// ContextTokens is the input size of the latest model step (the context used).
-	Usage         Usage     `json:"usage"`
-	ContextTokens int64     `json:"context_tokens"`
-	CreatedAt     time.Time `json:"created_at"`
-	UpdatedAt     time.Time `json:"updated_at"`
-	Offset        int64     `json:"offset"` // offset of the update that produced this state
+	Usage         Usage `json:"usage"`
+	ContextTokens int64 `json:"context_tokens"`
+	// Approvals are the tools the person allowed for this chat ("Allow for this
+	// chat"): their calls run without asking until revoked, except changes of
+	// protected paths, which ask every time.
+	Approvals []ToolApproval `json:"approvals,omitempty"`
+	CreatedAt time.Time      `json:"created_at"`
+	UpdatedAt time.Time      `json:"updated_at"`
+	Offset    int64          `json:"offset"` // offset of the update that produced this state
+}
+
+// ToolApproval is one tool allowed for a whole chat: by which device, when, and
+// on which call's confirmation.
+type ToolApproval struct {
+	Tool      string    `json:"tool"`
+	DeviceID  string    `json:"device_id"`
+	RTCID     string    `json:"rtc_id"`
+	GrantedAt time.Time `json:"granted_at"`
+}
+
+// HasApproval reports whether tool is allowed for the whole session.
+func (s *Session) HasApproval(tool string) bool {
+	for _, a := range s.Approvals {
+		if a.Tool == tool {
+			return true
+		}
+	}
+	return false
+}
+
+// Decisions on a call that needed the person, and their scopes.
+const (
+	DecisionAllow = "allow"
+	DecisionDeny  = "deny"
+	ScopeOnce     = "once"
+	ScopeSession  = "session"
+)
+
+// Decision records who decided whether a call needing confirmation ran, when,
+// and how: allowed once, allowed for the session (Standing: by an earlier
+// "Allow for this chat", without asking), or denied with the person's reason.
+type Decision struct {
+	Decision string    `json:"decision"`
+	Scope    string    `json:"scope"`
+	Standing bool      `json:"standing,omitempty"`
+	Reason   string    `json:"reason,omitempty"`
+	DeviceID string    `json:"device_id,omitempty"`
+	At       time.Time `json:"at"`
 }
 
 // Turn statuses. queued → running ⇄ waiting → completed | failed | stopped.
@@ -242,6 +285,7 @@ type RTC struct {
 	Arguments         json.RawMessage `json:"arguments"`
 	Status            string          `json:"status"`
 	NeedsConfirmation bool            `json:"needs_confirmation"`
+	Decision          *Decision       `json:"decision,omitempty"`    // the person's answer, when asked (or a standing approval)
 	TimeoutMS         int64           `json:"timeout_ms"`            // budget from delivery to deadline
 	DeadlineAt        *time.Time      `json:"deadline_at,omitempty"` // set when delivered (pending)
 	Output            json.RawMessage `json:"output,omitempty"`

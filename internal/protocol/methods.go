@@ -111,6 +111,8 @@ type SessionUpdateRequest struct {
 	SessionID string  `json:"session_id"`
 	Title     *string `json:"title,omitempty"`
 	WorkMode  *string `json:"work_mode,omitempty"`
+	// RevokeApprovals names tools no longer allowed for this chat.
+	RevokeApprovals []string `json:"revoke_approvals,omitempty"`
 }
 
 // SessionForkRequest forks a session at one of its user messages.
@@ -161,6 +163,19 @@ type RTCUpdateStatusRequest struct {
 	Status   string `json:"status"`
 	ClientID string `json:"client_id"`
 	Reason   string `json:"reason,omitempty"` // shown to the model for rejected
+	// Approval is the person's answer to a confirmation: with executing (allowed)
+	// or rejected (denied). Recorded on the RTC; scope "session" also allows the
+	// tool for the rest of the chat.
+	Approval *ApprovalAnswer `json:"approval,omitempty"`
+}
+
+// ApprovalAnswer is how the person answered a confirmation.
+type ApprovalAnswer struct {
+	Scope string `json:"scope,omitempty"` // once (default) or session ("Allow for this chat")
+	// Standing: not asked, because the tool was allowed for this chat earlier
+	// (the browser's own check, e.g. of a host tool's needsApproval function).
+	Standing bool   `json:"standing,omitempty"`
+	Reason   string `json:"reason,omitempty"` // the person's reason for a denial, as typed
 }
 
 type RTCSubmitResultRequest struct {

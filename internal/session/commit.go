@@ -60,7 +60,7 @@ func (r *Runner) commitStep(ctx context.Context, o *owner, item *store.InboxItem
 			}
 			return finish()
 		}
-		rtcs := agent.PlanRTCs(agent.PlanInput{Calls: out.calls, Tools: set, WorkMode: sess.WorkMode, Limits: r.cfg.Limits, Step: t.Step,
+		rtcs := agent.PlanRTCs(agent.PlanInput{Calls: out.calls, Tools: set, WorkMode: sess.WorkMode, Approvals: sess.Approvals, Now: tx.Now(), Limits: r.cfg.Limits, Step: t.Step,
 			FirstSeq: countTurnRTCs(tr, t.ID) + 1, SessionID: t.SessionID, TurnID: t.ID, UserID: t.UserID, MessageID: msg.ID, NewID: core.NewID})
 		var delivered *protocol.RTC
 		for i := range rtcs {

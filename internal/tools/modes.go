@@ -72,3 +72,15 @@ func DecideTool(mode string, t Tool, args json.RawMessage) Decision {
 func MayAsk(d Decision, t Tool) bool {
 	return d.NeedsConfirmation || t.Kind == KindAsk || (t.Kind == KindHost && t.Approval == protocol.ApprovalArguments)
 }
+
+// AllowableForChat reports whether "Allow for this chat" may cover a call: host
+// tools, and write or edit of a path that is not protected. Scripts run code and
+// save into /.scripts/, and protected paths ask every time, so neither is ever
+// covered; the other tools do not ask at all.
+func AllowableForChat(name string, args json.RawMessage) bool {
+	switch name {
+	case "write", "edit":
+		return !touchesProtected(args)
+	}
+	return !IsBuiltin(name)
+}

@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"sync"
 	"testing"
@@ -53,6 +54,14 @@ func testConcurrentSessionChanges(t *testing.T, s store.Store, _ *Clock) {
 			}
 			return change(func(sess *protocol.Session) { sess.Status = protocol.SessionOpen })
 		},
+		"allow for this chat": func(i int) error { // each round grants a tool; every third revokes the one before
+			return change(func(sess *protocol.Session) {
+				if i%3 == 2 {
+					sess.Approvals = slices.DeleteFunc(sess.Approvals, func(a protocol.ToolApproval) bool { return a.Tool == fmt.Sprintf("tool%d", i-1) })
+				}
+				sess.Approvals = append(sess.Approvals, protocol.ToolApproval{Tool: fmt.Sprintf("tool%d", i), DeviceID: "d", RTCID: fmt.Sprintf("r%d", i)})
+			})
+		},
 		"turn start and end": func(i int) error {
 			turn := fmt.Sprintf("t%d", i)
 			if err := change(func(sess *protocol.Session) { sess.ActiveTurnID = turn }); err != nil {
@@ -85,10 +94,70 @@ func testConcurrentSessionChanges(t *testing.T, s store.Store, _ *Clock) {
 	}
 	want := protocol.Session{Title: strconv.Itoa(rounds), WorkMode: modes[(rounds-1)%len(modes)], Status: protocol.SessionOpen,
 		Usage: protocol.Usage{InputTokens: rounds}}
+	var wantTools []string
+	for i := range rounds {
+		if i%3 != 1 || i+1 >= rounds {
+			wantTools = append(wantTools, fmt.Sprintf("tool%d", i))
+		}
+	}
+	var gotTools []string
+	for _, a := range got.Approvals {
+		gotTools = append(gotTools, a.Tool)
+	}
+	if !slices.Equal(gotTools, wantTools) {
+		t.Fatalf("approvals after concurrent changes: %v, want %v", gotTools, wantTools)
+	}
 	if got.Title != want.Title || got.WorkMode != want.WorkMode || got.Status != want.Status || got.ActiveTurnID != "" ||
 		got.Usage.InputTokens != want.Usage.InputTokens {
 		t.Fatalf("after concurrent changes: title %q, work mode %s, status %s, active turn %q, input tokens %d; want title %q, work mode %s, status %s, no active turn, input tokens %d",
 			got.Title, got.WorkMode, got.Status, got.ActiveTurnID, got.Usage.InputTokens,
 			want.Title, want.WorkMode, want.Status, want.Usage.InputTokens)
 	}
+}
+
+// testApprovalsAndDecisions: a session's "Allow for this chat" list and an RTC's
+// decision (who, when, scope, reason) are stored whole and read back as written,
+// through an insert and a compare-and-set update.
+func testApprovalsAndDecisions(t *testing.T, s store.Store, clock *Clock) {
+	at := clock.Now().UTC()
+	sess := &protocol.Session{ID: "s", UserID: "u", DeviceID: "d", WorkMode: protocol.ModeManual, Status: protocol.SessionOpen,
+		Approvals: []protocol.ToolApproval{{Tool: "write", DeviceID: "d", RTCID: "r0", GrantedAt: at}}}
+	r := &protocol.RTC{ID: "r1", SessionID: "s", TurnID: "t", UserID: "u", Seq: 1, Step: 1, ToolName: "write", Arguments: []byte(`{}`),
+		Status: protocol.RTCPending, NeedsConfirmation: true}
+	write(t, s, func(tx store.Tx) error {
+		if err := tx.SessionInsert(sess); err != nil {
+			return err
+		}
+		return tx.RTCInsert(r)
+	})
+	deny := &protocol.Decision{Decision: protocol.DecisionDeny, Scope: protocol.ScopeOnce, Reason: "not there", DeviceID: "d", At: at}
+	write(t, s, func(tx store.Tx) error {
+		got, err := tx.SessionGet("s")
+		if err != nil {
+			return err
+		}
+		got.Approvals = append(got.Approvals, protocol.ToolApproval{Tool: "addToCart", DeviceID: "d2", RTCID: "r9", GrantedAt: at})
+		if err := tx.SessionUpdate(got); err != nil {
+			return err
+		}
+		rr, err := tx.RTCGet("r1")
+		if err != nil {
+			return err
+		}
+		rr.Status, rr.Error, rr.Decision = protocol.RTCRejected, "declined", deny
+		return tx.RTCUpdate(rr, protocol.RTCPending)
+	})
+	_ = s.Read(ctx, func(tx store.Tx) error {
+		got := must(tx.SessionGet("s"))(t)
+		if len(got.Approvals) != 2 || got.Approvals[0].Tool != "write" || got.Approvals[0].RTCID != "r0" || !got.Approvals[0].GrantedAt.Equal(at) ||
+			got.Approvals[1].Tool != "addToCart" || got.Approvals[1].DeviceID != "d2" {
+			t.Fatalf("approvals read back: %+v", got.Approvals)
+		}
+		rr := must(tx.RTCGet("r1"))(t)
+		if rr.Decision == nil || rr.Decision.Decision != deny.Decision || rr.Decision.Scope != deny.Scope || rr.Decision.Reason != deny.Reason ||
+			rr.Decision.DeviceID != deny.DeviceID || !rr.Decision.At.Equal(at) {
+			t.Fatalf("decision read back: %+v", rr.Decision)
+		}
+		return nil
+	})
 }

@@ -56,6 +56,7 @@ func Run(t *testing.T, open Factory) {
 		"RTCQueries":               testRTCQueries,
 		"SessionList":              testSessionList,
 		"ConcurrentSessionChanges": testConcurrentSessionChanges,
+		"ApprovalsAndDecisions":    testApprovalsAndDecisions,
 	}
 	for name, fn := range tests {
 		t.Run(name, func(t *testing.T) {
