@@ -3,6 +3,7 @@
 // so a bundler drops what a host does not use.
 
 export { createAgent } from "./agent/agent.js";
+export { toolState, type ToolState } from "./agent/toolstate.js";
 export type {
   Agent,
   AgentEvents,
@@ -33,6 +34,8 @@ export type {
   MessageSendResult,
   MessageStatus,
   Rtc,
+  Decision,
+  ToolApproval,
   RtcListResult,
   RtcResult,
   RtcStatus,

@@ -2,19 +2,10 @@
 // (the Live text while it streams) and its tool calls, each with the state of its
 // remote tool call (RTC) in the words chat UIs use.
 
-import type { Message, Prompt, Rtc } from "@rtc-agent/web/headless";
+import { toolState, type Message, type Prompt, type Rtc, type ToolState } from "@rtc-agent/web/headless";
 
-/**
- * Where a tool call stands:
- * - `input-streaming`: the model has named the call, its RTC is not here yet;
- * - `awaiting-approval`: the person is asked to allow it;
- * - `awaiting-input`: an askUser form waits for the person's answer;
- * - `running`: waiting for its turn or executing;
- * - `done`: completed, `output` holds the result;
- * - `denied`: the person (or plan mode) declined it, `error` says why;
- * - `error`: it failed or timed out, `error` says why.
- */
-export type ToolState = "input-streaming" | "awaiting-approval" | "awaiting-input" | "running" | "done" | "denied" | "error";
+/** Where a tool call stands (the SDK's `ToolState`: input-streaming, awaiting-approval, awaiting-input, running, done, denied, error). */
+export type { ToolState };
 
 export interface ToolPart {
   /** The model's tool call id. */
@@ -43,26 +34,7 @@ export interface ChatMessage {
   message: Message;
 }
 
-/** The state of a call from its RTC and the open prompts. */
-export function toolState(rtc: Rtc | undefined, prompt: Prompt | undefined): ToolState {
-  if (!rtc) return "input-streaming";
-  if (prompt) return prompt.kind === "ask" ? "awaiting-input" : "awaiting-approval";
-  switch (rtc.status) {
-    case "completed":
-      return "done";
-    case "rejected":
-      return "denied";
-    case "failed":
-    case "timeout":
-      return "error";
-    case "executing":
-      return "running";
-    default:
-      // queued, pending, sent: asked about once delivered to the executing tab.
-      if (rtc.tool_name === "askUser") return "awaiting-input";
-      return rtc.needs_confirmation && rtc.status !== "queued" ? "awaiting-approval" : "running";
-  }
-}
+export { toolState };
 
 export function chatMessages(messages: Message[], rtcs: Rtc[], prompts: Prompt[], textOf: (m: Message) => string): ChatMessage[] {
   const byCall = new Map<string, Rtc>();

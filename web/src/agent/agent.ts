@@ -309,6 +309,14 @@ export class AgentCore implements Agent {
     return this.changeSession("v1.session.update", { session_id: id, work_mode: mode });
   }
 
+  /**
+   * Takes back "Allow for this chat" of a tool: its next calls ask again, in every
+   * tab and on every device (`v1.session.update` `revoke_approvals`).
+   */
+  revokeApproval(id: string, tool: string): Promise<Session> {
+    return this.changeSession("v1.session.update", { session_id: id, revoke_approvals: [tool] });
+  }
+
   closeSession(id: string): Promise<Session> {
     return this.changeSession("v1.session.close", { session_id: id });
   }

@@ -192,6 +192,8 @@ export interface Agent {
   loadSession(sessionId: string): Promise<void>;
   renameSession(id: string, title: string): Promise<Session>;
   setWorkMode(id: string, mode: WorkMode): Promise<Session>;
+  /** Takes back "Allow for this chat" of a tool (listed in `session.approvals`): its next calls ask again. */
+  revokeApproval(id: string, tool: string): Promise<Session>;
   closeSession(id: string): Promise<Session>;
   openSession(id: string): Promise<Session>;
   deleteSession(id: string): Promise<Session>;

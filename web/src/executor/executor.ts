@@ -26,7 +26,7 @@ import type { Leadership } from "./leader.js";
 import { fitOutput, type Outbox } from "./outbox.js";
 import { formatAnswers, validateQuestions } from "./ask.js";
 import type { Prompt, PromptAnswer, PromptBoard, PromptKind } from "./prompts.js";
-import { decideCall, scriptCallAsk } from "./permissions.js";
+import { allowableForChat, allowedForChat, decideCall, scriptCallAsk } from "./permissions.js";
 import { previewOfCall, type ScriptPreview } from "../script/pin.js";
 import type { ScriptAuthorizer } from "../script/runner.js";
 
@@ -52,6 +52,9 @@ export interface ExecutorEvents {
   interrupted: Rtc;
   error: unknown;
 }
+
+/** The decision sent with `update_status executing`. */
+type Approval = { scope: "once" | "session"; standing?: boolean };
 
 const OPEN: ReadonlySet<RtcStatus> = new Set(["pending", "sent", "executing"]);
 
@@ -158,7 +161,10 @@ export class Executor {
       if (!checked.ok) return void (await this.finish(rtc, ref, { kind: "result", ok: false, error: fitOutput(checked.error) }));
       args = checked.value;
     }
-    const kind: PromptKind | null = rtc.tool_name === "askUser" ? "ask" : (await this.needsConfirmation(rtc, args)) ? "confirm" : null;
+    const need = rtc.tool_name === "askUser" ? { ask: false, standing: false } : await this.needsConfirmation(rtc, args);
+    const kind: PromptKind | null = rtc.tool_name === "askUser" ? "ask" : need.ask ? "confirm" : null;
+    // What the server records as the decision: a standing "Allow for this chat", or the person's answer below.
+    let approval: Approval | undefined = need.standing ? { scope: "session", standing: true } : undefined;
     if (kind) {
       if (kind === "ask") {
         const problem = validateQuestions(rtc.arguments);
@@ -179,7 +185,8 @@ export class Executor {
             return void (await this.finish(rtc, ref, { kind: "result", ok: false, error: `could not read the saved script to show it: ${(err as Error).message}` }));
           }
         }
-        const answer = await this.promptFor(rtc, { id: rtc.id, kind, ...(script ? { script } : {}), ...(again ? { again } : {}) });
+        const allowForChat = kind === "confirm" && !script && allowableForChat(rtc.tool_name, tool?.kind, rtc.arguments);
+        const answer = await this.promptFor(rtc, { id: rtc.id, kind, ...(script ? { script } : {}), ...(again ? { again } : {}), ...(allowForChat ? { allowForChat } : {}) });
         if (!answer) return this.d.journal.close(ref, tab); // ended on the server meanwhile
         if (kind === "ask") {
           const outcome: Outcome =
@@ -187,12 +194,14 @@ export class Executor {
           return void (await this.finish(rtc, ref, outcome));
         }
         if (answer.type !== "confirm" || !answer.approved) {
-          const why = answer.type === "confirm" && answer.reason ? `: ${answer.reason}` : "";
-          return void (await this.finish(rtc, ref, { kind: "reject", reason: `the user declined this ${rtc.tool_name} call${why}` }));
+          const denial = answer.type === "confirm" ? (answer.reason?.trim() ?? "") : "";
+          const why = denial ? `: ${denial}` : "";
+          return void (await this.finish(rtc, ref, { kind: "reject", reason: `the user declined this ${rtc.tool_name} call${why}`, denial }));
         }
+        approval = { scope: answer.scope === "session" && allowForChat ? "session" : "once" };
         if (script) pin = script.sha256;
       }
-      const ran = await this.execQueue.run(() => this.execute(rtc, ref, pin));
+      const ran = await this.execQueue.run(() => this.execute(rtc, ref, pin, approval));
       if (ran !== "changed") return;
       again = "The saved script changed after you were asked. This is the code that will run now.";
     }
@@ -204,23 +213,28 @@ export class Executor {
    * never asks, a function asks when it returns true (with the validated
    * arguments), in the modes where host tools ask.
    */
-  private async needsConfirmation(rtc: Rtc, args: unknown): Promise<boolean> {
-    if (rtc.needs_confirmation) return true;
+  private async needsConfirmation(rtc: Rtc, args: unknown): Promise<{ ask: boolean; standing: boolean }> {
     const tool = this.d.tools.get(rtc.tool_name);
-    if (!tool) return false; // an unknown tool fails without running anything
+    const chat = allowedForChat(this.d.store.sessions.get(rtc.session_id)?.approvals, rtc.tool_name, tool?.kind, rtc.arguments);
+    if (rtc.needs_confirmation) return { ask: true, standing: false };
+    if (!tool) return { ask: false, standing: false }; // an unknown tool fails without running anything
     const d = decideCall(this.modeOf(rtc), tool.kind, rtc.arguments);
     // A call the matrix refuses (plan mode now) but the server sent: the person decides.
-    if (d.refused) return true;
-    if (!d.needsConfirmation || tool.kind !== "host") return d.needsConfirmation;
-    if (tool.approval === "never") return false;
-    if (tool.approval === "arguments" && tool.needsApproval) {
-      try {
-        return await tool.needsApproval(args);
-      } catch {
-        return true; // a failing check asks rather than runs
+    if (d.refused) return { ask: true, standing: false };
+    let ask = d.needsConfirmation;
+    if (ask && tool.kind === "host") {
+      if (tool.approval === "never") ask = false;
+      else if (tool.approval === "arguments" && tool.needsApproval) {
+        try {
+          ask = await tool.needsApproval(args);
+        } catch {
+          ask = true; // a failing check asks rather than runs
+        }
       }
     }
-    return true;
+    // "Allow for this chat" (stored on the session by the server) covers what would ask.
+    if (ask && chat) return { ask: false, standing: true };
+    return { ask, standing: false };
   }
 
   private modeOf(rtc: Rtc): string | undefined {
@@ -231,14 +245,14 @@ export class Executor {
    * Runs the call; "changed" (nothing run, nothing claimed) when it is a `script
    * run` whose saved code no longer has the approved hash.
    */
-  private async execute(rtc: Rtc, ref: RtcRef, pin: string | null | undefined): Promise<"changed" | void> {
+  private async execute(rtc: Rtc, ref: RtcRef, pin: string | null | undefined, approval?: Approval): Promise<"changed" | void> {
     if (this.stopped || !this.d.leadership.isLeader) return; // the next leader takes it
     if (pin !== undefined) {
       const now = await previewOfCall(this.d.context().vfs, rtc.arguments).catch(() => null);
       if ((now?.sha256 ?? null) !== pin) return "changed";
     }
     if (!(await this.d.journal.executing(ref, this.d.tabId))) return; // claimed elsewhere
-    if (!(await this.mayRun(rtc))) return this.d.journal.close(ref, this.d.tabId);
+    if (!(await this.mayRun(rtc, approval))) return this.d.journal.close(ref, this.d.tabId);
     this.events.emit("started", rtc);
     // The runner checks the hash again on the code it runs (a change after this point fails the call).
     const ctx = { ...this.d.context(), rtcId: rtc.id, authorize: this.authorizer(rtc), ...(pin !== undefined ? { scriptSha256: pin } : {}) };
@@ -257,6 +271,8 @@ export class Executor {
     return (method, args) => {
       const call = scriptCallAsk(this.modeOf(rtc), method, args);
       if (!call) return null;
+      // A host tool allowed for this chat runs from a script without asking too.
+      if (method === "call" && allowedForChat(this.d.store.sessions.get(rtc.session_id)?.approvals, call.tool, this.d.tools.get(call.tool)?.kind, call.args)) return null;
       return this.promptFor(rtc, { id: `${rtc.id}/call-${++n}`, kind: "confirm", call }).then((a) => {
         if (a?.type === "confirm" && a.approved) return null;
         const why = a?.type === "confirm" && a.reason ? `: ${a.reason}` : "";
@@ -278,14 +294,14 @@ export class Executor {
    * out). A tool with effects first reports `update_status executing`, retried
    * while the server cannot be reached; a read-only one (kind "read") does not.
    */
-  private async mayRun(rtc: Rtc): Promise<boolean> {
+  private async mayRun(rtc: Rtc, approval?: Approval): Promise<boolean> {
     const readOnly = this.d.tools.get(rtc.tool_name)?.kind === "read";
     const clientId = crypto.randomUUID();
     for (let attempt = 0; ; attempt++) {
       if (RTC_TERMINAL.has(this.current(rtc).status)) return false;
       if (readOnly) return true;
       try {
-        await this.d.call("v1.rtc.update_status", { rtc_id: rtc.id, status: "executing", client_id: clientId });
+        await this.d.call("v1.rtc.update_status", { rtc_id: rtc.id, status: "executing", client_id: clientId, ...(approval ? { approval } : {}) });
         return true;
       } catch (err) {
         if (err instanceof RpcError && !err.temporary && err.code !== "unauthenticated") return false;

@@ -25,10 +25,10 @@ export interface JournalEntry {
 export type OutboxEntry =
   | { rtc_id: string; client_id: string; kind: "result"; ok: true; output: unknown; created_at: number }
   | { rtc_id: string; client_id: string; kind: "result"; ok: false; error: string; created_at: number }
-  | { rtc_id: string; client_id: string; kind: "reject"; reason: string; created_at: number };
+  | { rtc_id: string; client_id: string; kind: "reject"; reason: string; denial?: string; created_at: number };
 
 /** What an outcome looks like before it gets its client id. */
-export type Outcome = { kind: "result"; ok: true; output: unknown } | { kind: "result"; ok: false; error: string } | { kind: "reject"; reason: string };
+export type Outcome = { kind: "result"; ok: true; output: unknown } | { kind: "result"; ok: false; error: string } | { kind: "reject"; reason: string; denial?: string };
 
 export const INTERRUPTED = "interrupted: the page was reloaded while the tool ran; it was not run again";
 

@@ -100,7 +100,9 @@ export class Outbox {
     this.inFlight.add(e.rtc_id);
     try {
       if (e.kind === "reject") {
-        await this.call<RtcResult>("v1.rtc.update_status", { rtc_id: e.rtc_id, status: "rejected", client_id: e.client_id, reason: e.reason });
+        // `denial`: the person said no to a confirmation (with their own words, if any).
+        const approval = e.denial === undefined ? {} : { approval: { scope: "once" as const, ...(e.denial ? { reason: e.denial } : {}) } };
+        await this.call<RtcResult>("v1.rtc.update_status", { rtc_id: e.rtc_id, status: "rejected", client_id: e.client_id, reason: e.reason, ...approval });
       } else if (e.ok) {
         await this.call<RtcResult>("v1.rtc.submit_result", { rtc_id: e.rtc_id, client_id: e.client_id, ok: true, output: e.output });
       } else {

@@ -102,3 +102,20 @@ function normalized(path: unknown): string | null {
     return null;
   }
 }
+
+/**
+ * Whether "Allow for this chat" may cover a call: host tools, and write or edit
+ * of a path that is not protected. A script runs code and saves into /.scripts/,
+ * and protected paths ask every time, so neither is ever covered (the server
+ * applies the same rule).
+ */
+export function allowableForChat(tool: string, kind: ToolKind | undefined, args: unknown): boolean {
+  if (kind === "host") return true;
+  if (tool === "write" || tool === "edit") return !touchesProtected(pathArg(args)) && typeof pathArg(args) === "string";
+  return false;
+}
+
+/** True when the session allows `tool` for the whole chat and the call is one that may be covered. */
+export function allowedForChat(approvals: readonly { tool: string }[] | undefined, tool: string, kind: ToolKind | undefined, args: unknown): boolean {
+  return !!approvals?.some((a) => a.tool === tool) && allowableForChat(tool, kind, args);
+}

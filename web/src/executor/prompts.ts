@@ -11,6 +11,9 @@ import { Emitter } from "../util/emitter.js";
 
 export type PromptKind = "confirm" | "ask";
 
+/** How far a yes reaches: this call, or every call of the tool in this chat. */
+export type ApprovalScope = "once" | "session";
+
 export interface Prompt {
   /** The RTC id; `<RTC id>/call-<n>` for a call a running script makes. */
   id: string;
@@ -22,6 +25,8 @@ export interface Prompt {
   call?: ScriptCallAsk;
   /** Why the person is asked again about the same call. */
   again?: string;
+  /** "Allow for this chat" may be offered: not for scripts, script calls or protected paths. */
+  allowForChat?: boolean;
 }
 
 /** One answered askUser question. */
@@ -34,7 +39,14 @@ export interface AskAnswer {
 }
 
 export type PromptAnswer =
-  | { type: "confirm"; approved: boolean; reason?: string }
+  | {
+      type: "confirm";
+      approved: boolean;
+      /** A denial's reason, given to the model in the tool result. */
+      reason?: string;
+      /** `session`: "Allow for this chat" (the tool runs without asking until revoked). Default `once`. */
+      scope?: ApprovalScope;
+    }
   | { type: "ask"; answers: AskAnswer[] }
   | { type: "dismiss"; reason?: string };
 

@@ -36,7 +36,7 @@ export interface Methods {
   "v1.message.get": { params: { message_id: string }; result: MessageGetResult };
   "v1.session.list": { params: PageParams; result: SessionListResult };
   "v1.session.get": { params: { session_id: string }; result: SessionResult };
-  "v1.session.update": { params: { session_id: string; title?: string; work_mode?: WorkMode }; result: SessionResult };
+  "v1.session.update": { params: { session_id: string; title?: string; work_mode?: WorkMode; revoke_approvals?: string[] }; result: SessionResult };
   "v1.session.close": { params: { session_id: string }; result: SessionResult };
   "v1.session.open": { params: { session_id: string }; result: SessionResult };
   "v1.session.delete": { params: { session_id: string }; result: SessionResult };
@@ -46,7 +46,10 @@ export interface Methods {
   "v1.turn.retry": { params: { session_id: string; turn_id: string; client_id: string }; result: TurnQueuedResult };
   "v1.turn.list": { params: { session_id: string } & PageParams; result: TurnListResult };
   "v1.turn.get": { params: { turn_id: string }; result: TurnResult };
-  "v1.rtc.update_status": { params: { rtc_id: string; status: "sent" | "executing" | "rejected"; client_id: string; reason?: string }; result: RtcResult };
+  "v1.rtc.update_status": {
+    params: { rtc_id: string; status: "sent" | "executing" | "rejected"; client_id: string; reason?: string; approval?: { scope?: "once" | "session"; standing?: boolean; reason?: string } };
+    result: RtcResult;
+  };
   "v1.rtc.submit_result": {
     params: { rtc_id: string; client_id: string; ok: boolean; output?: unknown; error?: string };
     result: RtcResult;

@@ -27,9 +27,33 @@ export interface Session {
   usage?: Usage;
   /** Input tokens of the latest model step: how full the model's context is. */
   context_tokens?: number;
+  /** Tools allowed for this chat ("Allow for this chat"); revoke with `v1.session.update` `revoke_approvals`. */
+  approvals?: ToolApproval[];
   created_at: string;
   updated_at: string;
   offset: number;
+}
+
+/** One tool allowed for a whole chat: by which device, when, on which call's confirmation. */
+export interface ToolApproval {
+  tool: string;
+  device_id: string;
+  rtc_id: string;
+  granted_at: string;
+}
+
+/**
+ * The person's decision on a call that needed it: allowed once, allowed for the
+ * session (`standing`: by an earlier "Allow for this chat", without asking), or
+ * denied with their reason; by which device and when.
+ */
+export interface Decision {
+  decision: "allow" | "deny";
+  scope: "once" | "session";
+  standing?: boolean;
+  reason?: string;
+  device_id?: string;
+  at: string;
 }
 
 export type TurnStatus = "queued" | "running" | "waiting" | "completed" | "failed" | "stopped";
@@ -117,6 +141,8 @@ export interface Rtc {
   arguments: unknown;
   status: RtcStatus;
   needs_confirmation: boolean;
+  /** The decision on a call that needed the person (absent when none was asked for). */
+  decision?: Decision;
   timeout_ms: number;
   deadline_at?: string;
   output?: unknown;

@@ -5,7 +5,7 @@
 // header wraps onto a second line.
 
 import type { Agent } from "../agent/types.js";
-import { WORK_MODES, type WorkMode } from "../protocol/types.js";
+import { WORK_MODES, type Session, type WorkMode } from "../protocol/types.js";
 import type { ConnectionStatus } from "../realtime/connection.js";
 import { ChatView } from "./chat.js";
 import { parseCommand } from "./commands.js";
@@ -63,13 +63,16 @@ export class Ui {
   private readonly closeBtn = h("button", { class: "close-session", title: "Close this conversation: it takes no messages until it is reopened (a running turn stops)", props: { type: "button", hidden: true } }, "Close chat");
   private readonly reopenBtn = h("button", { class: "primary reopen", props: { type: "button" } }, "Reopen");
   private readonly closedBar = h("div", { class: "closed-bar", attrs: { hidden: true, role: "status" } }, h("span", null, "This conversation is closed: it takes no messages until it is reopened."), this.reopenBtn);
+  /** "Allowed in this chat: write ✕": the tools that run without asking in the open conversation. */
+  private readonly approvalsBar = h("div", { class: "approvals", attrs: { hidden: true, role: "status", "aria-label": "Tools allowed in this chat" } });
+  private approvalsKey = "";
   private readonly body = h("div", { class: "body" });
   private readonly main = h("main", { class: "chat" });
   private readonly app = h("div", { class: "app" });
 
   constructor(private readonly root: ShadowRoot) {
     const composer = h("form", { class: "composer" }, this.input, this.stopBtn, this.sendBtn);
-    this.main.append(this.connBanner, this.bannerEl, h("div", { class: "messages" }), this.closedBar, composer);
+    this.main.append(this.connBanner, this.bannerEl, this.approvalsBar, h("div", { class: "messages" }), this.closedBar, composer);
     this.body.append(this.main);
     this.app.append(h("header", { class: "bar" }, this.sessionsToggle, this.title, this.usage, this.conn, this.modeLabel, this.closeBtn, this.filesToggle), this.body);
     root.replaceChildren(...styleNodes(root), this.app);
@@ -231,6 +234,42 @@ export class Ui {
     this.usage.textContent = usage?.text ?? "";
     this.usage.title = usage?.title ?? "";
     this.promptBanner(agent);
+    this.renderApprovals(agent, s);
+  }
+
+  /** The open conversation's "Allow for this chat" tools, each with a button that takes it back. */
+  private renderApprovals(agent: Agent, s: Session | undefined): void {
+    const list = s?.approvals ?? [];
+    const key = s ? `${s.id}:${list.map((a) => a.tool).join(",")}` : "";
+    if (key === this.approvalsKey) return;
+    this.approvalsKey = key;
+    this.approvalsBar.hidden = list.length === 0;
+    this.approvalsBar.replaceChildren(
+      h("span", { class: "label" }, "Allowed in this chat:"),
+      ...list.map((a) =>
+        h(
+          "span",
+          { class: "approval", attrs: { "data-tool": a.tool } },
+          h("span", { class: "tool-name" }, a.tool),
+          h(
+            "button",
+            {
+              class: "ghost revoke",
+              title: `Ask again before each ${a.tool} call`,
+              props: { type: "button" },
+              attrs: { "aria-label": `Revoke ${a.tool}` },
+              on: {
+                click: (e: Event) => {
+                  (e.currentTarget as HTMLButtonElement).disabled = true;
+                  agent.revokeApproval(s!.id, a.tool).catch((err: unknown) => this.banner(`Could not revoke ${a.tool}: ${(err as Error).message}`, true));
+                },
+              },
+            },
+            "✕",
+          ),
+        ),
+      ),
+    );
   }
 
   /** "… is waiting for your answer" while a prompt of another conversation is open, and only then. */

@@ -19,23 +19,48 @@ export function promptForm(p: Prompt, answer: (a: PromptAnswer) => void): HTMLEl
  */
 function confirmForm(p: Prompt, answer: (a: PromptAnswer) => void): HTMLElement {
   let done = false;
-  const reply = (approved: boolean) => {
+  const reason = h("input", {
+    class: "deny-reason",
+    props: { type: "text", maxLength: 1000, placeholder: "Reason for denying (optional; the assistant reads it)" },
+    attrs: { "aria-label": "Reason for denying" },
+  });
+  const reply = (a: PromptAnswer) => {
     if (done) return;
     done = true;
     for (const b of box.querySelectorAll("button")) b.disabled = true;
-    answer({ type: "confirm", approved });
+    reason.disabled = true;
+    answer(a);
   };
+  const deny = () => {
+    const why = reason.value.trim();
+    reply({ type: "confirm", approved: false, ...(why ? { reason: why } : {}) });
+  };
+  reason.addEventListener("keydown", (e) => {
+    if (e.key === "Enter") {
+      e.preventDefault();
+      deny();
+    }
+  });
+  const tool = p.call ? p.call.tool : p.rtc.tool_name;
   const box = h(
     "div",
     { class: "prompt confirm", attrs: { role: "group", "aria-label": `Permission: ${p.call ? `script call of ${p.call.tool}` : p.rtc.tool_name}` } },
     h("div", { class: "prompt-head" }, "Permission request"),
     p.again ? h("div", { class: "note again", attrs: { role: "alert" } }, p.again) : null,
     ...confirmBody(p),
+    reason,
     h(
       "div",
       { class: "actions" },
-      h("button", { class: "danger deny", on: { click: () => reply(false) } }, "Deny"),
-      h("button", { class: "primary allow", on: { click: () => reply(true) } }, "Allow"),
+      h("button", { class: "danger deny", on: { click: deny } }, "Deny"),
+      p.allowForChat
+        ? h(
+            "button",
+            { class: "allow-chat", title: `Run ${tool} without asking for the rest of this conversation (you can revoke it above the messages)`, on: { click: () => reply({ type: "confirm", approved: true, scope: "session" }) } },
+            "Allow for this chat",
+          )
+        : null,
+      h("button", { class: "primary allow", on: { click: () => reply({ type: "confirm", approved: true }) } }, "Allow"),
     ),
   );
   return box;

@@ -129,6 +129,11 @@ select { border: 1px solid var(--rtc-border); border-radius: 7px; padding: 3px 6
 .prompt .actions { display: flex; gap: 8px; justify-content: flex-end; }
 .prompt-head { display: flex; gap: 6px; align-items: center; font-size: 11px; font-weight: 700; text-transform: uppercase; letter-spacing: .04em; margin: -10px -10px 8px; padding: 4px 10px; }
 .prompt.confirm { border: 2px solid var(--rtc-warn); border-radius: 0 0 8px 8px; }
+.prompt.confirm .deny-reason { width: 100%; box-sizing: border-box; margin: 8px 0 0; padding: 4px 6px; font: inherit; }
+.approvals { display: flex; flex-wrap: wrap; align-items: center; gap: 6px; padding: 4px 12px; font-size: 0.85em; border-bottom: 1px solid var(--rtc-border, #ddd); }
+.approvals[hidden] { display: none; }
+.approvals .approval { display: inline-flex; align-items: center; gap: 2px; padding: 0 2px 0 8px; border-radius: 10px; background: var(--rtc-code-bg, rgba(127,127,127,.15)); }
+.approvals .revoke { padding: 0 6px; min-height: 0; line-height: 1.4; }
 .prompt.confirm .prompt-head { background: var(--rtc-warn); color: #ffffff; }
 .prompt.confirm .note.again { color: var(--rtc-warn); font-weight: 600; margin-bottom: 6px; }
 .prompt .script-code { margin: 6px 0; }

@@ -9,7 +9,7 @@ import type { ToolResult } from "./sdk.js";
 import { ToolRegistry } from "../../src/tools/registry.js";
 import { ctx, freshVfs } from "./context.js";
 import { done, tab, waitFor, FakeServer } from "./executor.test.js";
-import { freshDb, rtc } from "./entities.test.js";
+import { freshDb, rtc, session } from "./entities.test.js";
 import { eq, includes, test } from "./harness.js";
 
 function output(r: ToolResult): string {
@@ -187,5 +187,48 @@ test("typed: needsApproval false runs without asking, a function asks by the arg
   t.prompts.answer("p3", { type: "confirm", approved: true });
   await waitFor("large payment", () => server.rtcs.get("p3")?.status === "completed");
   eq(ran, ["peek", "pay 5", "pay 500"]);
+  done(t);
+});
+
+test("approvals: allow for this chat is sent as scope session; the session's approval skips asking; protected paths and denials", async () => {
+  const server = new FakeServer();
+  const t = await tab(server, await freshDb(), `chat-${Date.now()}`);
+  await waitFor("leadership", () => t.ex.isLeader);
+  const exec = (id: string) => server.calls.find((c) => c.method === "v1.rtc.update_status" && c.params.rtc_id === id && c.params.status === "executing");
+
+  // s3 is in manual mode: a write asks, with "Allow for this chat" on offer.
+  await server.deliver(rtc("w1", 0, { session_id: "s3", tool_name: "write", arguments: { path: "/n.md", content: "1" }, needs_confirmation: true }));
+  await waitFor("the question", () => t.prompts.list().length === 1);
+  eq(t.prompts.list()[0]!.allowForChat, true);
+  t.prompts.answer("w1", { type: "confirm", approved: true, scope: "session" });
+  await waitFor("w1 done", () => server.rtcs.get("w1")?.status === "completed");
+  eq(exec("w1")?.params.approval, { scope: "session" });
+
+  // The server stored it on the session: the next write runs without asking.
+  await t.store.merge([{ kind: "session", entity: session("s3", 500, { work_mode: "manual", approvals: [{ tool: "write", device_id: "d1", rtc_id: "w1", granted_at: "2026-01-01T00:00:00Z" }] }) }]);
+  await server.deliver(rtc("w2", 0, { session_id: "s3", tool_name: "write", arguments: { path: "/m.md", content: "2" } }));
+  await waitFor("w2 done", () => server.rtcs.get("w2")?.status === "completed");
+  eq(exec("w2")?.params.approval, { scope: "session", standing: true });
+  eq(await t.vfs.readFile("/m.md"), "2");
+
+  // /AGENT.md asks even so (and even when a faulty server says it need not); no allow-for-chat there.
+  await server.deliver(rtc("w3", 0, { session_id: "s3", tool_name: "write", arguments: { path: "/AGENT.md", content: "x" } }));
+  await waitFor("the protected question", () => t.prompts.list().length === 1);
+  eq(t.prompts.list()[0]!.allowForChat, undefined);
+  // Denied with a reason: the model reads it; the person's words go with the decision.
+  t.prompts.answer("w3", { type: "confirm", approved: false, reason: "  keep the instructions as they are " });
+  await waitFor("w3 rejected", () => server.rtcs.get("w3")?.status === "rejected");
+  const rej = server.calls.find((c) => c.params.rtc_id === "w3" && c.params.status === "rejected")!;
+  eq(rej.params.reason, "the user declined this write call: keep the instructions as they are");
+  eq(rej.params.approval, { scope: "once", reason: "keep the instructions as they are" });
+  eq(await t.vfs.readFile("/AGENT.md").catch(() => null), null, "not written");
+
+  // Revoked (the session without approvals): a write asks again.
+  await t.store.merge([{ kind: "session", entity: session("s3", 501, { work_mode: "manual" }) }]);
+  await server.deliver(rtc("w4", 0, { session_id: "s3", tool_name: "write", arguments: { path: "/o.md", content: "4" } }));
+  await waitFor("asked again", () => t.prompts.list().length === 1);
+  t.prompts.answer("w4", { type: "confirm", approved: true });
+  await waitFor("w4 done", () => server.rtcs.get("w4")?.status === "completed");
+  eq(exec("w4")?.params.approval, { scope: "once" });
   done(t);
 });
