@@ -31,7 +31,7 @@ test("16 approvals: a protected write asks in edit mode; script run shows its co
   includes(await confirm.locator(".prompt-head").innerText(), "Permission request".toUpperCase(), "the product's permission dialog");
   await p.waitForCard("write", "sent");
   eq(await p.vfsFile("/.scripts/fib.js"), null, "not saved before the yes");
-  await confirm.getByRole("button", { name: "Allow" }).click();
+  await confirm.getByRole("button", { name: "Allow", exact: true }).click();
   await p.waitForAnswer("Saved:");
   eq(await p.vfsFile("/.scripts/fib.js"), code);
 
@@ -39,13 +39,13 @@ test("16 approvals: a protected write asks in edit mode; script run shows its co
   await until("the run's dialog with the code", async () => (await confirm.locator(".script-code code").count()) === 1);
   eq(await confirm.locator(".script-code code").innerText(), code, "the stored code, whole, in the dialog");
   includes(await confirm.innerText(), "/.scripts/fib.js");
-  await confirm.getByRole("button", { name: "Allow" }).click();
+  await confirm.getByRole("button", { name: "Allow", exact: true }).click();
 
   const hostCall = (n: number) => p.page.locator(`rtc-agent .tool[data-tool="script"] .prompt.confirm:has-text('"n": ${n}')`);
   await hostCall(1).waitFor();
   includes(await hostCall(1).innerText(), "Allow the running script to call countTool?");
   eq(await p.localStorageNumber("calls:countTool:1"), 0, "not called before the yes");
-  await hostCall(1).getByRole("button", { name: "Allow" }).click();
+  await hostCall(1).getByRole("button", { name: "Allow", exact: true }).click();
   await hostCall(2).waitFor();
   eq(await p.localStorageNumber("calls:countTool:1"), 1, "the first call ran after its yes");
   await hostCall(2).getByRole("button", { name: "Deny" }).click();

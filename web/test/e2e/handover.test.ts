@@ -27,7 +27,7 @@ test("tabs prompt banner: answered in one tab, it disappears from the other", as
   await confirm.waitFor();
   // Tab b shows no conversation (a new chat): it points to the waiting one.
   await until("the banner in the other tab", async () => (await b.banner()).includes("is waiting for your answer"));
-  await confirm.getByRole("button", { name: "Allow" }).click();
+  await confirm.getByRole("button", { name: "Allow", exact: true }).click();
   includes(await a.waitForAnswer("Written:"), "Written");
   await until("the banner to go from the other tab", async () => (await b.banner()) === "");
   eq([...a.noErrors(), ...b.noErrors()], [], "no page errors");

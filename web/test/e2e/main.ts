@@ -21,6 +21,7 @@ import "./script.test.js";
 import "./sessions.test.js";
 import "./long.test.js";
 import "./approvals.test.js";
+import "./typed.test.js";
 import "./layout.test.js";
 import "./connection.test.js";
 import "./handover.test.js";

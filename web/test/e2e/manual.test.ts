@@ -25,7 +25,7 @@ test("3 manual mode: one confirmation accepted, one refused", async () => {
   await confirm.waitFor();
   await p.waitForCard("write", "sent");
   eq(await p.vfsFile("/m/one.txt"), null, "nothing written before the approval");
-  await confirm.getByRole("button", { name: "Allow" }).click();
+  await confirm.getByRole("button", { name: "Allow", exact: true }).click();
   await until("the second confirmation", async () => (await p.toolCards()).length === 2 && (await confirm.count()) === 1);
   await confirm.getByRole("button", { name: "Deny" }).click();
   const answer = await p.waitForAnswer("The second write gave:");

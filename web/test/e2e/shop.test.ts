@@ -97,7 +97,7 @@ test("shop: the same tools under <AgentChat/>, answered in the element's own dia
   await confirm.waitFor();
   includes(await confirm.innerText(), "checkout", "the first question is checkout's: the other tools do not ask");
   eq(await cartLines(p.page), [["mug", 2]], "addToCart filled the page's cart before checkout");
-  await confirm.getByRole("button", { name: "Allow" }).click();
+  await confirm.getByRole("button", { name: "Allow", exact: true }).click();
   const answer = await p.waitForAnswer("The checkout answered");
   includes(answer, "order-1");
   ok((await p.page.locator(".cart .empty").count()) === 1, "the order emptied the page's cart");
