@@ -7,7 +7,7 @@ import { Journal } from "../executor/journal.js";
 import { ConnectedLeadership, createLeadership } from "../executor/leader.js";
 import { Outbox } from "../executor/outbox.js";
 import { PromptBoard, type Prompt, type PromptAnswer } from "../executor/prompts.js";
-import type { Message, MessageSendResult, Rtc, Session, SessionResult, Turn, TurnQueuedResult, TurnResult, WorkMode } from "../protocol/types.js";
+import type { Message, MessageSendResult, Rtc, Session, SessionResult, Turn, TurnQueuedResult, WorkMode } from "../protocol/types.js";
 import { RpcError, isRetryable } from "../protocol/types.js";
 import { readAgentMd } from "./context.js";
 import { Connection, type ConnectionState, type ConnectionStatus, websocketUrl } from "../realtime/connection.js";
@@ -24,7 +24,7 @@ import type { HostToolDefinition, ToolArgs, ToolParameters } from "../tools/type
 import { bridgeWebMcp } from "./webmcp.js";
 import { Emitter, backoffMs, sleep } from "../util/emitter.js";
 import { VirtualFS } from "../vfs/vfs.js";
-import type { MethodName, MethodResult } from "../protocol/methods.js";
+import type { MethodName, MethodParams, MethodResult } from "../protocol/methods.js";
 import type { Agent, AgentEvents, AgentOptions, AgentStats, CallParams, SendOptions } from "./types.js";
 
 /** Creates an agent, opens its storage and connects. */
@@ -214,7 +214,7 @@ export class AgentCore implements Agent {
       tools: hostTools.length ? hostTools : undefined,
       context: agentMd === undefined ? undefined : { agent_md: agentMd },
     };
-    return callIdempotent<MessageSendResult>(this.conn.call.bind(this.conn), "v1.message.send", params);
+    return callIdempotent<MethodResult<"v1.message.send">>(this.conn.call.bind(this.conn), "v1.message.send" satisfies MethodName, params satisfies MethodParams<"v1.message.send">);
   }
 
   /**
@@ -224,7 +224,7 @@ export class AgentCore implements Agent {
    */
   fork(sessionId: string, messageId: string, text?: string): Promise<MessageSendResult> {
     const params = { client_id: crypto.randomUUID(), session_id: sessionId, message_id: messageId, text: text || undefined };
-    return callIdempotent<MessageSendResult>(this.conn.call.bind(this.conn), "v1.session.fork", params);
+    return callIdempotent<MethodResult<"v1.session.fork">>(this.conn.call.bind(this.conn), "v1.session.fork" satisfies MethodName, params satisfies MethodParams<"v1.session.fork">);
   }
 
   /**
@@ -234,7 +234,7 @@ export class AgentCore implements Agent {
    */
   compact(sessionId: string, instruction?: string): Promise<TurnQueuedResult> {
     // Not repeated on a lost answer: the method has no idempotency key.
-    return this.conn.call<TurnQueuedResult>("v1.session.compact", { session_id: sessionId, instruction: instruction?.trim() || undefined });
+    return this.call("v1.session.compact", { session_id: sessionId, instruction: instruction?.trim() || undefined });
   }
 
   /**
@@ -244,12 +244,13 @@ export class AgentCore implements Agent {
    * server answers a repeat with the first result.
    */
   retry(sessionId: string, turnId: string): Promise<TurnQueuedResult> {
-    return callIdempotent<TurnQueuedResult>(this.conn.call.bind(this.conn), "v1.turn.retry", { session_id: sessionId, turn_id: turnId, client_id: retryClientId(turnId) });
+    const params = { session_id: sessionId, turn_id: turnId, client_id: retryClientId(turnId) } satisfies MethodParams<"v1.turn.retry">;
+    return callIdempotent<MethodResult<"v1.turn.retry">>(this.conn.call.bind(this.conn), "v1.turn.retry" satisfies MethodName, params);
   }
 
   /** Stops the running turn of a session (`v1.turn.stop`). */
   async stop(sessionId: string): Promise<Turn> {
-    const res = await this.conn.call<TurnResult>("v1.turn.stop", { session_id: sessionId });
+    const res = await this.call("v1.turn.stop", { session_id: sessionId });
     await this.store.merge([{ kind: "turn", entity: res.turn }]);
     return res.turn;
   }
@@ -364,8 +365,8 @@ export class AgentCore implements Agent {
 
   // ---- internals ----------------------------------------------------------------
 
-  private async changeSession(method: "v1.session.update" | "v1.session.close" | "v1.session.open" | "v1.session.delete", params: object): Promise<Session> {
-    const res = await this.conn.call<SessionResult>(method, params);
+  private async changeSession<M extends "v1.session.update" | "v1.session.close" | "v1.session.open" | "v1.session.delete">(method: M, params: MethodParams<M>): Promise<Session> {
+    const res: SessionResult = await this.conn.call<MethodResult<M>>(method, params);
     await this.store.merge([{ kind: "session", entity: res.session }]);
     return res.session;
   }
