@@ -9,10 +9,11 @@
 // `~standard.validate`, and its JSON Schema comes from the Standard JSON Schema
 // extension (`~standard.jsonSchema.input`, implemented by zod 4) or from the
 // `jsonSchema` the integrator passes. Plain JSON Schemas are checked with
-// @cfworker/json-schema (no code generation, so it runs under a strict CSP).
+// @cfworker/json-schema (no code generation, so it runs under a strict CSP),
+// loaded on the first call that needs it.
 
 import type { StandardJSONSchemaV1, StandardSchemaV1 } from "@standard-schema/spec";
-import { Validator } from "@cfworker/json-schema";
+import type { Validator } from "@cfworker/json-schema";
 import type { FromSchema, JSONSchema as TypedJSONSchema } from "json-schema-to-ts";
 import type { JsonSchema } from "./types.js";
 
@@ -118,17 +119,22 @@ export function compileParameters(tool: string, parameters: unknown, jsonSchema?
     throw new TypeError(`tool ${tool}: parameters must be a JSON Schema object or a Standard Schema`);
   }
   const schema = parameters as JsonSchema;
-  let validator: Validator;
-  try {
-    validator = new Validator(schema as never, "2020-12", false);
-  } catch (err) {
-    throw new TypeError(`tool ${tool}: parameters are not a usable JSON Schema: ${(err as Error).message}`);
-  }
+  // The validator loads on the first call of a plain-schema tool (a chunk of its
+  // own): pages with only Standard Schema tools, or none, never load it.
+  let validator: Promise<Validator> | null = null;
   return {
     jsonSchema: schema,
     check: async (args) => {
       const value = args ?? {};
-      const res = validator.validate(value);
+      validator ??= import("@cfworker/json-schema").then((m) => new m.Validator(schema as never, "2020-12", false));
+      let v: Validator;
+      try {
+        v = await validator;
+      } catch (err) {
+        validator = null;
+        return { ok: false, error: `${tool} cannot be called: its parameters are not a usable JSON Schema (${(err as Error)?.message ?? String(err)})` };
+      }
+      const res = v.validate(value);
       if (res.valid) return { ok: true, value };
       return { ok: false, error: describeIssues(tool, leafErrors(res.errors)) };
     },

@@ -7,6 +7,8 @@ import { z } from "zod";
 import type { StandardSchemaV1 } from "@standard-schema/spec";
 import type { ToolResult } from "./sdk.js";
 import { ToolRegistry } from "../../src/tools/registry.js";
+import { toolState } from "../../src/agent/toolstate.js";
+import type { Rtc } from "../../src/protocol/types.js";
 import { ctx, freshVfs } from "./context.js";
 import { done, tab, waitFor, FakeServer } from "./executor.test.js";
 import { freshDb, rtc, session } from "./entities.test.js";
@@ -231,4 +233,20 @@ test("approvals: allow for this chat is sent as scope session; the session's app
   await waitFor("w4 done", () => server.rtcs.get("w4")?.status === "completed");
   eq(exec("w4")?.params.approval, { scope: "once" });
   done(t);
+});
+
+test("tool states: one mapping from RTC status and prompt to the names UIs use", () => {
+  const p = (kind: "confirm" | "ask", r: ReturnType<typeof rtc>) => ({ id: r.id, kind, rtc: r });
+  const r = (status: Rtc["status"], extra: Partial<Rtc> = {}) => rtc("st", 0, { status, ...extra });
+  eq(toolState(undefined), "input-streaming");
+  eq(toolState(r("queued")), "running");
+  eq(toolState(r("queued", { needs_confirmation: true })), "running", "waits for the call before it");
+  eq(toolState(r("pending", { needs_confirmation: true })), "awaiting-approval");
+  eq(toolState(r("sent"), p("confirm", r("sent"))), "awaiting-approval", "a question the page asks on its own");
+  eq(toolState(r("pending", { tool_name: "askUser" })), "awaiting-input");
+  eq(toolState(r("executing")), "running");
+  eq(toolState(r("completed")), "done");
+  eq(toolState(r("rejected")), "denied");
+  eq(toolState(r("failed")), "error");
+  eq(toolState(r("timeout")), "error");
 });
