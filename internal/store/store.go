@@ -69,6 +69,17 @@ type Checkpoint struct {
 	ExpiresAt time.Time
 }
 
+// AuditQuery selects audit records: of one user and/or one session (empty =
+// any), created at or after Since (zero = any), after the record of the RTC
+// AfterRTC when set, at most Limit.
+type AuditQuery struct {
+	UserID    string
+	SessionID string
+	Since     time.Time
+	AfterRTC  string
+	Limit     int
+}
+
 // Page selects a slice of an ordered list: rows with order key > After.
 type Page struct {
 	After int64
@@ -168,6 +179,15 @@ type Tx interface {
 	NodeBeat(node string, ttl time.Duration) error
 	// NodeLeave expires the node's liveness record now: its leases are free.
 	NodeLeave(node string) error
+
+	// AuditPut writes an RTC's audit record, replacing the one it had.
+	AuditPut(a *protocol.AuditRecord) error
+	// AuditGet returns an RTC's audit record, or ErrNotFound.
+	AuditGet(rtcID string) (*protocol.AuditRecord, error)
+	// AuditList returns audit records in creation order (see AuditQuery).
+	AuditList(q AuditQuery) ([]protocol.AuditRecord, error)
+	// AuditPrune deletes the records of calls that ended before the given time.
+	AuditPrune(before time.Time) (int64, error)
 
 	CheckpointPut(c *Checkpoint) error
 	CheckpointGet(turnID string) (*Checkpoint, error) // ErrNotFound when missing or expired

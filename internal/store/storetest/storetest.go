@@ -57,6 +57,7 @@ func Run(t *testing.T, open Factory) {
 		"SessionList":              testSessionList,
 		"ConcurrentSessionChanges": testConcurrentSessionChanges,
 		"ApprovalsAndDecisions":    testApprovalsAndDecisions,
+		"Audit":                    testAudit,
 	}
 	for name, fn := range tests {
 		t.Run(name, func(t *testing.T) {
