@@ -60,6 +60,7 @@ func New(st store.Store, runner Runner, lim protocol.Limits, log *slog.Logger) *
 		protocol.MethodRTCGet:          a.rtcGet,
 		protocol.MethodRTCPending:      a.rtcPending,
 		protocol.MethodUpdateList:      a.updateList,
+		protocol.MethodAuditList:       a.auditList,
 	}
 	return a
 }

@@ -73,6 +73,9 @@ func (a *API) rtcSubmitResult(ctx context.Context, c core.Caller, params json.Ra
 	if req.OK && len(req.Output) > 0 && !json.Valid(req.Output) {
 		return nil, protocol.Errorf(protocol.CodeInvalidArgument, "output must be JSON")
 	}
+	if err := checkExecution(req.Execution); err != nil {
+		return nil, err
+	}
 	var r *protocol.RTC
 	var err error
 	// A submission that loses the compare-and-set to a concurrent one (another

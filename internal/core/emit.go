@@ -69,9 +69,26 @@ func EmitMessage(tx store.Tx, m *protocol.Message, expect, clientID string) erro
 	return err
 }
 
-// EmitRTC inserts r when expect is "" and otherwise updates it from status expect.
-// A new RTC arrives as its first rtc.updated.
+// EmitRTC inserts r when expect is "" and otherwise updates it from status expect,
+// and brings its audit record up to date. A new RTC arrives as its first
+// rtc.updated.
 func EmitRTC(tx store.Tx, r *protocol.RTC, expect string) error {
+	if err := writeRTC(tx, r, expect); err != nil {
+		return err
+	}
+	return auditRTC(tx, r, expect, nil)
+}
+
+// emitRTCBy is EmitRTC for a change a person made through the API.
+func emitRTCBy(tx store.Tx, r *protocol.RTC, expect string, act *actor) error {
+	if err := writeRTC(tx, r, expect); err != nil {
+		return err
+	}
+	return auditRTC(tx, r, expect, act)
+}
+
+// writeRTC is EmitRTC without the audit record (copies of audited calls).
+func writeRTC(tx store.Tx, r *protocol.RTC, expect string) error {
 	off, err := tx.NextOffset(r.UserID)
 	if err != nil {
 		return err

@@ -121,7 +121,7 @@ func (cp *copier) turn(src *protocol.Turn, mine []protocol.Message) error {
 	}
 	for _, r := range rtcs {
 		r.ID, r.SessionID, r.TurnID, r.UserID, r.MessageID = NewID(), cp.dst.ID, t.ID, cp.dst.UserID, cp.msgIDs[r.MessageID]
-		if err := EmitRTC(cp.tx, &r, ""); err != nil {
+		if err := writeRTC(cp.tx, &r, ""); err != nil { // audited in its source session
 			return err
 		}
 	}

@@ -36,9 +36,9 @@ func UpdateRTCStatus(tx store.Tx, c Caller, req *protocol.RTCUpdateStatusRequest
 	if req.Status == protocol.RTCRejected {
 		r.ClientID = req.ClientID
 		r.Error = req.Reason
-		return r, endRTC(tx, r, prev)
+		return r, endRTC(tx, r, prev, &actor{caller: c, reason: req.Reason})
 	}
-	if err := EmitRTC(tx, r, prev); err != nil {
+	if err := emitRTCBy(tx, r, prev, &actor{caller: c}); err != nil {
 		return nil, casConflict(err, r.ID)
 	}
 	return r, nil
@@ -68,7 +68,7 @@ func SubmitResult(tx store.Tx, c Caller, req *protocol.RTCSubmitResultRequest) (
 			r.Error = "the tool failed without a message"
 		}
 	}
-	return r, endRTC(tx, r, prev)
+	return r, endRTC(tx, r, prev, &actor{caller: c, execution: req.Execution})
 }
 
 // ExpireRTC marks an RTC whose deadline passed as timeout. It is a no-op when the
@@ -81,14 +81,14 @@ func ExpireRTC(tx store.Tx, id string) error {
 	prev := r.Status
 	r.Status = protocol.RTCTimeout
 	r.Error = "no result before the deadline"
-	return endRTC(tx, r, prev)
+	return endRTC(tx, r, prev, nil)
 }
 
 // endRTC writes r in its new terminal status (compare-and-set from prev) and then,
 // in the same transaction, delivers the next queued RTC of the turn or, when none is
-// left open, queues the turn's resumption.
-func endRTC(tx store.Tx, r *protocol.RTC, prev string) error {
-	if err := EmitRTC(tx, r, prev); err != nil {
+// left open, queues the turn's resumption. act is the person who ended it, if any.
+func endRTC(tx store.Tx, r *protocol.RTC, prev string, act *actor) error {
+	if err := emitRTCBy(tx, r, prev, act); err != nil {
 		return casConflict(err, r.ID)
 	}
 	rtcs, err := tx.RTCListOpenByTurn(r.TurnID)

@@ -182,9 +182,12 @@ type Turn struct {
 	Tools         []HostTool `json:"tools,omitempty"` // host tools offered in this turn
 	Usage         Usage      `json:"usage"`           // model tokens of the turn's steps
 	ContextTokens int64      `json:"context_tokens"`  // input tokens of the latest step
-	CreatedAt     time.Time  `json:"created_at"`
-	UpdatedAt     time.Time  `json:"updated_at"`
-	Offset        int64      `json:"offset"`
+	// TraceParent is the W3C trace context of the turn's trace (set when the
+	// turn starts and tracing is on): a resumed turn continues the same trace.
+	TraceParent string    `json:"traceparent,omitempty"`
+	CreatedAt   time.Time `json:"created_at"`
+	UpdatedAt   time.Time `json:"updated_at"`
+	Offset      int64     `json:"offset"`
 }
 
 // Message roles and statuses.
@@ -291,9 +294,12 @@ type RTC struct {
 	Output            json.RawMessage `json:"output,omitempty"`
 	Error             string          `json:"error,omitempty"`
 	ClientID          string          `json:"client_id,omitempty"` // the submission that ended it
-	CreatedAt         time.Time       `json:"created_at"`
-	UpdatedAt         time.Time       `json:"updated_at"`
-	Offset            int64           `json:"offset"`
+	// TraceParent is the W3C trace context of the call's span in its turn's
+	// trace (tracing on only); the browser may put its own spans under it.
+	TraceParent string    `json:"traceparent,omitempty"`
+	CreatedAt   time.Time `json:"created_at"`
+	UpdatedAt   time.Time `json:"updated_at"`
+	Offset      int64     `json:"offset"`
 }
 
 // Update types on the Topic channel.

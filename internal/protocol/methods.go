@@ -184,6 +184,9 @@ type RTCSubmitResultRequest struct {
 	OK       bool            `json:"ok"`
 	Output   json.RawMessage `json:"output,omitempty"`
 	Error    string          `json:"error,omitempty"`
+	// Execution is the browser's timing of the run (optional; kept in the audit
+	// record and traced as the call's execution).
+	Execution *RTCExecution `json:"execution,omitempty"`
 }
 
 type RTCResult struct {

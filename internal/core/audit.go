@@ -1,0 +1,132 @@
+package core
+
+import (
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/rtcagent/rtcagent/internal/protocol"
+	"github.com/rtcagent/rtcagent/internal/store"
+)
+
+// actor is the person's side of an RTC change that came through the API: the
+// caller (user and device), the reason of a refusal and the browser's execution
+// report.
+type actor struct {
+	caller    Caller
+	reason    string
+	execution *protocol.RTCExecution
+}
+
+// auditRTC brings the RTC's audit record up to date with the change just
+// written (from status prev; "" for a new RTC), in the same transaction: a call
+// never exists, runs or ends without its record saying so. act is nil for
+// changes the server makes (creation, delivery, deadline, the end of a turn).
+func auditRTC(tx store.Tx, r *protocol.RTC, prev string, act *actor) error {
+	now := tx.Now()
+	a, err := tx.AuditGet(r.ID)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		if a, err = newAuditRecord(tx, r, now); err != nil {
+			return err
+		}
+	case err != nil:
+		return err
+	}
+	a.Status, a.Output, a.Error = r.Status, r.Output, r.Error
+	if r.Status == protocol.RTCPending && a.DeliveredAt == nil {
+		a.DeliveredAt = &now
+	}
+	if r.Status == protocol.RTCExecuting && a.StartedAt == nil {
+		a.StartedAt = &now
+	}
+	d := &a.Decision
+	if d.Outcome == "" && act != nil {
+		// A person answered: running the call (or its result) means they
+		// allowed it, a rejection that they refused it.
+		switch r.Status {
+		case protocol.RTCExecuting, protocol.RTCCompleted:
+			*d = protocol.AuditDecision{Outcome: protocol.DecisionAllowed, By: protocol.DecidedByUser, DeviceID: act.caller.DeviceID, At: &now}
+		case protocol.RTCRejected:
+			*d = protocol.AuditDecision{Outcome: protocol.DecisionDenied, By: protocol.DecidedByUser, DeviceID: act.caller.DeviceID, At: &now, Reason: act.reason}
+		}
+	}
+	if act != nil && act.execution != nil {
+		a.Execution = clampExecution(*act.execution, a, now)
+	}
+	if protocol.RTCTerminal(r.Status) {
+		if a.EndedAt == nil {
+			a.EndedAt = &now
+		}
+		if d.Outcome == "" && act == nil {
+			switch r.Status {
+			case protocol.RTCTimeout:
+				*d = protocol.AuditDecision{Outcome: protocol.DecisionTimeout, By: protocol.DecidedByServer, At: &now, Reason: r.Error}
+			case protocol.RTCFailed:
+				*d = protocol.AuditDecision{Outcome: protocol.DecisionCancelled, By: protocol.DecidedByServer, At: &now, Reason: r.Error}
+			}
+		}
+	}
+	return tx.AuditPut(a)
+}
+
+// newAuditRecord starts the record of a new RTC with the decision its work mode
+// made: calls that need no confirmation are allowed, plan mode refuses, a call
+// that needs a person waits for one (askUser is shown to them).
+func newAuditRecord(tx store.Tx, r *protocol.RTC, now time.Time) (*protocol.AuditRecord, error) {
+	s, err := tx.SessionGet(r.SessionID)
+	if err != nil {
+		return nil, err
+	}
+	a := &protocol.AuditRecord{RTCID: r.ID, UserID: r.UserID, SessionID: r.SessionID, TurnID: r.TurnID, DeviceID: s.DeviceID,
+		ToolName: r.ToolName, ToolCallID: r.ToolCallID, Arguments: r.Arguments, WorkMode: s.WorkMode,
+		NeedsConfirmation: r.NeedsConfirmation, CreatedAt: r.CreatedAt, TraceID: traceID(r.TraceParent)}
+	auto := func(outcome, reason string) protocol.AuditDecision {
+		return protocol.AuditDecision{Outcome: outcome, By: protocol.DecidedByWorkMode, At: &now, Reason: reason}
+	}
+	switch {
+	case r.Status == protocol.RTCRejected:
+		a.Decision = auto(protocol.DecisionDenied, r.Error)
+	case r.Status == protocol.RTCFailed:
+		// Refused before any decision (unknown tool, bad arguments): no decision.
+	case r.ToolName == "askUser":
+		a.Decision = auto(protocol.DecisionShown, "")
+	case !r.NeedsConfirmation:
+		a.Decision = auto(protocol.DecisionAllowed, "")
+	}
+	return a, nil
+}
+
+// clampExecution keeps the browser's report of a run within what the server saw
+// of the call (from its delivery, or its creation, to now): the times come from
+// another clock and from outside input.
+func clampExecution(e protocol.RTCExecution, a *protocol.AuditRecord, now time.Time) *protocol.RTCExecution {
+	lo := a.CreatedAt
+	if a.DeliveredAt != nil {
+		lo = *a.DeliveredAt
+	}
+	clamp := func(t time.Time) time.Time {
+		if t.Before(lo) {
+			return lo
+		}
+		if t.After(now) {
+			return now
+		}
+		return t
+	}
+	e.StartedAt, e.EndedAt = clamp(e.StartedAt).UTC(), clamp(e.EndedAt).UTC()
+	if e.EndedAt.Before(e.StartedAt) {
+		e.EndedAt = e.StartedAt
+	}
+	return &e
+}
+
+// traceID is the trace id of a W3C traceparent ("00-<trace>-<span>-<flags>"), or
+// "" when there is none.
+func traceID(traceparent string) string {
+	parts := strings.Split(traceparent, "-")
+	if len(parts) != 4 || len(parts[1]) != 32 {
+		return ""
+	}
+	return parts[1]
+}
