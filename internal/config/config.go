@@ -55,6 +55,12 @@ type Config struct {
 	CompactKeep  int           // -compact-keep, RTCAGENT_COMPACT_KEEP; tokens of recent history kept verbatim after a summary; default 0 = a fifth of the threshold
 	Retention    time.Duration // -update-retention, RTCAGENT_UPDATE_RETENTION; Topic history kept; default 168h
 	ShutdownWait time.Duration // -shutdown-timeout, RTCAGENT_SHUTDOWN_TIMEOUT; default 10s
+	// OTLPEndpoint is the OTLP/HTTP endpoint traces go to (-otlp-endpoint;
+	// also OTEL_EXPORTER_OTLP_ENDPOINT); empty and no variable = no tracing.
+	OTLPEndpoint string
+	// AuditRetention is how long the audit records of ended tool calls are kept
+	// (-audit-retention, RTCAGENT_AUDIT_RETENTION); 0 = forever (the default).
+	AuditRetention time.Duration
 }
 
 // Default returns the defaults.
@@ -128,6 +134,8 @@ func Parse(args []string, getenv func(string) string) (Config, error) {
 	num(&c.CompactAt, "compact-threshold", "RTCAGENT_COMPACT_THRESHOLD", "context tokens past which history is summarised; 0 = never")
 	num(&c.CompactKeep, "compact-keep", "RTCAGENT_COMPACT_KEEP", "tokens of recent history kept after a summary; 0 = a fifth of the threshold")
 	dur(&c.Retention, "update-retention", "RTCAGENT_UPDATE_RETENTION", "Topic history retention")
+	str(&c.OTLPEndpoint, "otlp-endpoint", "RTCAGENT_OTLP_ENDPOINT", "OTLP/HTTP endpoint for traces, e.g. http://localhost:4318; empty = OTEL_EXPORTER_OTLP_ENDPOINT or none")
+	dur(&c.AuditRetention, "audit-retention", "RTCAGENT_AUDIT_RETENTION", "how long audit records of ended tool calls are kept; 0 = forever")
 	dur(&c.ShutdownWait, "shutdown-timeout", "RTCAGENT_SHUTDOWN_TIMEOUT", "graceful shutdown limit")
 	c.OpenAIKey = getenv("RTCAGENT_OPENAI_API_KEY")
 	c.AnthKey = getenv("RTCAGENT_ANTHROPIC_API_KEY")

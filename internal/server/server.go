@@ -25,6 +25,7 @@ import (
 	"github.com/rtcagent/rtcagent/internal/realtime"
 	"github.com/rtcagent/rtcagent/internal/session"
 	"github.com/rtcagent/rtcagent/internal/store"
+	"github.com/rtcagent/rtcagent/internal/telemetry"
 	"github.com/rtcagent/rtcagent/web"
 )
 
@@ -42,6 +43,8 @@ type Server struct {
 	wg       sync.WaitGroup
 	// closeRedis closes the Live buffer's Redis client, if any.
 	closeRedis func() error
+	tracer     *telemetry.Tracer
+	observer   *telemetry.Observer
 	model      string // the model's name, for the startup log
 	ready      bool
 	mu         sync.Mutex
@@ -53,6 +56,9 @@ type Options struct {
 	// VerifyTranscripts makes every model step check its cached transcript
 	// against the store (tests; see session.Config).
 	VerifyTranscripts bool
+	// TraceBatchTimeout is the longest a finished span waits to be sent
+	// (default 5 s; tests shorten it).
+	TraceBatchTimeout time.Duration
 }
 
 // New builds a server from the configuration and starts its background parts
@@ -93,9 +99,14 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, opt Options) 
 		st.Close()
 		return nil, err
 	}
+	s.tracer, err = telemetry.New(ctx, telemetry.Config{Endpoint: cfg.OTLPEndpoint, BatchTimeout: opt.TraceBatchTimeout})
+	if err != nil {
+		st.Close()
+		return nil, fmt.Errorf("tracing: %w", err)
+	}
 	compaction := session.Compaction{Threshold: int64(cfg.CompactAt), Keep: int64(cfg.CompactKeep)}
 	s.runner = session.New(session.Config{Store: st, Model: model, Logger: log, Limits: lim, System: system,
-		Compaction: compaction, Prices: prices,
+		Compaction: compaction, Prices: prices, Tracer: s.tracer,
 		LeaseTTL: cfg.LeaseTTL, NodeTTL: cfg.NodeTTL, PollInterval: cfg.PollInterval, Partials: partials, ModelRetries: retries(cfg.Retries), RetryBackoff: cfg.RetryWait,
 		VerifyTranscripts: opt.VerifyTranscripts,
 		// With PostgreSQL each statement is a network exchange: read the step's
@@ -110,8 +121,10 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, opt Options) 
 		st.Close()
 		return nil, err
 	}
+	s.observer = telemetry.NewObserver(st, s.tracer, log)
 	st.SetCommitHook(func(c store.Commit) {
 		s.node.OnCommit(c)
+		s.observer.OnCommit(c)
 		if len(c.Wake) > 0 {
 			s.runner.Wake(c.Wake)
 		}
@@ -229,7 +242,8 @@ func (s *Server) devToken(w http.ResponseWriter, r *http.Request) {
 }
 
 // prune drops Topic history older than the retention, keeping the newest 1000
-// updates of each user.
+// updates of each user, and audit records of calls that ended before the audit
+// retention (when one is set).
 func (s *Server) prune(ctx context.Context) {
 	t := time.NewTicker(10 * time.Minute)
 	defer t.Stop()
@@ -241,6 +255,9 @@ func (s *Server) prune(ctx context.Context) {
 		}
 		err := s.store.Write(ctx, func(tx store.Tx) error {
 			_, err := tx.UpdatePrune(tx.Now().Add(-s.cfg.Retention), 1000)
+			if err == nil && s.cfg.AuditRetention > 0 {
+				_, err = tx.AuditPrune(tx.Now().Add(-s.cfg.AuditRetention))
+			}
 			return err
 		})
 		if err != nil && ctx.Err() == nil {
@@ -258,7 +275,8 @@ func (s *Server) Close(ctx context.Context) error {
 	s.cancel()
 	s.wg.Wait()
 	err := s.node.Shutdown(ctx)
-	return errors.Join(err, s.closeRedis(), s.store.Close())
+	s.observer.Close() // the last ended calls and turns are written
+	return errors.Join(err, s.tracer.Shutdown(ctx), s.closeRedis(), s.store.Close())
 }
 
 // ListenAndServe serves on the configured address until ctx ends, then shuts down

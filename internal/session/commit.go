@@ -65,6 +65,7 @@ func (r *Runner) commitStep(ctx context.Context, o *owner, item *store.InboxItem
 		var delivered *protocol.RTC
 		for i := range rtcs {
 			rc := &rtcs[i]
+			rc.TraceParent = r.cfg.Tracer.ChildParent(t.TraceParent)
 			if rc.Status == protocol.RTCQueued && delivered == nil {
 				delivered = rc
 				err = core.Deliver(tx, rc, "")

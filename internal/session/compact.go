@@ -82,7 +82,9 @@ func (r *Runner) compactTurn(ctx context.Context, o *owner, item *store.InboxIte
 // commits it. end completes the turn (a compact turn); otherwise the turn goes
 // on. remaining is the context left besides the summary, for context_tokens.
 func (r *Runner) summarise(ctx context.Context, o *owner, item *store.InboxItem, t *protocol.Turn, plan *agent.Compaction,
-	set *tools.Set, instruction string, remaining int64, end bool) (compactResult, error) {
+	set *tools.Set, instruction string, remaining int64, end bool) (_ compactResult, err error) {
+	ctx, endSpan := r.cfg.Tracer.Compaction(ctx, t.TraceParent, plan.SummaryOfSeq)
+	defer func() { endSpan(err) }()
 	req := agent.SummaryRequest(plan, instruction, set.Specs())
 	out, err := r.streamWithRetry(ctx, o, t, req, protocol.RoleSummary)
 	if err != nil {

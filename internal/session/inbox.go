@@ -57,6 +57,9 @@ func (r *Runner) begin(tx store.Tx, item *store.InboxItem) (*protocol.Turn, []st
 		if s.ActiveTurnID != "" && s.ActiveTurnID != t.ID {
 			return done() // queued behind the active turn, which queues it again when it ends
 		}
+		if t.TraceParent == "" {
+			t.TraceParent = r.cfg.Tracer.NewTurnParent()
+		}
 		if err := startTurn(tx, t, s); err != nil {
 			return nil, nil, err
 		}

@@ -1,8 +1,12 @@
 package session
 
 import (
+	"time"
+
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promauto"
+
+	"github.com/rtcagent/rtcagent/internal/protocol"
 )
 
 // Metrics of the session workers. Labels never carry user or session ids.
@@ -33,3 +37,24 @@ var (
 		Help: "RTCs the server ended because their deadline passed.",
 	})
 )
+
+var metricStepTokens = promauto.NewHistogramVec(prometheus.HistogramOpts{
+	Namespace: "rtcagent", Name: "model_step_tokens",
+	Help:    "Tokens of one model step as the provider reported them, by direction: input or output.",
+	Buckets: prometheus.ExponentialBuckets(16, 4, 10),
+}, []string{"direction"})
+
+// observeStep records one model call: its duration and, when it succeeded, its
+// tokens.
+func observeStep(d time.Duration, u protocol.Usage, err error) {
+	metricStepSeconds.Observe(d.Seconds())
+	if err != nil {
+		return
+	}
+	if u.InputTokens > 0 {
+		metricStepTokens.WithLabelValues("input").Observe(float64(u.InputTokens))
+	}
+	if u.OutputTokens > 0 {
+		metricStepTokens.WithLabelValues("output").Observe(float64(u.OutputTokens))
+	}
+}

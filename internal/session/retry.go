@@ -18,8 +18,10 @@ func (r *Runner) streamWithRetry(ctx context.Context, o *owner, t *protocol.Turn
 	wait := r.cfg.RetryBackoff
 	for attempt := 0; ; attempt++ {
 		started := time.Now()
-		out, err := r.stream(ctx, o, t, req, role)
-		metricStepSeconds.Observe(time.Since(started).Seconds())
+		sctx, span := r.cfg.Tracer.StartStep(ctx, t.TraceParent, r.cfg.Model.Name(), attempt)
+		out, err := r.stream(sctx, o, t, req, role)
+		span.End(out.usage, len(out.calls), err)
+		observeStep(time.Since(started), out.usage, err)
 		if err == nil || attempt >= r.cfg.ModelRetries || out.msg != nil || len(out.calls) > 0 || ctx.Err() != nil {
 			return out, err
 		}

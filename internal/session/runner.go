@@ -13,6 +13,7 @@ import (
 	"github.com/rtcagent/rtcagent/internal/pricing"
 	"github.com/rtcagent/rtcagent/internal/protocol"
 	"github.com/rtcagent/rtcagent/internal/store"
+	"github.com/rtcagent/rtcagent/internal/telemetry"
 )
 
 // LivePublisher sends Live deltas to a user's connections (best effort).
@@ -27,10 +28,11 @@ type Config struct {
 	Live       LivePublisher
 	Logger     *slog.Logger
 	Limits     protocol.Limits
-	System     string        // system prompt
-	Compaction Compaction    // automatic summaries of long histories; zero = off
-	Prices     pricing.Table // cost of usage; nil = unknown
-	LeaseTTL   time.Duration // default 30 s; renewed every third of it
+	System     string            // system prompt
+	Compaction Compaction        // automatic summaries of long histories; zero = off
+	Prices     pricing.Table     // cost of usage; nil = unknown
+	Tracer     *telemetry.Tracer // traces of turns; nil = off
+	LeaseTTL   time.Duration     // default 30 s; renewed every third of it
 	// NodeTTL is the life of this process's liveness record, renewed every
 	// third of it (default 3 s): the time after which other nodes take over the
 	// sessions of a process that died, whatever their lease TTL.

@@ -1,0 +1,69 @@
+package telemetry
+
+import (
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promauto"
+
+	"github.com/rtcagent/rtcagent/internal/protocol"
+)
+
+// Metrics of ended tool calls. Labels never carry user or session ids; the tool
+// label is a built-in tool's name or "host" (names chosen by host pages would
+// make the label set unbounded).
+var (
+	metricRTCRoundTrip = promauto.NewHistogramVec(prometheus.HistogramOpts{
+		Namespace: "rtcagent", Name: "rtc_round_trip_seconds",
+		Help:    "Time from an RTC's delivery to the browser to its end, by tool, without the time a person took to decide.",
+		Buckets: prometheus.ExponentialBuckets(0.005, 2.5, 14),
+	}, []string{"tool"})
+	metricHumanWait = promauto.NewHistogramVec(prometheus.HistogramOpts{
+		Namespace: "rtcagent", Name: "human_wait_seconds",
+		Help:    "Time a turn waited for a person: confirm (to allow or deny a call) or ask_user (to answer askUser).",
+		Buckets: prometheus.ExponentialBuckets(0.5, 3, 12),
+	}, []string{"kind"})
+	metricRTCOutcomes = promauto.NewCounterVec(prometheus.CounterOpts{
+		Namespace: "rtcagent", Name: "rtc_outcomes_total",
+		Help: "Ended RTCs by tool, final status and decision (allowed, denied, timeout, cancelled, shown, or none).",
+	}, []string{"tool", "status", "decision"})
+	metricDropped = promauto.NewCounter(prometheus.CounterOpts{
+		Namespace: "rtcagent", Name: "telemetry_dropped_total",
+		Help: "Ended turns and calls whose spans and metrics were dropped because the telemetry queue was full.",
+	})
+)
+
+// builtinTools are the tool names used as metric labels as they are.
+var builtinTools = map[string]bool{"ls": true, "read": true, "write": true, "edit": true, "grep": true, "find": true,
+	"script": true, "askUser": true}
+
+func toolLabel(name string) string {
+	if builtinTools[name] {
+		return name
+	}
+	return "host"
+}
+
+// observeRTC records the metrics of an RTC that ended.
+func observeRTC(a *protocol.AuditRecord) {
+	tool := toolLabel(a.ToolName)
+	decision := a.Decision.Outcome
+	if decision == "" {
+		decision = "none"
+	}
+	metricRTCOutcomes.WithLabelValues(tool, a.Status, decision).Inc()
+	if a.DeliveredAt == nil || a.EndedAt == nil {
+		return
+	}
+	total := a.EndedAt.Sub(*a.DeliveredAt)
+	if d := a.Decision; a.NeedsConfirmation && d.At != nil && d.By != protocol.DecidedByWorkMode {
+		human := d.At.Sub(*a.DeliveredAt)
+		metricHumanWait.WithLabelValues("confirm").Observe(human.Seconds())
+		total -= human
+	}
+	if a.ToolName == "askUser" {
+		metricHumanWait.WithLabelValues("ask_user").Observe(total.Seconds())
+		return
+	}
+	if total >= 0 {
+		metricRTCRoundTrip.WithLabelValues(tool).Observe(total.Seconds())
+	}
+}

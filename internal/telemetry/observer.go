@@ -1,0 +1,133 @@
+package telemetry
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/rtcagent/rtcagent/internal/protocol"
+	"github.com/rtcagent/rtcagent/internal/store"
+)
+
+// Observer writes the spans and metrics of turns and RTCs that ended, from the
+// store's commits. OnCommit only queues (it never waits); one worker reads what
+// it needs from the store and writes. Its queue is bounded: when it is full,
+// the span of an ended call or turn is dropped and counted.
+type Observer struct {
+	store  store.Store
+	tracer *Tracer
+	log    *slog.Logger
+	queue  chan ended
+	stop   chan struct{}
+	done   chan struct{}
+	once   sync.Once
+}
+
+// ended is a turn or an RTC that reached a terminal status.
+type ended struct {
+	turn *protocol.Turn
+	rtc  *protocol.RTC
+}
+
+const queueSize = 4096
+
+// NewObserver starts an observer; tracer may be nil (metrics only).
+func NewObserver(st store.Store, tracer *Tracer, log *slog.Logger) *Observer {
+	if log == nil {
+		log = slog.Default()
+	}
+	o := &Observer{store: st, tracer: tracer, log: log.With("component", "telemetry"), queue: make(chan ended, queueSize),
+		stop: make(chan struct{}), done: make(chan struct{})}
+	go o.run()
+	return o
+}
+
+// OnCommit notes the turns and RTCs a commit ended. Call it from the store's
+// commit hook.
+func (o *Observer) OnCommit(c store.Commit) {
+	for _, u := range c.Updates {
+		var e ended
+		switch u.Type {
+		case protocol.UpdRTCUpdated:
+			var r protocol.RTC
+			if json.Unmarshal(u.Data, &r) != nil || !protocol.RTCTerminal(r.Status) {
+				continue
+			}
+			e.rtc = &r
+		case protocol.UpdTurnUpdated:
+			if o.tracer == nil {
+				continue
+			}
+			var t protocol.Turn
+			if json.Unmarshal(u.Data, &t) != nil || !protocol.TurnTerminal(t.Status) || t.TraceParent == "" {
+				continue
+			}
+			e.turn = &t
+		default:
+			continue
+		}
+		select {
+		case o.queue <- e:
+		default:
+			metricDropped.Inc()
+		}
+	}
+}
+
+// Close writes what is queued and stops.
+func (o *Observer) Close() {
+	o.once.Do(func() { close(o.stop) })
+	<-o.done
+}
+
+func (o *Observer) run() {
+	defer close(o.done)
+	for {
+		select {
+		case e := <-o.queue:
+			o.handle(e)
+		case <-o.stop:
+			for {
+				select {
+				case e := <-o.queue:
+					o.handle(e)
+				default:
+					return
+				}
+			}
+		}
+	}
+}
+
+func (o *Observer) handle(e ended) {
+	if e.turn != nil {
+		o.tracer.turnSpan(e.turn)
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	var a *protocol.AuditRecord
+	var turnParent string
+	err := o.store.Read(ctx, func(tx store.Tx) error {
+		var err error
+		if a, err = tx.AuditGet(e.rtc.ID); err != nil {
+			return err
+		}
+		if o.tracer != nil && e.rtc.TraceParent != "" {
+			t, err := tx.TurnGet(e.rtc.TurnID)
+			if err != nil {
+				return err
+			}
+			turnParent = t.TraceParent
+		}
+		return nil
+	})
+	if err != nil {
+		o.log.Warn("read the audit record of an ended call", "rtc", e.rtc.ID, "err", err)
+		return
+	}
+	observeRTC(a)
+	o.tracer.rtcSpans(e.rtc, a, turnParent)
+}
