@@ -3,11 +3,13 @@
 // method name or a wrong parameter does not compile.
 
 import type {
+  AuditListResult,
   HostToolSpec,
   MessageContext,
   MessageGetResult,
   MessageListResult,
   MessageSendResult,
+  RtcExecution,
   RtcListResult,
   RtcResult,
   Rtc,
@@ -51,12 +53,13 @@ export interface Methods {
     result: RtcResult;
   };
   "v1.rtc.submit_result": {
-    params: { rtc_id: string; client_id: string; ok: boolean; output?: unknown; error?: string };
+    params: { rtc_id: string; client_id: string; ok: boolean; output?: unknown; error?: string; execution?: RtcExecution };
     result: RtcResult;
   };
   "v1.rtc.list": { params: { session_id: string } & PageParams; result: RtcListResult };
   "v1.rtc.get": { params: { rtc_id: string }; result: RtcResult };
   "v1.rtc.pending": { params: Record<string, never>; result: { rtcs: Rtc[]; offset: number } };
+  "v1.audit.list": { params: { session_id?: string; since?: string } & PageParams; result: AuditListResult };
   "v1.update.list": { params: { since_offset: number; epoch?: string; limit?: number }; result: UpdateListResult };
 }
 

@@ -90,6 +90,8 @@ export interface Turn {
   error?: TurnError;
   usage?: Usage;
   context_tokens?: number;
+  /** W3C trace context of the turn's trace, when the server traces. */
+  traceparent?: string;
   created_at: string;
   updated_at: string;
   offset: number;
@@ -148,9 +150,57 @@ export interface Rtc {
   output?: unknown;
   error?: string;
   client_id?: string;
+  /** W3C trace context of the call's span, when the server traces. */
+  traceparent?: string;
   created_at: string;
   updated_at: string;
   offset: number;
+}
+
+/** The browser's account of running a call, sent with its result (`execution` of `v1.rtc.submit_result`). */
+export interface RtcExecution {
+  started_at: string;
+  ended_at: string;
+  outcome: "ok" | "error" | "rejected";
+}
+
+/** Who allowed or refused a call, when and why (`outcome` empty while a confirmation is open). */
+export interface AuditDecision {
+  outcome?: "allowed" | "denied" | "timeout" | "cancelled" | "shown";
+  by?: "work_mode" | "user" | "server";
+  device_id?: string;
+  at?: string;
+  reason?: string;
+  scope?: string;
+}
+
+/** The audit trail of one call (`v1.audit.list`). */
+export interface AuditRecord {
+  rtc_id: string;
+  user_id: string;
+  session_id: string;
+  turn_id: string;
+  device_id: string;
+  tool_name: string;
+  tool_call_id: string;
+  arguments: unknown;
+  work_mode: string;
+  needs_confirmation: boolean;
+  decision: AuditDecision;
+  status: RtcStatus;
+  output?: unknown;
+  error?: string;
+  created_at: string;
+  delivered_at?: string;
+  started_at?: string;
+  ended_at?: string;
+  execution?: RtcExecution;
+  trace_id?: string;
+}
+
+export interface AuditListResult {
+  records: AuditRecord[];
+  next_cursor?: string;
 }
 
 export const RTC_TERMINAL: ReadonlySet<RtcStatus> = new Set(["completed", "failed", "timeout", "rejected"]);
