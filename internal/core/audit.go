@@ -51,6 +51,21 @@ func auditRTC(tx store.Tx, r *protocol.RTC, prev string, act *actor) error {
 			*d = protocol.AuditDecision{Outcome: protocol.DecisionDenied, By: protocol.DecidedByUser, DeviceID: act.caller.DeviceID, At: &now, Reason: act.reason}
 		}
 	}
+	if p := r.Decision; p != nil {
+		// The person's answer as the RTC keeps it: its scope, their own words,
+		// or an earlier "Allow for this chat" that let the call run unasked.
+		outcome := protocol.DecisionAllowed
+		if p.Decision == protocol.DecisionDeny {
+			outcome = protocol.DecisionDenied
+		}
+		at := p.At
+		reason := d.Reason
+		if p.Reason != "" {
+			reason = p.Reason
+		}
+		*d = protocol.AuditDecision{Outcome: outcome, By: protocol.DecidedByUser, DeviceID: p.DeviceID, At: &at, Reason: reason,
+			Scope: p.Scope, Standing: p.Standing}
+	}
 	if act != nil && act.execution != nil {
 		a.Execution = clampExecution(*act.execution, a, now)
 	}

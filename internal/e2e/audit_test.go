@@ -16,15 +16,6 @@ func (b *browser) auditOf(sessionID string) []protocol.AuditRecord {
 	return res.Records
 }
 
-// sendMode starts a session in the given work mode.
-func (b *browser) sendMode(mode, text string) protocol.MessageSendResult {
-	b.t.Helper()
-	var res protocol.MessageSendResult
-	b.mustCall(protocol.MethodMessageSend, protocol.MessageSendRequest{ClientID: "m-" + mode + "-" + text, WorkMode: mode,
-		Content: protocol.MessageContent{Text: text}}, &res)
-	return res
-}
-
 // The audit record of each call says who decided, how and when, for every work
 // mode and for a person's allow, deny and silence.
 func TestAuditDecisions(t *testing.T) {
@@ -57,13 +48,13 @@ func TestAuditDecisions(t *testing.T) {
 	}
 
 	for _, mode := range []string{protocol.ModeEdit, protocol.ModeBypass} {
-		a := one(auto, auto.sendMode(mode, "go"))
+		a := one(auto, auto.sendMode("", mode, mode))
 		expect(mode, a, protocol.RTCCompleted, protocol.DecisionAllowed, protocol.DecidedByWorkMode, "")
 		if a.WorkMode != mode || a.NeedsConfirmation || a.DeliveredAt == nil || a.StartedAt == nil || string(a.Output) != `"wrote 1 bytes to /a.txt"` {
 			t.Fatalf("%s: %+v", mode, a)
 		}
 	}
-	a := one(auto, auto.sendMode(protocol.ModePlan, "go"))
+	a := one(auto, auto.sendMode("", protocol.ModePlan, protocol.ModePlan))
 	expect("plan", a, protocol.RTCRejected, protocol.DecisionDenied, protocol.DecidedByWorkMode, "")
 	if a.Decision.Reason == "" || a.DeliveredAt != nil {
 		t.Fatalf("plan: %+v", a)
@@ -71,7 +62,7 @@ func TestAuditDecisions(t *testing.T) {
 
 	// Manual mode: a person allows on their device; the browser's execution
 	// report is kept within the server's view of the call.
-	res := person.sendMode(protocol.ModeManual, "allow")
+	res := person.sendMode("", "allow", protocol.ModeManual)
 	r := person.pendingRTC()
 	if !r.NeedsConfirmation {
 		t.Fatalf("manual write without confirmation: %+v", r)
@@ -90,7 +81,7 @@ func TestAuditDecisions(t *testing.T) {
 	}
 
 	// A person refuses, with a reason.
-	res = person.sendMode(protocol.ModeManual, "deny")
+	res = person.sendMode("", "deny", protocol.ModeManual)
 	r = person.pendingRTC()
 	person.mustCall(protocol.MethodRTCUpdateStatus, protocol.RTCUpdateStatusRequest{RTCID: r.ID, Status: protocol.RTCRejected, ClientID: "x2", Reason: "not that file"}, nil)
 	a = one(person, res)
@@ -100,12 +91,12 @@ func TestAuditDecisions(t *testing.T) {
 	}
 
 	// Nobody answers before the deadline.
-	a = one(person, person.sendMode(protocol.ModeManual, "silence"))
+	a = one(person, person.sendMode("", "silence", protocol.ModeManual))
 	expect("timeout", a, protocol.RTCTimeout, protocol.DecisionTimeout, protocol.DecidedByServer, "")
 
 	// A bad execution report is refused with a stable code; the audit list is
 	// the caller's own.
-	res = person.sendMode(protocol.ModeManual, "bad report")
+	res = person.sendMode("", "bad report", protocol.ModeManual)
 	r = person.pendingRTC()
 	_, err := person.call(t.Context(), protocol.MethodRTCSubmitResult, protocol.RTCSubmitResultRequest{RTCID: r.ID, ClientID: "r3", OK: true,
 		Execution: &protocol.RTCExecution{StartedAt: time.Now(), EndedAt: time.Now(), Outcome: "maybe"}})

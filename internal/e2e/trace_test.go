@@ -76,7 +76,7 @@ func TestTraceOfATour(t *testing.T) {
 
 	first := startStoppable(t, cfg, model)
 	b1 := newBrowser(t, first, "alice", "dev-a", noExecute)
-	res := b1.sendMode(protocol.ModeManual, "write and read")
+	res := b1.sendMode("", "write and read", protocol.ModeManual)
 	write := b1.pendingRTC()
 	if write.TraceParent == "" || !write.NeedsConfirmation {
 		t.Fatalf("the delivered call carries no trace context: %+v", write)

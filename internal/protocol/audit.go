@@ -32,9 +32,11 @@ type AuditDecision struct {
 	DeviceID string     `json:"device_id,omitempty"` // the device a person answered on
 	At       *time.Time `json:"at,omitempty"`
 	Reason   string     `json:"reason,omitempty"`
-	// Scope is how far an approval reaches ("call", or wider when the client
-	// offers it); empty when the client sent none.
-	Scope string `json:"scope,omitempty"`
+	// Scope is how far a person's approval reaches: "once" or "session" ("Allow
+	// for this chat"); Standing marks a call that ran unasked because of such an
+	// earlier approval (DeviceID and At are then the approval's).
+	Scope    string `json:"scope,omitempty"`
+	Standing bool   `json:"standing,omitempty"`
 }
 
 // AuditRecord is the audit trail of one RTC: what the model asked for, who let it
