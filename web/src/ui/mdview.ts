@@ -7,7 +7,7 @@
 // A render that throws shows the raw text with a notice instead; the next
 // update tries again. While a single long block (one huge paragraph or list)
 // makes every render costly, renders are spaced out so they never take more
-// than about a fifth of the main thread; the latest text is always shown in the
+// than about a tenth of the main thread (plus their layout); the latest text is always shown in the
 // end.
 //
 // Blocks are kept in pages of up to PAGE_BLOCKS blocks. Every page but the last
@@ -35,7 +35,7 @@ interface Page {
 const PAGE_BLOCKS = 16;
 
 /** How much of the main thread a growing message may take while streaming. */
-const DUTY = 0.2;
+const DUTY = 0.1;
 /**
  * At most this often while streaming: every second animation frame. Each render
  * also costs the browser a layout and a paint; 30 updates a second read as smooth.
