@@ -3,6 +3,7 @@
 
 import { questionsOf } from "../executor/ask.js";
 import type { AskAnswer, Prompt, PromptAnswer } from "../executor/prompts.js";
+import { isProtectedPath } from "../executor/permissions.js";
 import { showInvisible } from "../vfs/path.js";
 import { codeBlock } from "./code.js";
 import { h } from "./dom.js";
@@ -85,9 +86,17 @@ function confirmBody(p: Prompt): HTMLElement[] {
       scriptCode(s.code),
     ];
   }
+  const path = (p.rtc.arguments as { path?: unknown } | null)?.path;
+  const protectedWrite = (p.rtc.tool_name === "write" || p.rtc.tool_name === "edit") && isProtectedPath(path);
   return [
     h("p", { class: "q" }, `Allow this ${p.rtc.tool_name} call?`),
-    h("div", { class: "note" }, "The current work mode asks before this tool runs. Its arguments are shown above."),
+    h(
+      "div",
+      { class: "note" },
+      protectedWrite
+        ? `${String(path)} holds the site's instructions or saved scripts, so changing it asks every time. Its arguments are shown above.`
+        : "The current work mode asks before this tool runs. Its arguments are shown above.",
+    ),
   ];
 }
 

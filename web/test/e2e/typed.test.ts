@@ -64,6 +64,7 @@ test("approvals: allow for this chat skips the next question until revoked; a pr
   await p.send("instructions");
   await confirm.waitFor();
   eq(await confirm.getByRole("button", { name: "Allow for this chat" }).count(), 0, "no allow-for-chat on a protected path");
+  includes(await confirm.innerText(), "changing it asks every time");
   await confirm.getByRole("textbox", { name: "Reason for denying" }).fill("keep the instructions as they are");
   await confirm.getByRole("button", { name: "Deny", exact: true }).click();
   const denied = await p.waitForAnswer("Instructions:");
