@@ -37,7 +37,7 @@ const script = {
 };
 
 /** The exports each entry must have, no more: the deliberate public API. */
-const HEADLESS_EXPORTS = ["ReloginRequired", "RpcError", "VERSION", "VfsError", "WORK_MODES", "createAgent"];
+const HEADLESS_EXPORTS = ["ReloginRequired", "RpcError", "VERSION", "VfsError", "WORK_MODES", "createAgent", "toolState"];
 const MAIN_EXPORTS = [...HEADLESS_EXPORTS, "RtcAgentElement", "defineElement"].sort();
 
 interface App {
@@ -240,14 +240,14 @@ test("pack: the tarball installs, type-checks with tsc --strict, bundles, and it
   const el = await AgentPage.open(await newProfile(), `${site}/element.html`);
   await el.send("Another mug please");
   const confirm = el.page.locator("rtc-agent .prompt.confirm");
-  await confirm.getByRole("button", { name: "Allow" }).click();
+  await confirm.getByRole("button", { name: "Allow", exact: true }).click();
   includes(await el.waitForAnswer("The cart says", 30_000), ANSWER, "the element's round trip");
   eq(el.noErrors(), [], "no page errors (element)");
 
   // 3. Plain HTML: the SDK loaded from the server, the element with dev-token.
   const plain = await AgentPage.open(await newProfile(), `${site}/embed.html`);
   await plain.send("A blue mug");
-  await plain.page.locator("rtc-agent .prompt.confirm").getByRole("button", { name: "Allow" }).click();
+  await plain.page.locator("rtc-agent .prompt.confirm").getByRole("button", { name: "Allow", exact: true }).click();
   includes(await plain.waitForAnswer("The cart says", 30_000), ANSWER, "the plain page's round trip");
   eq(plain.noErrors(), [], "no page errors (plain HTML)");
 
