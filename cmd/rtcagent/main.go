@@ -16,6 +16,7 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/rtcagent/rtcagent/internal/auditexport"
 	"github.com/rtcagent/rtcagent/internal/bench"
 	"github.com/rtcagent/rtcagent/internal/chaos"
 	"github.com/rtcagent/rtcagent/internal/config"
@@ -26,11 +27,14 @@ func main() {
 	if len(os.Args) >= 2 && os.Args[1] == "bench" {
 		os.Exit(bench.Main(os.Args[2:], os.Stdout, os.Stderr))
 	}
+	if len(os.Args) >= 2 && os.Args[1] == "audit" {
+		os.Exit(auditexport.Main(os.Args[2:], os.Stdout, os.Stderr))
+	}
 	if len(os.Args) >= 2 && os.Args[1] == "chaos" {
 		os.Exit(chaos.Main(os.Args[2:], os.Stdout, os.Stderr))
 	}
 	if len(os.Args) < 2 || os.Args[1] != "serve" {
-		fmt.Fprintln(os.Stderr, "usage: rtcagent serve|bench|chaos [flags]   (rtcagent serve -help lists the flags)")
+		fmt.Fprintln(os.Stderr, "usage: rtcagent serve|bench|chaos|audit [flags]   (rtcagent serve -help lists the flags)")
 		os.Exit(2)
 	}
 	cfg, err := config.Parse(os.Args[2:], os.Getenv)

@@ -60,3 +60,9 @@ func describeBackends(cfg config.Config) (storeDesc, broker string) {
 	}
 	return storeDesc, broker
 }
+
+// OpenStore opens the store the configuration names (PostgreSQL with
+// DBURL, else the SQLite data file), for tools that read it directly.
+func OpenStore(ctx context.Context, cfg config.Config, log *slog.Logger) (store.Store, error) {
+	return openStore(ctx, cfg, log)
+}
