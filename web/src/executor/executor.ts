@@ -186,11 +186,14 @@ export class Executor {
           }
         }
         const allowForChat = kind === "confirm" && !script && allowableForChat(rtc.tool_name, tool?.kind, rtc.arguments);
+        const shown = new Date();
         const answer = await this.promptFor(rtc, { id: rtc.id, kind, ...(script ? { script } : {}), ...(again ? { again } : {}), ...(allowForChat ? { allowForChat } : {}) });
         if (!answer) return this.d.journal.close(ref, tab); // ended on the server meanwhile
         if (kind === "ask") {
+          // The person's time answering is the call's execution (human time in the trace).
+          const execution = { started_at: shown.toISOString(), ended_at: new Date().toISOString(), outcome: "ok" as const };
           const outcome: Outcome =
-            answer.type === "ask" ? { kind: "result", ok: true, output: formatAnswers(answer.answers) } : { kind: "reject", reason: `the user dismissed the questions without answering${answer.reason ? ` (${answer.reason})` : ""}` };
+            answer.type === "ask" ? { kind: "result", ok: true, output: formatAnswers(answer.answers), execution } : { kind: "reject", reason: `the user dismissed the questions without answering${answer.reason ? ` (${answer.reason})` : ""}` };
           return void (await this.finish(rtc, ref, outcome));
         }
         if (answer.type !== "confirm" || !answer.approved) {
@@ -256,8 +259,10 @@ export class Executor {
     this.events.emit("started", rtc);
     // The runner checks the hash again on the code it runs (a change after this point fails the call).
     const ctx = { ...this.d.context(), rtcId: rtc.id, authorize: this.authorizer(rtc), ...(pin !== undefined ? { scriptSha256: pin } : {}) };
+    const started = new Date();
     const result = await this.d.tools.execute(rtc.tool_name, rtc.arguments, ctx);
-    const outcome: Outcome = result.ok ? { kind: "result", ok: true, output: fitOutput(result.output) } : { kind: "result", ok: false, error: fitOutput(result.error) };
+    const execution = { started_at: started.toISOString(), ended_at: new Date().toISOString(), outcome: result.ok ? ("ok" as const) : ("error" as const) };
+    const outcome: Outcome = result.ok ? { kind: "result", ok: true, output: fitOutput(result.output), execution } : { kind: "result", ok: false, error: fitOutput(result.error), execution };
     await this.finish(rtc, ref, outcome);
   }
 

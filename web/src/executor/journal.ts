@@ -8,6 +8,7 @@
 //   never lost between "tool finished" and "server knows".
 
 import { S_JOURNAL, S_OUTBOX, req, tx } from "../state/db.js";
+import type { RtcExecution } from "../protocol/types.js";
 
 export type JournalPhase = "prompting" | "executing" | "finished" | "acknowledged";
 
@@ -22,13 +23,19 @@ export interface JournalEntry {
   updated_at: number;
 }
 
+/** When this page ran a call and how it went, sent with its result (the server traces it). */
+export type Execution = RtcExecution;
+
 export type OutboxEntry =
-  | { rtc_id: string; client_id: string; kind: "result"; ok: true; output: unknown; created_at: number }
-  | { rtc_id: string; client_id: string; kind: "result"; ok: false; error: string; created_at: number }
+  | { rtc_id: string; client_id: string; kind: "result"; ok: true; output: unknown; execution?: Execution; created_at: number }
+  | { rtc_id: string; client_id: string; kind: "result"; ok: false; error: string; execution?: Execution; created_at: number }
   | { rtc_id: string; client_id: string; kind: "reject"; reason: string; denial?: string; created_at: number };
 
 /** What an outcome looks like before it gets its client id. */
-export type Outcome = { kind: "result"; ok: true; output: unknown } | { kind: "result"; ok: false; error: string } | { kind: "reject"; reason: string; denial?: string };
+export type Outcome =
+  | { kind: "result"; ok: true; output: unknown; execution?: Execution }
+  | { kind: "result"; ok: false; error: string; execution?: Execution }
+  | { kind: "reject"; reason: string; denial?: string };
 
 export const INTERRUPTED = "interrupted: the page was reloaded while the tool ran; it was not run again";
 

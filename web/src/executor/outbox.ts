@@ -104,9 +104,9 @@ export class Outbox {
         const approval = e.denial === undefined ? {} : { approval: { scope: "once" as const, ...(e.denial ? { reason: e.denial } : {}) } };
         await this.call<RtcResult>("v1.rtc.update_status", { rtc_id: e.rtc_id, status: "rejected", client_id: e.client_id, reason: e.reason, ...approval });
       } else if (e.ok) {
-        await this.call<RtcResult>("v1.rtc.submit_result", { rtc_id: e.rtc_id, client_id: e.client_id, ok: true, output: e.output });
+        await this.call<RtcResult>("v1.rtc.submit_result", { rtc_id: e.rtc_id, client_id: e.client_id, ok: true, output: e.output, ...(e.execution ? { execution: e.execution } : {}) });
       } else {
-        await this.call<RtcResult>("v1.rtc.submit_result", { rtc_id: e.rtc_id, client_id: e.client_id, ok: false, error: e.error });
+        await this.call<RtcResult>("v1.rtc.submit_result", { rtc_id: e.rtc_id, client_id: e.client_id, ok: false, error: e.error, ...(e.execution ? { execution: e.execution } : {}) });
       }
       await this.done(e.rtc_id);
     } catch (err) {
