@@ -115,6 +115,10 @@ test("executor: journal first, then executing, then the tool once, then the resu
   eq(server.calls.find((c) => c.method === "v1.rtc.update_status")?.phase, "executing", "journal said executing when the server was told");
   eq(server.count("v1.rtc.submit_result", "r1"), 1);
   eq(server.rtcs.get("r1")?.output, "ran 1");
+  // The result carries this page's timing of the run, for the server's trace and audit record.
+  const ex = server.calls.find((c) => c.method === "v1.rtc.submit_result")?.params.execution as { started_at: string; ended_at: string; outcome: string } | undefined;
+  eq(ex?.outcome, "ok", "execution outcome");
+  eq(Date.parse(ex!.started_at) <= Date.parse(ex!.ended_at), true, "execution starts before it ends");
   // Seen again (a replayed update, a re-delivery): not run again.
   await t.store.merge([{ kind: "rtc", entity: { ...server.rtcs.get("r1")!, status: "pending", offset: 9999 } }]);
   await t.ex.refresh();
