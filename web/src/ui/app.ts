@@ -12,6 +12,7 @@ import { parseCommand } from "./commands.js";
 import { h } from "./dom.js";
 import { FilesView } from "./files.js";
 import { SessionsView } from "./sessions.js";
+import { ToolCallsView } from "./toolcalls.js";
 import { STYLES } from "./styles.js";
 import { sessionUsage } from "./usage.js";
 
@@ -34,6 +35,7 @@ export class Ui {
   private chat: ChatView | null = null;
   private sessions: SessionsView | null = null;
   private files: FilesView | null = null;
+  private toolCalls: ToolCallsView | null = null;
   private selected: string | null = null;
   private selectedKey = "";
   private timer: ReturnType<typeof setTimeout> | null = null;
@@ -59,6 +61,7 @@ export class Ui {
   private readonly title = h("div", { class: "title" }, "Assistant");
   private readonly sessionsToggle = h("button", { class: "ghost sessions-toggle", title: "Conversations", props: { type: "button" }, attrs: { "aria-label": "Conversations", "aria-expanded": "true" } }, "☰");
   private readonly filesToggle = h("button", { class: "files-toggle", attrs: { "aria-pressed": "false" } }, "Files");
+  private readonly toolCallsToggle = h("button", { class: "toolcalls-toggle", attrs: { "aria-pressed": "false" } }, "Tool calls");
   private readonly usage = h("span", { class: "usage", attrs: { hidden: true } });
   private readonly closeBtn = h("button", { class: "close-session", title: "Close this conversation: it takes no messages until it is reopened (a running turn stops)", props: { type: "button", hidden: true } }, "Close chat");
   private readonly reopenBtn = h("button", { class: "primary reopen", props: { type: "button" } }, "Reopen");
@@ -74,7 +77,7 @@ export class Ui {
     const composer = h("form", { class: "composer" }, this.input, this.stopBtn, this.sendBtn);
     this.main.append(this.connBanner, this.bannerEl, this.approvalsBar, h("div", { class: "messages" }), this.closedBar, composer);
     this.body.append(this.main);
-    this.app.append(h("header", { class: "bar" }, this.sessionsToggle, this.title, this.usage, this.conn, this.modeLabel, this.closeBtn, this.filesToggle), this.body);
+    this.app.append(h("header", { class: "bar" }, this.sessionsToggle, this.title, this.usage, this.conn, this.modeLabel, this.closeBtn, this.toolCallsToggle, this.filesToggle), this.body);
     root.replaceChildren(...styleNodes(root), this.app);
     this.conn.addEventListener("click", () => this.agent?.reconnectNow());
     // The element's own width decides, not the window's: it may sit in a narrow column.
@@ -109,6 +112,13 @@ export class Ui {
     this.main.querySelector(".messages")!.replaceWith(this.chat.root);
     this.body.prepend(this.sessions.root);
     this.body.append(this.files.root);
+    this.toolCalls = new ToolCallsView(agent);
+    this.body.append(this.toolCalls.root);
+    this.toolCallsToggle.addEventListener("click", () => {
+      const show = this.toolCalls!.root.hidden !== false;
+      this.toolCalls!.setVisible(show);
+      this.toolCallsToggle.setAttribute("aria-pressed", String(show));
+    });
     this.sessionsToggle.addEventListener("click", () => this.setDrawer(this.narrow ? !this.drawerOpen : !this.sidebarShown));
     this.layoutSessions();
     this.filesToggle.addEventListener("click", () => {
@@ -165,6 +175,7 @@ export class Ui {
   dispose(): void {
     for (const off of this.offs.splice(0)) off();
     this.files?.dispose();
+    this.toolCalls?.dispose();
     this.resize?.disconnect();
     if (this.timer) clearTimeout(this.timer);
     if (this.frame !== null) cancelAnimationFrame(this.frame);
@@ -183,6 +194,7 @@ export class Ui {
     if (this.narrow && this.drawerOpen) this.setDrawer(false);
     if (this.selectedKey) safeSet(this.selectedKey, id);
     this.chat?.show(id);
+    this.toolCalls?.setSession(id);
     this.render();
     if (!id) this.input.focus();
   }

@@ -54,7 +54,14 @@ button.ghost:hover { background: var(--rtc-panel); }
 select { border: 1px solid var(--rtc-border); border-radius: 7px; padding: 3px 6px; background: var(--rtc-bg); }
 .body { flex: 1; display: flex; min-height: 0; }
 .sessions { width: 220px; flex: none; border-right: 1px solid var(--rtc-border); display: flex; flex-direction: column; background: var(--rtc-panel); }
-.sessions[hidden], .files[hidden] { display: none; }
+.sessions[hidden], .files[hidden], .toolcalls[hidden] { display: none; }
+.toolcalls { width: 340px; flex: none; border-left: 1px solid var(--rtc-border); display: flex; flex-direction: column; background: var(--rtc-panel); min-height: 0; overflow: auto; }
+.toolcalls .tools { display: flex; gap: 6px; padding: 8px; align-items: center; }
+.toolcalls .tools .label { flex: 1; font-weight: 600; }
+.toolcalls .note { margin: 0 8px; color: var(--rtc-muted); font-size: 12px; }
+.toolcalls table { border-collapse: collapse; font-size: 12px; margin: 0 8px 8px; }
+.toolcalls th, .toolcalls td { text-align: left; padding: 3px 6px 3px 0; border-bottom: 1px solid var(--rtc-border); vertical-align: top; }
+.toolcalls td.tool { font-family: var(--rtc-mono); }
 .sessions .new { margin: 10px; }
 .sessions ul { list-style: none; margin: 0; padding: 0 6px 10px; overflow: auto; flex: 1; }
 .sessions li { display: flex; align-items: center; gap: 4px; border-radius: 7px; padding: 6px 8px; cursor: pointer; }

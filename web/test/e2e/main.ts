@@ -13,6 +13,7 @@ import { setHost } from "./context.js";
 import "./ui.test.js";
 import "./ask.test.js";
 import "./manual.test.js";
+import "./toolcalls.test.js";
 import "./reload.test.js";
 import "./tabs.test.js";
 import "./restart.test.js";

@@ -1,0 +1,40 @@
+// The "Tool calls" panel lists the open conversation's calls from the audit trail:
+// tool, time, who decided and how each ended.
+
+import { eq, includes, test, until } from "./harness.js";
+import { AgentPage, call, newProfile, turn } from "./pages.js";
+import { GoServer } from "./servers.js";
+
+const script = {
+  name: "toolcalls",
+  turns: [
+    turn("(?i)audit", [
+      { text: "First file.", tool_calls: [call("write", { path: "/t/one.txt", content: "first" })] },
+      { text: "Second file.", tool_calls: [call("write", { path: "/t/two.txt", content: "second" })] },
+      { chunks: ["Done: ", "{{last_result}}"] },
+    ]),
+  ],
+};
+
+test("tool calls panel: each call with its decision and outcome", async () => {
+  const go = await GoServer.start({ script });
+  const p = await AgentPage.open(await newProfile(), `${go.url}/`);
+  await p.setMode("manual");
+  await p.send("Audit my files");
+  const confirm = p.page.locator("rtc-agent .prompt.confirm");
+  await confirm.waitFor();
+  await confirm.getByRole("button", { name: "Allow", exact: true }).click();
+  await until("the second confirmation", async () => (await p.toolCards()).length === 2 && (await confirm.count()) === 1);
+  await confirm.getByRole("button", { name: "Deny" }).click();
+  await p.waitForAnswer("Done:");
+  await p.page.locator("rtc-agent .toolcalls-toggle").click();
+  const rows = p.page.locator("rtc-agent .toolcalls tbody tr");
+  await until("two rows", async () => (await rows.count()) === 2);
+  const cells = await rows.evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll("td")].map((td) => td.textContent ?? "")));
+  eq(cells.map((c) => c[1]), ["write", "write"], "tools");
+  eq(cells.map((c) => c[3]), ["completed", "rejected"], "outcomes");
+  includes(cells[0]![2]!, "allowed by you");
+  includes(cells[1]![2]!, "denied by you");
+  eq(cells.every((c) => c[0] !== ""), true, "every call has a time");
+  eq(p.noErrors(), [], "no page errors");
+});
