@@ -58,6 +58,9 @@ func PlanRTCs(in PlanInput) []protocol.RTC {
 			}
 		}
 		r.NeedsConfirmation = d.NeedsConfirmation
+		if tool.OnServer {
+			r.Executor = protocol.RTCExecutorServer
+		}
 		budget := in.Limits.ExecTimeout
 		if tools.MayAsk(d, tool) {
 			budget = in.Limits.HumanTimeout

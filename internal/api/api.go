@@ -59,6 +59,7 @@ func New(st store.Store, runner Runner, lim protocol.Limits, log *slog.Logger) *
 		protocol.MethodRTCList:         a.rtcList,
 		protocol.MethodRTCGet:          a.rtcGet,
 		protocol.MethodRTCPending:      a.rtcPending,
+		protocol.MethodRTCApprove:      a.rtcApprove,
 		protocol.MethodUpdateList:      a.updateList,
 		protocol.MethodAuditList:       a.auditList,
 	}

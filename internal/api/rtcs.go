@@ -53,6 +53,29 @@ func (a *API) rtcUpdateStatus(ctx context.Context, c core.Caller, params json.Ra
 	return &protocol.RTCResult{RTC: *r}, nil
 }
 
+func (a *API) rtcApprove(ctx context.Context, c core.Caller, params json.RawMessage) (any, error) {
+	var req protocol.RTCApproveRequest
+	if err := decode(params, &req); err != nil {
+		return nil, err
+	}
+	if err := a.checkID("rtc_id", req.RTCID); err != nil {
+		return nil, err
+	}
+	if err := a.checkID("client_id", req.ClientID); err != nil {
+		return nil, err
+	}
+	var r *protocol.RTC
+	err := a.write(ctx, func(tx store.Tx) error {
+		var err error
+		r, err = core.ApproveRTC(tx, c, &req)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &protocol.RTCResult{RTC: *r}, nil
+}
+
 func (a *API) rtcSubmitResult(ctx context.Context, c core.Caller, params json.RawMessage) (any, error) {
 	var req protocol.RTCSubmitResultRequest
 	if err := decode(params, &req); err != nil {

@@ -38,6 +38,7 @@ type Config struct {
 	AnthKey   string // RTCAGENT_ANTHROPIC_API_KEY (environment only)
 	AnthMdl   string // -anthropic-model, RTCAGENT_ANTHROPIC_MODEL; default claude-sonnet-4-5
 	MaxTokens int    // -max-tokens, RTCAGENT_MAX_TOKENS; per model step; default 4096
+	MCPConfig string // -mcp-config, RTCAGENT_MCP_CONFIG; JSON file listing MCP servers whose tools the server offers and executes
 	Retries   int    // -model-retries, RTCAGENT_MODEL_RETRIES; retries of a step after a transient provider error; default 3, 0 disables
 
 	RetryWait    time.Duration // -model-retry-backoff, RTCAGENT_MODEL_RETRY_BACKOFF; first wait before a retry, doubled each time; default 1s
@@ -118,6 +119,7 @@ func Parse(args []string, getenv func(string) string) (Config, error) {
 	str(&c.OpenAIMdl, "openai-model", "RTCAGENT_OPENAI_MODEL", "OpenAI model")
 	str(&c.AnthURL, "anthropic-base-url", "RTCAGENT_ANTHROPIC_BASE_URL", "Anthropic base URL")
 	str(&c.AnthMdl, "anthropic-model", "RTCAGENT_ANTHROPIC_MODEL", "Anthropic model")
+	str(&c.MCPConfig, "mcp-config", "RTCAGENT_MCP_CONFIG", "JSON file listing MCP servers (stdio command or Streamable HTTP URL)")
 	num(&c.MaxTokens, "max-tokens", "RTCAGENT_MAX_TOKENS", "max output tokens per model step")
 	num(&c.Retries, "model-retries", "RTCAGENT_MODEL_RETRIES", "retries after a transient provider error")
 	dur(&c.RetryWait, "model-retry-backoff", "RTCAGENT_MODEL_RETRY_BACKOFF", "first wait before a model retry")

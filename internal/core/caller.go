@@ -23,6 +23,7 @@ func NewID() string { return uuid.Must(uuid.NewV7()).String() }
 const (
 	KindTurnStart  = "turn.start"  // a queued turn may start
 	KindTurnResume = "turn.resume" // every RTC of the waiting step is terminal
+	KindRTCExecute = "rtc.execute" // the turn's open server call may run
 )
 
 // mapNotFound turns store.ErrNotFound into the protocol's not_found.

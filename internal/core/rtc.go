@@ -23,6 +23,9 @@ func UpdateRTCStatus(tx store.Tx, c Caller, req *protocol.RTCUpdateStatusRequest
 	if r.Status == protocol.RTCQueued {
 		return nil, protocol.Errorf(protocol.CodeConflict, "rtc %q is queued behind an earlier call of its session", r.ID)
 	}
+	if r.Executor == protocol.RTCExecutorServer && req.Status == protocol.RTCExecuting {
+		return nil, errServerRuns(r.ID)
+	}
 	if !protocol.RTCTransitionAllowed(r.Status, req.Status) {
 		return nil, protocol.Errorf(protocol.CodeConflict, "rtc %q cannot go from %s to %s", r.ID, r.Status, req.Status)
 	}
@@ -57,6 +60,9 @@ func SubmitResult(tx store.Tx, c Caller, req *protocol.RTCSubmitResultRequest) (
 	}
 	if r.Status == protocol.RTCQueued {
 		return nil, protocol.Errorf(protocol.CodeConflict, "rtc %q is queued behind an earlier call of its session and was not delivered", r.ID)
+	}
+	if r.Executor == protocol.RTCExecutorServer {
+		return nil, errServerRuns(r.ID)
 	}
 	prev := r.Status
 	r.ClientID = req.ClientID
@@ -113,12 +119,19 @@ func endRTC(tx store.Tx, r *protocol.RTC, prev string, act *actor) error {
 }
 
 // Deliver makes an RTC pending: visible to the browser for execution, with its
-// deadline starting now. prev is its stored status ("" for a new row).
+// deadline starting now. prev is its stored status ("" for a new row). A server
+// call that needs no confirmation is handed to the session's worker at once.
 func Deliver(tx store.Tx, r *protocol.RTC, prev string) error {
 	r.Status = protocol.RTCPending
 	d := tx.Now().Add(time.Duration(r.TimeoutMS) * time.Millisecond)
 	r.DeadlineAt = &d
-	return EmitRTC(tx, r, prev)
+	if err := EmitRTC(tx, r, prev); err != nil {
+		return err
+	}
+	if r.Executor == protocol.RTCExecutorServer && !r.NeedsConfirmation {
+		return queueExecution(tx, r)
+	}
+	return nil
 }
 
 func casConflict(err error, id string) error {

@@ -153,6 +153,10 @@ func (b *browser) execLoop() {
 }
 
 func (b *browser) run(r protocol.RTC) {
+	if r.Executor == protocol.RTCExecutorServer {
+		b.confirmServerCall(r)
+		return
+	}
 	if err := b.retry(protocol.MethodRTCUpdateStatus, protocol.RTCUpdateStatusRequest{RTCID: r.ID, Status: protocol.RTCExecuting, ClientID: "exec-" + r.ID}); err != nil {
 		b.t.Errorf("executing %s: %v", r.ID, err)
 		return

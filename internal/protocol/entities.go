@@ -274,7 +274,16 @@ func RTCTransitionAllowed(from, to string) bool {
 	return ok1 && ok2 && t > f
 }
 
-// RTC is one remote tool call, executed by the browser of the session's device.
+// RTC executors: the browser of the session's device (the default, empty) or
+// the server itself (tools of MCP servers). The browser confirms a server call
+// that needs it (v1.rtc.approve) but never runs it.
+const (
+	RTCExecutorBrowser = ""
+	RTCExecutorServer  = "server"
+)
+
+// RTC is one remote tool call, executed by the browser of the session's device,
+// or by the server for the tools of MCP servers (Executor "server").
 type RTC struct {
 	ID                string          `json:"id"`
 	SessionID         string          `json:"session_id"`
@@ -289,6 +298,8 @@ type RTC struct {
 	Status            string          `json:"status"`
 	NeedsConfirmation bool            `json:"needs_confirmation"`
 	Decision          *Decision       `json:"decision,omitempty"`    // the person's answer, when asked (or a standing approval)
+	Executor          string          `json:"executor,omitempty"`    // "server" for MCP tools; empty: the browser
+	Approved          bool            `json:"approved,omitempty"`    // a server call the person approved
 	TimeoutMS         int64           `json:"timeout_ms"`            // budget from delivery to deadline
 	DeadlineAt        *time.Time      `json:"deadline_at,omitempty"` // set when delivered (pending)
 	Output            json.RawMessage `json:"output,omitempty"`

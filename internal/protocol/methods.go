@@ -24,6 +24,7 @@ const (
 	MethodRTCList         = "v1.rtc.list"
 	MethodRTCGet          = "v1.rtc.get"
 	MethodRTCPending      = "v1.rtc.pending"
+	MethodRTCApprove      = "v1.rtc.approve"
 	MethodUpdateList      = "v1.update.list"
 )
 
@@ -187,6 +188,12 @@ type RTCSubmitResultRequest struct {
 	// Execution is the browser's timing of the run (optional; kept in the audit
 	// record and traced as the call's execution).
 	Execution *RTCExecution `json:"execution,omitempty"`
+}
+
+// RTCApproveRequest is the person's approval of a call the server executes.
+type RTCApproveRequest struct {
+	RTCID    string `json:"rtc_id"`
+	ClientID string `json:"client_id"`
 }
 
 type RTCResult struct {

@@ -21,11 +21,13 @@ import (
 	"github.com/rtcagent/rtcagent/internal/auth"
 	"github.com/rtcagent/rtcagent/internal/config"
 	"github.com/rtcagent/rtcagent/internal/llm"
+	"github.com/rtcagent/rtcagent/internal/mcptools"
 	"github.com/rtcagent/rtcagent/internal/protocol"
 	"github.com/rtcagent/rtcagent/internal/realtime"
 	"github.com/rtcagent/rtcagent/internal/session"
 	"github.com/rtcagent/rtcagent/internal/store"
 	"github.com/rtcagent/rtcagent/internal/telemetry"
+	"github.com/rtcagent/rtcagent/internal/tools"
 	"github.com/rtcagent/rtcagent/web"
 )
 
@@ -45,7 +47,8 @@ type Server struct {
 	closeRedis func() error
 	tracer     *telemetry.Tracer
 	observer   *telemetry.Observer
-	model      string // the model's name, for the startup log
+	model      string            // the model's name, for the startup log
+	mcp        *mcptools.Manager // nil without -mcp-config
 	ready      bool
 	mu         sync.Mutex
 }
@@ -82,6 +85,12 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, opt Options) 
 			return nil, fmt.Errorf("model: %w", err)
 		}
 	}
+	var mcpCfg *mcptools.Config
+	if cfg.MCPConfig != "" {
+		if mcpCfg, err = mcptools.LoadConfig(cfg.MCPConfig); err != nil {
+			return nil, err
+		}
+	}
 	st, err := openStore(ctx, cfg, log)
 	if err != nil {
 		return nil, err
@@ -104,11 +113,16 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, opt Options) 
 		st.Close()
 		return nil, fmt.Errorf("tracing: %w", err)
 	}
+	var serverTools tools.ServerTools
+	if mcpCfg != nil {
+		s.mcp = startMCP(ctx, mcpCfg, lim, log)
+		serverTools = s.mcp
+	}
 	compaction := session.Compaction{Threshold: int64(cfg.CompactAt), Keep: int64(cfg.CompactKeep)}
 	s.runner = session.New(session.Config{Store: st, Model: model, Logger: log, Limits: lim, System: system,
 		Compaction: compaction, Prices: prices, Tracer: s.tracer,
 		LeaseTTL: cfg.LeaseTTL, NodeTTL: cfg.NodeTTL, PollInterval: cfg.PollInterval, Partials: partials, ModelRetries: retries(cfg.Retries), RetryBackoff: cfg.RetryWait,
-		VerifyTranscripts: opt.VerifyTranscripts,
+		VerifyTranscripts: opt.VerifyTranscripts, ServerTools: serverTools,
 		// With PostgreSQL each statement is a network exchange: read the step's
 		// input in the transaction that takes the work. SQLite's single writer
 		// is better left to writes; its reads run beside it.
@@ -274,6 +288,9 @@ func (s *Server) Close(ctx context.Context) error {
 	s.mu.Unlock()
 	s.cancel()
 	s.wg.Wait()
+	if s.mcp != nil {
+		s.mcp.Close()
+	}
 	err := s.node.Shutdown(ctx)
 	s.observer.Close() // the last ended calls and turns are written
 	return errors.Join(err, s.tracer.Shutdown(ctx), s.closeRedis(), s.store.Close())

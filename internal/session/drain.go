@@ -70,7 +70,11 @@ func (r *Runner) drain(parent context.Context, lease store.Lease, first *taken) 
 			return // the inbox is empty and the lease released, or the lease is gone
 		}
 		if err == nil && turn != nil {
-			err = r.runSteps(ctx, o, item, turn, tk.input)
+			if item.Kind == core.KindRTCExecute {
+				err = r.runServerRTC(ctx, o, item, turn)
+			} else {
+				err = r.runSteps(ctx, o, item, turn, tk.input)
+			}
 		}
 		switch {
 		case err == nil:
@@ -144,7 +148,7 @@ func (r *Runner) take(tx store.Tx, lease store.Lease) (taken, error) {
 		return taken{item: it}, nil
 	}
 	tk := taken{item: it, turn: turn, closed: closed}
-	if err == nil && r.cfg.InputWithItem {
+	if err == nil && r.cfg.InputWithItem && it.Kind != core.KindRTCExecute {
 		// begin read the session, so tx holds the user's stream: the
 		// transcript read here is the one the step starts from.
 		tk.input, err = r.readStepInput(tx, turn)

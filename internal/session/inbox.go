@@ -42,6 +42,11 @@ func (r *Runner) begin(tx store.Tx, item *store.InboxItem) (*protocol.Turn, []st
 	switch {
 	case protocol.TurnTerminal(t.Status):
 		return done()
+	case item.Kind == core.KindRTCExecute:
+		if t.Status != protocol.TurnWaiting {
+			return done() // its call ended with the turn, or is not open any more
+		}
+		return t, nil, nil // the turn stays waiting; runServerRTC runs the call
 	case t.Status == protocol.TurnRunning:
 		closed, err := core.CloseStreaming(tx, t, r)
 		return t, closed, err

@@ -14,6 +14,7 @@ import (
 	"github.com/rtcagent/rtcagent/internal/protocol"
 	"github.com/rtcagent/rtcagent/internal/store"
 	"github.com/rtcagent/rtcagent/internal/telemetry"
+	"github.com/rtcagent/rtcagent/internal/tools"
 )
 
 // LivePublisher sends Live deltas to a user's connections (best effort).
@@ -52,6 +53,9 @@ type Config struct {
 	// transaction of its own after it: one transaction and a few statements
 	// fewer per step where each statement is a network exchange (PostgreSQL).
 	InputWithItem bool
+	// ServerTools are the tools the server executes itself (MCP servers); nil:
+	// none.
+	ServerTools tools.ServerTools
 	// VerifyTranscripts reads every step's transcript again from the store and
 	// fails the step when it builds another model request than the cached one
 	// (tests).

@@ -40,6 +40,9 @@ func (c *Client) execLoop() {
 }
 
 func (c *Client) run(r protocol.RTC) error {
+	if r.Executor == protocol.RTCExecutorServer {
+		return c.confirmServerCall(r)
+	}
 	if c.cfg.Profile != nil {
 		return c.runJournaled(r)
 	}

@@ -15,6 +15,7 @@ const (
 	KindScript Kind = "script" // script
 	KindAsk    Kind = "ask"    // askUser
 	KindHost   Kind = "host"   // registered by the host page
+	KindServer Kind = "server" // a tool of an MCP server, executed by this server
 )
 
 // Tool is one tool offered to the model.
@@ -24,6 +25,9 @@ type Tool struct {
 	Required []string // top-level fields the arguments must have
 	// Approval is a host tool's needsApproval (protocol.Approval*); "" as the mode says.
 	Approval string
+	// OnServer: the server executes the call (a tool of an MCP server). Its Kind
+	// is KindServer, or KindRead for a tool annotated read-only.
+	OnServer bool
 }
 
 func builtin(kind Kind, name, desc, schema string, required ...string) Tool {

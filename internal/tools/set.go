@@ -41,19 +41,30 @@ func ValidateHostTools(hts []protocol.HostTool, lim protocol.Limits) error {
 	return nil
 }
 
-// Set is the tools offered in one turn: the built-ins plus the host's tools.
+// Set is the tools offered in one turn: the built-ins, the tools of the
+// server's MCP servers and the host's tools.
 type Set struct {
 	byName map[string]Tool
 	specs  []llm.ToolSpec
 }
 
-// NewSet builds the tool set of a turn. Host tools must have been validated.
-func NewSet(host []protocol.HostTool) *Set {
-	s := &Set{byName: make(map[string]Tool, len(Builtins)+len(host))}
+// NewSet builds the tool set of a turn. Host tools must have been validated. A
+// host tool named like a server tool is left out: the operator's tool keeps its
+// name.
+func NewSet(host []protocol.HostTool, server ...Tool) *Set {
+	s := &Set{byName: make(map[string]Tool, len(Builtins)+len(host)+len(server))}
 	for _, t := range Builtins {
 		s.add(t)
 	}
+	for _, t := range server {
+		if _, taken := s.byName[t.Spec.Name]; !taken {
+			s.add(t)
+		}
+	}
 	for _, ht := range host {
+		if _, taken := s.byName[ht.Name]; taken {
+			continue
+		}
 		params := ht.Parameters
 		if len(params) == 0 {
 			params = json.RawMessage(`{"type":"object","properties":{}}`)

@@ -184,3 +184,31 @@ func TestDecideToolHostApproval(t *testing.T) {
 		t.Fatalf("a bad approval: got %v", err)
 	}
 }
+
+// Server tools (MCP) are planned like host tools, or like the read-only
+// built-ins when annotated read-only; a host tool cannot take a server tool's name.
+func TestServerTools(t *testing.T) {
+	lim := protocol.Limits{}.WithDefaults()
+	srv := []Tool{
+		ServerTool("files__write", "write", json.RawMessage(`{"type":"object"}`), false),
+		ServerTool("files__read", "read", json.RawMessage(`{"type":"object"}`), true),
+	}
+	set := NewSet([]protocol.HostTool{{Name: "files__read", Description: "host"}, {Name: "cart"}}, srv...)
+	if len(set.Specs()) != len(Builtins)+3 {
+		t.Fatalf("%d specs", len(set.Specs()))
+	}
+	w, err := set.CheckCall("files__write", json.RawMessage(`{"a":1}`), lim)
+	if err != nil || !w.OnServer || w.Kind != KindServer {
+		t.Fatalf("write: %+v %v", w, err)
+	}
+	r, _ := set.CheckCall("files__read", nil, lim)
+	if !r.OnServer || r.Kind != KindRead || r.Spec.Description != "read" {
+		t.Fatalf("read: %+v", r)
+	}
+	if d := Decide(protocol.ModeEdit, KindServer); !d.NeedsConfirmation {
+		t.Fatal("a server tool with effects runs without asking in edit mode")
+	}
+	if d := Decide(protocol.ModePlan, KindServer); !d.Refused {
+		t.Fatal("a server tool with effects runs in plan mode")
+	}
+}

@@ -1,0 +1,91 @@
+package core_test
+
+import (
+	"encoding/json"
+	"errors"
+	"testing"
+
+	"github.com/rtcagent/rtcagent/internal/core"
+	"github.com/rtcagent/rtcagent/internal/protocol"
+	"github.com/rtcagent/rtcagent/internal/store"
+)
+
+// A server call (MCP tool) needing confirmation is delivered without work for
+// the worker; the browser cannot run it or submit its result; its approval
+// queues the execution in the same transaction, once; the server's result ends
+// it like a browser's and resumes the turn.
+func TestServerRTC(t *testing.T) {
+	f := newFixture(t)
+	f.setTurn(t, protocol.TurnWaiting)
+	r := &protocol.RTC{ID: core.NewID(), SessionID: f.sess, TurnID: f.turn, UserID: caller.UserID, ToolCallID: "c1",
+		Seq: 1, Step: 1, ToolName: "files__write", Status: protocol.RTCQueued, TimeoutMS: 60_000,
+		Executor: protocol.RTCExecutorServer, NeedsConfirmation: true}
+	write(t, f.st, func(tx store.Tx) error { return core.Deliver(tx, r, "") })
+	if it := f.inbox(t); it != nil {
+		t.Fatalf("work queued before the approval: %+v", it)
+	}
+	err := f.run(func(tx store.Tx) error {
+		_, err := core.UpdateRTCStatus(tx, caller, &protocol.RTCUpdateStatusRequest{RTCID: r.ID, Status: protocol.RTCExecuting, ClientID: "x"})
+		return err
+	})
+	if code(err) != protocol.CodeConflict {
+		t.Fatalf("browser executing: %v", err)
+	}
+	err = f.run(func(tx store.Tx) error {
+		_, err := core.SubmitResult(tx, caller, &protocol.RTCSubmitResultRequest{RTCID: r.ID, ClientID: "x", OK: true})
+		return err
+	})
+	if code(err) != protocol.CodeConflict {
+		t.Fatalf("browser result: %v", err)
+	}
+	for i := 0; i < 2; i++ {
+		write(t, f.st, func(tx store.Tx) error {
+			_, err := core.ApproveRTC(tx, caller, &protocol.RTCApproveRequest{RTCID: r.ID, ClientID: "a"})
+			return err
+		})
+	}
+	got := f.rtc(t, r.ID)
+	if got.Status != protocol.RTCSent || !got.Approved {
+		t.Fatalf("after approval: %s approved=%v", got.Status, got.Approved)
+	}
+	it := f.inbox(t)
+	if it == nil || it.Kind != core.KindRTCExecute {
+		t.Fatalf("inbox after approval: %+v", it)
+	}
+	write(t, f.st, func(tx store.Tx) error {
+		if err := tx.InboxDelete(it.ID); err != nil {
+			return err
+		}
+		if more, err := tx.InboxNext(f.sess); !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("a repeated approval queued the call twice: %+v %v", more, err)
+		}
+		if err := core.StartServerRTC(tx, got); err != nil {
+			return err
+		}
+		_, err := core.EndServerRTC(tx, r.ID, true, json.RawMessage(`"done"`), "")
+		return err
+	})
+	if got := f.rtc(t, r.ID); got.Status != protocol.RTCCompleted || string(got.Output) != `"done"` {
+		t.Fatalf("after the result: %s %s", got.Status, got.Output)
+	}
+	if it := f.inbox(t); it == nil || it.Kind != core.KindTurnResume {
+		t.Fatalf("turn not resumed: %+v", it)
+	}
+	// A late second result changes nothing.
+	write(t, f.st, func(tx store.Tx) error {
+		_, err := core.EndServerRTC(tx, r.ID, false, nil, "late")
+		return err
+	})
+	if got := f.rtc(t, r.ID); got.Status != protocol.RTCCompleted {
+		t.Fatalf("late result changed it: %s", got.Status)
+	}
+	// Approving a browser call is refused.
+	id := f.addRTC(t, 2, protocol.RTCQueued)
+	err = f.run(func(tx store.Tx) error {
+		_, err := core.ApproveRTC(tx, caller, &protocol.RTCApproveRequest{RTCID: id, ClientID: "a"})
+		return err
+	})
+	if code(err) != protocol.CodeInvalidArgument {
+		t.Fatalf("approve of a browser call: %v", err)
+	}
+}

@@ -1,0 +1,34 @@
+package mcptools
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/rtcagent/rtcagent/internal/tools"
+)
+
+// The Manager is the server's tools.ServerTools.
+var _ tools.ServerTools = (*Manager)(nil)
+
+// Offered returns the tools of every server for the model's tool set.
+func (m *Manager) Offered() []tools.Tool {
+	list := m.Tools()
+	out := make([]tools.Tool, len(list))
+	for i, t := range list {
+		out[i] = tools.ServerTool(t.Name, t.Description, t.InputSchema, t.ReadOnly)
+	}
+	return out
+}
+
+// Run executes one call once, without an Asker (elicitations are declined).
+func (m *Manager) Run(ctx context.Context, name string, args json.RawMessage) (tools.ServerResult, error) {
+	res, err := m.Call(ctx, name, args, nil)
+	return tools.ServerResult{OK: res.OK, Output: res.Output, Error: res.Error}, err
+}
+
+// Rerunnable reports whether the tool is annotated read-only or idempotent. An
+// unknown tool (its server gone from the config) is not.
+func (m *Manager) Rerunnable(name string) bool {
+	t, ok := m.Lookup(name)
+	return ok && t.Rerunnable()
+}

@@ -1,0 +1,140 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/rtcagent/rtcagent/internal/core"
+	"github.com/rtcagent/rtcagent/internal/protocol"
+	"github.com/rtcagent/rtcagent/internal/store"
+	"github.com/rtcagent/rtcagent/internal/tools"
+)
+
+// InterruptedByRestart is the error a server call gets when the server found it
+// started by an earlier life of the worker (a crash or restart mid-call) and the
+// tool is not annotated read-only or idempotent: it may have run, so it is not
+// run again.
+const InterruptedByRestart = "interrupted by a server restart; not retried"
+
+// serverTools is the server-executed tools to offer in a step.
+func (r *Runner) serverTools() []tools.Tool {
+	if r.cfg.ServerTools == nil {
+		return nil
+	}
+	return r.cfg.ServerTools.Offered()
+}
+
+// runServerRTC runs the open server call of a waiting turn (an rtc.execute
+// item): it records executing in a transaction of its own before the call, so a
+// crash during the call leaves a trace, makes the call, and submits the outcome
+// the way a browser's result is submitted, deleting the item in that
+// transaction. A call found executing already was started by an earlier worker:
+// it ends as interrupted unless the tool may run again.
+func (r *Runner) runServerRTC(ctx context.Context, o *owner, item *store.InboxItem, t *protocol.Turn) error {
+	var rtc *protocol.RTC
+	err := r.writeItem(ctx, o, item, func(tx store.Tx, finish func() error) error {
+		rtc = nil
+		open, err := tx.RTCListOpenByTurn(t.ID)
+		if err != nil {
+			return err
+		}
+		var rc *protocol.RTC
+		for i := range open {
+			if open[i].Executor == protocol.RTCExecutorServer {
+				rc = &open[i]
+				break
+			}
+		}
+		switch {
+		case rc == nil:
+			return finish() // ended meanwhile (stopped, timed out, rejected)
+		case rc.Status == protocol.RTCQueued || rc.NeedsConfirmation && !rc.Approved:
+			return finish() // not delivered yet, or waiting for the person: a later item runs it
+		case r.cfg.ServerTools == nil:
+			msg := "no MCP server is configured on this server any more"
+			if rc.Status == protocol.RTCExecuting {
+				msg = InterruptedByRestart
+			}
+			if _, err := core.EndServerRTC(tx, rc.ID, false, nil, msg); err != nil {
+				return err
+			}
+			return finish()
+		case rc.Status == protocol.RTCExecuting:
+			if !r.cfg.ServerTools.Rerunnable(rc.ToolName) {
+				if _, err := core.EndServerRTC(tx, rc.ID, false, nil, InterruptedByRestart); err != nil {
+					return err
+				}
+				return finish()
+			}
+			r.log.Info("running a read-only or idempotent server call again after a restart", "rtc", rc.ID, "tool", rc.ToolName)
+		default:
+			if err := core.StartServerRTC(tx, rc); err != nil {
+				return err
+			}
+		}
+		rtc = rc
+		return nil
+	})
+	if err != nil || rtc == nil {
+		return err
+	}
+	res := r.callServer(ctx, t, rtc)
+	if ctx.Err() != nil {
+		// Shutting down or the lease is gone: the call was cut off. It stays
+		// executing, and the next worker ends it as interrupted (or runs it again
+		// when that is harmless).
+		return ctx.Err()
+	}
+	err = r.writeItem(ctx, o, item, func(tx store.Tx, finish func() error) error {
+		if _, err := core.EndServerRTC(tx, rtc.ID, res.OK, res.Output, res.Error); err != nil {
+			return err
+		}
+		return finish()
+	})
+	if errors.Is(err, store.ErrLeaseLost) {
+		// The result is kept even so: it is a compare-and-set on the RTC, as a
+		// browser's submission is. The new owner finds the RTC ended.
+		err = r.cfg.Store.Write(context.WithoutCancel(ctx), func(tx store.Tx) error {
+			_, err := core.EndServerRTC(tx, rtc.ID, res.OK, res.Output, res.Error)
+			return err
+		})
+		if err == nil {
+			err = store.ErrLeaseLost
+		}
+	}
+	return err
+}
+
+// callServer makes the call within the RTC's deadline; a stop of the turn cancels
+// it. A call without an answer fails with a message for the model.
+func (r *Runner) callServer(ctx context.Context, t *protocol.Turn, rtc *protocol.RTC) tools.ServerResult {
+	cctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	if rtc.DeadlineAt != nil {
+		var c2 context.CancelFunc
+		cctx, c2 = context.WithDeadline(cctx, *rtc.DeadlineAt)
+		defer c2()
+	}
+	r.mu.Lock()
+	r.cancels[t.ID] = cancel
+	r.mu.Unlock()
+	defer func() {
+		r.mu.Lock()
+		delete(r.cancels, t.ID)
+		r.mu.Unlock()
+	}()
+	start := time.Now()
+	res, err := r.cfg.ServerTools.Run(cctx, rtc.ToolName, rtc.Arguments)
+	if err != nil {
+		r.log.Warn("server call without an answer", "rtc", rtc.ID, "tool", rtc.ToolName, "after", time.Since(start), "err", err)
+		return tools.ServerResult{Error: "the tool gave no answer: " + err.Error()}
+	}
+	if len(res.Error) > r.cfg.Limits.ToolResultBytes {
+		res.Error = res.Error[:r.cfg.Limits.ToolResultBytes]
+	}
+	if len(res.Output) > r.cfg.Limits.ToolResultBytes {
+		return tools.ServerResult{Error: "the tool's output is larger than the limit for a result"}
+	}
+	return res
+}

@@ -1,0 +1,37 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/rtcagent/rtcagent/internal/llm"
+)
+
+// ServerResult is the outcome of a call the server executed, in the shape of an
+// RTC's result.
+type ServerResult struct {
+	OK     bool
+	Output json.RawMessage
+	Error  string
+}
+
+// ServerTools are the tools the server executes itself (those of MCP servers).
+type ServerTools interface {
+	// Offered lists the tools to offer the model now.
+	Offered() []Tool
+	// Run executes one call once. An error means no answer came (the call may or
+	// may not have run).
+	Run(ctx context.Context, name string, args json.RawMessage) (ServerResult, error)
+	// Rerunnable reports whether running a call of the tool again is harmless
+	// (annotated read-only or idempotent).
+	Rerunnable(name string) bool
+}
+
+// ServerTool describes a tool of an MCP server for the tool set.
+func ServerTool(name, description string, schema json.RawMessage, readOnly bool) Tool {
+	kind := KindServer
+	if readOnly {
+		kind = KindRead
+	}
+	return Tool{Kind: kind, OnServer: true, Spec: llm.ToolSpec{Name: name, Description: description, Parameters: schema}}
+}
