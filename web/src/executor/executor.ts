@@ -141,6 +141,7 @@ export class Executor {
 
   private async process(rtc: Rtc): Promise<void> {
     const ref: RtcRef = { id: rtc.id, session_id: rtc.session_id, tool_name: rtc.tool_name };
+    if (rtc.executor === "server") return this.confirmServerCall(rtc, ref);
     const tab = this.d.tabId;
     const { journal, outbox } = await this.d.journal.get(rtc.id);
     if (outbox) return this.d.outbox.kick(true);
@@ -208,6 +209,39 @@ export class Executor {
       if (ran !== "changed") return;
       again = "The saved script changed after you were asked. This is the code that will run now.";
     }
+  }
+
+  /**
+   * A call the server executes (a tool of an MCP server) never runs here. When it
+   * needs confirmation the person is asked; an approval is sent with
+   * `v1.rtc.approve` (retried while the server cannot be reached), a refusal as
+   * `rejected` through the outbox.
+   */
+  private async confirmServerCall(rtc: Rtc, ref: RtcRef): Promise<void> {
+    const cur = this.current(rtc);
+    if (!cur.needs_confirmation || cur.approved || RTC_TERMINAL.has(cur.status)) return;
+    const tab = this.d.tabId;
+    const { journal, outbox } = await this.d.journal.get(rtc.id);
+    if (outbox) return this.d.outbox.kick(true);
+    if (journal && journal.phase !== "prompting") return;
+    if (!(await this.d.journal.prompting(ref, tab))) return;
+    const answer = await this.promptFor(rtc, { id: rtc.id, kind: "confirm" });
+    if (!answer) return this.d.journal.close(ref, tab); // ended on the server meanwhile
+    if (answer.type !== "confirm" || !answer.approved) {
+      const why = answer.type === "confirm" && answer.reason ? `: ${answer.reason}` : "";
+      return void (await this.finish(rtc, ref, { kind: "reject", reason: `the user declined this ${rtc.tool_name} call${why}` }));
+    }
+    const clientId = crypto.randomUUID();
+    for (let attempt = 0; !RTC_TERMINAL.has(this.current(rtc).status); attempt++) {
+      try {
+        await this.d.call("v1.rtc.approve", { rtc_id: rtc.id, client_id: clientId });
+        break;
+      } catch (err) {
+        if (err instanceof RpcError && !err.temporary && err.code !== "unauthenticated") break;
+        await Promise.race([sleep(backoffMs(attempt)), this.terminal(rtc.id)]);
+      }
+    }
+    await this.d.journal.close(ref, tab);
   }
 
   /**

@@ -145,6 +145,10 @@ export interface Rtc {
   needs_confirmation: boolean;
   /** The decision on a call that needed the person (absent when none was asked for). */
   decision?: Decision;
+  /** "server": a tool of an MCP server, executed by the server; the browser only confirms it. */
+  executor?: "server";
+  /** A server call the person approved (`v1.rtc.approve`). */
+  approved?: boolean;
   timeout_ms: number;
   deadline_at?: string;
   output?: unknown;
