@@ -102,6 +102,9 @@ func (c *Client) process(ctx context.Context, r protocol.RTC) error {
 		return nil // another device of the user runs it
 	}
 	call := Call{ID: r.ID, SessionID: r.SessionID, TurnID: r.TurnID, Tool: r.ToolName, Args: r.Arguments}
+	if r.Executor == protocol.RTCExecutorServer {
+		return c.processServerCall(ctx, r, call)
+	}
 	if r.Status == protocol.RTCExecuting || c.latest(r.ID) == protocol.RTCExecuting {
 		// Started by this device in a life this journal does not know: its effects
 		// may have happened. Never run it again.
