@@ -1,0 +1,1 @@
+export declare function deviceId(factory?: IDBFactory): Promise<string>;
