@@ -1,1 +1,0 @@
-export declare function deviceId(factory?: IDBFactory): Promise<string>;
