@@ -80,10 +80,24 @@ func TestAuditDecisions(t *testing.T) {
 		t.Fatalf("allow timings: %+v", a)
 	}
 
+	// "Allow for this chat": the decision keeps its scope; the next call of the
+	// tool in that chat runs unasked, recorded as standing on the same approval.
+	res = person.sendMode("", "for this chat", protocol.ModeManual)
+	r = person.pendingRTC()
+	person.mustCall(protocol.MethodRTCUpdateStatus, protocol.RTCUpdateStatusRequest{RTCID: r.ID, Status: protocol.RTCExecuting, ClientID: "x-s",
+		Approval: &protocol.ApprovalAnswer{Scope: protocol.ScopeSession}}, nil)
+	person.mustCall(protocol.MethodRTCSubmitResult, protocol.RTCSubmitResultRequest{RTCID: r.ID, ClientID: "r-s", OK: true, Output: jsonOf("done")}, nil)
+	a = one(person, res)
+	expect("allow for this chat", a, protocol.RTCCompleted, protocol.DecisionAllowed, protocol.DecidedByUser, "dev-b")
+	if a.Decision.Scope != protocol.ScopeSession || a.Decision.Standing {
+		t.Fatalf("allow for this chat: %+v", a.Decision)
+	}
+
 	// A person refuses, with a reason.
 	res = person.sendMode("", "deny", protocol.ModeManual)
 	r = person.pendingRTC()
-	person.mustCall(protocol.MethodRTCUpdateStatus, protocol.RTCUpdateStatusRequest{RTCID: r.ID, Status: protocol.RTCRejected, ClientID: "x2", Reason: "not that file"}, nil)
+	person.mustCall(protocol.MethodRTCUpdateStatus, protocol.RTCUpdateStatusRequest{RTCID: r.ID, Status: protocol.RTCRejected, ClientID: "x2", Reason: "not that file",
+		Approval: &protocol.ApprovalAnswer{Reason: "not that file"}}, nil)
 	a = one(person, res)
 	expect("deny", a, protocol.RTCRejected, protocol.DecisionDenied, protocol.DecidedByUser, "dev-b")
 	if a.Decision.Reason != "not that file" || a.Execution != nil {

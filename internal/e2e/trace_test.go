@@ -2,7 +2,9 @@ package e2e
 
 import (
 	"context"
+	"io"
 	"log/slog"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -102,6 +104,22 @@ func TestTraceOfATour(t *testing.T) {
 	}
 	var turn protocol.TurnResult
 	b2.mustCall(protocol.MethodTurnGet, protocol.IDRequest{TurnID: res.TurnID}, &turn)
+	// The metrics of the tour (histograms are process-wide: present, not counted).
+	waitFor(t, "tool call metrics", 10*time.Second, func() bool {
+		resp, err := http.Get(second.http.URL + "/metrics")
+		if err != nil {
+			return false
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		for _, m := range []string{`rtcagent_rtc_round_trip_seconds_bucket{tool="read"`, `rtcagent_human_wait_seconds_count{kind="confirm"}`,
+			`rtcagent_rtc_outcomes_total{decision="allowed",status="completed",tool="write"}`, `rtcagent_model_step_tokens_bucket{direction="input"`} {
+			if !strings.Contains(string(body), m) {
+				return false
+			}
+		}
+		return true
+	})
 	second.stop(t) // flushes the spans of the turn's end
 
 	traceID := strings.Split(turn.Turn.TraceParent, "-")[1]
