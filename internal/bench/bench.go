@@ -100,6 +100,9 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 			return nil, fmt.Errorf("database url: %w", err)
 		}
 		defer drop()
+		if o.DBURL, err = withAppName(o.DBURL, prefix); err != nil {
+			return nil, fmt.Errorf("database url: %w", err)
+		}
 	}
 
 	m := newModel(o.Calls, o.Tool)

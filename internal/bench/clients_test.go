@@ -34,7 +34,25 @@ func TestClientsProcess(t *testing.T) {
 	if !p.ClientsApart || p.RoundTrips == 0 || p.Turns == 0 || p.Failed != 0 || p.ClientErrors != 0 || p.ServerCPU <= 0 || p.ClientsCPU <= 0 {
 		t.Fatalf("point %+v", p)
 	}
-	if tab := res.Table(); !strings.Contains(tab, "| 2 | CPU in the window, 2 sessions: server process / clients process |") {
+	if tab := res.Table(); !strings.Contains(tab, "| 2 | CPU in the window in cores, 2 sessions: server process / clients process |") {
 		t.Errorf("table:\n%s", tab)
+	}
+}
+
+// procCPU reads a process's CPU time from /proc, as the PostgreSQL backends'
+// are read; this process's own must match what the kernel reports to it.
+func TestProcCPU(t *testing.T) {
+	x := 0
+	for i := range 50_000_000 { // some CPU time to read
+		x ^= i
+	}
+	_ = x
+	got, err := procCPU(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	own := ownCPU()
+	if got <= 0 || got > own+100*time.Millisecond || got < own-100*time.Millisecond {
+		t.Fatalf("procCPU %v, getrusage %v", got, own)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"sync"
 	"time"
 
@@ -107,7 +108,15 @@ func runPoint(ctx context.Context, o Options, srv *running, m *model, prefix str
 	var start time.Time
 	var pg0 pgstore.Counts
 	var cpu0 time.Duration
+	var backends *pgBackends
+	if o.DBURL != "" {
+		u, _ := url.Parse(o.DBURL)
+		backends = &pgBackends{dbURL: o.DBURL, app: u.Query().Get("application_name")}
+	}
 	window := func() {
+		if backends != nil {
+			backends.begin(ctx)
+		}
 		m.dropGaps()
 		start, pg0, cpu0 = time.Now(), pgstore.ReadCounts(), ownCPU()
 	}
@@ -136,7 +145,13 @@ func runPoint(ctx context.Context, o Options, srv *running, m *model, prefix str
 	}
 	elapsed, pg, cpu := time.Since(start), pgstore.ReadCounts().Sub(pg0), ownCPU()-cpu0
 	gaps := m.take()
-	return Point{Sessions: n, RoundTrips: len(gaps), Turns: l.Turns, Failed: l.Failed, ClientErrors: l.ClientErrors,
+	pgCPU := -1.0
+	if backends != nil {
+		if d, ok := backends.used(ctx); ok {
+			pgCPU = d.Seconds() / elapsed.Seconds()
+		}
+	}
+	return Point{PGCPU: pgCPU, Sessions: n, RoundTrips: len(gaps), Turns: l.Turns, Failed: l.Failed, ClientErrors: l.ClientErrors,
 		PerSec: float64(len(gaps)) / elapsed.Seconds(), RTT: pcts(gaps), Live: pcts(l.Live), PG: pg,
 		ServerCPU: cpu.Seconds() / elapsed.Seconds(), ClientsCPU: l.CPU.Seconds() / elapsed.Seconds(),
 		ClientsApart: o.ClientsProcess && len(o.ServeCmd) > 0}, nil

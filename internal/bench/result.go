@@ -44,6 +44,10 @@ type Point struct {
 	// the clients' process's when ClientsApart.
 	ServerCPU, ClientsCPU float64
 	ClientsApart          bool
+	// PGCPU is the CPU the PostgreSQL server processes of this run's
+	// connections used in the window, in cores; negative when not measured
+	// (embedded, or a server on another machine).
+	PGCPU float64
 }
 
 // Idle is the memory row.
@@ -108,12 +112,23 @@ func (r *Result) Table() string {
 				float64(p.PG.Writes)/n, float64(p.PG.Reads)/n), "")
 	}
 	for _, p := range r.Points {
+		// CPU per round trip in ms: cores / (round trips per second) * 1000.
+		per := func(cores float64) string {
+			if p.PerSec <= 0 {
+				return ""
+			}
+			return fmt.Sprintf(" (%.2f ms a round trip)", cores/p.PerSec*1000)
+		}
+		pg := ""
+		if p.PGCPU >= 0 && p.PG.Statements > 0 {
+			pg = fmt.Sprintf("; PostgreSQL backends of this run %.2f%s", p.PGCPU, per(p.PGCPU))
+		}
 		if p.ClientsApart {
-			row("2", fmt.Sprintf("CPU in the window, %d sessions: server process / clients process", p.Sessions),
-				fmt.Sprintf("%.2f / %.2f cores", p.ServerCPU, p.ClientsCPU), "")
+			row("2", fmt.Sprintf("CPU in the window in cores, %d sessions: server process / clients process", p.Sessions),
+				fmt.Sprintf("%.2f%s / %.2f%s%s", p.ServerCPU, per(p.ServerCPU), p.ClientsCPU, per(p.ClientsCPU), pg), "")
 		} else {
-			row("2", fmt.Sprintf("CPU in the window, %d sessions: server and clients (one process)", p.Sessions),
-				fmt.Sprintf("%.2f cores", p.ServerCPU), "")
+			row("2", fmt.Sprintf("CPU in the window in cores, %d sessions: server and clients (one process)", p.Sessions),
+				fmt.Sprintf("%.2f%s%s", p.ServerCPU, per(p.ServerCPU), pg), "")
 		}
 	}
 	best, at := r.BestPerSec()
