@@ -40,9 +40,6 @@ func (r *Runner) Adopt(tx store.Tx) (func(committed bool), error) {
 	fail := func(id string, err error) (func(bool), error) {
 		r.unreserve(id)
 		for _, c := range claims {
-			r.mu.Lock()
-			delete(r.adopting, c.id)
-			r.mu.Unlock()
 			r.unreserve(c.id)
 		}
 		return nil, err
@@ -64,19 +61,11 @@ func (r *Runner) Adopt(tx store.Tx) (func(committed bool), error) {
 			return fail(id, err)
 		}
 		claims = append(claims, claim{id: id, lease: lease, first: &first})
-		r.mu.Lock()
-		r.adopting[id] = true
-		r.mu.Unlock()
 	}
 	if len(claims) == 0 {
 		return nil, nil
 	}
 	return func(committed bool) {
-		r.mu.Lock()
-		for _, c := range claims {
-			delete(r.adopting, c.id)
-		}
-		r.mu.Unlock()
 		for _, c := range claims {
 			if !committed {
 				r.unreserve(c.id)

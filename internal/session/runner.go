@@ -72,13 +72,6 @@ type Runner struct {
 	mu     sync.Mutex
 	ctx    context.Context // Run's, while it runs; nil before and after
 	active map[string]bool // sessions drained by this process
-	// hinted: sessions drained here that were given work by a commit whose
-	// wake-up was dropped because of that (see Wake); their worker wakes the
-	// runner when it lets go, in case the work came after its last look.
-	hinted map[string]bool
-	// adopting: sessions a transaction's Adopt claimed, until its commit hook's
-	// wake-up (which names them, and needs no claim) or its end.
-	adopting map[string]bool
 	// backlog: the latest claim pass found sessions with work and no free slot;
 	// until a pass takes all it finds, new work waits its turn there (Adopt
 	// declines), oldest first.
@@ -121,9 +114,8 @@ func New(cfg Config) *Runner {
 	}
 	cfg.Limits = cfg.Limits.WithDefaults()
 	return &Runner{cfg: cfg, log: cfg.Logger.With("component", "session"), wake: make(chan struct{}, 1),
-		sem: make(chan struct{}, cfg.Concurrency), active: map[string]bool{}, hinted: map[string]bool{}, adopting: map[string]bool{},
-		cancels: map[string]context.CancelFunc{},
-		parts:   cfg.Partials, tcache: newTranscriptCache()}
+		sem: make(chan struct{}, cfg.Concurrency), active: map[string]bool{}, cancels: map[string]context.CancelFunc{},
+		parts: cfg.Partials, tcache: newTranscriptCache()}
 }
 
 // Wake is a hint that sessions got inbox work. It never blocks. Sessions a worker
@@ -140,8 +132,6 @@ func (r *Runner) Wake(sessionIDs []string) {
 	}
 }
 
-// allActive reports whether every session of ids is drained here, and then notes
-// them as hinted.
 func (r *Runner) allActive(ids []string) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -149,15 +139,6 @@ func (r *Runner) allActive(ids []string) bool {
 		if !r.active[id] {
 			return false
 		}
-	}
-	for _, id := range ids {
-		if r.adopting[id] {
-			// The hook of the transaction that adopted it: its worker
-			// starts with that work.
-			delete(r.adopting, id)
-			continue
-		}
-		r.hinted[id] = true
 	}
 	return true
 }
@@ -280,20 +261,10 @@ func (r *Runner) reserve(id string) (ok, full bool) {
 }
 
 func (r *Runner) unreserve(id string) {
-	r.release(id)
-}
-
-// release is unreserve that also reports whether the session was hinted while
-// reserved, or sessions wait for a slot (backlog): then the runner should look
-// for work again.
-func (r *Runner) release(id string) (again bool) {
 	r.mu.Lock()
-	again = r.hinted[id] || r.backlog
 	delete(r.active, id)
-	delete(r.hinted, id)
 	r.mu.Unlock()
 	<-r.sem
-	return again
 }
 
 // work drains a reserved session after claim took its lease and first item.
@@ -306,11 +277,9 @@ func (r *Runner) work(ctx context.Context, id string, claim func() (store.Lease,
 	if err == nil {
 		r.drain(ctx, lease, first)
 	}
-	again := r.release(id)
-	if again && (err == nil || errors.Is(err, errEmpty)) {
-		// Work may have arrived while this worker held the session (its
-		// wake-up was dropped), or other sessions wait for the slot it frees.
-		r.Wake(nil)
+	r.unreserve(id)
+	if err == nil || errors.Is(err, errEmpty) {
+		r.Wake(nil) // work may have arrived while this worker held the session
 	}
 	// Otherwise another worker holds the lease or the store failed: the next
 	// poll tries again.
