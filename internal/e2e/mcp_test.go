@@ -169,3 +169,30 @@ func TestMCPCallInterruptedByRestart(t *testing.T) {
 		t.Fatalf("the call ran %d times", n)
 	}
 }
+
+// TestMCPIdempotentCallRerunAfterRestart: a call of a tool annotated idempotent
+// that a server crash cut off runs again after the restart, and the turn gets
+// its result.
+func TestMCPIdempotentCallRerunAfterRestart(t *testing.T) {
+	countFile := filepath.Join(t.TempDir(), "calls")
+	script := `{"name": "mcp-rerun", "turns": [{"steps": [
+	  {"tool_calls": [{"name": "test__idle", "arguments": {"ms": 600000, "tag": "once"}}]},
+	  {"text": "after: {{last_result}}"}
+	]}]}`
+	p := startProc(t, script, "-mcp-config", mcpConfig(t, countFile, ""))
+	b := newBrowser(t, p, "alice", "dev-a")
+	res := b.send("", "idle long")
+	waitFor(t, "the MCP call to start", 60*time.Second, func() bool { return countLines(t, countFile) == 1 })
+	p.kill()
+	p.start()
+	if tr := b.waitTurn(res.TurnID, 60*time.Second); tr.Status != protocol.TurnCompleted {
+		t.Fatalf("turn %s %+v", tr.Status, tr.Error)
+	}
+	msgs := b.assistantMessages(res.SessionID)
+	if last := msgs[len(msgs)-1].Text; last != "after: idle done" {
+		t.Fatalf("final %q", last)
+	}
+	if n := countLines(t, countFile); n != 2 {
+		t.Fatalf("the call ran %d times, want 2 (once cut off, once again)", n)
+	}
+}

@@ -24,3 +24,10 @@ func startMCP(ctx context.Context, cfg *mcptools.Config, lim protocol.Limits, lo
 	log.Info("MCP tools", "servers", len(cfg.Servers), "tools", len(m.Tools()))
 	return m
 }
+
+// closeMCP ends the MCP connections (stdio servers' processes stop), if any.
+func (s *Server) closeMCP() {
+	if s.mcp != nil {
+		s.mcp.Close()
+	}
+}

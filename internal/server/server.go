@@ -132,6 +132,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, opt Options) 
 	s.node, err = realtime.New(ctx, realtime.Config{Store: st, API: s.api, Verifier: verifier, Logger: log, AllowedOrigins: cfg.AllowedOrigins(),
 		MaxRequestBytes: lim.RequestBytes, RedisURL: cfg.RedisURL, RedisPrefix: cfg.RedisPfx, OnCancelTurn: s.runner.CancelTurn})
 	if err != nil {
+		s.closeMCP()
 		st.Close()
 		return nil, err
 	}
@@ -144,6 +145,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, opt Options) 
 		}
 	})
 	if err := s.node.Run(); err != nil {
+		s.closeMCP()
 		st.Close()
 		return nil, err
 	}
@@ -288,9 +290,7 @@ func (s *Server) Close(ctx context.Context) error {
 	s.mu.Unlock()
 	s.cancel()
 	s.wg.Wait()
-	if s.mcp != nil {
-		s.mcp.Close()
-	}
+	s.closeMCP()
 	err := s.node.Shutdown(ctx)
 	s.observer.Close() // the last ended calls and turns are written
 	return errors.Join(err, s.tracer.Shutdown(ctx), s.closeRedis(), s.store.Close())

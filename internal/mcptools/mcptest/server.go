@@ -3,7 +3,7 @@
 // (mcptest/mcpserver) or as a Streamable HTTP handler in the test process.
 //
 // Tools: echo (read-only), sleep (counts each call in a file, then waits; not
-// idempotent), ask (elicits a form from the client and returns the answer) and
+// idempotent), idle (counted too; idempotent: waits only the first time per tag), ask (elicits a form from the client and returns the answer) and
 // grow (adds the tool late, which sends tools/list_changed); the command also
 // has crash (ends its process).
 package mcptest
@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
@@ -83,6 +84,26 @@ func NewServer(o Options) *mcp.Server {
 			case <-time.After(time.Duration(in.MS) * time.Millisecond):
 			}
 			return text(fmt.Sprintf("slept %d ms", in.MS)), nil, nil
+		})
+	mcp.AddTool(s, &mcp.Tool{Name: "idle", Description: "Record the call; the first call of a tag waits ms milliseconds, later ones return at once.",
+		Annotations: &mcp.ToolAnnotations{IdempotentHint: true}},
+		func(ctx context.Context, req *mcp.CallToolRequest, in sleepIn) (*mcp.CallToolResult, any, error) {
+			seen := false
+			if o.CountFile != "" {
+				data, _ := os.ReadFile(o.CountFile)
+				seen = strings.Contains(string(data), "idle "+in.Tag+"\n")
+			}
+			if err := count(o.CountFile, "idle "+in.Tag); err != nil {
+				return nil, nil, err
+			}
+			if !seen {
+				select {
+				case <-ctx.Done():
+					return nil, nil, ctx.Err()
+				case <-time.After(time.Duration(in.MS) * time.Millisecond):
+				}
+			}
+			return text("idle done"), nil, nil
 		})
 	mcp.AddTool(s, &mcp.Tool{Name: "ask", Description: "Ask the user a question through the client and return the answer."},
 		func(ctx context.Context, req *mcp.CallToolRequest, in askIn) (*mcp.CallToolResult, any, error) {
