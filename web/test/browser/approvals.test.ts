@@ -302,3 +302,26 @@ test("security: a question titled \"Allow this script call?\" renders as the ass
     host.remove();
   }
 });
+
+test("server calls: an MCP tool's call is never run in the page; one needing confirmation is asked about, then approved or refused", async () => {
+  const server = new FakeServer();
+  const t = await tab(server, await freshDb(), `ap-srv${n++}`);
+  await waitFor("leadership", () => t.ex.isLeader);
+  await server.deliver(rtc("m0", 0, { session_id: "s4", tool_name: "files__read", executor: "server", needs_confirmation: false }));
+  await server.deliver(rtc("m1", 0, { session_id: "s4", tool_name: "files__write", executor: "server", needs_confirmation: true }));
+  await waitFor("the prompt", () => promptIds(t).includes("m1"));
+  ok(!promptIds(t).includes("m0"), "a call needing no confirmation is not asked about");
+  t.prompts.answer("m1", { type: "confirm", approved: true });
+  await waitFor("the approval", () => server.count("v1.rtc.approve", "m1") === 1);
+  await server.deliver(rtc("m2", 0, { session_id: "s4", tool_name: "files__write", executor: "server", needs_confirmation: true }));
+  await waitFor("the second prompt", () => promptIds(t).includes("m2"));
+  t.prompts.answer("m2", { type: "confirm", approved: false });
+  await waitFor("the refusal", () => server.rtcs.get("m2")?.status === "rejected");
+  for (const id of ["m0", "m1", "m2"]) {
+    eq(server.count("v1.rtc.submit_result", id), 0, `no result sent for ${id}`);
+    eq(server.calls.filter((c) => c.params.rtc_id === id && c.params.status === "executing").length, 0, `${id} not reported executing`);
+  }
+  eq(server.count("v1.rtc.approve", "m2"), 0, "a refused call is not approved");
+  eq(t.runs.length, 0, "nothing ran in the page");
+  done(t);
+});
