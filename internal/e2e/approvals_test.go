@@ -27,12 +27,20 @@ const approvalsScript = `{"name": "approvals", "turns": [
 // lastRTC waits for the newest RTC of a turn to reach a status.
 func (b *browser) rtcOfTurn(turnID, status string) protocol.RTC {
 	b.t.Helper()
+	return b.rtcOfTurnAfter(turnID, status, 0)
+}
+
+// rtcOfTurnAfter is rtcOfTurn for calls after the one at seq: the browser's copy
+// of an earlier call may still show the status it waits for (its next updates
+// not received yet).
+func (b *browser) rtcOfTurnAfter(turnID, status string, seq int) protocol.RTC {
+	b.t.Helper()
 	var r protocol.RTC
 	waitFor(b.t, "an rtc "+status, 10*time.Second, func() bool {
 		b.mu.Lock()
 		defer b.mu.Unlock()
 		for _, x := range b.rtcs {
-			if x.TurnID == turnID && x.Status == status && (r.ID == "" || x.Seq > r.Seq) {
+			if x.TurnID == turnID && x.Status == status && x.Seq > seq && (r.ID == "" || x.Seq > r.Seq) {
 				r = x
 			}
 		}
@@ -132,7 +140,7 @@ func TestAllowForChat(t *testing.T) {
 	b.mustCall(protocol.MethodRTCUpdateStatus, protocol.RTCUpdateStatusRequest{RTCID: first.ID, Status: protocol.RTCExecuting, ClientID: "x4",
 		Approval: &protocol.ApprovalAnswer{Scope: protocol.ScopeSession}}, nil)
 	b.mustCall(protocol.MethodRTCSubmitResult, protocol.RTCSubmitResultRequest{RTCID: first.ID, ClientID: "r4", OK: true, Output: jsonOf("wrote a")}, nil)
-	second := b.rtcOfTurn(res.TurnID, protocol.RTCPending)
+	second := b.rtcOfTurnAfter(res.TurnID, protocol.RTCPending, first.Seq)
 	if second.ID == first.ID || second.NeedsConfirmation || second.Decision == nil || !second.Decision.Standing {
 		t.Fatalf("the queued write of the same step: %+v", second)
 	}
