@@ -4,35 +4,48 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"sync"
 	"testing"
 )
 
-var (
-	buildOnce sync.Once
-	binPath   string
-	buildErr  error
-)
+type built struct {
+	once sync.Once
+	path string
+	err  error
+}
+
+var binaries sync.Map // package path → *built
+
+// Binary builds the command in package pkg once per test process and returns the
+// path of the executable, for tests that run it as a child process.
+func Binary(t testing.TB, pkg string) string {
+	t.Helper()
+	v, _ := binaries.LoadOrStore(pkg, &built{})
+	b := v.(*built)
+	b.once.Do(func() {
+		name := path.Base(pkg)
+		dir, err := os.MkdirTemp("", name+"-bin")
+		if err != nil {
+			b.err = err
+			return
+		}
+		b.path = filepath.Join(dir, name)
+		out, err := exec.Command("go", "build", "-o", b.path, pkg).CombinedOutput()
+		if err != nil {
+			b.err = fmt.Errorf("build %s: %v\n%s", pkg, err, out)
+		}
+	})
+	if b.err != nil {
+		t.Fatal(b.err)
+	}
+	return b.path
+}
 
 // ServerBinary builds cmd/rtcagent once per test process, for tests that run the
 // server as a child process (so that SIGKILL ends a real server).
 func ServerBinary(t testing.TB) string {
 	t.Helper()
-	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "rtcagent-bin")
-		if err != nil {
-			buildErr = err
-			return
-		}
-		binPath = filepath.Join(dir, "rtcagent")
-		out, err := exec.Command("go", "build", "-o", binPath, "github.com/rtcagent/rtcagent/cmd/rtcagent").CombinedOutput()
-		if err != nil {
-			buildErr = fmt.Errorf("build: %v\n%s", err, out)
-		}
-	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
-	}
-	return binPath
+	return Binary(t, "github.com/rtcagent/rtcagent/cmd/rtcagent")
 }
