@@ -79,14 +79,21 @@ func (r *Runner) runServerRTC(ctx context.Context, o *owner, item *store.InboxIt
 	if err != nil || rtc == nil {
 		return err
 	}
-	res := r.callServer(ctx, t, rtc)
+	res, answered := r.callServer(ctx, t, rtc)
+	wctx := ctx
 	if ctx.Err() != nil {
-		// Shutting down or the lease is gone: the call was cut off. It stays
-		// executing, and the next worker ends it as interrupted (or runs it again
-		// when that is harmless).
-		return ctx.Err()
+		if !answered {
+			// Shutting down or the lease is gone, and the call was cut off: it
+			// stays executing, and the next worker ends it as interrupted (or
+			// runs it again when that is harmless).
+			return ctx.Err()
+		}
+		// The MCP server answered, and the worker stops just after: the answer
+		// is recorded all the same, so a call that ran is never reported as
+		// interrupted.
+		wctx = context.WithoutCancel(ctx)
 	}
-	err = r.writeItem(ctx, o, item, func(tx store.Tx, finish func() error) error {
+	err = r.writeItem(wctx, o, item, func(tx store.Tx, finish func() error) error {
 		if _, err := core.EndServerRTC(tx, rtc.ID, res.OK, res.Output, res.Error); err != nil {
 			return err
 		}
@@ -107,8 +114,10 @@ func (r *Runner) runServerRTC(ctx context.Context, o *owner, item *store.InboxIt
 }
 
 // callServer makes the call within the RTC's deadline; a stop of the turn cancels
-// it. A call without an answer fails with a message for the model.
-func (r *Runner) callServer(ctx context.Context, t *protocol.Turn, rtc *protocol.RTC) tools.ServerResult {
+// it. A call without an answer fails with a message for the model; answered
+// reports whether the MCP server gave one (an answer that was cut off, by a stop,
+// the deadline or the worker's end, did not).
+func (r *Runner) callServer(ctx context.Context, t *protocol.Turn, rtc *protocol.RTC) (res tools.ServerResult, answered bool) {
 	cctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	if rtc.DeadlineAt != nil {
@@ -128,13 +137,13 @@ func (r *Runner) callServer(ctx context.Context, t *protocol.Turn, rtc *protocol
 	res, err := r.cfg.ServerTools.Run(cctx, rtc.ToolName, rtc.Arguments)
 	if err != nil {
 		r.log.Warn("server call without an answer", "rtc", rtc.ID, "tool", rtc.ToolName, "after", time.Since(start), "err", err)
-		return tools.ServerResult{Error: "the tool gave no answer: " + err.Error()}
+		return tools.ServerResult{Error: "the tool gave no answer: " + err.Error()}, false
 	}
 	if len(res.Error) > r.cfg.Limits.ToolResultBytes {
 		res.Error = res.Error[:r.cfg.Limits.ToolResultBytes]
 	}
 	if len(res.Output) > r.cfg.Limits.ToolResultBytes {
-		return tools.ServerResult{Error: "the tool's output is larger than the limit for a result"}
+		return tools.ServerResult{Error: "the tool's output is larger than the limit for a result"}, true
 	}
-	return res
+	return res, true
 }

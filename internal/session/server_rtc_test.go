@@ -1,0 +1,109 @@
+package session
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rtcagent/rtcagent/internal/core"
+	"github.com/rtcagent/rtcagent/internal/llm/scripted"
+	"github.com/rtcagent/rtcagent/internal/mcptools"
+	"github.com/rtcagent/rtcagent/internal/mcptools/mcptest"
+	"github.com/rtcagent/rtcagent/internal/protocol"
+	"github.com/rtcagent/rtcagent/internal/store"
+	"github.com/rtcagent/rtcagent/internal/tools"
+)
+
+// startMCP runs the test MCP server as a child process ("test", counting sleep
+// calls in countFile) and waits until its tools are listed.
+func startMCP(t *testing.T, countFile string) *mcptools.Manager {
+	t.Helper()
+	m := mcptools.Start(&mcptools.Config{Servers: []mcptools.Server{{Name: "test", Command: mcptest.Binary(t), Args: []string{"-count", countFile}}}},
+		mcptools.Options{MinBackoff: 50 * time.Millisecond})
+	t.Cleanup(m.Close)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if err := m.Ready(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// stopOnAnswer makes the real call and then stops the runner, as a shutdown that
+// comes just after the MCP server answered: the call returns its answer only
+// once the cancellation reached the call's context.
+type stopOnAnswer struct {
+	tools.ServerTools
+	stop context.CancelFunc
+}
+
+func (s stopOnAnswer) Run(ctx context.Context, name string, args json.RawMessage) (tools.ServerResult, error) {
+	res, err := s.ServerTools.Run(ctx, name, args)
+	s.stop()
+	<-ctx.Done()
+	return res, err
+}
+
+// An MCP call whose answer arrives as the server shuts down keeps that answer:
+// the RTC ends completed, the next worker resumes the turn with it, and the call
+// ran once (not ended as interrupted by the restart).
+func TestServerCallAnsweredAtShutdownIsKept(t *testing.T) {
+	st := openStore(t)
+	countFile := filepath.Join(t.TempDir(), "calls")
+	mgr := startMCP(t, countFile)
+	model, err := scripted.Parse([]byte(`{"name": "mcp", "turns": [{"steps": [
+	  {"tool_calls": [{"name": "test__sleep", "arguments": {"ms": 1, "tag": "once"}}]},
+	  {"text": "after: {{last_result}}"}]}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := t.Context()
+	var res *protocol.MessageSendResult
+	if err := st.Write(ctx, func(tx store.Tx) error {
+		res, err = core.SendMessage(tx, core.Caller{UserID: "u", DeviceID: "d"},
+			&protocol.MessageSendRequest{ClientID: "c1", WorkMode: protocol.ModeBypass, Content: protocol.MessageContent{Text: "sleep"}})
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+
+	// The first life of the server: it stops as the call's answer arrives.
+	first, stop := context.WithCancel(ctx)
+	r := New(Config{Store: st, Model: model, Live: nopLive{}, ServerTools: stopOnAnswer{mgr, stop}, PollInterval: 10 * time.Millisecond})
+	done := make(chan struct{})
+	go func() { r.Run(first); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(60 * time.Second):
+		t.Fatal("the first runner did not stop")
+	}
+	var rtcs []protocol.RTC
+	if err := st.Read(ctx, func(tx store.Tx) error { rtcs, err = tx.RTCListByTurn(res.TurnID); return err }); err != nil {
+		t.Fatal(err)
+	}
+	if len(rtcs) != 1 || rtcs[0].Status != protocol.RTCCompleted || string(rtcs[0].Output) != `"slept 1 ms"` {
+		t.Fatalf("after the shutdown: %+v", rtcs)
+	}
+
+	// The next life resumes the turn with the answer.
+	startRunner(t, Config{Store: st, Model: model, ServerTools: mgr, PollInterval: 10 * time.Millisecond})
+	waitCompleted(ctx, t, st, res.TurnID)
+	var msgs []protocol.Message
+	if err := st.Read(ctx, func(tx store.Tx) error { msgs, err = tx.MessageList(res.SessionID, store.Page{Limit: 100}); return err }); err != nil {
+		t.Fatal(err)
+	}
+	if last := msgs[len(msgs)-1].Text; last != "after: slept 1 ms" {
+		t.Fatalf("the model read %q", last)
+	}
+	data, err := os.ReadFile(countFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(data), "\n"); n != 1 {
+		t.Fatalf("the call ran %d times", n)
+	}
+}
