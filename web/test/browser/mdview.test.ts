@@ -101,3 +101,53 @@ test("mdview: the end of a stream re-renders its last block only when it holds c
   v.set("intro\n\n```ts\nlet x = 1;\n```\n", false);
   ok(v.root.querySelector("pre") !== pre, "code is rendered again, now highlighted");
 });
+
+test("mdview: a long streaming paragraph is shown as raw text between full renders; the end renders it as one-shot", async () => {
+  // Spaced out, as in the chat; a block is long above 2 KB here (16 KB in the chat).
+  const v = new MarkdownView(document, true, 2048);
+  document.body.append(v.root);
+  try {
+    const para = Array.from({ length: 300 }, (_, i) => (i % 7 === 0 ? `**a <b>x</b> [l](https://e.example/${i}) ` : `word${i} *em* `)).join("");
+    const text = `# Title\n\nintro\n\n${para}\n- item\n\n\`\`\`js\nlet x = 1;\n\`\`\`\n\nafter **bold**`;
+    ok(para.length > 2 * 2048, "the paragraph is longer than the raw-text threshold");
+    // Each step waits for the render it caused, however long renders take here:
+    // after a full render of a long block the next render comes before the next
+    // full one is due, so it shows raw text.
+    const step = Math.ceil(text.length / 30);
+    let rendered: () => void = () => undefined;
+    v.onRender = () => rendered();
+    let sawPlain = false;
+    let sawEscaped = false;
+    for (let i = step; i < text.length + step; i += step) {
+      const upTo = text.slice(0, i);
+      const done = new Promise<void>((r) => (rendered = r));
+      v.set(upTo, true);
+      if (v.root.textContent?.length === 0 || (v as unknown as { pending: unknown }).pending) await done;
+      const plain = v.root.querySelector(".plain");
+      if (plain) {
+        sawPlain = true;
+        eq(plain.children.length, 0, "raw text holds no element");
+        if ((plain.textContent ?? "").includes("<b>x</b>")) sawEscaped = true;
+      }
+    }
+    ok(sawPlain, "the long paragraph was shown with raw text at its end while it streamed");
+    ok(sawEscaped, "markup in the raw text stays text");
+    v.set(text, false);
+    eq(v.root.querySelectorAll(".plain").length, 0, "no raw text once the stream ended");
+    eq(html(v.root), oneShot(text), "the final DOM is the one-shot render");
+  } finally {
+    v.root.remove();
+  }
+});
+
+test("mdview: a block after a blank line is re-parsed alone; without one, with the block before", () => {
+  const v = new MarkdownView(document, false);
+  v.set("para one\n\nsecond", true);
+  const first = v.root.querySelector("p");
+  v.set("para one\n\nsecond grows", true);
+  ok(v.root.querySelector("p") === first, "the paragraph above the blank line is kept");
+  v.set("para one\n\nsecond grows\n===", true);
+  eq(v.root.querySelector("h1")?.textContent, "second grows", "a setext underline turns the paragraph into a heading");
+  v.set("para one\n\nsecond grows\n===\n- a\nlazy", false);
+  eq(html(v.root), oneShot("para one\n\nsecond grows\n===\n- a\nlazy"));
+});
