@@ -69,7 +69,7 @@ try {
       await cdp.send("Profiler.enable");
       await cdp.send("Profiler.start");
     }
-    await browser.startTracing(page, { categories: process.env.BENCH_PROFILE ? ["toplevel", "devtools.timeline"] : ["toplevel"] });
+    await browser.startTracing(page, { categories: process.env.BENCH_PROFILE ? ["toplevel", "blink.user_timing", "devtools.timeline"] : ["toplevel", "blink.user_timing"] });
     const started = Date.now();
     let result;
     let error = "";
@@ -88,6 +88,7 @@ try {
     const after = await taskDuration(cdp);
     const tasks = mainThreadTasks(trace);
     if (process.env.BENCH_PROFILE) printKinds(trace);
+    const perDelta = result ? deltaCost(trace, result.fifth) : null;
     const longtasks = await page.evaluate(() => window.__longtasks.length).catch(() => -1);
     rows.push({
       scenario: name,
@@ -97,12 +98,18 @@ try {
       "main-thread CPU ms": tasks.cpu.toFixed(0),
       "CDP TaskDuration ms": ((after - before) * 1000).toFixed(0),
       "long tasks": longtasks,
+      "CPU ms/delta first fifth": perDelta?.start.toFixed(2) ?? "",
+      "CPU ms/delta last fifth": perDelta?.end.toFixed(2) ?? "",
       "wall s": (wall / 1000).toFixed(1),
       shown: error ? `ERROR ${error}` : `${result.shown}/${result.bytes} chars, ${result.deltas} deltas`,
     });
     console.log(`done: ${name}`);
   }
   await page.evaluate(() => window.bench.dispose()).catch(() => undefined);
+  if (!filter) {
+    const parsed = await page.evaluate(() => window.bench.parseTimes());
+    console.log(`one markdown-it parse (median of 5): ${Object.entries(parsed).map(([k, ms]) => `${k} ${ms.toFixed(1)} ms`).join(", ")}`);
+  }
 } finally {
   await browser.close();
   await server.close();
@@ -138,6 +145,31 @@ function mainThreadTasks(trace) {
     per.set(key, t);
   }
   return [...per.values()].sort((a, b) => b.total - a.total)[0] ?? { max: 0, total: 0, maxCpu: 0, cpu: 0 };
+}
+
+/**
+ * Main-thread CPU time per delta over the first and the last fifth of the
+ * deltas (between the marks run() sets), to see whether an update costs more as
+ * the answer grows.
+ */
+function deltaCost(trace, fifth) {
+  const events = trace.traceEvents ?? trace;
+  const at = (name) => events.find((e) => e.name === name && e.cat?.includes("blink.user_timing"))?.ts;
+  const [s0, s1, e0, e1] = ["bench:start0", "bench:start1", "bench:end0", "bench:end1"].map(at);
+  if ([s0, s1, e0, e1].some((t) => t === undefined) || fifth === 0) return null;
+  const mains = new Set(events.filter((e) => e.ph === "M" && e.name === "thread_name" && e.args?.name === "CrRendererMain").map((e) => `${e.pid}:${e.tid}`));
+  const tasks = events.filter((e) => e.ph === "X" && (e.name === "ThreadControllerImpl::RunTask" || e.name === "RunTask") && mains.has(`${e.pid}:${e.tid}`));
+  const cpu = (from, to) => {
+    let sum = 0;
+    let end = 0;
+    for (const e of tasks.sort((a, b) => a.ts - b.ts)) {
+      if (e.ts < end || e.ts < from || e.ts >= to) continue;
+      end = e.ts + e.dur;
+      sum += (e.tdur ?? e.dur) / 1000;
+    }
+    return sum;
+  };
+  return { start: cpu(s0, s1) / fifth, end: cpu(e0, e1) / fifth };
 }
 
 /** With BENCH_PROFILE=1: the functions with the most self time. */

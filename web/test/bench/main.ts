@@ -8,6 +8,7 @@ import { AgentCore as Agent } from "../../src/agent/agent.js";
 import type { Delta, Message, Session, Turn, Update } from "../../src/protocol/types.js";
 import { openStateDb, stateDbName } from "../../src/state/db.js";
 import { Ui } from "../../src/ui/app.js";
+import { parse } from "../../src/ui/markdown.js";
 import { VirtualFS } from "../../src/vfs/vfs.js";
 import { longAnswer, longUrl, nestedBrackets, split, storedAnswer, strongRun } from "./content.js";
 
@@ -93,7 +94,7 @@ async function prepare(name: string): Promise<void> {
   await settle();
 }
 
-async function run(): Promise<{ deltas: number; bytes: number; shown: number }> {
+async function run(): Promise<{ deltas: number; bytes: number; shown: number; fifth: number }> {
   const s = state;
   if (!s) throw new Error("prepare first");
   const { agent, session, turn: t, scenario } = s;
@@ -105,11 +106,18 @@ async function run(): Promise<{ deltas: number; bytes: number; shown: number }> 
   // The connection hands each Live publication to LiveStreams.delta in its own task.
   const live = (agent as unknown as { live: { delta(d: Delta): void } }).live;
   const start = performance.now();
+  // Marks in the trace at the first delta, after a fifth, at four fifths and after
+  // the last: bench.mjs prints the main-thread time per delta at the start and end.
+  const marks = new Map([[0, "bench:start0"], [Math.floor(deltas.length / 5), "bench:start1"], [deltas.length - Math.floor(deltas.length / 5), "bench:end0"]]);
   for (let i = 0; i < deltas.length; i++) {
     const wait = start + i * PACE_MS - performance.now();
     await (wait >= 1 ? sleep(wait) : nextTask());
+    const mark = marks.get(i);
+    if (mark) performance.mark(mark);
     live.delta({ type: "message.delta", session_id: session.id, message_id: m.id, seq: i + 1, kind: "text", delta: deltas[i]! });
   }
+  await nextTask();
+  performance.mark("bench:end1");
   const final = { ...m, text, status: "complete" as const, offset: ++s.offset };
   await agent.store.apply([
     { offset: final.offset, epoch: EPOCH, type: "message.updated", data: final },
@@ -117,7 +125,7 @@ async function run(): Promise<{ deltas: number; bytes: number; shown: number }> 
   ]);
   await settle();
   const node = s.host.shadowRoot!.querySelector(`[data-id="${m.id}"]`);
-  return { deltas: deltas.length, bytes: text.length, shown: node?.textContent?.length ?? 0 };
+  return { deltas: deltas.length, bytes: text.length, shown: node?.textContent?.length ?? 0, fifth: Math.floor(deltas.length / 5) };
 }
 
 async function dispose(): Promise<void> {
@@ -156,9 +164,24 @@ async function settle(): Promise<void> {
   }
 }
 
+/** Milliseconds of one markdown-it parse of each long text (median of 5): the floor of a final render. */
+function parseTimes(): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [name, text] of [["80 KB answer", longAnswer(k(80_000))], ["80 KB of `**a `", strongRun(k(80_000))]] as const) {
+    const times: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      const t = performance.now();
+      parse(text);
+      times.push(performance.now() - t);
+    }
+    out[name] = times.sort((a, b) => a - b)[2]!;
+  }
+  return out;
+}
+
 declare global {
   interface Window {
-    bench: { scenarios: string[]; prepare: typeof prepare; run: typeof run; dispose: typeof dispose };
+    bench: { scenarios: string[]; prepare: typeof prepare; run: typeof run; dispose: typeof dispose; parseTimes: typeof parseTimes };
   }
 }
-window.bench = { scenarios: Object.keys(SCENARIOS), prepare, run, dispose };
+window.bench = { scenarios: Object.keys(SCENARIOS), prepare, run, dispose, parseTimes };
