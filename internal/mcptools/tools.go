@@ -6,10 +6,13 @@ import (
 	"regexp"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/rtcagent/rtcagent/internal/tools"
 )
 
-// Separator joins a server's name and its tool's name in the name the model sees.
-const Separator = "__"
+// Separator joins a server's name and its tool's name in the name the model
+// sees; host tools may not use it in their names.
+const Separator = tools.ServerToolSeparator
 
 var toolNameRE = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
 

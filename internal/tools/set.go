@@ -5,12 +5,19 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"strings"
 
 	"github.com/rtcagent/rtcagent/internal/llm"
 	"github.com/rtcagent/rtcagent/internal/protocol"
 )
 
 var hostNameRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_\-]{0,63}$`)
+
+// ServerToolSeparator joins an MCP server's name and its tool's name in the name
+// the model sees ("<server>__<tool>"). A host tool's name may not contain it, so
+// a host tool and a tool of the server never share a name, whatever MCP servers
+// a server has or connects later.
+const ServerToolSeparator = "__"
 
 // ValidateHostTools checks host tool definitions sent with a message.
 func ValidateHostTools(hts []protocol.HostTool, lim protocol.Limits) error {
@@ -21,6 +28,9 @@ func ValidateHostTools(hts []protocol.HostTool, lim protocol.Limits) error {
 	for i, ht := range hts {
 		if !hostNameRE.MatchString(ht.Name) {
 			return protocol.Errorf(protocol.CodeInvalidArgument, "tools[%d].name %q: letters, digits, _ and -, starting with a letter, at most 64", i, ht.Name)
+		}
+		if strings.Contains(ht.Name, ServerToolSeparator) {
+			return protocol.Errorf(protocol.CodeInvalidArgument, "tools[%d].name %q: names with %q are reserved for the server's MCP tools (<server>%s<tool>)", i, ht.Name, ServerToolSeparator, ServerToolSeparator)
 		}
 		if IsBuiltin(ht.Name) || seen[ht.Name] {
 			return protocol.Errorf(protocol.CodeInvalidArgument, "tools[%d].name %q is already taken", i, ht.Name)
@@ -48,9 +58,9 @@ type Set struct {
 	specs  []llm.ToolSpec
 }
 
-// NewSet builds the tool set of a turn. Host tools must have been validated. A
-// host tool named like a server tool is left out: the operator's tool keeps its
-// name.
+// NewSet builds the tool set of a turn. Host tools must have been validated
+// (ValidateHostTools refuses names with ServerToolSeparator, so none is named
+// like a server tool); should one be, the server's tool keeps its name.
 func NewSet(host []protocol.HostTool, server ...Tool) *Set {
 	s := &Set{byName: make(map[string]Tool, len(Builtins)+len(host)+len(server))}
 	for _, t := range Builtins {

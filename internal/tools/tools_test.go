@@ -2,6 +2,7 @@ package tools
 
 import (
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 
@@ -74,6 +75,15 @@ func TestValidateHostTools(t *testing.T) {
 	}
 	if err := ValidateHostTools([]protocol.HostTool{{Name: "ok_tool-1", Parameters: json.RawMessage(`{}`)}}, lim); err != nil {
 		t.Fatal(err)
+	}
+	// A name like an MCP tool's ("<server>__<tool>") is refused with a stable
+	// code and a message that says why, whether or not such a server exists.
+	for _, name := range []string{"files__read", "a__", "x___y"} {
+		err := ValidateHostTools([]protocol.HostTool{{Name: name}}, lim)
+		var pe *protocol.Error
+		if !errors.As(err, &pe) || pe.Code != protocol.CodeInvalidArgument || !strings.Contains(pe.Message, "reserved for the server's MCP tools") {
+			t.Errorf("%s: %v", name, err)
+		}
 	}
 	for _, b := range Builtins {
 		var schema map[string]any

@@ -52,12 +52,13 @@ const BUILTIN = new Set(["ls", "read", "write", "edit", "grep", "find", "script"
 
 /**
  * The host tool name for a page tool: its own name when the server accepts it,
- * else `page_` and the name with other characters replaced by `_` (null when
- * nothing usable is left).
+ * else `page_` and the name with other characters replaced by `_` and runs of `_`
+ * made one (a host tool name has no `__`, which the server keeps for its MCP
+ * tools), or null when nothing usable is left.
  */
 export function hostToolName(pageName: string): string | null {
-  if (NAME.test(pageName) && !BUILTIN.has(pageName)) return pageName;
-  const alt = `page_${pageName.replace(/[^A-Za-z0-9_-]/g, "_")}`;
+  if (NAME.test(pageName) && !BUILTIN.has(pageName) && !pageName.includes("__")) return pageName;
+  const alt = `page_${pageName.replace(/[^A-Za-z0-9_-]/g, "_").replace(/_{2,}/g, "_")}`;
   return NAME.test(alt) ? alt : null;
 }
 

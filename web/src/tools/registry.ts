@@ -51,6 +51,8 @@ export class ToolRegistry {
   registerHostTool<const P extends ToolParameters = ToolParameters>(def: HostToolDefinition<P, ToolArgs<P>>): void {
     if (!TOOL_NAME.test(def.name)) throw new TypeError(`invalid tool name ${JSON.stringify(def.name)}`);
     if (BUILTIN_TOOLS.some((t) => t.name === def.name)) throw new TypeError(`${def.name} is a built-in tool and cannot be replaced`);
+    // The server names its MCP tools "<server>__<tool>" and refuses host tools named so.
+    if (def.name.includes("__")) throw new TypeError(`invalid tool name ${JSON.stringify(def.name)}: "__" is reserved for the server's MCP tools (<server>__<tool>)`);
     const run = (def.execute ?? def.handler) as ((args: unknown, call: { rtcId?: string }) => unknown) | undefined;
     if (typeof run !== "function") throw new TypeError(`tool ${def.name} needs an execute function`);
     const na = def.needsApproval as boolean | ((args: unknown) => boolean | Promise<boolean>) | undefined;

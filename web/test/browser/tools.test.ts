@@ -195,6 +195,15 @@ test("tools: host tools register, run and cannot replace built-ins", async () =>
     threw = (err as Error).message;
   }
   includes(threw, "built-in tool");
+  // A name like an MCP tool's is refused where it is registered, with the reason.
+  threw = "";
+  try {
+    reg.registerHostTool({ name: "files__read", description: "x", parameters: {}, handler: () => "" });
+  } catch (err) {
+    threw = (err as Error).message;
+  }
+  includes(threw, "reserved for the server's MCP tools");
+  eq(reg.get("files__read"), undefined);
   eq(reg.unregister("read"), false);
   eq(reg.unregister("getCart"), true);
 });

@@ -31,6 +31,7 @@ test("webmcp: page tools follow provideContext and clearContext, results and err
   mc.registerTool({ name: "read", description: "The page's reader.", execute: () => "page read" });
   eq(hostNames(), ["page_read"], "a built-in's name is offered with a prefix");
   eq(page.has("read"), true, "the page's own registry still has the tool");
+  eq(ctx.sdk.hostToolName("files__read"), "page_files_read", "a name like an MCP tool's is offered without the reserved __");
 
   mc.provideContext({
     tools: [
