@@ -8,8 +8,10 @@ import (
 )
 
 // Metrics of ended tool calls. Labels never carry user or session ids; the tool
-// label is a built-in tool's name or "host" (names chosen by host pages would
-// make the label set unbounded).
+// label is a built-in tool's name, the name of an MCP server's tool (a call the
+// server executes: "<server>__<tool>", bounded by the -mcp-config servers and
+// their tool limits) or "host" (names chosen by host pages would make the label
+// set unbounded).
 var (
 	metricRTCRoundTrip = promauto.NewHistogramVec(prometheus.HistogramOpts{
 		Namespace: "rtcagent", Name: "rtc_round_trip_seconds",
@@ -35,16 +37,16 @@ var (
 var builtinTools = map[string]bool{"ls": true, "read": true, "write": true, "edit": true, "grep": true, "find": true,
 	"script": true, "askUser": true}
 
-func toolLabel(name string) string {
-	if builtinTools[name] {
-		return name
+func toolLabel(r *protocol.RTC) string {
+	if builtinTools[r.ToolName] || r.Executor == protocol.RTCExecutorServer {
+		return r.ToolName
 	}
 	return "host"
 }
 
-// observeRTC records the metrics of an RTC that ended.
-func observeRTC(a *protocol.AuditRecord) {
-	tool := toolLabel(a.ToolName)
+// observeRTC records the metrics of an RTC that ended, with its audit record.
+func observeRTC(r *protocol.RTC, a *protocol.AuditRecord) {
+	tool := toolLabel(r)
 	decision := a.Decision.Outcome
 	if decision == "" {
 		decision = "none"

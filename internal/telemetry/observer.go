@@ -128,6 +128,6 @@ func (o *Observer) handle(e ended) {
 		o.log.Warn("read the audit record of an ended call", "rtc", e.rtc.ID, "err", err)
 		return
 	}
-	observeRTC(a)
+	observeRTC(e.rtc, a)
 	o.tracer.rtcSpans(e.rtc, a, turnParent)
 }
