@@ -64,6 +64,14 @@ func (a *API) rtcApprove(ctx context.Context, c core.Caller, params json.RawMess
 	if err := a.checkID("client_id", req.ClientID); err != nil {
 		return nil, err
 	}
+	if ap := req.Approval; ap != nil {
+		switch {
+		case ap.Scope != "" && ap.Scope != protocol.ScopeOnce && ap.Scope != protocol.ScopeSession:
+			return nil, protocol.Errorf(protocol.CodeInvalidArgument, "approval.scope %q: once or session", ap.Scope)
+		case ap.Reason != "":
+			return nil, protocol.Errorf(protocol.CodeInvalidArgument, "approval.reason goes with a denial (update_status rejected)")
+		}
+	}
 	var r *protocol.RTC
 	err := a.write(ctx, func(tx store.Tx) error {
 		var err error

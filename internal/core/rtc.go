@@ -172,12 +172,19 @@ func recordDecision(tx store.Tx, c Caller, r *protocol.RTC, req *protocol.RTCUpd
 	if d.Scope != protocol.ScopeSession || d.Standing {
 		return nil
 	}
+	return allowForChat(tx, c, r, d.At)
+}
+
+// allowForChat adds r's tool to the session's "Allow for this chat" list and
+// clears the confirmation of the queued calls of the same tool in r's step that
+// the approval covers.
+func allowForChat(tx store.Tx, c Caller, r *protocol.RTC, at time.Time) error {
 	s, err := tx.SessionGet(r.SessionID)
 	if err != nil {
 		return err
 	}
 	if !s.HasApproval(r.ToolName) {
-		s.Approvals = append(s.Approvals, protocol.ToolApproval{Tool: r.ToolName, DeviceID: c.DeviceID, RTCID: r.ID, GrantedAt: d.At})
+		s.Approvals = append(s.Approvals, protocol.ToolApproval{Tool: r.ToolName, DeviceID: c.DeviceID, RTCID: r.ID, GrantedAt: at})
 		if err := EmitSession(tx, s, protocol.UpdSessionUpdated); err != nil {
 			return err
 		}
@@ -192,7 +199,7 @@ func recordDecision(tx store.Tx, c Caller, r *protocol.RTC, req *protocol.RTCUpd
 			continue
 		}
 		q.NeedsConfirmation = false
-		q.Decision = &protocol.Decision{Decision: protocol.DecisionAllow, Scope: protocol.ScopeSession, Standing: true, DeviceID: c.DeviceID, At: d.At}
+		q.Decision = &protocol.Decision{Decision: protocol.DecisionAllow, Scope: protocol.ScopeSession, Standing: true, DeviceID: c.DeviceID, At: at}
 		if err := EmitRTC(tx, q, protocol.RTCQueued); err != nil {
 			return casConflict(err, q.ID)
 		}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/rtcagent/rtcagent/internal/protocol"
 	"github.com/rtcagent/rtcagent/internal/store"
+	"github.com/rtcagent/rtcagent/internal/tools"
 )
 
 // Calls the server executes (tools of MCP servers) are RTCs like the browser's:
@@ -24,8 +25,10 @@ func queueExecution(tx store.Tx, r *protocol.RTC) error {
 
 // ApproveRTC records the person's approval of a server call that needs
 // confirmation and hands it to the session's worker, in one transaction. An
-// approval repeated, of a call that needs none, or of a call that ended already
-// returns the RTC unchanged.
+// approval with scope "session" ("Allow for this chat") also adds the tool to
+// the session's approvals, as for a browser call. An approval repeated, of a
+// call that needs none, or of a call that ended already returns the RTC
+// unchanged.
 func ApproveRTC(tx store.Tx, c Caller, req *protocol.RTCApproveRequest) (*protocol.RTC, error) {
 	r, err := RTCForDevice(tx, c, req.RTCID)
 	if err != nil {
@@ -43,6 +46,12 @@ func ApproveRTC(tx store.Tx, c Caller, req *protocol.RTCApproveRequest) (*protoc
 	prev := r.Status
 	r.Approved = true
 	r.Decision = &protocol.Decision{Decision: protocol.DecisionAllow, Scope: protocol.ScopeOnce, DeviceID: c.DeviceID, At: tx.Now()}
+	if req.Approval != nil && req.Approval.Scope == protocol.ScopeSession && tools.AllowableForChat(r.ToolName, r.Arguments) {
+		r.Decision.Scope = protocol.ScopeSession
+		if err := allowForChat(tx, c, r, r.Decision.At); err != nil {
+			return nil, err
+		}
+	}
 	if r.Status == protocol.RTCPending {
 		r.Status = protocol.RTCSent
 	}

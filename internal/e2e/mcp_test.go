@@ -196,3 +196,77 @@ func TestMCPIdempotentCallRerunAfterRestart(t *testing.T) {
 		t.Fatalf("the call ran %d times, want 2 (once cut off, once again)", n)
 	}
 }
+
+// TestMCPAllowForChat: "Allow for this chat" covers a tool of an MCP server as
+// it covers a host tool: approved with scope session, the tool is stored in the
+// session's approvals and its next call runs without asking (the decision says
+// why); after a revoke the next call asks again.
+func TestMCPAllowForChat(t *testing.T) {
+	countFile := filepath.Join(t.TempDir(), "calls")
+	script := `{"name": "mcp-chat", "turns": [
+	  {"match": "^one", "steps": [{"tool_calls": [{"name": "test__sleep", "arguments": {"ms": 1, "tag": "one"}}]}, {"text": "one: {{last_result}}"}]},
+	  {"match": "^two", "steps": [{"tool_calls": [{"name": "test__sleep", "arguments": {"ms": 2, "tag": "two"}}]}, {"text": "two: {{last_result}}"}]},
+	  {"match": "^three", "steps": [{"tool_calls": [{"name": "test__sleep", "arguments": {"ms": 3, "tag": "three"}}]}, {"text": "three: {{last_result}}"}]}
+	]}`
+	srv := startServer(t, mustScript(t, script), func(c *config.Config) { c.MCPConfig = mcpConfig(t, countFile, "") })
+	b := newBrowser(t, srv, "alice", "dev-a", noExecute)
+
+	res := b.sendMode("", "one", protocol.ModeManual)
+	r := b.rtcOfTurn(res.TurnID, protocol.RTCPending)
+	if !r.NeedsConfirmation || r.Executor != protocol.RTCExecutorServer {
+		t.Fatalf("an MCP call in manual mode asks: %+v", r)
+	}
+	for _, bad := range []protocol.ApprovalAnswer{{Scope: "forever"}, {Reason: "why"}} {
+		if _, err := b.call(t.Context(), protocol.MethodRTCApprove, protocol.RTCApproveRequest{RTCID: r.ID, ClientID: "bad", Approval: &bad}); err == nil {
+			t.Fatalf("approval %+v accepted", bad)
+		} else if pe, ok := err.(*protocol.Error); !ok || pe.Code != protocol.CodeInvalidArgument {
+			t.Fatalf("approval %+v: %v", bad, err)
+		}
+	}
+	var upd protocol.RTCResult
+	b.mustCall(protocol.MethodRTCApprove, protocol.RTCApproveRequest{RTCID: r.ID, ClientID: "a1", Approval: &protocol.ApprovalAnswer{Scope: protocol.ScopeSession}}, &upd)
+	if d := upd.RTC.Decision; d == nil || d.Scope != protocol.ScopeSession || d.DeviceID != "dev-a" {
+		t.Fatalf("decision %+v", upd.RTC.Decision)
+	}
+	if tr := b.waitTurn(res.TurnID, 60*time.Second); tr.Status != protocol.TurnCompleted {
+		t.Fatalf("turn %s %+v", tr.Status, tr.Error)
+	}
+	sess := b.session(res.SessionID)
+	if len(sess.Approvals) != 1 || sess.Approvals[0].Tool != "test__sleep" || sess.Approvals[0].RTCID != r.ID {
+		t.Fatalf("approvals %+v", sess.Approvals)
+	}
+
+	// The next call of the tool runs without asking; nobody approves it here.
+	res = b.sendMode(res.SessionID, "two", "")
+	if tr := b.waitTurn(res.TurnID, 60*time.Second); tr.Status != protocol.TurnCompleted {
+		t.Fatalf("turn %s %+v", tr.Status, tr.Error)
+	}
+	var list protocol.RTCListResult
+	b.mustCall(protocol.MethodRTCList, protocol.ListRequest{SessionID: res.SessionID}, &list)
+	r = list.RTCs[len(list.RTCs)-1]
+	if r.NeedsConfirmation || r.Status != protocol.RTCCompleted || r.Decision == nil || !r.Decision.Standing || r.Decision.Scope != protocol.ScopeSession {
+		t.Fatalf("a call allowed for this chat: %+v decision %+v", r, r.Decision)
+	}
+
+	// Revoked: the next call asks again.
+	b.mustCall(protocol.MethodSessionUpdate, protocol.SessionUpdateRequest{SessionID: res.SessionID, RevokeApprovals: []string{"test__sleep"}}, nil)
+	res = b.sendMode(res.SessionID, "three", "")
+	r = b.rtcOfTurn(res.TurnID, protocol.RTCPending)
+	if !r.NeedsConfirmation {
+		t.Fatalf("after revoke the call asks: %+v", r)
+	}
+	b.mustCall(protocol.MethodRTCApprove, protocol.RTCApproveRequest{RTCID: r.ID, ClientID: "a3"}, nil)
+	if tr := b.waitTurn(res.TurnID, 60*time.Second); tr.Status != protocol.TurnCompleted {
+		t.Fatalf("turn %s %+v", tr.Status, tr.Error)
+	}
+	if sess := b.session(res.SessionID); len(sess.Approvals) != 0 {
+		t.Fatalf("an approval once is not stored: %+v", sess.Approvals)
+	}
+	msgs := b.assistantMessages(res.SessionID)
+	if last := msgs[len(msgs)-1].Text; last != "three: slept 3 ms" {
+		t.Fatalf("final %q", last)
+	}
+	if n := countLines(t, countFile); n != 3 {
+		t.Fatalf("sleep ran %d times", n)
+	}
+}

@@ -194,6 +194,9 @@ type RTCSubmitResultRequest struct {
 type RTCApproveRequest struct {
 	RTCID    string `json:"rtc_id"`
 	ClientID string `json:"client_id"`
+	// Approval: scope "session" ("Allow for this chat") also allows the tool for
+	// the rest of the chat; once (default) this call only. Reason is not used.
+	Approval *ApprovalAnswer `json:"approval,omitempty"`
 }
 
 type RTCResult struct {

@@ -225,16 +225,18 @@ export class Executor {
     if (outbox) return this.d.outbox.kick(true);
     if (journal && journal.phase !== "prompting") return;
     if (!(await this.d.journal.prompting(ref, tab))) return;
-    const answer = await this.promptFor(rtc, { id: rtc.id, kind: "confirm" });
+    // "Allow for this chat" covers every MCP tool (the server applies the same rule).
+    const answer = await this.promptFor(rtc, { id: rtc.id, kind: "confirm", allowForChat: true });
     if (!answer) return this.d.journal.close(ref, tab); // ended on the server meanwhile
     if (answer.type !== "confirm" || !answer.approved) {
       const why = answer.type === "confirm" && answer.reason ? `: ${answer.reason}` : "";
       return void (await this.finish(rtc, ref, { kind: "reject", reason: `the user declined this ${rtc.tool_name} call${why}` }));
     }
+    const approval = { scope: answer.scope === "session" ? ("session" as const) : ("once" as const) };
     const clientId = crypto.randomUUID();
     for (let attempt = 0; !RTC_TERMINAL.has(this.current(rtc).status); attempt++) {
       try {
-        await this.d.call("v1.rtc.approve", { rtc_id: rtc.id, client_id: clientId });
+        await this.d.call("v1.rtc.approve", { rtc_id: rtc.id, client_id: clientId, approval });
         break;
       } catch (err) {
         if (err instanceof RpcError && !err.temporary && err.code !== "unauthenticated") break;

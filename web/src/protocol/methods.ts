@@ -60,8 +60,8 @@ export interface Methods {
   "v1.rtc.get": { params: { rtc_id: string }; result: RtcResult };
   "v1.rtc.pending": { params: Record<string, never>; result: { rtcs: Rtc[]; offset: number } };
   "v1.audit.list": { params: { session_id?: string; since?: string } & PageParams; result: AuditListResult };
-  /** The person approved a call the server executes (an MCP server's tool). */
-  "v1.rtc.approve": { params: { rtc_id: string; client_id: string }; result: RtcResult };
+  /** The person approved a call the server executes (an MCP server's tool); scope `session` = "Allow for this chat". */
+  "v1.rtc.approve": { params: { rtc_id: string; client_id: string; approval?: { scope: "once" | "session" } }; result: RtcResult };
   "v1.update.list": { params: { since_offset: number; epoch?: string; limit?: number }; result: UpdateListResult };
 }
 

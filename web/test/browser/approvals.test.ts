@@ -311,8 +311,11 @@ test("server calls: an MCP tool's call is never run in the page; one needing con
   await server.deliver(rtc("m1", 0, { session_id: "s4", tool_name: "files__write", executor: "server", needs_confirmation: true }));
   await waitFor("the prompt", () => promptIds(t).includes("m1"));
   ok(!promptIds(t).includes("m0"), "a call needing no confirmation is not asked about");
-  t.prompts.answer("m1", { type: "confirm", approved: true });
+  ok(t.prompts.list().find((p) => p.id === "m1")?.allowForChat === true, "an MCP tool may be allowed for this chat");
+  t.prompts.answer("m1", { type: "confirm", approved: true, scope: "session" });
   await waitFor("the approval", () => server.count("v1.rtc.approve", "m1") === 1);
+  const approval = server.calls.find((c) => c.method === "v1.rtc.approve" && c.params.rtc_id === "m1")?.params.approval as { scope?: string } | undefined;
+  eq(approval?.scope, "session", "Allow for this chat goes with the approval");
   await server.deliver(rtc("m2", 0, { session_id: "s4", tool_name: "files__write", executor: "server", needs_confirmation: true }));
   await waitFor("the second prompt", () => promptIds(t).includes("m2"));
   t.prompts.answer("m2", { type: "confirm", approved: false });
