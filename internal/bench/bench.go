@@ -47,6 +47,17 @@ type Options struct {
 	// ClientsProcess runs each point's simulated browsers in a child process
 	// (ServeCmd + "bench clients"), so this process's CPU is the server's.
 	ClientsProcess bool
+	// Nodes, when set, runs the load against that many server child
+	// processes (`rtcagent bench node`, one count after another) on one
+	// PostgreSQL schema and Redis instead of the in-process server, with
+	// Sessions browsers per node; it needs DBURL, RedisURL and ServeCmd, and
+	// only the cluster table is measured.
+	Nodes []int
+	// NodePoll is the nodes' -poll-interval (0: the server's default);
+	// NodeProfile, when set, is where the first node of each count writes a
+	// CPU profile of its process (suffixed .<k>nodes).
+	NodePoll    time.Duration
+	NodeProfile string
 }
 
 // Defaults returns the configuration of `rtcagent bench` without flags.

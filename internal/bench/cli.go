@@ -15,6 +15,13 @@ import (
 
 // Main runs `rtcagent bench` with args (after "bench") and returns the exit code.
 func Main(args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "node" { // a node of -nodes
+		if err := runNode(args[1:], stderr); err != nil {
+			fmt.Fprintln(stderr, "bench node:", err)
+			return 1
+		}
+		return 0
+	}
 	if len(args) == 1 && args[0] == "clients" { // the child of -clients-process
 		if err := runClients(os.Stdin, stdout); err != nil {
 			fmt.Fprintln(stderr, "bench clients:", err)
@@ -38,8 +45,25 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the whole run (server and clients) to this file")
 	inproc := fs.Bool("idle-in-process", false, "measure idle memory in this process instead of a child server")
 	fs.BoolVar(&o.ClientsProcess, "clients-process", false, "run the simulated browsers in a child process, so the CPU row shows the server's alone")
+	nodes := fs.String("nodes", "", "node counts, e.g. 1,3: run the load on that many server child processes (PostgreSQL + Redis only), -sessions browsers per node")
+	fs.DurationVar(&o.NodePoll, "node-poll-interval", 0, "with -nodes: the nodes' -poll-interval (0: the server's default)")
+	fs.StringVar(&o.NodeProfile, "node-cpuprofile", "", "with -nodes: the first node of each count writes a CPU profile of its process to <file>.<k>nodes")
 	if err := fs.Parse(args); err != nil {
 		return 2
+	}
+	if *nodes != "" {
+		for _, s := range strings.Split(*nodes, ",") {
+			n, err := strconv.Atoi(strings.TrimSpace(s))
+			if err != nil || n <= 0 {
+				fmt.Fprintf(stderr, "bench: bad -nodes %q\n", *nodes)
+				return 2
+			}
+			o.Nodes = append(o.Nodes, n)
+		}
+		if o.DBURL == "" || o.RedisURL == "" {
+			fmt.Fprintln(stderr, "bench: -nodes needs PostgreSQL and Redis: give -database-url and -redis-url")
+			return 2
+		}
 	}
 	o.Sessions = nil
 	for _, s := range strings.Split(*sessions, ",") {
@@ -86,6 +110,15 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
+	if len(o.Nodes) > 0 {
+		res, err := RunCluster(ctx, o)
+		if err != nil {
+			fmt.Fprintln(stderr, "bench:", err)
+			return 1
+		}
+		fmt.Fprint(stdout, res.Table())
+		return 0
+	}
 	res, err := Run(ctx, o)
 	if err != nil {
 		fmt.Fprintln(stderr, "bench:", err)

@@ -27,7 +27,7 @@ type load struct {
 
 // clientsJob is what a clients process is given on its standard input.
 type clientsJob struct {
-	URL            string
+	URLs           []string // client i connects to URLs[i mod len(URLs)]
 	Tokens         []string // one per client, issued by the parent
 	Prefix         string
 	Warmup, Window time.Duration
@@ -96,13 +96,22 @@ func ownCPU() time.Duration {
 // clients"), so that this process's CPU is the server's alone. The child
 // prints "window" when its warm-up ends and then its load as JSON.
 func clientsChild(ctx context.Context, o Options, srv *running, prefix string, n int, warmup, d time.Duration, window func()) (load, error) {
-	job := clientsJob{URL: srv.url, Prefix: prefix, Warmup: warmup, Window: d}
+	job := clientsJob{URLs: []string{srv.url}, Prefix: prefix, Warmup: warmup, Window: d}
 	for i := range n {
 		tok, _, err := srv.ver.Issue(fmt.Sprintf("%s-%d", prefix, i), 24*time.Hour)
 		if err != nil {
 			return load{}, err
 		}
 		job.Tokens = append(job.Tokens, tok)
+	}
+	return clientsChildJob(ctx, o, job, window)
+}
+
+// clientsChildJob runs job's clients in a child process; window is called
+// when the child's warm-up ends.
+func clientsChildJob(ctx context.Context, o Options, job clientsJob, window func()) (load, error) {
+	if len(job.URLs) == 0 {
+		return load{}, errors.New("clients process: no server address")
 	}
 	in, err := json.Marshal(job)
 	if err != nil {
@@ -161,7 +170,7 @@ func runClients(stdin io.Reader, stdout io.Writer) error {
 	}
 	ctx := context.Background()
 	live := &samples{}
-	clients, err := dialTokens(ctx, job.URL, job.Tokens, func(int) simclient.Config {
+	clients, err := dialTokens(ctx, job.URLs, job.Tokens, func(int) simclient.Config {
 		return simclient.Config{Tool: ok, OnDelta: func(dl protocol.Delta, at time.Time) {
 			for _, t := range unstamps(dl.Delta) {
 				live.add(at.Sub(t))

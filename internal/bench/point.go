@@ -28,11 +28,11 @@ func dialAll(ctx context.Context, url string, ver tokenIssuer, prefix string, n 
 		}
 		tokens[i] = tok
 	}
-	return dialTokens(ctx, url, tokens, mk)
+	return dialTokens(ctx, []string{url}, tokens, mk)
 }
 
-// dialTokens connects one client per token.
-func dialTokens(ctx context.Context, url string, tokens []string, mk func(i int) simclient.Config) ([]*simclient.Client, error) {
+// dialTokens connects one client per token, client i to urls[i mod len(urls)].
+func dialTokens(ctx context.Context, urls []string, tokens []string, mk func(i int) simclient.Config) ([]*simclient.Client, error) {
 	n := len(tokens)
 	clients := make([]*simclient.Client, n)
 	errs := make([]error, n)
@@ -44,7 +44,7 @@ func dialTokens(ctx context.Context, url string, tokens []string, mk func(i int)
 		go func() {
 			defer func() { <-sem; wg.Done() }()
 			cfg := mk(i)
-			cfg.URL, cfg.Token, cfg.DeviceID = url, tokens[i], "bench"
+			cfg.URL, cfg.Token, cfg.DeviceID = urls[i%len(urls)], tokens[i], "bench"
 			dctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 			defer cancel()
 			clients[i], errs[i] = simclient.Dial(dctx, cfg)

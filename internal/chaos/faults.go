@@ -1,6 +1,8 @@
 package chaos
 
 import (
+	"github.com/rtcagent/rtcagent/internal/nodeproc"
+
 	"context"
 	"errors"
 	"sync"
@@ -113,9 +115,9 @@ func (h *harness) killNodes(ctx context.Context) error {
 			return nil
 		}
 		n := h.nodes[h.rng.intn(len(h.nodes))]
-		n.kill()
+		n.Kill()
 		h.count(func(r *Report) { r.Kills++; r.KillsAt[point]++ })
-		h.logf("kill %d/%d: %s (%s)", i+1, h.o.Kills, n.addr, point)
+		h.logf("kill %d/%d: %s (%s)", i+1, h.o.Kills, n.Addr, point)
 		time.Sleep(h.rng.dur(0, 400*time.Millisecond))
 		if err := h.startNode(context.Background(), n); err != nil {
 			return err
@@ -144,9 +146,9 @@ func (h *harness) pauseNodes(ctx context.Context) error {
 			return nil
 		}
 		n := h.nodes[h.rng.intn(len(h.nodes))]
-		if n.pause(h.rng.dur(2500*time.Millisecond, 4*time.Second)) {
+		if n.Pause(h.rng.dur(2500*time.Millisecond, 4*time.Second)) {
 			h.count(func(r *Report) { r.Pauses++ })
-			h.logf("paused %s (%d/%d)", n.addr, i+1, h.o.Pauses)
+			h.logf("paused %s (%d/%d)", n.Addr, i+1, h.o.Pauses)
 		}
 	}
 	return nil
@@ -218,8 +220,8 @@ func (h *harness) disconnect(ctx context.Context) error {
 }
 
 // startNode starts a node and counts the starts it needed beyond the first.
-func (h *harness) startNode(ctx context.Context, n *node) error {
-	retries, err := n.start(ctx)
+func (h *harness) startNode(ctx context.Context, n *nodeproc.Proc) error {
+	retries, err := n.Start(ctx)
 	h.count(func(r *Report) { r.StartRetries += retries })
 	return err
 }

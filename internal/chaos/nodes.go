@@ -1,6 +1,8 @@
 package chaos
 
 import (
+	"github.com/rtcagent/rtcagent/internal/nodeproc"
+
 	"context"
 	"fmt"
 	"io"
@@ -35,7 +37,7 @@ func (h *harness) startNodes(ctx context.Context, dir string, logw io.Writer) er
 	if err != nil {
 		return fmt.Errorf("cluster mode needs redis-server: %w", err)
 	}
-	addr, err := freeAddr()
+	addr, err := nodeproc.FreeAddr()
 	if err != nil {
 		return err
 	}
@@ -71,12 +73,12 @@ func (h *harness) startNodes(ctx context.Context, dir string, logw io.Writer) er
 	return nil
 }
 
-func (h *harness) newNode(scriptFile string, logw io.Writer, extra ...string) (*node, error) {
-	addr, err := freeAddr()
+func (h *harness) newNode(scriptFile string, logw io.Writer, extra ...string) (*nodeproc.Proc, error) {
+	addr, err := nodeproc.FreeAddr()
 	if err != nil {
 		return nil, err
 	}
-	n := &node{cmd: h.o.ServerCmd, addr: addr, logw: logw, args: append(h.serverArgs(addr, scriptFile), extra...)}
+	n := &nodeproc.Proc{Cmd: h.o.ServerCmd, Addr: addr, Log: logw, Args: append(h.serverArgs(addr, scriptFile), extra...)}
 	h.nodes = append(h.nodes, n)
 	return n, nil
 }

@@ -1,6 +1,8 @@
 package chaos
 
 import (
+	"github.com/rtcagent/rtcagent/internal/nodeproc"
+
 	"context"
 	"fmt"
 	"io"
@@ -20,7 +22,7 @@ type harness struct {
 	o          Options
 	logf       func(format string, args ...any)
 	ver        *auth.Verifier
-	nodes      []*node
+	nodes      []*nodeproc.Proc
 	redis      *redisProc
 	pgURL      string // base URL, for terminating the nodes' connections
 	dropSchema func()
@@ -89,7 +91,7 @@ func (h *harness) shutdown() {
 		u.close()
 	}
 	for _, n := range h.nodes {
-		n.kill()
+		n.Kill()
 	}
 	if h.redis != nil {
 		h.redis.stop()

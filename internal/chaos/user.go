@@ -1,6 +1,8 @@
 package chaos
 
 import (
+	"github.com/rtcagent/rtcagent/internal/nodeproc"
+
 	"context"
 	"errors"
 	"fmt"
@@ -38,12 +40,12 @@ func (h *harness) newUser(ctx context.Context, i int) (*user, error) {
 }
 
 // dial opens a page: a new client on the profile, retried while the node is down.
-func (u *user) dial(ctx context.Context, n *node) error {
+func (u *user) dial(ctx context.Context, n *nodeproc.Proc) error {
 	tok, _, err := u.h.ver.Issue(u.name, 24*time.Hour)
 	if err != nil {
 		return err
 	}
-	cfg := simclient.Config{URL: n.wsURL(), Token: tok, DeviceID: "chaos-device", Tool: u.tool, Profile: u.profile,
+	cfg := simclient.Config{URL: n.WSURL(), Token: tok, DeviceID: "chaos-device", Tool: u.tool, Profile: u.profile,
 		OnDelta: func(protocol.Delta, time.Time) { notify(u.h.streaming) }}
 	deadline := time.Now().Add(time.Minute)
 	for {
@@ -79,7 +81,7 @@ func (u *user) close() {
 }
 
 // reload closes the page and opens a new one, possibly on another node.
-func (u *user) reload(ctx context.Context, n *node) error {
+func (u *user) reload(ctx context.Context, n *nodeproc.Proc) error {
 	u.cur().Close()
 	return u.dial(ctx, n)
 }

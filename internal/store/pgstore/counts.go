@@ -65,3 +65,9 @@ func (counter) TraceBatchQuery(context.Context, *pgx.Conn, pgx.TraceBatchQueryDa
 }
 
 func (counter) TraceBatchEnd(context.Context, *pgx.Conn, pgx.TraceBatchEndData) {}
+
+// Add returns c plus d.
+func (c Counts) Add(d Counts) Counts {
+	return Counts{Statements: c.Statements + d.Statements, Exchanges: c.Exchanges + d.Exchanges,
+		Writes: c.Writes + d.Writes, Reads: c.Reads + d.Reads}
+}
