@@ -20,10 +20,10 @@ type Config struct {
 	DBURL     string // -database-url, RTCAGENT_DATABASE_URL; postgres://… switches to the PostgreSQL store (scale-out)
 	RedisURL  string // -redis-url, RTCAGENT_REDIS_URL; redis://… for fan-out across nodes, presence and the Live buffer (scale-out)
 	RedisPfx  string // -redis-prefix, RTCAGENT_REDIS_PREFIX; key and channel prefix, to share a Redis; default "rtcagent"
-	Secret    string // -token-secret, RTCAGENT_TOKEN_SECRET; HS256 secret of connection tokens (>= 16 bytes); required unless -dev
+	Secret    string // -token-secret, RTCAGENT_TOKEN_SECRET; HS256 secret of connection tokens (>= 16 bytes); required unless -dev, refused with it
 	TokenAud  string // -token-audience, RTCAGENT_TOKEN_AUDIENCE; when set, tokens must name it in aud
 	TokenIss  string // -token-issuer, RTCAGENT_TOKEN_ISSUER; when set, tokens must carry it as iss
-	Dev       bool   // -dev, RTCAGENT_DEV; enables POST /api/dev/token (anyone can get a token for any user) and a random secret when none is set; refused with DBURL or RedisURL
+	Dev       bool   // -dev, RTCAGENT_DEV; enables POST /api/dev/token (anyone can get a token for any user) with a random secret of its own; refused with Secret, DBURL or RedisURL
 	LogLevel  string // -log-level, RTCAGENT_LOG_LEVEL; debug, info, warn, error; default info
 	Origins   string // -allowed-origins, RTCAGENT_ALLOWED_ORIGINS; comma-separated WebSocket origins; default any
 	System    string // -system-prompt, RTCAGENT_SYSTEM_PROMPT; default a short built-in prompt
@@ -165,6 +165,9 @@ func (c Config) Validate() error {
 	}
 	if c.Dev && (c.DBURL != "" || c.RedisURL != "") {
 		errs = append(errs, errors.New("-dev is for a single local server: it serves a token for any user to any origin, so it is refused with -database-url or -redis-url (a deployment); drop -dev and set -token-secret"))
+	}
+	if c.Dev && c.Secret != "" {
+		errs = append(errs, errors.New("-dev hands a token signed with the server's secret to anyone who asks, so it is refused with -token-secret or RTCAGENT_TOKEN_SECRET (a real secret would mint real tokens for any user); drop one of them: -dev keeps its own random secret"))
 	}
 	if c.Secret != "" && len(c.Secret) < 16 {
 		errs = append(errs, errors.New("token secret must be at least 16 bytes"))

@@ -65,6 +65,37 @@ func TestDevRefusedInDeployment(t *testing.T) {
 	}
 }
 
+// TestDevRefusedWithASecret: with -dev the server hands a token signed with its
+// secret to anyone who asks, so a real secret (one other services also sign
+// with) would turn the dev endpoint into a mint of real tokens. The combination
+// is refused, from flags and from the environment alike.
+func TestDevRefusedWithASecret(t *testing.T) {
+	secret := "0123456789abcdef"
+	for _, tc := range []struct {
+		args []string
+		env  map[string]string
+	}{
+		{[]string{"-dev", "-token-secret", secret}, nil},
+		{[]string{"-token-secret", secret, "-dev"}, nil},
+		{[]string{"-dev"}, map[string]string{"RTCAGENT_TOKEN_SECRET": secret}},
+		{[]string{"-token-secret", secret}, map[string]string{"RTCAGENT_DEV": "1"}},
+		{nil, map[string]string{"RTCAGENT_DEV": "true", "RTCAGENT_TOKEN_SECRET": secret}},
+	} {
+		_, err := Parse(tc.args, env(tc.env))
+		if err == nil || !strings.Contains(err.Error(), "-dev") || !strings.Contains(err.Error(), "-token-secret") || !strings.Contains(err.Error(), "refused") {
+			t.Errorf("%v %v: err %v, want -dev with -token-secret refused", tc.args, tc.env, err)
+		}
+	}
+	c := Default()
+	c.Dev, c.Secret, c.Provider = true, secret, "scripted"
+	if c.Validate() == nil {
+		t.Error("Validate accepted Dev with a secret")
+	}
+	if _, err := Parse([]string{"-token-secret", secret}, env(nil)); err != nil {
+		t.Errorf("-token-secret alone: %v", err)
+	}
+}
+
 // TestModelDeadlinesAndTokenClaims: flags, environment and defaults.
 func TestModelDeadlinesAndTokenClaims(t *testing.T) {
 	d := Default()
