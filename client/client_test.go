@@ -47,7 +47,7 @@ func run(t *testing.T, c *client.Client) {
 
 func TestRoundTripWithGoTool(t *testing.T) {
 	s := startServer(t, addScript)
-	c, err := client.New(client.Options{URL: s.wsURL(), Token: s.token(t, "alice", time.Hour), DeviceID: "go-1",
+	c, err := client.New(client.Options{URL: s.WSURL(), Token: s.Token(t, "alice", time.Hour), DeviceID: "go-1",
 		JournalDir: t.TempDir(), WorkMode: "bypass"})
 	if err != nil {
 		t.Fatal(err)
@@ -98,7 +98,7 @@ func TestRoundTripWithGoTool(t *testing.T) {
 	}
 	// The turn offered the tool with its schema.
 	var tr protocol.TurnResult
-	s.rpc(t, "alice", "go-1", protocol.MethodTurnGet, protocol.IDRequest{TurnID: reply.TurnID}, &tr)
+	s.RPC(t, "alice", "go-1", protocol.MethodTurnGet, protocol.IDRequest{TurnID: reply.TurnID}, &tr)
 	if len(tr.Turn.Tools) != 2 || tr.Turn.Tools[0].Name != "add" || !strings.Contains(string(tr.Turn.Tools[0].Parameters), `"required"`) ||
 		tr.Turn.Tools[1].Name != "ping" {
 		t.Fatalf("turn tools %+v", tr.Turn.Tools)
@@ -117,7 +117,7 @@ func TestRoundTripWithGoTool(t *testing.T) {
 func TestConfirmation(t *testing.T) {
 	s := startServer(t, addScript)
 	var asked atomic.Int32
-	c, err := client.New(client.Options{URL: s.wsURL(), Token: s.token(t, "bob", time.Hour), DeviceID: "go-1",
+	c, err := client.New(client.Options{URL: s.WSURL(), Token: s.Token(t, "bob", time.Hour), DeviceID: "go-1",
 		Confirm: func(ctx context.Context, call client.Call) (bool, string) {
 			asked.Add(1)
 			if cc, ok := client.CallOf(ctx); !ok || cc.ID != call.ID || call.Tool != "add" {
@@ -155,10 +155,10 @@ func TestConfirmation(t *testing.T) {
 func TestTokenRefresh(t *testing.T) {
 	s := startServer(t, addScript)
 	var issued atomic.Int32
-	c, err := client.New(client.Options{URL: s.wsURL(), DeviceID: "go-1", WorkMode: "bypass",
+	c, err := client.New(client.Options{URL: s.WSURL(), DeviceID: "go-1", WorkMode: "bypass",
 		TokenFunc: func(context.Context) (string, error) {
 			issued.Add(1)
-			tok, _, err := s.srv.Verifier().Issue("carol", 3*time.Second)
+			tok, _, err := s.Srv.Verifier().Issue("carol", 3*time.Second)
 			return tok, err
 		}})
 	if err != nil {
@@ -219,7 +219,7 @@ func TestOptionsAndToolsAreChecked(t *testing.T) {
 func TestStopCancelsRunningTool(t *testing.T) {
 	s := startServer(t, addScript)
 	started, cancelled := make(chan struct{}), make(chan struct{})
-	c, err := client.New(client.Options{URL: s.wsURL(), Token: s.token(t, "erin", time.Hour), DeviceID: "go-1", WorkMode: "bypass"})
+	c, err := client.New(client.Options{URL: s.WSURL(), Token: s.Token(t, "erin", time.Hour), DeviceID: "go-1", WorkMode: "bypass"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -258,7 +258,7 @@ func TestStopCancelsRunningTool(t *testing.T) {
 		t.Fatalf("turn %+v %v", res, err)
 	}
 	var l protocol.RTCListResult
-	s.rpc(t, "erin", "go-1", protocol.MethodRTCList, protocol.ListRequest{SessionID: reply.SessionID}, &l)
+	s.RPC(t, "erin", "go-1", protocol.MethodRTCList, protocol.ListRequest{SessionID: reply.SessionID}, &l)
 	if len(l.RTCs) != 1 || l.RTCs[0].Status != protocol.RTCFailed {
 		t.Fatalf("RTCs %+v", l.RTCs)
 	}

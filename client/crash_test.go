@@ -14,6 +14,7 @@ import (
 
 	"github.com/rtcagent/rtcagent/client"
 	"github.com/rtcagent/rtcagent/internal/protocol"
+	"github.com/rtcagent/rtcagent/internal/testserver"
 )
 
 // The crash tests run this test binary again as the client process (TestMain
@@ -79,10 +80,10 @@ type childProc struct {
 	cmd *exec.Cmd
 }
 
-func startChild(t *testing.T, s *testServer, dir, mode string) *childProc {
+func startChild(t *testing.T, s *testserver.Server, dir, mode string) *childProc {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), envChild+"="+mode, envURL+"="+s.wsURL(), envToken+"="+s.token(t, "dora", time.Hour), envDir+"="+dir)
+	cmd.Env = append(os.Environ(), envChild+"="+mode, envURL+"="+s.WSURL(), envToken+"="+s.Token(t, "dora", time.Hour), envDir+"="+dir)
 	cmd.Stderr = os.Stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -107,29 +108,29 @@ const touchScript = `{"name": "touch", "turns": [{"steps": [
 
 // sendTouch posts the message as the child's device (over HTTP, so the test
 // itself executes nothing) and returns the turn.
-func sendTouch(t *testing.T, s *testServer) protocol.MessageSendResult {
+func sendTouch(t *testing.T, s *testserver.Server) protocol.MessageSendResult {
 	t.Helper()
 	var res protocol.MessageSendResult
-	s.rpc(t, "dora", deviceID, protocol.MethodMessageSend, protocol.MessageSendRequest{ClientID: "m-1", WorkMode: protocol.ModeBypass,
+	s.RPC(t, "dora", deviceID, protocol.MethodMessageSend, protocol.MessageSendRequest{ClientID: "m-1", WorkMode: protocol.ModeBypass,
 		Content: protocol.MessageContent{Text: "touch it"}, Tools: []protocol.HostTool{{Name: "touch", Description: "Counts a run.", Parameters: json.RawMessage(`{"type":"object"}`)}}}, &res)
 	return res
 }
 
-func rtcOf(t *testing.T, s *testServer, sessionID string) protocol.RTC {
+func rtcOf(t *testing.T, s *testserver.Server, sessionID string) protocol.RTC {
 	t.Helper()
 	var l protocol.RTCListResult
-	s.rpc(t, "dora", deviceID, protocol.MethodRTCList, protocol.ListRequest{SessionID: sessionID}, &l)
+	s.RPC(t, "dora", deviceID, protocol.MethodRTCList, protocol.ListRequest{SessionID: sessionID}, &l)
 	if len(l.RTCs) != 1 {
 		t.Fatalf("%d RTCs", len(l.RTCs))
 	}
 	return l.RTCs[0]
 }
 
-func waitTurnEnd(t *testing.T, s *testServer, turnID string) protocol.Turn {
+func waitTurnEnd(t *testing.T, s *testserver.Server, turnID string) protocol.Turn {
 	t.Helper()
 	var tr protocol.TurnResult
 	waitFor(t, "the turn to end", 30*time.Second, func() bool {
-		s.rpc(t, "dora", deviceID, protocol.MethodTurnGet, protocol.IDRequest{TurnID: turnID}, &tr)
+		s.RPC(t, "dora", deviceID, protocol.MethodTurnGet, protocol.IDRequest{TurnID: turnID}, &tr)
 		return protocol.TurnTerminal(tr.Turn.Status)
 	})
 	return tr.Turn

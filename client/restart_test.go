@@ -15,6 +15,7 @@ import (
 	"github.com/rtcagent/rtcagent/client"
 	"github.com/rtcagent/rtcagent/internal/auth"
 	"github.com/rtcagent/rtcagent/internal/protocol"
+	"github.com/rtcagent/rtcagent/internal/testserver"
 	"github.com/rtcagent/rtcagent/internal/testsvc"
 )
 
@@ -33,7 +34,7 @@ func TestResultRetriedAcrossServerRestart(t *testing.T) {
 	}
 	addr := ln.Addr().String()
 	ln.Close()
-	args := []string{"serve", "-addr", addr, "-data", filepath.Join(dir, "rtcagent.db"), "-token-secret", testSecret,
+	args := []string{"serve", "-addr", addr, "-data", filepath.Join(dir, "rtcagent.db"), "-token-secret", testserver.Secret,
 		"-model-provider", "scripted", "-script", script, "-poll-interval", "100ms", "-lease-ttl", "2s", "-log-level", "warn", "-message-rate", "-1"}
 	var cmd *exec.Cmd
 	start := func() {
@@ -61,7 +62,7 @@ func TestResultRetriedAcrossServerRestart(t *testing.T) {
 	t.Cleanup(kill)
 	start()
 
-	v, _ := auth.NewVerifier([]byte(testSecret))
+	v, _ := auth.NewVerifier([]byte(testserver.Secret))
 	tok, _, _ := v.Issue("frank", time.Hour)
 	serverDown, finish := make(chan struct{}), make(chan struct{})
 	runs := 0

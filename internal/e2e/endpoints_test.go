@@ -28,13 +28,13 @@ func TestOperationalEndpoints(t *testing.T) {
 	res := b.send("", "go")
 	b.waitTurn(res.TurnID, 10*time.Second)
 
-	if code, body, _ := get(t, s.http.URL+"/healthz"); code != 200 || body != "ok\n" {
+	if code, body, _ := get(t, s.HTTP.URL+"/healthz"); code != 200 || body != "ok\n" {
 		t.Fatalf("healthz %d %q", code, body)
 	}
-	if code, _, _ := get(t, s.http.URL+"/readyz"); code != 200 {
+	if code, _, _ := get(t, s.HTTP.URL+"/readyz"); code != 200 {
 		t.Fatalf("readyz %d", code)
 	}
-	_, metrics, _ := get(t, s.http.URL+"/metrics")
+	_, metrics, _ := get(t, s.HTTP.URL+"/metrics")
 	for _, want := range []string{
 		`rtcagent_rpc_requests_total{code="ok",method="` + protocol.MethodRTCSubmitResult + `"}`,
 		`rtcagent_model_steps_total{outcome="tools"}`,
@@ -45,26 +45,26 @@ func TestOperationalEndpoints(t *testing.T) {
 			t.Errorf("metrics lack %s", want)
 		}
 	}
-	if code, body, _ := get(t, s.http.URL+"/"); code != 200 || !strings.Contains(body, "RTC Agent") {
+	if code, body, _ := get(t, s.HTTP.URL+"/"); code != 200 || !strings.Contains(body, "RTC Agent") {
 		t.Fatalf("demo page %d", code)
 	}
 	if web.Built() {
-		_, _, h := get(t, s.http.URL+"/sdk/sandbox.html")
+		_, _, h := get(t, s.HTTP.URL+"/sdk/sandbox.html")
 		if csp := h.Get("Content-Security-Policy"); !strings.HasPrefix(csp, "sandbox allow-scripts") {
 			t.Errorf("sandbox CSP %q", csp)
 		}
-		_, _, h = get(t, s.http.URL+"/sdk/rtc-agent.js")
+		_, _, h = get(t, s.HTTP.URL+"/sdk/rtc-agent.js")
 		if h.Get("Access-Control-Allow-Origin") != "*" || !strings.HasPrefix(h.Get("Content-Type"), "text/javascript") {
 			t.Errorf("sdk headers %v", h)
 		}
 	}
 	// Build metadata is never served; the dev token endpoint is off without -dev.
 	for _, path := range []string{"/sdk/headers.json", "/sdk/tools.json", "/sdk/.gitkeep"} {
-		if code, _, _ := get(t, s.http.URL+path); code != 404 {
+		if code, _, _ := get(t, s.HTTP.URL+path); code != 404 {
 			t.Errorf("%s: %d", path, code)
 		}
 	}
-	resp, err := http.Post(s.http.URL+"/api/dev/token", "application/json", strings.NewReader(`{"user_id":"x"}`))
+	resp, err := http.Post(s.HTTP.URL+"/api/dev/token", "application/json", strings.NewReader(`{"user_id":"x"}`))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,14 +1,8 @@
 package e2e
 
 import (
-	"context"
 	"encoding/json"
 	"io"
-	"log/slog"
-	"net/http/httptest"
-	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -17,22 +11,17 @@ import (
 	"github.com/rtcagent/rtcagent/internal/llm"
 	"github.com/rtcagent/rtcagent/internal/llm/scripted"
 	"github.com/rtcagent/rtcagent/internal/server"
+	"github.com/rtcagent/rtcagent/internal/testserver"
 )
 
-const testSecret = "e2e-test-secret-0123456789"
+const testSecret = testserver.Secret
 
 // testServer is a server running in this process.
-type testServer struct {
-	srv  *server.Server
-	http *httptest.Server
-	cfg  config.Config
-}
+type testServer struct{ *testserver.Server }
 
-func (s *testServer) wsURL() string {
-	return "ws" + strings.TrimPrefix(s.http.URL, "http") + "/connection/websocket"
-}
+func (s *testServer) wsURL() string { return s.WSURL() }
 
-func (s *testServer) verifier() *auth.Verifier { return s.srv.Verifier() }
+func (s *testServer) verifier() *auth.Verifier { return s.Srv.Verifier() }
 
 // endpoint is a server a browser can connect to.
 type endpoint interface {
@@ -49,39 +38,23 @@ func startServer(t *testing.T, model llm.Model, opts ...serverOpt) *testServer {
 // startServerB starts a server for a test or a benchmark.
 func startServerB(t testing.TB, model llm.Model, opts ...serverOpt) *testServer {
 	t.Helper()
-	return startServerLogging(t, model, os.Stderr, opts...)
+	return startServerLogging(t, model, nil, opts...)
 }
 
-// startServerLogging starts a server whose warnings and errors go to logs.
+// startServerLogging starts a server whose warnings and errors go to logs (nil:
+// standard error).
 func startServerLogging(t testing.TB, model llm.Model, logs io.Writer, opts ...serverOpt) *testServer {
 	t.Helper()
-	cfg := config.Default()
-	cfg.DataFile = filepath.Join(t.TempDir(), "rtcagent.db")
-	cfg.Secret = testSecret
-	cfg.PollInterval = 100 * time.Millisecond
-	cfg.LeaseTTL = 3 * time.Second
-	cfg.Provider = "scripted"
-	cfg.MsgRate = -1 // tests send fast; TestMessageRateLimit sets it
-	for _, o := range opts {
-		o(&cfg)
-	}
-	log := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	_, verify := t.(*testing.T) // tests check every cached transcript; benchmarks measure
-	srv, err := server.New(context.Background(), cfg, log, server.Options{Model: model, VerifyTranscripts: verify})
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := httptest.NewServer(srv.Handler())
-	t.Cleanup(func() {
-		hs.CloseClientConnections()
-		hs.Close()
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		if err := srv.Close(ctx); err != nil {
-			t.Log("close:", err)
-		}
-	})
-	return &testServer{srv: srv, http: hs, cfg: cfg}
+	return &testServer{testserver.Start(t, model, testserver.Options{
+		Config: func(c *config.Config) {
+			for _, o := range opts {
+				o(c)
+			}
+		},
+		Logs:   logs,
+		Server: server.Options{VerifyTranscripts: verify},
+	})}
 }
 
 func mustScript(t testing.TB, js string) *scripted.Model {

@@ -38,7 +38,7 @@ func (l *lockedBuffer) String() string {
 func TestRefusedOriginGetsItsOwnDisconnectCode(t *testing.T) {
 	logs := &lockedBuffer{}
 	ts := startServerLogging(t, mustScript(t, writeReadScript), logs, func(c *config.Config) { c.Origins = "https://app.example" })
-	srv := ts.srv
+	srv := ts.Srv
 	tok, _, err := srv.Verifier().Issue("alice", time.Hour)
 	if err != nil {
 		t.Fatal(err)

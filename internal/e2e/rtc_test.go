@@ -140,8 +140,8 @@ func TestDeadlineTimesOut(t *testing.T) {
 // httpCall calls a method over HTTP with a token of user and a device.
 func httpCall(t *testing.T, s *testServer, user, device, method string, params any) (int, protocol.Error) {
 	t.Helper()
-	tok, _, _ := s.srv.Verifier().Issue(user, time.Hour)
-	req, _ := http.NewRequest(http.MethodPost, s.http.URL+"/api/v1/rpc/"+method, bytes.NewReader(jsonOf(params)))
+	tok, _, _ := s.Srv.Verifier().Issue(user, time.Hour)
+	req, _ := http.NewRequest(http.MethodPost, s.HTTP.URL+"/api/v1/rpc/"+method, bytes.NewReader(jsonOf(params)))
 	req.Header.Set("Authorization", "Bearer "+tok)
 	req.Header.Set("X-Device-Id", device)
 	resp, err := http.DefaultClient.Do(req)
@@ -234,7 +234,7 @@ func TestBadTokensRefused(t *testing.T) {
 	tokens := map[string]string{"none": "", "garbage": "abc.def.ghi", "forged": forged, "expired": expired}
 	for _, m := range allMethods {
 		for name, tok := range tokens {
-			req, _ := http.NewRequest(http.MethodPost, s.http.URL+"/api/v1/rpc/"+m, strings.NewReader("{}"))
+			req, _ := http.NewRequest(http.MethodPost, s.HTTP.URL+"/api/v1/rpc/"+m, strings.NewReader("{}"))
 			if tok != "" {
 				req.Header.Set("Authorization", "Bearer "+tok)
 			}

@@ -76,7 +76,7 @@ func submitHTTP(s *testServer, user, device string, req protocol.RTCSubmitResult
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, s.http.URL+"/api/v1/rpc/"+protocol.MethodRTCSubmitResult, bytes.NewReader(jsonOf(req)))
+	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, s.HTTP.URL+"/api/v1/rpc/"+protocol.MethodRTCSubmitResult, bytes.NewReader(jsonOf(req)))
 	if err != nil {
 		return out, err
 	}

@@ -1,62 +1,19 @@
 package e2e
 
 import (
-	"context"
 	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/rtcagent/rtcagent/internal/auth"
-	"github.com/rtcagent/rtcagent/internal/config"
-	"github.com/rtcagent/rtcagent/internal/llm"
 	"github.com/rtcagent/rtcagent/internal/protocol"
 	"github.com/rtcagent/rtcagent/internal/server"
 	"github.com/rtcagent/rtcagent/internal/telemetry/otlpreceiver"
+	"github.com/rtcagent/rtcagent/internal/testserver"
 )
-
-// stoppable is an in-process server that a test stops in the middle (a restart).
-type stoppable struct {
-	srv  *server.Server
-	http *httptest.Server
-	once sync.Once
-}
-
-func (s *stoppable) wsURL() string {
-	return "ws" + strings.TrimPrefix(s.http.URL, "http") + "/connection/websocket"
-}
-func (s *stoppable) verifier() *auth.Verifier { return s.srv.Verifier() }
-
-// stop closes the server and so sends its last spans.
-func (s *stoppable) stop(t *testing.T) {
-	s.once.Do(func() {
-		s.http.CloseClientConnections()
-		s.http.Close()
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		if err := s.srv.Close(ctx); err != nil {
-			t.Log("close:", err)
-		}
-	})
-}
-
-func startStoppable(t *testing.T, cfg config.Config, model llm.Model) *stoppable {
-	t.Helper()
-	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	srv, err := server.New(context.Background(), cfg, log, server.Options{Model: model, VerifyTranscripts: true, TraceBatchTimeout: 50 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := &stoppable{srv: srv, http: httptest.NewServer(srv.Handler())}
-	t.Cleanup(func() { s.stop(t) })
-	return s
-}
 
 // One turn's trace, sent with the OTLP HTTP exporter to a receiver in this
 // process: a write a person allows in manual mode, with a server restart while
@@ -67,16 +24,11 @@ func TestTraceOfATour(t *testing.T) {
 	collector := httptest.NewServer(rcv)
 	defer collector.Close()
 
-	cfg := config.Default()
-	cfg.DataFile = filepath.Join(t.TempDir(), "rtcagent.db")
-	cfg.Secret = testSecret
-	cfg.PollInterval = 100 * time.Millisecond
-	cfg.LeaseTTL = 3 * time.Second
-	cfg.MsgRate = -1
+	cfg := testserver.Config(t)
 	cfg.OTLPEndpoint = collector.URL
-	model := mustScript(t, writeReadScript)
+	opts := server.Options{Model: mustScript(t, writeReadScript), VerifyTranscripts: true, TraceBatchTimeout: 50 * time.Millisecond}
 
-	first := startStoppable(t, cfg, model)
+	first := &testServer{testserver.Run(t, cfg, nil, opts)}
 	b1 := newBrowser(t, first, "alice", "dev-a", noExecute)
 	res := b1.sendMode("", "write and read", protocol.ModeManual)
 	write := b1.pendingRTC()
@@ -84,11 +36,11 @@ func TestTraceOfATour(t *testing.T) {
 		t.Fatalf("the delivered call carries no trace context: %+v", write)
 	}
 	b1.c.Close()
-	first.stop(t)
+	first.Stop(t)
 
 	// A restart: the person allows the call on the new process, which resumes
 	// the turn in the same trace.
-	second := startStoppable(t, cfg, model)
+	second := &testServer{testserver.Run(t, cfg, nil, opts)}
 	b2 := newBrowser(t, second, "alice", "dev-a")
 	b2.mu.Lock()
 	b2.seenRTC[write.ID] = true // this test answers the write itself
@@ -106,7 +58,7 @@ func TestTraceOfATour(t *testing.T) {
 	b2.mustCall(protocol.MethodTurnGet, protocol.IDRequest{TurnID: res.TurnID}, &turn)
 	// The metrics of the tour (histograms are process-wide: present, not counted).
 	waitFor(t, "tool call metrics", 10*time.Second, func() bool {
-		resp, err := http.Get(second.http.URL + "/metrics")
+		resp, err := http.Get(second.HTTP.URL + "/metrics")
 		if err != nil {
 			return false
 		}
@@ -120,7 +72,7 @@ func TestTraceOfATour(t *testing.T) {
 		}
 		return true
 	})
-	second.stop(t) // flushes the spans of the turn's end
+	second.Stop(t) // flushes the spans of the turn's end
 
 	traceID := strings.Split(turn.Turn.TraceParent, "-")[1]
 	var spans []otlpreceiver.Span

@@ -4,18 +4,15 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"log/slog"
-	"net/http/httptest"
-	"path/filepath"
+	"io"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/rtcagent/rtcagent/internal/config"
 	"github.com/rtcagent/rtcagent/internal/llm/scripted"
 	"github.com/rtcagent/rtcagent/internal/protocol"
-	"github.com/rtcagent/rtcagent/internal/server"
 	"github.com/rtcagent/rtcagent/internal/simclient"
+	"github.com/rtcagent/rtcagent/internal/testserver"
 )
 
 const script = `{"name": "sim", "turns": [{"steps": [
@@ -24,41 +21,20 @@ const script = `{"name": "sim", "turns": [{"steps": [
   {"chunks": ["got ", "{{last_result}}"]}
 ]}]}`
 
-func start(t *testing.T) (*server.Server, string) {
+func start(t *testing.T) *testserver.Server {
 	t.Helper()
 	m, err := scripted.Parse([]byte(script))
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := config.Default()
-	cfg.DataFile = filepath.Join(t.TempDir(), "sim.db")
-	cfg.Secret = "simclient-test-secret-0123456789"
-	cfg.Provider = "scripted"
-	cfg.MsgRate = -1
-	srv, err := server.New(context.Background(), cfg, slog.New(slog.DiscardHandler), server.Options{Model: m})
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := httptest.NewServer(srv.Handler())
-	t.Cleanup(func() {
-		hs.CloseClientConnections()
-		hs.Close()
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_ = srv.Close(ctx)
-	})
-	return srv, "ws" + strings.TrimPrefix(hs.URL, "http") + "/connection/websocket"
+	return testserver.Start(t, m, testserver.Options{Logs: io.Discard})
 }
 
-func dial(t *testing.T, srv *server.Server, url, user string, tool simclient.ToolFunc) *simclient.Client {
+func dial(t *testing.T, s *testserver.Server, user string, tool simclient.ToolFunc) *simclient.Client {
 	t.Helper()
-	tok, _, err := srv.Verifier().Issue(user, time.Hour)
-	if err != nil {
-		t.Fatal(err)
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	c, err := simclient.Dial(ctx, simclient.Config{URL: url, Token: tok, DeviceID: "dev", Tool: tool, Record: true})
+	c, err := simclient.Dial(ctx, simclient.Config{URL: s.WSURL(), Token: s.Token(t, user, time.Hour), DeviceID: "dev", Tool: tool, Record: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,8 +43,8 @@ func dial(t *testing.T, srv *server.Server, url, user string, tool simclient.Too
 }
 
 func TestTurnWithToolCalls(t *testing.T) {
-	srv, url := start(t)
-	c := dial(t, srv, url, "alice", func(context.Context, protocol.RTC) simclient.Result {
+	s := start(t)
+	c := dial(t, s, "alice", func(context.Context, protocol.RTC) simclient.Result {
 		return simclient.Result{OK: true, Output: "a.txt"}
 	})
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
@@ -113,8 +89,8 @@ func TestTurnWithToolCalls(t *testing.T) {
 }
 
 func TestRPCErrorsAreProtocolErrors(t *testing.T) {
-	srv, url := start(t)
-	c := dial(t, srv, url, "bob", nil)
+	s := start(t)
+	c := dial(t, s, "bob", nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	err := c.Call(ctx, protocol.MethodRTCSubmitResult, protocol.RTCSubmitResultRequest{RTCID: "nope", ClientID: "x", OK: true, Output: []byte(`1`)}, nil)
@@ -125,8 +101,8 @@ func TestRPCErrorsAreProtocolErrors(t *testing.T) {
 }
 
 func TestRejectedRTCFailsNothingClientSide(t *testing.T) {
-	srv, url := start(t)
-	c := dial(t, srv, url, "carol", func(context.Context, protocol.RTC) simclient.Result { return simclient.Result{Reject: true} })
+	s := start(t)
+	c := dial(t, s, "carol", func(context.Context, protocol.RTC) simclient.Result { return simclient.Result{Reject: true} })
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	res, err := c.Send(ctx, "", "m1", "go")
