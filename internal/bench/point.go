@@ -11,6 +11,7 @@ import (
 	"github.com/rtcagent/rtcagent/internal/protocol"
 	"github.com/rtcagent/rtcagent/internal/simclient"
 	"github.com/rtcagent/rtcagent/internal/store/pgstore"
+	"github.com/rtcagent/rtcagent/internal/store/sqlitestore"
 )
 
 // dialParallel bounds concurrent WebSocket handshakes, so connecting 1000s of
@@ -107,6 +108,7 @@ func runPoint(ctx context.Context, o Options, srv *running, m *model, prefix str
 	m.take()
 	var start time.Time
 	var pg0 pgstore.Counts
+	var sq0 sqlitestore.Counts
 	var cpu0 time.Duration
 	var backends *pgBackends
 	if o.DBURL != "" {
@@ -118,7 +120,7 @@ func runPoint(ctx context.Context, o Options, srv *running, m *model, prefix str
 			backends.begin(ctx)
 		}
 		m.dropGaps()
-		start, pg0, cpu0 = time.Now(), pgstore.ReadCounts(), ownCPU()
+		start, pg0, sq0, cpu0 = time.Now(), pgstore.ReadCounts(), sqlitestore.ReadCounts(), ownCPU()
 	}
 	var l load
 	if o.ClientsProcess && len(o.ServeCmd) > 0 {
@@ -143,7 +145,7 @@ func runPoint(ctx context.Context, o Options, srv *running, m *model, prefix str
 		live.take()
 		l = driveLoad(ctx, clients, prefix, live, warmup, d, window)
 	}
-	elapsed, pg, cpu := time.Since(start), pgstore.ReadCounts().Sub(pg0), ownCPU()-cpu0
+	elapsed, pg, sq, cpu := time.Since(start), pgstore.ReadCounts().Sub(pg0), sqlitestore.ReadCounts().Sub(sq0), ownCPU()-cpu0
 	gaps := m.take()
 	pgCPU := -1.0
 	if backends != nil {
@@ -152,7 +154,7 @@ func runPoint(ctx context.Context, o Options, srv *running, m *model, prefix str
 		}
 	}
 	return Point{PGCPU: pgCPU, Sessions: n, RoundTrips: len(gaps), Turns: l.Turns, Failed: l.Failed, ClientErrors: l.ClientErrors,
-		PerSec: float64(len(gaps)) / elapsed.Seconds(), RTT: pcts(gaps), Live: pcts(l.Live), PG: pg,
+		PerSec: float64(len(gaps)) / elapsed.Seconds(), RTT: pcts(gaps), Live: pcts(l.Live), PG: pg, SQLite: sq,
 		ServerCPU: cpu.Seconds() / elapsed.Seconds(), ClientsCPU: l.CPU.Seconds() / elapsed.Seconds(),
 		ClientsApart: o.ClientsProcess && len(o.ServeCmd) > 0}, nil
 }

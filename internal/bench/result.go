@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/rtcagent/rtcagent/internal/store/pgstore"
+	"github.com/rtcagent/rtcagent/internal/store/sqlitestore"
 )
 
 // Pcts are percentiles of a sample, in milliseconds; N is the sample size.
@@ -39,6 +40,9 @@ type Point struct {
 	// embedded); divided by RoundTrips it is the database work of a round trip,
 	// a figure that does not depend on how busy the machine is.
 	PG pgstore.Counts
+	// SQLite is what this process committed to SQLite in the window (zero
+	// with PostgreSQL): pages written to the WAL, writes and their commits.
+	SQLite sqlitestore.Counts
 	// ServerCPU is the CPU this process used in the window, in cores: the
 	// server's, with the clients' when they share the process. ClientsCPU is
 	// the clients' process's when ClientsApart.
@@ -110,6 +114,14 @@ func (r *Result) Table() string {
 		row("2", fmt.Sprintf("PostgreSQL work per round trip, %d sessions: statements / exchanges / write + read transactions", p.Sessions),
 			fmt.Sprintf("%.1f / %.1f / %.2f + %.2f", float64(p.PG.Statements)/n, float64(p.PG.Exchanges)/n,
 				float64(p.PG.Writes)/n, float64(p.PG.Reads)/n), "")
+	}
+	for _, p := range r.Points {
+		if p.SQLite.Commits == 0 || p.RoundTrips == 0 {
+			continue
+		}
+		n := float64(p.RoundTrips)
+		row("2", fmt.Sprintf("SQLite work per round trip, %d sessions: WAL pages / writes / commits", p.Sessions),
+			fmt.Sprintf("%.1f / %.2f / %.2f", float64(p.SQLite.Pages)/n, float64(p.SQLite.Writes)/n, float64(p.SQLite.Commits)/n), "")
 	}
 	for _, p := range r.Points {
 		// CPU per round trip in ms: cores / (round trips per second) * 1000.

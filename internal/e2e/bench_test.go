@@ -12,6 +12,7 @@ import (
 	"github.com/rtcagent/rtcagent/internal/config"
 	"github.com/rtcagent/rtcagent/internal/llm"
 	"github.com/rtcagent/rtcagent/internal/protocol"
+	"github.com/rtcagent/rtcagent/internal/store/sqlitestore"
 )
 
 // timedModel records, per step, when the model's stream ended and when the next
@@ -70,6 +71,7 @@ func benchRoundTrip(b *testing.B, opts ...serverOpt) {
 	br := newBrowser(b, s, "bench", "dev")
 	br.decide = func(protocol.RTC) (bool, any, string, bool) { return true, "a.txt", "", false }
 	b.ResetTimer()
+	sq0 := sqlitestore.ReadCounts()
 	// A new session per turn: the transcript stays short, so this measures the
 	// round trip itself rather than transcript growth.
 	for done := 0; done < b.N; done += perTurn {
@@ -79,6 +81,7 @@ func benchRoundTrip(b *testing.B, opts ...serverOpt) {
 		}
 	}
 	b.StopTimer()
+	sq := sqlitestore.ReadCounts().Sub(sq0)
 	m.mu.Lock()
 	gaps := append([]time.Duration(nil), m.gaps...)
 	m.mu.Unlock()
@@ -87,5 +90,9 @@ func benchRoundTrip(b *testing.B, opts ...serverOpt) {
 	b.ReportMetric(pct(0.5), "p50-ms")
 	b.ReportMetric(pct(0.9), "p90-ms")
 	b.ReportMetric(pct(0.99), "p99-ms")
+	if sq.Commits > 0 { // embedded: what a round trip (with its share of the turn) writes
+		b.ReportMetric(float64(sq.Pages)/float64(len(gaps)), "wal-pages/rt")
+		b.ReportMetric(float64(sq.Commits)/float64(len(gaps)), "commits/rt")
+	}
 	b.ReportMetric(0, "ns/op")
 }

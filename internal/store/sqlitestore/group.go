@@ -147,6 +147,7 @@ func (g *group) run(batch []*write) {
 		}
 		return
 	}
+	countCommit(s.wc.c, len(ok))
 	s.mu.Lock()
 	hook := s.hook
 	s.mu.Unlock()

@@ -107,8 +107,12 @@ func Open(ctx context.Context, path string, opt Options) (*Store, error) {
 	return s, nil
 }
 
-func (s *Store) migrate(ctx context.Context) error {
-	if _, err := s.w.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY)`); err != nil {
+func (s *Store) migrate(ctx context.Context) error { return migrateTo(ctx, s.w, 0) }
+
+// migrateTo applies the migrations not yet applied to db, up to version upTo
+// (all of them when it is 0), each in its own transaction.
+func migrateTo(ctx context.Context, db *sql.DB, upTo int) error {
+	if _, err := db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY)`); err != nil {
 		return fmt.Errorf("create schema_migrations: %w", err)
 	}
 	ms, err := store.Migrations(migrations)
@@ -117,8 +121,11 @@ func (s *Store) migrate(ctx context.Context) error {
 	}
 	for _, m := range ms {
 		name, v := m.Name, m.Version
+		if upTo > 0 && v > upTo {
+			break
+		}
 		var n int
-		if err := s.w.QueryRowContext(ctx, `SELECT count(*) FROM schema_migrations WHERE version = ?`, v).Scan(&n); err != nil {
+		if err := db.QueryRowContext(ctx, `SELECT count(*) FROM schema_migrations WHERE version = ?`, v).Scan(&n); err != nil {
 			return fmt.Errorf("read schema_migrations: %w", err)
 		}
 		if n > 0 {
@@ -128,7 +135,7 @@ func (s *Store) migrate(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		tx, err := s.w.BeginTx(ctx, nil)
+		tx, err := db.BeginTx(ctx, nil)
 		if err != nil {
 			return err
 		}
