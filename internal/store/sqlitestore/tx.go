@@ -183,25 +183,58 @@ func (t *tx) UpdateList(userID string, since int64, limit int) ([]protocol.Updat
 	return out, p, rows.Err()
 }
 
+// UpdatePrune deletes, per user, the oldest updates up to the first one created
+// at or after before, keeping at least the newest keep, and raises the stream's
+// floor to the last offset it deleted. Only a stream's oldest updates go, so the
+// retained history has no holes even when the clock went back between appends.
+// Each stream is found from its floor on its primary key: no index on the age
+// of updates, which every append would write.
 func (t *tx) UpdatePrune(before time.Time, keep int) (int64, error) {
-	// Per user: delete rows older than before, except the newest keep; then raise the
-	// floor to just below the oldest remaining offset. The statements read the
-	// stream rows, so offsets assigned so far are written first, and the rows are
-	// read again afterwards.
+	if !t.writable {
+		return 0, errReadOnly
+	}
+	// The cached stream rows are read again after the floors changed.
 	if err := t.flush(); err != nil {
 		return 0, err
 	}
 	defer clear(t.streams)
-	res, err := t.exec(`DELETE FROM updates WHERE created_at < ? AND offset <= (
-		SELECT s.top - ? FROM user_streams s WHERE s.user_id = updates.user_id)`, ms(before), keep)
+	rows, err := t.q.QueryContext(t.ctx, `SELECT user_id, floor, cut FROM (
+		SELECT s.user_id, s.floor, MIN(
+			COALESCE((SELECT MAX(u.offset) FROM updates u WHERE u.user_id = s.user_id), s.floor) - ?,
+			COALESCE((SELECT u.offset - 1 FROM updates u WHERE u.user_id = s.user_id AND u.offset > s.floor
+				AND u.created_at >= ? ORDER BY u.offset LIMIT 1),
+				(SELECT MAX(u.offset) FROM updates u WHERE u.user_id = s.user_id), s.floor)) AS cut
+		FROM user_streams s) WHERE cut > floor`, keep, ms(before))
 	if err != nil {
 		return 0, fmt.Errorf("prune updates: %w", err)
 	}
-	n, _ := res.RowsAffected()
-	if n > 0 {
-		if _, err := t.exec(`UPDATE user_streams SET floor = COALESCE(
-			(SELECT MIN(offset) - 1 FROM updates u WHERE u.user_id = user_streams.user_id), top)`); err != nil {
-			return n, fmt.Errorf("raise floor: %w", err)
+	type cut struct {
+		user       string
+		floor, top int64
+	}
+	var cuts []cut
+	for rows.Next() {
+		var c cut
+		if err := rows.Scan(&c.user, &c.floor, &c.top); err != nil {
+			rows.Close()
+			return 0, err
+		}
+		cuts = append(cuts, c)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return 0, fmt.Errorf("prune updates: %w", err)
+	}
+	var n int64
+	for _, c := range cuts {
+		res, err := t.exec(`DELETE FROM updates WHERE user_id = ? AND offset <= ?`, c.user, c.top)
+		if err != nil {
+			return n, fmt.Errorf("prune updates of %s: %w", c.user, err)
+		}
+		d, _ := res.RowsAffected()
+		n += d
+		if _, err := t.exec(`UPDATE user_streams SET floor = ? WHERE user_id = ?`, c.top, c.user); err != nil {
+			return n, fmt.Errorf("raise floor of %s: %w", c.user, err)
 		}
 	}
 	return n, nil
