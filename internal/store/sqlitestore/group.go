@@ -116,9 +116,6 @@ func (g *group) run(batch []*write) {
 		}
 		w.t = &tx{ctx: context.WithoutCancel(w.ctx), q: s.wc, now: s.now().UTC(), writable: true, epoch: s.epoch}
 		w.err = call(w)
-		if w.err == nil {
-			w.err = w.t.flush()
-		}
 		if single {
 			if w.err != nil {
 				_ = s.wc.end(false)

@@ -31,12 +31,13 @@ type tx struct {
 	streams  map[string]*streamState // user streams read or written in this transaction
 }
 
-// streamState is a user's stream row as this transaction sees it. Offsets assigned
-// here raise top in memory; flush writes it back once, before the commit.
+// streamState is a user's stream as this transaction sees it. Its top offset is
+// not stored: it is the newest update's offset, or the floor when no update is
+// kept (pruned or reset), so an append writes only its update. Offsets assigned
+// here raise top in memory.
 type streamState struct {
 	pos    store.StreamPos
 	exists bool // the row is in the table
-	dirty  bool // top was raised since the last flush
 }
 
 var errReadOnly = errors.New("sqlitestore: write in a read transaction")
@@ -65,7 +66,8 @@ func (t *tx) stream(userID string, create bool) (*streamState, error) {
 	st := t.streams[userID]
 	if st == nil {
 		st = &streamState{exists: true}
-		err := t.q.QueryRowContext(t.ctx, `SELECT epoch, top, floor FROM user_streams WHERE user_id = ?`, userID).Scan(&st.pos.Epoch, &st.pos.Top, &st.pos.Floor)
+		err := t.q.QueryRowContext(t.ctx, `SELECT epoch, floor, MAX(floor, COALESCE((SELECT MAX(offset) FROM updates WHERE user_id = s.user_id), 0))
+			FROM user_streams s WHERE user_id = ?`, userID).Scan(&st.pos.Epoch, &st.pos.Floor, &st.pos.Top)
 		if errors.Is(err, sql.ErrNoRows) {
 			st = &streamState{pos: store.StreamPos{Epoch: t.epoch}}
 		} else if err != nil {
@@ -77,26 +79,12 @@ func (t *tx) stream(userID string, create bool) (*streamState, error) {
 		t.streams[userID] = st
 	}
 	if create && !st.exists {
-		if _, err := t.exec(`INSERT INTO user_streams (user_id, epoch, top, floor) VALUES (?, ?, 0, 0)`, userID, st.pos.Epoch); err != nil {
+		if _, err := t.exec(`INSERT INTO user_streams (user_id, epoch, floor) VALUES (?, ?, 0)`, userID, st.pos.Epoch); err != nil {
 			return nil, fmt.Errorf("user stream %s: %w", userID, err)
 		}
 		st.exists = true
 	}
 	return st, nil
-}
-
-// flush writes the offsets this transaction assigned back to the stream rows.
-func (t *tx) flush() error {
-	for user, st := range t.streams {
-		if !st.dirty {
-			continue
-		}
-		if _, err := t.exec(`UPDATE user_streams SET top = ? WHERE user_id = ?`, st.pos.Top, user); err != nil {
-			return fmt.Errorf("bump offset: %w", err)
-		}
-		st.dirty = false
-	}
-	return nil
 }
 
 func (t *tx) NextOffset(userID string) (int64, error) {
@@ -125,7 +113,7 @@ func (t *tx) UpdateAppend(userID, typ string, data any) (protocol.Update, error)
 	if _, err := t.exec(`INSERT INTO updates (user_id, offset, payload, created_at) VALUES (?, ?, ?, ?)`, userID, u.Offset, payload, ms(t.now)); err != nil {
 		return protocol.Update{}, fmt.Errorf("insert update: %w", err)
 	}
-	st.pos.Top, st.dirty = u.Offset, true
+	st.pos.Top = u.Offset
 	t.updates = append(t.updates, u)
 	return u, nil
 }
@@ -194,9 +182,6 @@ func (t *tx) UpdatePrune(before time.Time, keep int) (int64, error) {
 		return 0, errReadOnly
 	}
 	// The cached stream rows are read again after the floors changed.
-	if err := t.flush(); err != nil {
-		return 0, err
-	}
 	defer clear(t.streams)
 	rows, err := t.q.QueryContext(t.ctx, `SELECT user_id, floor, cut FROM (
 		SELECT s.user_id, s.floor, MIN(
@@ -210,12 +195,12 @@ func (t *tx) UpdatePrune(before time.Time, keep int) (int64, error) {
 	}
 	type cut struct {
 		user       string
-		floor, top int64
+		floor, cut int64
 	}
 	var cuts []cut
 	for rows.Next() {
 		var c cut
-		if err := rows.Scan(&c.user, &c.floor, &c.top); err != nil {
+		if err := rows.Scan(&c.user, &c.floor, &c.cut); err != nil {
 			rows.Close()
 			return 0, err
 		}
@@ -227,13 +212,13 @@ func (t *tx) UpdatePrune(before time.Time, keep int) (int64, error) {
 	}
 	var n int64
 	for _, c := range cuts {
-		res, err := t.exec(`DELETE FROM updates WHERE user_id = ? AND offset <= ?`, c.user, c.top)
+		res, err := t.exec(`DELETE FROM updates WHERE user_id = ? AND offset <= ?`, c.user, c.cut)
 		if err != nil {
 			return n, fmt.Errorf("prune updates of %s: %w", c.user, err)
 		}
 		d, _ := res.RowsAffected()
 		n += d
-		if _, err := t.exec(`UPDATE user_streams SET floor = ? WHERE user_id = ?`, c.top, c.user); err != nil {
+		if _, err := t.exec(`UPDATE user_streams SET floor = ? WHERE user_id = ?`, c.cut, c.user); err != nil {
 			return n, fmt.Errorf("raise floor of %s: %w", c.user, err)
 		}
 	}
