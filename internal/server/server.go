@@ -154,12 +154,22 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, opt Options) 
 	s.wg.Add(2)
 	go func() { defer s.wg.Done(); s.runner.Run(rctx) }()
 	go func() { defer s.wg.Done(); s.prune(rctx) }()
+	if l, ok := st.(listener); ok { // work other nodes commit wakes this one's runner
+		s.wg.Add(1)
+		go func() { defer s.wg.Done(); l.Listen(rctx, s.runner.Wake) }()
+	}
 	s.routes()
 	s.mu.Lock()
 	s.ready = true
 	s.mu.Unlock()
 	s.model = model.Name()
 	return s, nil
+}
+
+// listener is a store that hears of the inbox work other nodes commit
+// (PostgreSQL's notifications).
+type listener interface {
+	Listen(ctx context.Context, wake func(sessionIDs []string))
 }
 
 // retries maps the configured count to the runner's convention (negative = none).

@@ -41,6 +41,11 @@ type Store struct {
 	// table), so a user with no updates yet reads the same epoch before and after
 	// the first one, on every node.
 	epoch string
+	// connCfg opens the listener's connection; channel is the schema's
+	// notification channel (notify.go).
+	connCfg   *pgx.ConnConfig
+	channel   string
+	listening atomic.Bool
 }
 
 // maxAttempts bounds the runs of one Write's fn on serialisation failures and
@@ -70,7 +75,7 @@ func Open(ctx context.Context, url string, opt Options) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("pgstore: connect: %w", err)
 	}
-	s := &Store{pool: pool, now: opt.Now}
+	s := &Store{pool: pool, now: opt.Now, connCfg: cfg.ConnConfig, channel: channel(opt.Schema)}
 	if err := s.migrate(ctx, opt.Schema); err != nil {
 		pool.Close()
 		return nil, err
@@ -209,6 +214,7 @@ func (s *Store) attempt(ctx context.Context, fn func(tx store.Tx) error) (retry 
 	if len(t.pending) == 1 && t.pending[0].sql == beginWrite { // fn sent and wrote nothing
 		t.pending = nil
 	} else {
+		notified := t.notifyNotLeased(s.channel)
 		var rolledBack bool
 		_ = t.later(func(tag pgconn.CommandTag) error {
 			rolledBack = tag.String() == "ROLLBACK" // COMMIT of a failed transaction
@@ -219,6 +225,9 @@ func (s *Store) attempt(ctx context.Context, fn func(tx store.Tx) error) (retry 
 		}
 		if rolledBack {
 			return false, fmt.Errorf("pgstore: commit: %w", pgx.ErrTxCommitRollback)
+		}
+		if notified {
+			notifyCounts.sent.Add(1)
 		}
 	}
 	if h := s.hook.Load(); h != nil {

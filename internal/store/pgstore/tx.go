@@ -31,6 +31,8 @@ type tx struct {
 	tickets []*ticket
 	updates []protocol.Update
 	wake    []string
+	// leased are the sessions whose leases this transaction took.
+	leased map[string]bool
 	// retry is the first failure after which running fn again can succeed.
 	retry error
 	// pending are writes not sent yet; failed is the failure of one sent

@@ -136,6 +136,7 @@ func (t *tx) LeaseAcquire(sessionID, holder string, ttl time.Duration) (store.Le
 	if err != nil {
 		return l, fmt.Errorf("acquire lease %s: %w", sessionID, err)
 	}
+	t.markLeased(sessionID)
 	return l, nil
 }
 
@@ -156,6 +157,9 @@ func (t *tx) LeaseCheck(l store.Lease) error {
 	}
 	if err != nil {
 		return fmt.Errorf("check lease: %w", err)
+	}
+	if t.writable {
+		t.markLeased(l.SessionID)
 	}
 	return nil
 }

@@ -1,0 +1,84 @@
+package session
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/rtcagent/rtcagent/internal/core"
+	"github.com/rtcagent/rtcagent/internal/protocol"
+	"github.com/rtcagent/rtcagent/internal/store"
+	"github.com/rtcagent/rtcagent/internal/store/pgstore"
+	"github.com/rtcagent/rtcagent/internal/testsvc"
+)
+
+// Work committed on one node wakes a runner on another through PostgreSQL's
+// notifications: node B (a store with no runner, so nobody adopts the work)
+// sends a message; node A, whose poll is an hour, claims the session and ends
+// the turn. B notified, and A's listener heard it.
+func TestNotifiedClaimAcrossNodes(t *testing.T) {
+	url := testsvc.PostgresURL(t)
+	schema := testsvc.Schema(t, url)
+	open := func() *pgstore.Store {
+		st, err := pgstore.Open(context.Background(), url, pgstore.Options{Schema: schema})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { st.Close() })
+		return st
+	}
+	stA, stB := open(), open()
+	r, ctx := startRunner(t, Config{Store: stA, Model: helloModel(t), PollInterval: time.Hour})
+	stA.SetCommitHook(func(c store.Commit) { r.Wake(c.Wake) })
+	lctx, stop := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() { defer close(done); stA.Listen(lctx, r.Wake) }()
+	t.Cleanup(func() { stop(); <-done })
+	waitFor(t, "A's listener", stA.Listening)
+	// Wait for the claim pass A's listener asked for when it started to end
+	// (it finds no work): the wake-up below must come from the notification.
+	waitFor(t, "A idle", func() bool { return len(r.wake) == 0 })
+
+	sent0, received0 := pgstore.NotifyCounts()
+	res := send(ctx, t, stB, &protocol.MessageSendRequest{ClientID: "n1", Content: protocol.MessageContent{Text: "hi"}})
+	waitCompleted(ctx, t, stA, res.TurnID)
+	sent, received := pgstore.NotifyCounts()
+	if sent-sent0 < 1 || received-received0 < 1 {
+		t.Fatalf("notifications sent %d, received %d", sent-sent0, received-received0)
+	}
+}
+
+// A transaction that takes the lease of the session it gives work (the API's
+// adoption) notifies nobody: the work starts on its own node.
+func TestAdoptedWorkNotNotified(t *testing.T) {
+	url := testsvc.PostgresURL(t)
+	st, err := pgstore.Open(context.Background(), url, pgstore.Options{Schema: testsvc.Schema(t, url)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	r, ctx := startRunner(t, Config{Store: st, Model: helloModel(t), PollInterval: time.Hour})
+	st.SetCommitHook(func(c store.Commit) { r.Wake(c.Wake) })
+	sent0, _ := pgstore.NotifyCounts()
+	var res *protocol.MessageSendResult
+	var adopted func(bool)
+	err = st.Write(ctx, func(tx store.Tx) error {
+		var err error
+		if res, err = core.SendMessage(tx, caller, &protocol.MessageSendRequest{ClientID: "a1", Content: protocol.MessageContent{Text: "hi"}}); err != nil {
+			return err
+		}
+		adopted, err = r.Adopt(tx)
+		return err
+	})
+	if adopted == nil {
+		t.Fatal("nothing adopted")
+	}
+	adopted(err == nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitCompleted(ctx, t, st, res.TurnID)
+	if sent, _ := pgstore.NotifyCounts(); sent != sent0 {
+		t.Fatalf("%d notifications sent for adopted work", sent-sent0)
+	}
+}
