@@ -12,6 +12,7 @@ import (
 
 	centrifuge "github.com/centrifugal/centrifuge-go"
 
+	"github.com/rtcagent/rtcagent/internal/cancels"
 	"github.com/rtcagent/rtcagent/internal/protocol"
 )
 
@@ -63,8 +64,8 @@ type Client struct {
 	tools    map[string]Tool
 	order    []string
 	sessions map[string]protocol.Session
-	status   map[string]string             // rtc id → latest status seen
-	running  map[string]context.CancelFunc // rtc id → cancel of the tool running it
+	status   map[string]string // rtc id → latest status seen
+	running  cancels.Set       // rtc id → cancel of the tool running it or the confirmation asking
 
 	runOnce sync.Once
 	done    chan struct{} // closed when Run ends
@@ -102,7 +103,7 @@ func New(o Options) (*Client, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	c := &Client{opts: o, log: log, j: j, tools: map[string]Tool{}, sessions: map[string]protocol.Session{},
-		status: map[string]string{}, running: map[string]context.CancelFunc{}, done: make(chan struct{}),
+		status: map[string]string{}, done: make(chan struct{}),
 		execQ: newQueue[protocol.RTC](), outKick: make(chan struct{}, 1), syncReq: make(chan struct{}, 1),
 		refetch: make(chan struct{}, 1), firstCon: make(chan struct{})}
 	c.disp = newDispatcher()
@@ -157,11 +158,7 @@ func (c *Client) Run(ctx context.Context) error {
 		}()
 	}
 	<-ctx.Done()
-	c.mu.Lock()
-	for _, stop := range c.running {
-		stop()
-	}
-	c.mu.Unlock()
+	c.running.CancelAll()
 	wg.Wait()
 	return nil
 }

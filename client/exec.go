@@ -137,17 +137,13 @@ func (c *Client) process(ctx context.Context, r protocol.RTC) error {
 		return err // the client stops; the next start reports the call interrupted
 	}
 	tctx, stop := context.WithCancel(context.WithValue(ctx, callKey{}, call))
-	c.mu.Lock()
-	c.running[r.ID] = stop
-	c.mu.Unlock()
+	remove := c.running.Add(r.ID, stop)
 	if protocol.RTCTerminal(c.latest(r.ID)) {
 		stop()
 	}
 	out, runErr := t.Run(tctx, r.Arguments)
 	stop()
-	c.mu.Lock()
-	delete(c.running, r.ID)
-	c.mu.Unlock()
+	remove()
 	if ctx.Err() != nil {
 		return nil // the client stops: no outcome, reported interrupted at the next start
 	}
@@ -162,14 +158,7 @@ func (c *Client) confirm(ctx context.Context, call Call) (approved bool, reason 
 	}
 	cctx, stop := context.WithCancel(context.WithValue(ctx, callKey{}, call))
 	defer stop()
-	c.mu.Lock()
-	c.running[call.ID] = stop
-	c.mu.Unlock()
-	defer func() {
-		c.mu.Lock()
-		delete(c.running, call.ID)
-		c.mu.Unlock()
-	}()
+	defer c.running.Add(call.ID, stop)()
 	if protocol.RTCTerminal(c.latest(call.ID)) {
 		return false, "", true
 	}

@@ -148,12 +148,9 @@ func (c *Client) seeRTC(r protocol.RTC) {
 		}
 	}
 	c.status[r.ID] = r.Status
-	stop := c.running[r.ID]
 	c.mu.Unlock()
 	if protocol.RTCTerminal(r.Status) {
-		if stop != nil {
-			stop()
-		}
+		c.running.Cancel(r.ID)
 		return
 	}
 	if r.Status == protocol.RTCPending || r.Status == protocol.RTCSent || r.Status == protocol.RTCExecuting {

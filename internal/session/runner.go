@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/rtcagent/rtcagent/internal/cancels"
 	"github.com/rtcagent/rtcagent/internal/llm"
 	"github.com/rtcagent/rtcagent/internal/pricing"
 	"github.com/rtcagent/rtcagent/internal/protocol"
@@ -76,7 +77,7 @@ type Runner struct {
 	// until a pass takes all it finds, new work waits its turn there (Adopt
 	// declines), oldest first.
 	backlog bool
-	cancels map[string]context.CancelFunc // running turns, for stop
+	cancels cancels.Set // running model streams and server calls by turn, for stop
 	parts   Partials
 	tcache  *transcriptCache
 }
@@ -114,7 +115,7 @@ func New(cfg Config) *Runner {
 	}
 	cfg.Limits = cfg.Limits.WithDefaults()
 	return &Runner{cfg: cfg, log: cfg.Logger.With("component", "session"), wake: make(chan struct{}, 1),
-		sem: make(chan struct{}, cfg.Concurrency), active: map[string]bool{}, cancels: map[string]context.CancelFunc{},
+		sem: make(chan struct{}, cfg.Concurrency), active: map[string]bool{},
 		parts: cfg.Partials, tcache: newTranscriptCache()}
 }
 
@@ -146,12 +147,7 @@ func (r *Runner) allActive(ids []string) bool {
 // CancelTurn is a hint that a turn was stopped: its model stream, if this process
 // runs it, is cancelled now rather than at the next write.
 func (r *Runner) CancelTurn(turnID string) {
-	r.mu.Lock()
-	cancel := r.cancels[turnID]
-	r.mu.Unlock()
-	if cancel != nil {
-		cancel()
-	}
+	r.cancels.Cancel(turnID)
 }
 
 // Partial returns the text streamed so far of a streaming message and the Live seq

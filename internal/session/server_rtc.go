@@ -125,14 +125,7 @@ func (r *Runner) callServer(ctx context.Context, t *protocol.Turn, rtc *protocol
 		cctx, c2 = context.WithDeadline(cctx, *rtc.DeadlineAt)
 		defer c2()
 	}
-	r.mu.Lock()
-	r.cancels[t.ID] = cancel
-	r.mu.Unlock()
-	defer func() {
-		r.mu.Lock()
-		delete(r.cancels, t.ID)
-		r.mu.Unlock()
-	}()
+	defer r.cancels.Add(t.ID, cancel)()
 	start := time.Now()
 	res, err := r.cfg.ServerTools.Run(cctx, rtc.ToolName, rtc.Arguments)
 	if err != nil {

@@ -51,14 +51,7 @@ var errStopped = errors.New("turn stopped")
 func (r *Runner) stream(ctx context.Context, o *owner, t *protocol.Turn, req *llm.Request, role string) (*stepOutput, error) {
 	tctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	r.mu.Lock()
-	r.cancels[t.ID] = cancel
-	r.mu.Unlock()
-	defer func() {
-		r.mu.Lock()
-		delete(r.cancels, t.ID)
-		r.mu.Unlock()
-	}()
+	defer r.cancels.Add(t.ID, cancel)()
 
 	out := &stepOutput{}
 	s, err := r.cfg.Model.Stream(tctx, req)
