@@ -28,11 +28,7 @@ func fileTools(root *os.Root) []client.Tool {
 			Description: "Lists a directory of the user's project folder: one entry per line, directories end with /.",
 			Schema:      json.RawMessage(`{"type":"object","properties":{"path":{"type":"string","description":"directory relative to the project folder; default the folder itself"}}}`),
 			Run: func(_ context.Context, args json.RawMessage) (any, error) {
-				var in struct{ Path string }
-				if err := json.Unmarshal(args, &in); err != nil {
-					return nil, err
-				}
-				p, err := clean(in.Path)
+				_, p, err := pathArgs(args)
 				if err != nil {
 					return nil, err
 				}
@@ -62,11 +58,7 @@ func fileTools(root *os.Root) []client.Tool {
 			Description: "Reads a text file of the user's project folder (at most 256 KiB).",
 			Schema:      json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}`),
 			Run: func(_ context.Context, args json.RawMessage) (any, error) {
-				var in struct{ Path string }
-				if err := json.Unmarshal(args, &in); err != nil {
-					return nil, err
-				}
-				p, err := clean(in.Path)
+				in, p, err := pathArgs(args)
 				if err != nil {
 					return nil, err
 				}
@@ -90,15 +82,11 @@ func fileTools(root *os.Root) []client.Tool {
 			Description: "Writes a text file of the user's project folder, creating missing directories; replaces the file if it exists.",
 			Schema:      json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"},"content":{"type":"string"}},"required":["path","content"]}`),
 			Run: func(_ context.Context, args json.RawMessage) (any, error) {
-				var in struct{ Path, Content string }
-				if err := json.Unmarshal(args, &in); err != nil {
-					return nil, err
-				}
-				p, err := clean(in.Path)
+				in, p, err := pathArgs(args)
 				if err != nil {
 					return nil, err
 				}
-				if path.Clean(p) == "." {
+				if p == "." {
 					return nil, errors.New("path names the folder itself, not a file")
 				}
 				if dir := path.Dir(p); dir != "." {
@@ -115,18 +103,29 @@ func fileTools(root *os.Root) []client.Tool {
 	}
 }
 
-// clean makes the model's path relative to the folder ("/a" is "a"). It does
-// not resolve "..": os.Root refuses a path that leads outside the folder,
-// through ".." or a symbolic link alike.
-func clean(p string) (string, error) {
-	if strings.ContainsRune(p, 0) {
-		return "", errors.New("path contains a NUL byte")
+// fileArgs are the arguments of the file tools (Content only for write_file).
+type fileArgs struct {
+	Path    string `json:"path"`
+	Content string `json:"content"`
+}
+
+// pathArgs decodes a file tool's arguments and returns them with the path made
+// relative to the folder ("/a" is "a", "" is "."). A path whose ".." leads out
+// of the folder is refused here with a clear error; os.Root refuses the rest
+// (a symbolic link that leads outside) when the path is used.
+func pathArgs(args json.RawMessage) (fileArgs, string, error) {
+	var in fileArgs
+	if err := json.Unmarshal(args, &in); err != nil {
+		return in, "", fmt.Errorf("bad arguments: %v", err)
 	}
-	p = strings.TrimLeft(strings.ReplaceAll(p, "\\", "/"), "/")
-	if p == "" {
-		return ".", nil
+	if strings.ContainsRune(in.Path, 0) {
+		return in, "", errors.New("path contains a NUL byte")
 	}
-	return p, nil
+	p := path.Clean(strings.TrimLeft(strings.ReplaceAll(in.Path, "\\", "/"), "/"))
+	if p == ".." || strings.HasPrefix(p, "../") {
+		return in, "", fmt.Errorf("path %s leads outside the project folder", in.Path)
+	}
+	return in, p, nil
 }
 
 // plain drops the folder's location from errors the model sees.

@@ -85,3 +85,50 @@ func TestFileToolsStayInside(t *testing.T) {
 		t.Fatalf("the file outside changed: %q", b)
 	}
 }
+
+// TestPathArgs: every file tool decodes its arguments and cleans its path the
+// same way; a ".." that leads out of the folder is refused with a clear error
+// before the folder is touched.
+func TestPathArgs(t *testing.T) {
+	for _, c := range []struct{ args, want string }{
+		{`{}`, "."},
+		{`{"path": "/"}`, "."},
+		{`{"path": "/a/b.txt"}`, "a/b.txt"},
+		{`{"path": "a//./b.txt"}`, "a/b.txt"},
+		{`{"path": "a/../b.txt"}`, "b.txt"},
+		{`{"path": "a\\b.txt"}`, "a/b.txt"},
+	} {
+		in, p, err := pathArgs(json.RawMessage(c.args))
+		if err != nil || p != c.want {
+			t.Errorf("%s: %q %v, want %q", c.args, p, err, c.want)
+		}
+		if c.args == `{"path": "/a/b.txt"}` && in.Path != "/a/b.txt" {
+			t.Errorf("decoded path %q", in.Path)
+		}
+	}
+	for _, c := range []struct{ args, want string }{
+		{`{"path": ".."}`, "leads outside the project folder"},
+		{`{"path": "../outside/secret.txt"}`, "path ../outside/secret.txt leads outside the project folder"},
+		{`{"path": "/../x"}`, "leads outside"},
+		{`{"path": "a/../../x"}`, "leads outside"},
+		{`{"path": "..\\x"}`, "leads outside"},
+		{`{"path": "a\u0000b"}`, "NUL byte"},
+		{`{"path": 3}`, "bad arguments"},
+		{`[1]`, "bad arguments"},
+	} {
+		if _, p, err := pathArgs(json.RawMessage(c.args)); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %q %v, want an error with %q", c.args, p, err, c.want)
+		}
+	}
+	// The tools give the model that error.
+	root, err := os.OpenRoot(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	for _, name := range []string{"list_files", "read_file", "write_file"} {
+		if _, err := call(t, fileTools(root), name, map[string]string{"path": "../x", "content": "x"}); err == nil || err.Error() != "path ../x leads outside the project folder" {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}
