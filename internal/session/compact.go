@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"errors"
 
 	"github.com/rtcagent/rtcagent/internal/agent"
 	"github.com/rtcagent/rtcagent/internal/core"
@@ -84,7 +85,13 @@ func (r *Runner) compactTurn(ctx context.Context, o *owner, item *store.InboxIte
 func (r *Runner) summarise(ctx context.Context, o *owner, item *store.InboxItem, t *protocol.Turn, plan *agent.Compaction,
 	set *tools.Set, instruction string, remaining int64, end bool) (_ compactResult, err error) {
 	ctx, endSpan := r.cfg.Tracer.Compaction(ctx, t.TraceParent, plan.SummaryOfSeq)
-	defer func() { endSpan(err) }()
+	defer func() {
+		if errors.Is(err, errReleased) {
+			endSpan(nil) // a compact turn that ended and gave the lease back succeeded
+			return
+		}
+		endSpan(err)
+	}()
 	req := agent.SummaryRequest(plan, instruction, set.Specs())
 	out, err := r.streamWithRetry(ctx, o, t, req, protocol.RoleSummary)
 	if err != nil {

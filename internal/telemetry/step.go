@@ -2,12 +2,14 @@ package telemetry
 
 import (
 	"context"
+	"errors"
 	"strings"
 
 	"go.opentelemetry.io/otel/attribute"
 	semconv "go.opentelemetry.io/otel/semconv/v1.40.0"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/rtcagent/rtcagent/internal/llm"
 	"github.com/rtcagent/rtcagent/internal/protocol"
 )
 
@@ -34,7 +36,7 @@ func (t *Tracer) StartStep(ctx context.Context, parent, model string, attempt in
 
 // End finishes the step with what the model reported: token usage, the reason
 // it stopped ("tool_calls" when it asked for tools, else "stop"; "error" on a
-// failure) and the error.
+// failure) and the error, whose kind is error.type.
 func (s *Step) End(usage protocol.Usage, toolCalls int, err error) {
 	if s == nil || !s.span.IsRecording() {
 		return
@@ -48,8 +50,26 @@ func (s *Step) End(usage protocol.Usage, toolCalls int, err error) {
 	}
 	s.span.SetAttributes(semconv.GenAIUsageInputTokens(int(usage.InputTokens)), semconv.GenAIUsageOutputTokens(int(usage.OutputTokens)),
 		semconv.GenAIResponseFinishReasons(finish), attribute.Int("rtcagent.step.tool_calls", toolCalls))
+	if err != nil {
+		s.span.SetAttributes(errorType(err)...)
+	}
 	endWith(s.span, err)
 	s.span.End()
+}
+
+// errorType names a failed step's error the GenAI way: error.type is the
+// provider error's category ("rate_limited", "provider_unavailable", …) or
+// "_OTHER", with whether a retry may help and the provider's HTTP status.
+func errorType(err error) []attribute.KeyValue {
+	var me *llm.Error
+	if !errors.As(err, &me) {
+		return []attribute.KeyValue{semconv.ErrorTypeOther}
+	}
+	attrs := []attribute.KeyValue{semconv.ErrorTypeKey.String(me.Category), attribute.Bool("rtcagent.step.retryable", me.Retryable)}
+	if me.Status != 0 {
+		attrs = append(attrs, semconv.HTTPResponseStatusCode(me.Status))
+	}
+	return attrs
 }
 
 // SpanCompaction is the span of a summary of a session's history.
