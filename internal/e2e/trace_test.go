@@ -87,6 +87,14 @@ func TestTraceOfATour(t *testing.T) {
 	if os.Getenv("RTCAGENT_TRACE_DOC") != "" {
 		writeTraceDoc(t, os.Getenv("RTCAGENT_TRACE_DOC"), spans)
 	}
+	if path := os.Getenv("RTCAGENT_TRACE_HTML"); path != "" { // a page to screenshot for the README
+		page := otlpreceiver.HTML("One turn of the write-read tour (rendered by RTC Agent's test receiver, not Jaeger)", spans,
+			"gen_ai.usage.input_tokens", "gen_ai.usage.output_tokens", "gen_ai.response.finish_reasons",
+			"rtcagent.decision", "rtcagent.decided_by", "rtcagent.wait", "rtcagent.outcome")
+		if err := os.WriteFile(path, []byte(page), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 
 	byName := map[string][]otlpreceiver.Span{}
 	ids := map[string]otlpreceiver.Span{}
