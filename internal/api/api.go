@@ -16,6 +16,9 @@ import (
 type Runner interface {
 	CancelTurn(turnID string)
 	Partial(messageID string) (text string, seq int64, ok bool)
+	// DropPartials forgets the partial text of messages a committed
+	// transaction closed.
+	DropPartials(messageIDs []string)
 	// Adopt claims, in tx, the sessions tx gave work, so that this process
 	// starts it as soon as tx commits; the returned function (nil for none)
 	// gets whether tx committed, an error fails tx. See session.Runner.Adopt.

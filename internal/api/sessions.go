@@ -104,7 +104,9 @@ func (a *API) sessionUpdate(ctx context.Context, c core.Caller, params json.RawM
 func (a *API) changeSession(ctx context.Context, c core.Caller, id string, change func(s *protocol.Session)) (any, error) {
 	var s *protocol.Session
 	var stopped string
+	var closed []string
 	err := a.write(ctx, func(tx store.Tx) error {
+		stopped, closed = "", nil // a retried transaction starts over
 		var err error
 		if s, err = core.SessionFor(tx, c, id); err != nil {
 			return err
@@ -113,7 +115,7 @@ func (a *API) changeSession(ctx context.Context, c core.Caller, id string, chang
 		change(&probe)
 		if (probe.Deleted || probe.Status == protocol.SessionClosed) && s.ActiveTurnID != "" {
 			stopped = s.ActiveTurnID
-			if _, err := core.StopTurn(tx, c, id, a.runner); err != nil {
+			if _, closed, err = core.StopTurn(tx, c, id, a.runner); err != nil {
 				return err
 			}
 			if s, err = tx.SessionGet(id); err != nil {
@@ -126,6 +128,7 @@ func (a *API) changeSession(ctx context.Context, c core.Caller, id string, chang
 	if err != nil {
 		return nil, err
 	}
+	a.runner.DropPartials(closed)
 	if stopped != "" {
 		a.runner.CancelTurn(stopped)
 	}

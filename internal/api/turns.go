@@ -16,13 +16,15 @@ func (a *API) turnStop(ctx context.Context, c core.Caller, params json.RawMessag
 		return nil, err
 	}
 	var t *protocol.Turn
+	var closed []string
 	err = a.write(ctx, func(tx store.Tx) error {
-		t, err = core.StopTurn(tx, c, id, a.runner)
+		t, closed, err = core.StopTurn(tx, c, id, a.runner)
 		return err
 	})
 	if err != nil {
 		return nil, err
 	}
+	a.runner.DropPartials(closed)
 	a.runner.CancelTurn(t.ID)
 	return &protocol.TurnResult{Turn: *t}, nil
 }

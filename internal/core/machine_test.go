@@ -233,7 +233,7 @@ func TestStopTurn(t *testing.T) {
 			f := newFixture(t)
 			f.setTurn(t, c.status)
 			open := f.addRTC(t, 1, protocol.RTCPending)
-			err := f.run(func(tx store.Tx) error { _, err := core.StopTurn(tx, caller, f.sess, nil); return err })
+			err := f.run(func(tx store.Tx) error { _, _, err := core.StopTurn(tx, caller, f.sess, nil); return err })
 			if code(err) != c.wantCode {
 				t.Fatalf("stop: %v, want %q", err, c.wantCode)
 			}
@@ -295,7 +295,8 @@ func TestEndTurnClosesAndQueues(t *testing.T) {
 			return err
 		}
 		tr.Usage = protocol.Usage{InputTokens: 7, OutputTokens: 3}
-		return core.EndTurn(tx, tr, protocol.TurnFailed, &protocol.TurnError{Category: "internal"}, "cancelled", partials{streaming.ID: "so far"})
+		_, err = core.EndTurn(tx, tr, protocol.TurnFailed, &protocol.TurnError{Category: "internal"}, "cancelled", partials{streaming.ID: "so far"})
+		return err
 	})
 	var m *protocol.Message
 	if err := f.st.Read(ctx, func(tx store.Tx) error { var err error; m, err = tx.MessageGet(streaming.ID); return err }); err != nil {
@@ -314,7 +315,8 @@ func TestEndTurnClosesAndQueues(t *testing.T) {
 	err := f.run(func(tx store.Tx) error {
 		tr := f.getTurn(t, f.turn)
 		tr.Status = protocol.TurnRunning
-		return core.EndTurn(tx, tr, protocol.TurnStopped, nil, "", nil)
+		_, err := core.EndTurn(tx, tr, protocol.TurnStopped, nil, "", nil)
+		return err
 	})
 	if !errors.Is(err, store.ErrConflict) {
 		t.Fatalf("ending an ended turn: %v, want a conflict", err)

@@ -19,16 +19,28 @@ type Live interface {
 // checkpoint, marks the session idle, adds the turn's token usage to the session
 // and queues the session's next turn if one waits. A message of an ended turn
 // never stays streaming, whoever ends it (a stop, a failure, a give-up) and
-// wherever its streamer is (a dead node's stream has no one to close it).
-func EndTurn(tx store.Tx, t *protocol.Turn, status string, terr *protocol.TurnError, reason string, live Live) error {
+// wherever its streamer is (a dead node's stream has no one to close it). It
+// returns the ids of the messages it closed: the caller drops their partial text
+// once the transaction committed (a dead streamer's is dropped by no one else).
+func EndTurn(tx store.Tx, t *protocol.Turn, status string, terr *protocol.TurnError, reason string, live Live) ([]string, error) {
 	prev := t.Status
 	t.Status, t.Error = status, terr
 	if err := EmitTurn(tx, t, prev); err != nil {
-		return err
+		return nil, err
 	}
-	if _, err := CloseStreaming(tx, t, live); err != nil {
-		return err
+	closed, err := CloseStreaming(tx, t, live)
+	if err != nil {
+		return nil, err
 	}
+	if err := endTurnRest(tx, t, reason); err != nil {
+		return nil, err
+	}
+	return closed, nil
+}
+
+// endTurnRest is EndTurn after the turn's messages: its calls, checkpoint,
+// session and the next turn.
+func endTurnRest(tx store.Tx, t *protocol.Turn, reason string) error {
 	rtcs, err := tx.RTCListOpenByTurn(t.ID)
 	if err != nil {
 		return err
@@ -77,11 +89,12 @@ func QueueNextTurn(tx store.Tx, sessionID string) error {
 
 // StopTurn stops the session's active turn, or its oldest queued turn when none is
 // active. Its open RTCs end as failed ("cancelled"). A worker streaming the turn
-// notices at its next write, which then fails.
-func StopTurn(tx store.Tx, c Caller, sessionID string, live Live) (*protocol.Turn, error) {
+// notices at its next write, which then fails. Like EndTurn it returns the ids of
+// the messages it closed, whose partial text the caller drops after the commit.
+func StopTurn(tx store.Tx, c Caller, sessionID string, live Live) (*protocol.Turn, []string, error) {
 	s, err := SessionFor(tx, c, sessionID)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var t *protocol.Turn
 	if s.ActiveTurnID != "" {
@@ -90,18 +103,19 @@ func StopTurn(tx store.Tx, c Caller, sessionID string, live Live) (*protocol.Tur
 		t, err = tx.TurnNextQueued(s.ID)
 	}
 	if errors.Is(err, store.ErrNotFound) {
-		return nil, protocol.Errorf(protocol.CodeConflict, "session %q has no running turn", sessionID)
+		return nil, nil, protocol.Errorf(protocol.CodeConflict, "session %q has no running turn", sessionID)
 	}
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if protocol.TurnTerminal(t.Status) {
-		return t, nil
+		return t, nil, nil
 	}
-	if err := EndTurn(tx, t, protocol.TurnStopped, nil, "cancelled: the user stopped the turn", live); err != nil {
-		return nil, err
+	closed, err := EndTurn(tx, t, protocol.TurnStopped, nil, "cancelled: the user stopped the turn", live)
+	if err != nil {
+		return nil, nil, err
 	}
-	return t, nil
+	return t, closed, nil
 }
 
 // CloseStreaming closes the turn's streaming messages as interrupted, with the

@@ -186,6 +186,7 @@ type clusterRunner struct{ s *Server }
 
 func (c clusterRunner) CancelTurn(turnID string)              { c.s.node.CancelTurn(turnID) }
 func (c clusterRunner) Adopt(tx store.Tx) (func(bool), error) { return c.s.runner.Adopt(tx) }
+func (c clusterRunner) DropPartials(ids []string)             { c.s.runner.DropPartials(ids) }
 func (c clusterRunner) Partial(messageID string) (string, int64, bool) {
 	return c.s.runner.Partial(messageID)
 }

@@ -33,8 +33,9 @@ func (r *Runner) commitStep(ctx context.Context, o *owner, item *store.InboxItem
 	set *tools.Set, out *stepOutput, tr agent.Transcript) (bool, error) {
 	r.price(&out.usage)
 	stop := false
+	var closed []string // messages EndTurn closed besides the step's own
 	err := r.writeItem(ctx, o, item, func(tx store.Tx, finish func() error) error {
-		stop = false
+		stop, closed = false, nil
 		sess, cur, err := turnNow(tx, t)
 		if err != nil {
 			return err
@@ -55,7 +56,7 @@ func (r *Runner) commitStep(ctx context.Context, o *owner, item *store.InboxItem
 		}
 		if len(out.calls) == 0 {
 			stop = true
-			if err := core.EndTurn(tx, t, protocol.TurnCompleted, nil, "", r); err != nil {
+			if closed, err = core.EndTurn(tx, t, protocol.TurnCompleted, nil, "", r); err != nil {
 				return err
 			}
 			return finish()
@@ -90,6 +91,7 @@ func (r *Runner) commitStep(ctx context.Context, o *owner, item *store.InboxItem
 		return finish()
 	})
 	r.dropPartial(out, err)
+	r.dropClosed(closed, err)
 	return stop, err
 }
 

@@ -60,7 +60,9 @@ func (r *Runner) compactTurn(ctx context.Context, o *owner, item *store.InboxIte
 	plan := agent.PlanCompaction(tr, t.Seq, 0, r.cfg.Limits.ToolResultBytes)
 	if plan == nil {
 		// Nothing to summarise (a new session, or compacted just now): done.
-		return r.writeItem(ctx, o, item, func(tx store.Tx, finish func() error) error {
+		var closed []string
+		err := r.writeItem(ctx, o, item, func(tx store.Tx, finish func() error) error {
+			closed = nil
 			_, cur, err := turnNow(tx, t)
 			if err != nil {
 				return err
@@ -68,11 +70,13 @@ func (r *Runner) compactTurn(ctx context.Context, o *owner, item *store.InboxIte
 			if cur.Status != protocol.TurnRunning {
 				return tx.InboxDelete(item.ID)
 			}
-			if err := core.EndTurn(tx, cur, protocol.TurnCompleted, nil, "", r); err != nil {
+			if closed, err = core.EndTurn(tx, cur, protocol.TurnCompleted, nil, "", r); err != nil {
 				return err
 			}
 			return finish()
 		})
+		r.dropClosed(closed, err)
+		return err
 	}
 	metricCompactions.WithLabelValues("requested").Inc()
 	_, err := r.summarise(ctx, o, item, t, plan, set, t.Instruction, 0, true)
@@ -107,8 +111,9 @@ func (r *Runner) summarise(ctx context.Context, o *owner, item *store.InboxItem,
 	}
 	r.price(&out.usage)
 	result := compactDone
+	var closed []string // messages EndTurn closed besides the summary
 	err = r.writeItem(ctx, o, item, func(tx store.Tx, finish func() error) error {
-		result = compactDone
+		result, closed = compactDone, nil
 		_, cur, err := turnNow(tx, t)
 		if err != nil {
 			return err
@@ -130,11 +135,12 @@ func (r *Runner) summarise(ctx context.Context, o *owner, item *store.InboxItem,
 			return core.EmitTurn(tx, t, protocol.TurnRunning)
 		}
 		result = compactEnded
-		if err := core.EndTurn(tx, t, protocol.TurnCompleted, nil, "", r); err != nil {
+		if closed, err = core.EndTurn(tx, t, protocol.TurnCompleted, nil, "", r); err != nil {
 			return err
 		}
 		return finish()
 	})
 	r.dropPartial(out, err)
+	r.dropClosed(closed, err)
 	return result, err
 }

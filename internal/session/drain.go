@@ -62,7 +62,7 @@ func (r *Runner) drain(parent context.Context, lease store.Lease, first *taken) 
 			tk, err = r.next(ctx, o)
 		}
 		item, turn := tk.item, tk.turn
-		r.dropPartials(tk.closed)
+		r.DropPartials(tk.closed)
 		if item == nil {
 			if err != nil && ctx.Err() == nil && !errors.Is(err, store.ErrLeaseLost) {
 				log.Error("read inbox", "err", err)
@@ -145,7 +145,7 @@ func (r *Runner) take(tx store.Tx, lease store.Lease) (taken, error) {
 	}
 	turn, closed, err := r.begin(tx, it)
 	if errors.Is(err, errDone) {
-		return taken{item: it}, nil
+		return taken{item: it, closed: closed}, nil
 	}
 	tk := taken{item: it, turn: turn, closed: closed}
 	if err == nil && r.cfg.InputWithItem && it.Kind != core.KindRTCExecute {
@@ -242,6 +242,7 @@ func (r *Runner) renew(ctx context.Context, cancel context.CancelFunc, o *owner)
 
 // giveUp fails the item's turn visibly and drops the item.
 func (r *Runner) giveUp(ctx context.Context, o *owner, item *store.InboxItem, cause error) {
+	var closed []string
 	err := r.write(ctx, o, func(tx store.Tx) error {
 		if err := tx.InboxDelete(item.ID); err != nil {
 			return err
@@ -254,8 +255,10 @@ func (r *Runner) giveUp(ctx context.Context, o *owner, item *store.InboxItem, ca
 		if err := addErrorMessage(tx, t, terr); err != nil {
 			return err
 		}
-		return core.EndTurn(tx, t, protocol.TurnFailed, terr, "cancelled: the turn failed", r)
+		closed, err = core.EndTurn(tx, t, protocol.TurnFailed, terr, "cancelled: the turn failed", r)
+		return err
 	})
+	r.dropClosed(closed, err)
 	if err != nil {
 		r.log.Error("give up inbox item", "item", item.ID, "cause", cause, "err", err)
 	}

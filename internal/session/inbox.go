@@ -54,10 +54,12 @@ func (r *Runner) begin(tx store.Tx, item *store.InboxItem) (*protocol.Turn, []st
 		if s.Deleted {
 			// Deleting stopped the active turn; the ones queued behind it end
 			// too, one after another, and the session stays as deleted.
-			if err := core.EndTurn(tx, t, protocol.TurnStopped, nil, "cancelled: the session was deleted", r); err != nil {
+			closed, err := core.EndTurn(tx, t, protocol.TurnStopped, nil, "cancelled: the session was deleted", r)
+			if err != nil {
 				return nil, nil, err
 			}
-			return done()
+			_, _, err = done()
+			return nil, closed, err
 		}
 		if s.ActiveTurnID != "" && s.ActiveTurnID != t.ID {
 			return done() // queued behind the active turn, which queues it again when it ends
@@ -75,10 +77,12 @@ func (r *Runner) begin(tx store.Tx, item *store.InboxItem) (*protocol.Turn, []st
 			if err := addErrorMessage(tx, t, terr); err != nil {
 				return nil, nil, err
 			}
-			if err := core.EndTurn(tx, t, protocol.TurnFailed, terr, "cancelled: checkpoint expired", r); err != nil {
+			closed, err := core.EndTurn(tx, t, protocol.TurnFailed, terr, "cancelled: checkpoint expired", r)
+			if err != nil {
 				return nil, nil, err
 			}
-			return done()
+			_, _, err = done()
+			return nil, closed, err
 		} else if err != nil {
 			return nil, nil, err
 		}

@@ -49,7 +49,8 @@ func stepOutcome(err error) string {
 
 // fail ends the turn with a visible error message and drops the item.
 func (r *Runner) fail(ctx context.Context, o *owner, item *store.InboxItem, t *protocol.Turn, terr *protocol.TurnError) error {
-	return r.write(ctx, o, func(tx store.Tx) error {
+	var closed []string
+	err := r.write(ctx, o, func(tx store.Tx) error {
 		if err := tx.InboxDelete(item.ID); err != nil {
 			return err
 		}
@@ -60,6 +61,9 @@ func (r *Runner) fail(ctx context.Context, o *owner, item *store.InboxItem, t *p
 		if err := addErrorMessage(tx, cur, terr); err != nil {
 			return err
 		}
-		return core.EndTurn(tx, cur, protocol.TurnFailed, terr, "cancelled: the turn failed", r)
+		closed, err = core.EndTurn(tx, cur, protocol.TurnFailed, terr, "cancelled: the turn failed", r)
+		return err
 	})
+	r.dropClosed(closed, err)
+	return err
 }

@@ -29,12 +29,20 @@ func (r *Runner) dropPartial(o *stepOutput, err error) {
 		return
 	}
 	if err == nil || errors.Is(err, errReleased) || errors.Is(err, store.ErrConflict) {
-		r.dropPartials([]string{o.msg.ID})
+		r.DropPartials([]string{o.msg.ID})
 	}
 }
 
-// dropPartials forgets the partial text of messages a commit closed.
-func (r *Runner) dropPartials(ids []string) {
+// dropClosed forgets the partial text of the messages a write closed, once it
+// committed: err is the write's outcome.
+func (r *Runner) dropClosed(ids []string, err error) {
+	if err == nil || errors.Is(err, errReleased) {
+		r.DropPartials(ids)
+	}
+}
+
+// DropPartials forgets the partial text of messages a commit closed.
+func (r *Runner) DropPartials(ids []string) {
 	for _, id := range ids {
 		if err := r.parts.Drop(context.Background(), id); err != nil {
 			r.log.Warn("drop partial text", "message", id, "err", err)
