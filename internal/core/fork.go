@@ -1,7 +1,9 @@
 package core
 
 import (
+	"cmp"
 	"errors"
+	"slices"
 
 	"github.com/rtcagent/rtcagent/internal/protocol"
 	"github.com/rtcagent/rtcagent/internal/store"
@@ -58,10 +60,21 @@ func ForkSession(tx store.Tx, c Caller, req *protocol.SessionForkRequest) (*prot
 	for _, m := range msgs {
 		byTurn[m.TurnID] = append(byTurn[m.TurnID], m)
 	}
+	// And one of the tool calls, grouped by turn in seq order.
+	rtcs, err := tx.RTCListBySession(src.ID, "", 1<<30)
+	if err != nil {
+		return nil, err
+	}
+	rtcsByTurn := map[string][]protocol.RTC{}
+	for _, r := range rtcs {
+		rtcsByTurn[r.TurnID] = append(rtcsByTurn[r.TurnID], r)
+	}
 	cp := copier{tx: tx, dst: dst, msgIDs: map[string]string{}, turnIDs: map[string]string{}, msgSeqs: map[int64]int64{}}
 	for i := range turns {
 		if turns[i].Seq < atTurn.Seq && protocol.TurnTerminal(turns[i].Status) {
-			if err := cp.turn(&turns[i], byTurn[turns[i].ID]); err != nil {
+			mine := rtcsByTurn[turns[i].ID]
+			slices.SortStableFunc(mine, func(a, b protocol.RTC) int { return cmp.Compare(a.Seq, b.Seq) })
+			if err := cp.turn(&turns[i], byTurn[turns[i].ID], mine); err != nil {
 				return nil, err
 			}
 		}
@@ -88,8 +101,9 @@ type copier struct {
 	msgSeqs map[int64]int64
 }
 
-// turn copies one turn with its messages (mine, in seq order).
-func (cp *copier) turn(src *protocol.Turn, mine []protocol.Message) error {
+// turn copies one turn with its messages (mine, in seq order) and its tool calls
+// (rtcs, in seq order).
+func (cp *copier) turn(src *protocol.Turn, mine []protocol.Message, rtcs []protocol.RTC) error {
 	cp.turnSeq++
 	t := *src
 	t.ID, t.SessionID, t.UserID, t.Seq = NewID(), cp.dst.ID, cp.dst.UserID, cp.turnSeq
@@ -114,10 +128,6 @@ func (cp *copier) turn(src *protocol.Turn, mine []protocol.Message) error {
 		if err := EmitMessage(cp.tx, &m, "", ""); err != nil {
 			return err
 		}
-	}
-	rtcs, err := cp.tx.RTCListByTurn(src.ID)
-	if err != nil {
-		return err
 	}
 	for _, r := range rtcs {
 		r.ID, r.SessionID, r.TurnID, r.UserID, r.MessageID = NewID(), cp.dst.ID, t.ID, cp.dst.UserID, cp.msgIDs[r.MessageID]
