@@ -47,7 +47,7 @@ type StreamPos struct {
 
 // InboxItem is one unit of work for a session's worker.
 type InboxItem struct {
-	ID        int64
+	ID        int64 // orders the session's items; may be given again once the item is deleted
 	SessionID string
 	Kind      string // see internal/session for kinds
 	TurnID    string
