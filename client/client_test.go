@@ -10,7 +10,9 @@ import (
 	"time"
 
 	"github.com/rtcagent/rtcagent/client"
+	"github.com/rtcagent/rtcagent/internal/llm/scripted"
 	"github.com/rtcagent/rtcagent/internal/protocol"
+	"github.com/rtcagent/rtcagent/internal/testserver"
 )
 
 const addScript = `{"name": "add", "turns": [{"steps": [
@@ -43,6 +45,23 @@ func run(t *testing.T, c *client.Client) {
 			t.Error(err)
 		}
 	})
+}
+
+// startClient makes a client with opts and tool, runs it until the end of the
+// test, and returns it with a context for the test's calls.
+func startClient(t *testing.T, opts client.Options, tool client.Tool) (*client.Client, context.Context) {
+	t.Helper()
+	c, err := client.New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.RegisterTool(tool); err != nil {
+		t.Fatal(err)
+	}
+	run(t, c)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	t.Cleanup(cancel)
+	return c, ctx
 }
 
 func TestRoundTripWithGoTool(t *testing.T) {
@@ -155,21 +174,12 @@ func TestConfirmation(t *testing.T) {
 func TestTokenRefresh(t *testing.T) {
 	s := startServer(t, addScript)
 	var issued atomic.Int32
-	c, err := client.New(client.Options{URL: s.WSURL(), DeviceID: "go-1", WorkMode: "bypass",
+	c, ctx := startClient(t, client.Options{URL: s.WSURL(), DeviceID: "go-1", WorkMode: "bypass",
 		TokenFunc: func(context.Context) (string, error) {
 			issued.Add(1)
 			tok, _, err := s.Srv.Verifier().Issue("carol", 3*time.Second)
 			return tok, err
-		}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := c.RegisterTool(addTool); err != nil {
-		t.Fatal(err)
-	}
-	run(t, c)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
+		}}, addTool)
 	if err := c.WaitConnected(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -219,10 +229,6 @@ func TestOptionsAndToolsAreChecked(t *testing.T) {
 func TestStopCancelsRunningTool(t *testing.T) {
 	s := startServer(t, addScript)
 	started, cancelled := make(chan struct{}), make(chan struct{})
-	c, err := client.New(client.Options{URL: s.WSURL(), Token: s.Token(t, "erin", time.Hour), DeviceID: "go-1", WorkMode: "bypass"})
-	if err != nil {
-		t.Fatal(err)
-	}
 	tool := addTool
 	tool.Run = func(ctx context.Context, _ json.RawMessage) (any, error) {
 		close(started)
@@ -230,12 +236,7 @@ func TestStopCancelsRunningTool(t *testing.T) {
 		close(cancelled)
 		return nil, ctx.Err()
 	}
-	if err := c.RegisterTool(tool); err != nil {
-		t.Fatal(err)
-	}
-	run(t, c)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
+	c, ctx := startClient(t, client.Options{URL: s.WSURL(), Token: s.Token(t, "erin", time.Hour), DeviceID: "go-1", WorkMode: "bypass"}, tool)
 	reply, err := c.Send(ctx, "", "add")
 	if err != nil {
 		t.Fatal(err)
@@ -261,5 +262,55 @@ func TestStopCancelsRunningTool(t *testing.T) {
 	s.RPC(t, "erin", "go-1", protocol.MethodRTCList, protocol.ListRequest{SessionID: reply.SessionID}, &l)
 	if len(l.RTCs) != 1 || l.RTCs[0].Status != protocol.RTCFailed {
 		t.Fatalf("RTCs %+v", l.RTCs)
+	}
+}
+
+// TestOffersOnlyItsOwnTools: the model's requests of a turn the Go client
+// started list only the client's tools; a message sent without
+// host_tools_only (any earlier client) still offers the built-in tools.
+func TestOffersOnlyItsOwnTools(t *testing.T) {
+	m, err := scripted.Parse([]byte(addScript))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := testserver.Start(t, m, testserver.Options{})
+	c, ctx := startClient(t, client.Options{URL: s.WSURL(), Token: s.Token(t, "gina", time.Hour), DeviceID: "go-1", WorkMode: "bypass"}, addTool)
+	reply, err := c.Send(ctx, "", "add")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res, err := reply.Wait(ctx); err != nil || res.Status != protocol.TurnCompleted {
+		t.Fatalf("turn %+v %v", res, err)
+	}
+	reqs := m.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d model requests", len(reqs))
+	}
+	for i, r := range reqs {
+		if len(r.Tools) != 1 || r.Tools[0].Name != "add" {
+			t.Fatalf("request %d offers %+v", i, r.Tools)
+		}
+	}
+	var tr protocol.TurnResult
+	s.RPC(t, "gina", "go-1", protocol.MethodTurnGet, protocol.IDRequest{TurnID: reply.TurnID}, &tr)
+	if !tr.Turn.HostToolsOnly {
+		t.Fatalf("turn %+v", tr.Turn)
+	}
+
+	// Without the flag the server offers the built-in tools beside the host tool.
+	m2, err := scripted.Parse([]byte(addScript))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s2 := testserver.Start(t, m2, testserver.Options{})
+	s2.RPC(t, "hal", "web-1", protocol.MethodMessageSend, protocol.MessageSendRequest{ClientID: "m-1", Content: protocol.MessageContent{Text: "add"},
+		Tools: []protocol.HostTool{{Name: "add", Description: "Adds.", Parameters: addTool.Schema}}}, nil)
+	waitFor(t, "the first model request", 20*time.Second, func() bool { return len(m2.Requests()) > 0 })
+	var names []string
+	for _, tl := range m2.Requests()[0].Tools {
+		names = append(names, tl.Name)
+	}
+	if got := strings.Join(names, ","); !strings.Contains(got, "read") || !strings.Contains(got, "write") || !strings.HasSuffix(got, ",add") {
+		t.Fatalf("tools offered without host_tools_only: %s", got)
 	}
 }

@@ -79,7 +79,7 @@ func ForkSession(tx store.Tx, c Caller, req *protocol.SessionForkRequest) (*prot
 			}
 		}
 	}
-	send := &protocol.MessageSendRequest{ClientID: req.ClientID, SessionID: dst.ID, Content: protocol.MessageContent{Text: text}, Tools: atTurn.Tools, Context: at.Context}
+	send := &protocol.MessageSendRequest{ClientID: req.ClientID, SessionID: dst.ID, Content: protocol.MessageContent{Text: text}, Tools: atTurn.Tools, HostToolsOnly: atTurn.HostToolsOnly, Context: at.Context}
 	res, err := SendMessage(tx, c, send)
 	if err == nil && res.SessionID != dst.ID {
 		// Another fork with this client_id committed after the check above (a

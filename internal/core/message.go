@@ -32,7 +32,8 @@ func SendMessage(tx store.Tx, c Caller, req *protocol.MessageSendRequest) (*prot
 	if err != nil {
 		return nil, err
 	}
-	turn := &protocol.Turn{ID: NewID(), SessionID: sess.ID, UserID: c.UserID, Seq: turnSeq + 1, Status: protocol.TurnQueued, Tools: req.Tools}
+	turn := &protocol.Turn{ID: NewID(), SessionID: sess.ID, UserID: c.UserID, Seq: turnSeq + 1, Status: protocol.TurnQueued, Tools: req.Tools,
+		HostToolsOnly: req.HostToolsOnly}
 	msg := &protocol.Message{ID: NewID(), SessionID: sess.ID, TurnID: turn.ID, UserID: c.UserID, Seq: msgSeq + 1,
 		Role: protocol.RoleUser, Text: req.Content.Text, Status: protocol.MessageComplete}
 	if req.Context != nil && req.Context.AgentMD != "" {

@@ -41,6 +41,6 @@ func RetryTurn(tx store.Tx, c Caller, req *protocol.TurnRetryRequest) (*protocol
 		return nil, protocol.Errorf(protocol.CodeConflict, "session %q is closed; open it before retrying", s.ID)
 	}
 	t := &protocol.Turn{ID: NewID(), SessionID: s.ID, UserID: c.UserID, UserMessageID: old.UserMessageID, Kind: old.Kind,
-		Instruction: old.Instruction, RetryOf: old.ID, ClientID: req.ClientID, Tools: old.Tools, Status: protocol.TurnQueued}
+		Instruction: old.Instruction, RetryOf: old.ID, ClientID: req.ClientID, Tools: old.Tools, HostToolsOnly: old.HostToolsOnly, Status: protocol.TurnQueued}
 	return queueTurn(tx, t)
 }

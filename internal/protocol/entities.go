@@ -174,14 +174,17 @@ type Turn struct {
 	Instruction string `json:"instruction,omitempty"`
 	// RetryOf names the failed or stopped turn this one retries (v1.turn.retry),
 	// ClientID the retry request's idempotency key.
-	RetryOf       string     `json:"retry_of,omitempty"`
-	ClientID      string     `json:"client_id,omitempty"`
-	Status        string     `json:"status"`
-	Step          int        `json:"step"` // model steps taken so far
-	Error         *TurnError `json:"error,omitempty"`
-	Tools         []HostTool `json:"tools,omitempty"` // host tools offered in this turn
-	Usage         Usage      `json:"usage"`           // model tokens of the turn's steps
-	ContextTokens int64      `json:"context_tokens"`  // input tokens of the latest step
+	RetryOf  string     `json:"retry_of,omitempty"`
+	ClientID string     `json:"client_id,omitempty"`
+	Status   string     `json:"status"`
+	Step     int        `json:"step"` // model steps taken so far
+	Error    *TurnError `json:"error,omitempty"`
+	Tools    []HostTool `json:"tools,omitempty"` // host tools offered in this turn
+	// HostToolsOnly: the turn offers no built-in browser tools (see
+	// MessageSendRequest.HostToolsOnly).
+	HostToolsOnly bool  `json:"host_tools_only,omitempty"`
+	Usage         Usage `json:"usage"`          // model tokens of the turn's steps
+	ContextTokens int64 `json:"context_tokens"` // input tokens of the latest step
 	// TraceParent is the W3C trace context of the turn's trace (set when the
 	// turn starts and tracing is on): a resumed turn continues the same trace.
 	TraceParent string    `json:"traceparent,omitempty"`

@@ -58,12 +58,15 @@ type MessageContext struct {
 }
 
 type MessageSendRequest struct {
-	ClientID  string          `json:"client_id"`
-	SessionID string          `json:"session_id,omitempty"`
-	Content   MessageContent  `json:"content"`
-	WorkMode  string          `json:"work_mode,omitempty"`
-	Tools     []HostTool      `json:"tools,omitempty"`
-	Context   *MessageContext `json:"context,omitempty"`
+	ClientID  string         `json:"client_id"`
+	SessionID string         `json:"session_id,omitempty"`
+	Content   MessageContent `json:"content"`
+	WorkMode  string         `json:"work_mode,omitempty"`
+	Tools     []HostTool     `json:"tools,omitempty"`
+	// HostToolsOnly offers the model only Tools (and the server's MCP tools),
+	// not the built-in browser tools: for clients that run only their own tools.
+	HostToolsOnly bool            `json:"host_tools_only,omitempty"`
+	Context       *MessageContext `json:"context,omitempty"`
 }
 
 type MessageSendResult struct {

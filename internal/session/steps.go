@@ -58,7 +58,7 @@ func (r *Runner) runSteps(ctx context.Context, o *owner, item *store.InboxItem, 
 		r.tcache.put(t.SessionID, in.entry)
 		tr, agentMD := in.entry.tr, in.agentMD
 		in = nil
-		set := tools.NewSet(t.Tools, r.serverTools()...)
+		set := tools.ForTurn(t, r.serverTools()...)
 		if t.Kind == protocol.TurnKindCompact {
 			return r.compactTurn(ctx, o, item, t, tr, set)
 		}

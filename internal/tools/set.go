@@ -62,8 +62,21 @@ type Set struct {
 // (ValidateHostTools refuses names with ServerToolSeparator, so none is named
 // like a server tool); should one be, the server's tool keeps its name.
 func NewSet(host []protocol.HostTool, server ...Tool) *Set {
-	s := &Set{byName: make(map[string]Tool, len(Builtins)+len(host)+len(server))}
-	for _, t := range Builtins {
+	return newSet(Builtins, host, server)
+}
+
+// ForTurn builds the tool set of turn t: the built-in browser tools unless the
+// turn offers only host tools, the server tools, and the turn's host tools.
+func ForTurn(t *protocol.Turn, server ...Tool) *Set {
+	if t.HostToolsOnly {
+		return newSet(nil, t.Tools, server)
+	}
+	return newSet(Builtins, t.Tools, server)
+}
+
+func newSet(builtins []Tool, host []protocol.HostTool, server []Tool) *Set {
+	s := &Set{byName: make(map[string]Tool, len(builtins)+len(host)+len(server))}
+	for _, t := range builtins {
 		s.add(t)
 	}
 	for _, t := range server {

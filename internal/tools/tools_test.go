@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rtcagent/rtcagent/internal/llm"
 	"github.com/rtcagent/rtcagent/internal/protocol"
 )
 
@@ -220,5 +221,25 @@ func TestServerTools(t *testing.T) {
 	}
 	if d := Decide(protocol.ModePlan, KindServer); !d.Refused {
 		t.Fatal("a server tool with effects runs in plan mode")
+	}
+}
+
+// A turn sent with host_tools_only offers its host tools and the server tools,
+// no built-in; any other turn offers the built-ins first.
+func TestForTurnLeavesOutBuiltins(t *testing.T) {
+	host := []protocol.HostTool{{Name: "add", Parameters: json.RawMessage(`{"type":"object"}`)}}
+	server := Tool{Kind: KindServer, Spec: llm.ToolSpec{Name: "srv__x", Parameters: json.RawMessage(`{"type":"object"}`)}}
+	names := func(s *Set) (out []string) {
+		for _, sp := range s.Specs() {
+			out = append(out, sp.Name)
+		}
+		return out
+	}
+	if got := names(ForTurn(&protocol.Turn{Tools: host, HostToolsOnly: true}, server)); len(got) != 2 || got[0] != "srv__x" || got[1] != "add" {
+		t.Fatalf("host only: %v", got)
+	}
+	got := names(ForTurn(&protocol.Turn{Tools: host}, server))
+	if len(got) != len(Builtins)+2 || got[0] != Builtins[0].Spec.Name || got[len(got)-1] != "add" {
+		t.Fatalf("default: %v", got)
 	}
 }
