@@ -1,6 +1,7 @@
 package realtime
 
 import (
+	"cmp"
 	"context"
 	"log/slog"
 	"slices"
@@ -21,10 +22,19 @@ import (
 // memory allows, the updates themselves; it takes one mutex and nothing else. One
 // worker publishes each user's pending updates: from memory when it holds all of
 // them, else read back from the store, which is the Topic's history. When the
-// broker fails, the worker retries with backoff while commits go on, each adding
-// at most O(1) state per user however long the outage lasts; once the broker is
-// back the worker catches up from the store. Clients that noticed the gap
-// meanwhile recover by offset from the store too.
+// broker fails, the worker retries with backoff while commits go on; once the
+// broker is back the worker catches up from the store. Clients that noticed the
+// gap meanwhile recover by offset from the store too.
+//
+// In a cluster a user's stream in the store also holds the updates other nodes
+// committed, which those nodes publish. A read back therefore publishes only the
+// offsets this node noted: while a user's updates are not held, the relay keeps
+// the runs of consecutive offsets it noted (one run per user on a single node; a
+// new run each time another node wrote in between). Runs are bounded across users
+// like held updates; past the bound a user's newest run is stretched over the
+// offsets between, whose updates are then published a second time. Centrifuge
+// skips a publication whose offset a client's subscription is already past, so
+// that costs broker traffic, not a client's state.
 const (
 	// relayHeld bounds the updates held in memory across users; past it a user's
 	// pending updates are read back from the store.
@@ -32,9 +42,15 @@ const (
 	// relayBatch is how many updates of one user are published before the next
 	// user's turn, so one busy user cannot hold back the others.
 	relayBatch = 256
+	// relayRuns bounds the runs of noted offsets kept across users while their
+	// updates are not held.
+	relayRuns = 4096
 	// relayMaxBackoff caps the wait between attempts while the broker fails.
 	relayMaxBackoff = 2 * time.Second
 )
+
+// run is a range of consecutive offsets this node noted, from through to.
+type run struct{ from, to int64 }
 
 // pending is what a user has committed and this node has not yet published.
 type pending struct {
@@ -42,7 +58,38 @@ type pending struct {
 	top    int64             // newest committed offset noted
 	held   bool              // cached holds every noted, unpublished update
 	cached []protocol.Update // in offset order, while held
+	runs   []run             // the offsets noted and not yet published, while not held
 	queued bool              // the user is in the relay's queue
+}
+
+// addRun records a noted offset while the user's updates are not held. It reports
+// whether it took a new run.
+func (p *pending) addRun(offset int64, stretch bool) bool {
+	if n := len(p.runs); n > 0 && (offset == p.runs[n-1].to+1 || stretch) {
+		p.runs[n-1].to = offset
+		return false
+	}
+	p.runs = append(p.runs, run{offset, offset})
+	return true
+}
+
+// noted reports whether this node noted the offset, while not held.
+func (p *pending) noted(offset int64) bool {
+	i, _ := slices.BinarySearchFunc(p.runs, offset, func(r run, o int64) int { return cmp.Compare(r.to, o) })
+	return i < len(p.runs) && p.runs[i].from <= offset
+}
+
+// dropRuns forgets the runs that end before offset and returns how many.
+func (p *pending) dropRuns(offset int64) int {
+	n := 0
+	for n < len(p.runs) && p.runs[n].to < offset {
+		n++
+	}
+	p.runs = p.runs[n:]
+	if len(p.runs) == 0 {
+		p.runs = nil
+	}
+	return n
 }
 
 type relay struct {
@@ -54,6 +101,7 @@ type relay struct {
 	users   map[string]*pending
 	queue   []string // users with pending updates, each at most once
 	held    int      // updates held across users
+	runs    int      // runs kept across users
 	closing bool
 
 	wake chan struct{} // a hint that the queue changed (capacity 1)
@@ -100,8 +148,16 @@ func (r *relay) note(updates []protocol.Update) {
 			p.cached = append(p.cached, u)
 			r.held++
 		case p.held:
+			// From now on the updates are read back from the store: keep their
+			// offsets only.
+			for _, c := range p.cached {
+				r.addRun(p, c.Offset)
+			}
 			r.held -= len(p.cached)
 			p.cached, p.held = nil, false
+			r.addRun(p, u.Offset)
+		default:
+			r.addRun(p, u.Offset)
 		}
 		if !p.queued {
 			p.queued = true
@@ -109,6 +165,14 @@ func (r *relay) note(updates []protocol.Update) {
 		}
 	}
 	r.signal()
+}
+
+// addRun notes an offset of a user whose updates are not held, within the bound
+// on runs.
+func (r *relay) addRun(p *pending, offset int64) {
+	if p.addRun(offset, r.runs >= relayRuns) {
+		r.runs++
+	}
 }
 
 func (r *relay) signal() {
@@ -209,12 +273,15 @@ func (r *relay) flush(user string) error {
 	r.mu.Unlock()
 
 	var err error
+	var past int64 // with fromStore: the offset after those read
 	if fromStore {
-		batch, err = r.read(user, next)
+		batch, past, err = r.readNoted(user, p, next)
 	}
-	sent := 0
-	for ; err == nil && sent < len(batch); sent++ {
-		err = r.publish(batch[sent])
+	sent := 0 // published; a failed one is not, and is tried again
+	for err == nil && sent < len(batch) {
+		if err = r.publish(batch[sent]); err == nil {
+			sent++
+		}
 	}
 
 	r.mu.Lock()
@@ -226,13 +293,16 @@ func (r *relay) flush(user string) error {
 			r.held -= sent
 		}
 	}
-	if fromStore && err == nil && len(batch) == 0 {
-		// The store has nothing past next (history discarded or pruned): the
-		// clients find the gap and recover what is left.
-		p.next = p.top + 1
+	if fromStore && err == nil {
+		// Every update read is published or another node's.
+		p.next = max(p.next, past)
 	}
 	if len(p.cached) == 0 {
 		p.cached = nil
+	}
+	r.runs -= p.dropRuns(p.next)
+	if p.next > p.top && !p.held {
+		p.held = true // caught up: later updates can be held in memory again
 	}
 	switch {
 	case err != nil || p.next <= p.top:
@@ -245,19 +315,38 @@ func (r *relay) flush(user string) error {
 	default:
 		delete(r.users, user)
 	}
-	if p.next > p.top && !p.held {
-		p.held = true // caught up: later updates can be held in memory again
-	}
 	return err
 }
 
-// read returns the user's committed updates from offset next on, at most one batch.
-func (r *relay) read(user string, next int64) ([]protocol.Update, error) {
+// readNoted reads the user's committed updates from offset next on, at most one
+// batch, and returns those this node noted and the offset after the last one
+// read up to the newest noted. When the store has none of them (history
+// discarded or pruned) that is past the newest noted: the clients find the gap
+// and recover what is left.
+func (r *relay) readNoted(user string, p *pending, next int64) ([]protocol.Update, int64, error) {
 	var list []protocol.Update
 	err := r.store.Read(r.ctx, func(tx store.Tx) error {
 		var err error
 		list, _, err = tx.UpdateList(user, next-1, relayBatch)
 		return err
 	})
-	return list, err
+	if err != nil {
+		return nil, next, err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var noted []protocol.Update
+	past := p.top + 1
+	for i, u := range list {
+		if u.Offset > p.top {
+			break
+		}
+		if p.noted(u.Offset) {
+			noted = append(noted, u)
+		}
+		if i == len(list)-1 || list[i+1].Offset > p.top {
+			past = u.Offset + 1
+		}
+	}
+	return noted, past, nil
 }
