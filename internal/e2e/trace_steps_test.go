@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"net/http/httptest"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -11,32 +10,29 @@ import (
 	"github.com/rtcagent/rtcagent/internal/config"
 	"github.com/rtcagent/rtcagent/internal/llm"
 	"github.com/rtcagent/rtcagent/internal/protocol"
+	"github.com/rtcagent/rtcagent/internal/server"
 	"github.com/rtcagent/rtcagent/internal/telemetry/otlpreceiver"
+	"github.com/rtcagent/rtcagent/internal/testserver"
 )
 
 // startTraced starts a server that sends its spans to a receiver in this process.
-func startTraced(t *testing.T, model llm.Model, opts ...serverOpt) (*stoppable, *otlpreceiver.Receiver) {
+func startTraced(t *testing.T, model llm.Model, opts ...serverOpt) (*testServer, *otlpreceiver.Receiver) {
 	t.Helper()
 	rcv := &otlpreceiver.Receiver{}
 	collector := httptest.NewServer(rcv)
 	t.Cleanup(collector.Close)
-	cfg := config.Default()
-	cfg.DataFile = filepath.Join(t.TempDir(), "rtcagent.db")
-	cfg.Secret = testSecret
-	cfg.PollInterval = 100 * time.Millisecond
-	cfg.LeaseTTL = 3 * time.Second
-	cfg.Provider = "scripted"
-	cfg.MsgRate = -1
+	cfg := testserver.Config(t)
 	for _, o := range opts {
 		o(&cfg)
 	}
 	cfg.OTLPEndpoint = collector.URL
-	return startStoppable(t, cfg, model), rcv
+	srv := testserver.Run(t, cfg, nil, server.Options{Model: model, VerifyTranscripts: true, TraceBatchTimeout: 50 * time.Millisecond})
+	return &testServer{srv}, rcv
 }
 
 // turnTrace returns the spans of the turns' traces once the server stopped (which
 // sends every finished span), each trace with its root "turn" span.
-func turnTrace(t *testing.T, b *browser, s *stoppable, rcv *otlpreceiver.Receiver, turnIDs ...string) map[string][]otlpreceiver.Span {
+func turnTrace(t *testing.T, b *browser, s *testServer, rcv *otlpreceiver.Receiver, turnIDs ...string) map[string][]otlpreceiver.Span {
 	t.Helper()
 	traceIDs := map[string]string{}
 	for _, id := range turnIDs {
@@ -48,7 +44,7 @@ func turnTrace(t *testing.T, b *browser, s *stoppable, rcv *otlpreceiver.Receive
 		}
 		traceIDs[id] = parts[1]
 	}
-	s.stop(t)
+	s.Stop(t)
 	out := map[string][]otlpreceiver.Span{}
 	waitFor(t, "the turns' root spans", 10*time.Second, func() bool {
 		for id, tid := range traceIDs {
