@@ -47,6 +47,23 @@ type Provider struct {
 	Statuses []StatusCase
 }
 
+// startFake starts the provider's fake server with the conformance script as its
+// model, closed at the test's end, and builds the provider's model against it.
+func startFake(t *testing.T, p Provider, build func(url string) (llm.Model, error)) (*scripted.Model, *Server, llm.Model) {
+	t.Helper()
+	brain, err := scripted.Parse([]byte(ConformanceScript))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := p.Start(brain)
+	t.Cleanup(srv.Close)
+	m, err := build(srv.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return brain, srv, m
+}
+
 // StatusCase is an HTTP failure and the *llm.Error it must map to.
 type StatusCase struct {
 	Status    int
@@ -61,17 +78,7 @@ type StatusCase struct {
 func Conformance(t *testing.T, p Provider) {
 	env := func(t *testing.T, retries int) (*scripted.Model, *Server, llm.Model) {
 		t.Helper()
-		brain, err := scripted.Parse([]byte(ConformanceScript))
-		if err != nil {
-			t.Fatal(err)
-		}
-		srv := p.Start(brain)
-		t.Cleanup(srv.Close)
-		m, err := p.New(srv.URL(), retries)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return brain, srv, m
+		return startFake(t, p, func(url string) (llm.Model, error) { return p.New(url, retries) })
 	}
 	t.Run("TwoStepConversation", func(t *testing.T) {
 		brain, srv, m := env(t, 0)

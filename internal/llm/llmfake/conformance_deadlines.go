@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/rtcagent/rtcagent/internal/llm"
-	"github.com/rtcagent/rtcagent/internal/llm/scripted"
 )
 
 // testDeadlines: a stream that goes silent mid-body fails with a retryable error
@@ -20,16 +19,7 @@ func testDeadlines(t *testing.T, p Provider) {
 	}
 	env := func(t *testing.T, d llm.Deadlines) (*Server, llm.Model) {
 		t.Helper()
-		brain, err := scripted.Parse([]byte(ConformanceScript))
-		if err != nil {
-			t.Fatal(err)
-		}
-		srv := p.Start(brain)
-		t.Cleanup(srv.Close)
-		m, err := p.WithDeadlines(srv.URL(), d)
-		if err != nil {
-			t.Fatal(err)
-		}
+		_, srv, m := startFake(t, p, func(url string) (llm.Model, error) { return p.WithDeadlines(url, d) })
 		return srv, m
 	}
 	t.Run("StallMidBody", func(t *testing.T) {
