@@ -65,7 +65,7 @@ func TestTraceOfATour(t *testing.T) {
 		defer resp.Body.Close()
 		body, _ := io.ReadAll(resp.Body)
 		for _, m := range []string{`rtcagent_rtc_round_trip_seconds_bucket{tool="read"`, `rtcagent_human_wait_seconds_count{kind="confirm"}`,
-			`rtcagent_rtc_outcomes_total{decision="allowed",status="completed",tool="write"}`, `rtcagent_model_step_tokens_bucket{direction="input"`} {
+			`rtcagent_rtc_outcomes_total{decision="allowed",status="completed",tool="write"}`, `rtcagent_model_step_tokens_bucket{direction="input"`, `rtcagent_model_step_seconds_bucket{`} {
 			if !strings.Contains(string(body), m) {
 				return false
 			}
