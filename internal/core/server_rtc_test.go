@@ -89,3 +89,57 @@ func TestServerRTC(t *testing.T) {
 		t.Fatalf("approve of a browser call: %v", err)
 	}
 }
+
+// A question of an executing server call (an MCP elicitation) is an askUser RTC
+// of the same step: its answer neither delivers the step's next call nor resumes
+// the turn, and the call's end ends a question still open, then delivers the next
+// call.
+func TestServerRTCElicitation(t *testing.T) {
+	f := newFixture(t)
+	f.setTurn(t, protocol.TurnWaiting)
+	call := &protocol.RTC{ID: core.NewID(), SessionID: f.sess, TurnID: f.turn, UserID: caller.UserID, ToolCallID: "c1",
+		Seq: 1, Step: 1, ToolName: "test__ask", Status: protocol.RTCQueued, TimeoutMS: 60_000, Executor: protocol.RTCExecutorServer}
+	next := &protocol.RTC{ID: core.NewID(), SessionID: f.sess, TurnID: f.turn, UserID: caller.UserID, ToolCallID: "c2",
+		Seq: 2, Step: 1, ToolName: "ls", Status: protocol.RTCQueued, TimeoutMS: 60_000}
+	ask := func(n int64) *protocol.RTC {
+		return &protocol.RTC{ID: core.NewID(), SessionID: f.sess, TurnID: f.turn, UserID: caller.UserID, ToolCallID: core.ElicitationCallID(call.ID, n),
+			Seq: 2 + int(n), Step: 1, ToolName: "askUser", Arguments: json.RawMessage(`{"questions":[{"question":"Which?"}]}`), TimeoutMS: 60_000}
+	}
+	a1, a2 := ask(1), ask(2)
+	write(t, f.st, func(tx store.Tx) error {
+		if err := errors.Join(tx.RTCInsert(next), core.Deliver(tx, call, "")); err != nil {
+			return err
+		}
+		items, err := tx.InboxNext(f.sess)
+		if err != nil {
+			return err
+		}
+		if err := errors.Join(tx.InboxDelete(items.ID), core.StartServerRTC(tx, call)); err != nil {
+			return err
+		}
+		return errors.Join(core.Deliver(tx, a1, ""), core.Deliver(tx, a2, ""))
+	})
+	if got := f.rtc(t, a1.ID); got.Status != protocol.RTCPending || got.DeadlineAt == nil {
+		t.Fatalf("question %s %v", got.Status, got.DeadlineAt)
+	}
+	write(t, f.st, func(tx store.Tx) error {
+		_, err := core.SubmitResult(tx, caller, &protocol.RTCSubmitResultRequest{RTCID: a1.ID, ClientID: "x", OK: true, Output: json.RawMessage(`"answer"`)})
+		return err
+	})
+	if got := f.rtc(t, next.ID); got.Status != protocol.RTCQueued {
+		t.Fatalf("the answer delivered the next call: %s", got.Status)
+	}
+	if it := f.inbox(t); it != nil {
+		t.Fatalf("the answer queued work: %+v", it)
+	}
+	write(t, f.st, func(tx store.Tx) error {
+		_, err := core.EndServerRTC(tx, call.ID, true, json.RawMessage(`"done"`), "")
+		return err
+	})
+	if got := f.rtc(t, a2.ID); got.Status != protocol.RTCFailed {
+		t.Fatalf("open question after the call's end: %s", got.Status)
+	}
+	if got := f.rtc(t, next.ID); got.Status != protocol.RTCPending {
+		t.Fatalf("next call after the call's end: %s", got.Status)
+	}
+}

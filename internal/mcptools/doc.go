@@ -16,5 +16,7 @@
 //     may have reached the server is the caller's decision (Rerunnable says
 //     whether the tool is annotated read-only or idempotent).
 //   - An elicitation request from a server during a call goes to the Asker the
-//     call was given; with none, it is declined.
+//     call was given; with none, it is declined. NewForm maps a requested schema
+//     of up to MaxFormFields flat primitive fields onto askUser questions and
+//     reads the answer back; any other schema is an error.
 package mcptools

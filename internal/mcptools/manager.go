@@ -14,11 +14,13 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/rtcagent/rtcagent/internal/tools"
 )
 
 // Asker puts an MCP server's elicitation to the person and returns the answer:
 // action is "accept" (with content), "decline" or "cancel".
-type Asker func(ctx context.Context, message string, schema json.RawMessage) (action string, content map[string]any, err error)
+type Asker = tools.Asker
 
 // Options configure a Manager.
 type Options struct {

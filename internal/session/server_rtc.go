@@ -68,6 +68,9 @@ func (r *Runner) runServerRTC(ctx context.Context, o *owner, item *store.InboxIt
 				return finish()
 			}
 			r.log.Info("running a read-only or idempotent server call again after a restart", "rtc", rc.ID, "tool", rc.ToolName)
+			if err := core.EndElicitations(tx, rc, InterruptedByRestart); err != nil {
+				return err
+			}
 		default:
 			if err := core.StartServerRTC(tx, rc); err != nil {
 				return err
@@ -127,7 +130,7 @@ func (r *Runner) callServer(ctx context.Context, t *protocol.Turn, rtc *protocol
 	}
 	defer r.cancels.Add(t.ID, cancel)()
 	start := time.Now()
-	res, err := r.cfg.ServerTools.Run(cctx, rtc.ToolName, rtc.Arguments)
+	res, err := r.cfg.ServerTools.Run(cctx, rtc.ToolName, rtc.Arguments, r.elicitAsker(rtc))
 	if err != nil {
 		r.log.Warn("server call without an answer", "rtc", rtc.ID, "tool", rtc.ToolName, "after", time.Since(start), "err", err)
 		return tools.ServerResult{Error: "the tool gave no answer: " + err.Error()}, false

@@ -41,8 +41,8 @@ type stopOnAnswer struct {
 	stop context.CancelFunc
 }
 
-func (s stopOnAnswer) Run(ctx context.Context, name string, args json.RawMessage) (tools.ServerResult, error) {
-	res, err := s.ServerTools.Run(ctx, name, args)
+func (s stopOnAnswer) Run(ctx context.Context, name string, args json.RawMessage, ask tools.Asker) (tools.ServerResult, error) {
+	res, err := s.ServerTools.Run(ctx, name, args, ask)
 	s.stop()
 	<-ctx.Done()
 	return res, err

@@ -15,13 +15,19 @@ type ServerResult struct {
 	Error  string
 }
 
+// Asker puts a question of a tool's server (an MCP elicitation: a message and
+// the JSON Schema of the answer) to the person and returns the answer: action is
+// "accept" (with content matching the schema), "decline" or "cancel".
+type Asker func(ctx context.Context, message string, schema json.RawMessage) (action string, content map[string]any, err error)
+
 // ServerTools are the tools the server executes itself (those of MCP servers).
 type ServerTools interface {
 	// Offered lists the tools to offer the model now.
 	Offered() []Tool
 	// Run executes one call once. An error means no answer came (the call may or
-	// may not have run).
-	Run(ctx context.Context, name string, args json.RawMessage) (ServerResult, error)
+	// may not have run). ask receives the questions (elicitations) the tool's
+	// server puts to the person during the call; nil declines them.
+	Run(ctx context.Context, name string, args json.RawMessage, ask Asker) (ServerResult, error)
 	// Rerunnable reports whether running a call of the tool again is harmless
 	// (annotated read-only or idempotent).
 	Rerunnable(name string) bool

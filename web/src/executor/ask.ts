@@ -11,7 +11,8 @@ export interface AskOption {
 export interface AskQuestion {
   question: string;
   header?: string;
-  options: AskOption[];
+  /** 2-4 choices; none (absent or empty) makes a question answered in free text only. */
+  options?: AskOption[];
   multiSelect?: boolean;
 }
 
@@ -33,8 +34,10 @@ export function validateQuestions(args: unknown): string | null {
     if (typeof question !== "string" || question.trim() === "") return bad(`${at}.question must be a non-empty string`);
     if (header !== undefined && typeof header !== "string") return bad(`${at}.header must be a string`);
     if (multiSelect !== undefined && typeof multiSelect !== "boolean") return bad(`${at}.multiSelect must be a boolean`);
-    if (!Array.isArray(options) || options.length < 2 || options.length > 4) return bad(`${at}.options must be an array of 2-4 options`);
-    for (const [k, o] of options.entries()) {
+    if (options !== undefined && (!Array.isArray(options) || options.length === 1 || options.length > 4)) {
+      return bad(`${at}.options must be an array of 2-4 options, or empty for a free-text answer`);
+    }
+    for (const [k, o] of (options ?? []).entries()) {
       if (typeof o !== "object" || o === null || typeof (o as AskOption).label !== "string" || (o as AskOption).label.trim() === "") {
         return bad(`${at}.options[${k}].label must be a non-empty string`);
       }

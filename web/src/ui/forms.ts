@@ -1,5 +1,6 @@
 // The person's side of prompts: the confirmation of a tool call and the askUser
-// form (1-4 questions, options, multiSelect, a free "Other" answer).
+// form (1-4 questions, options, multiSelect, a free "Other" answer; a question
+// without options has only its text field).
 
 import { questionsOf } from "../executor/ask.js";
 import type { AskAnswer, Prompt, PromptAnswer } from "../executor/prompts.js";
@@ -137,6 +138,14 @@ function askForm(p: Prompt, answer: (a: PromptAnswer) => void): HTMLElement {
     const type = q.multiSelect ? "checkbox" : "radio";
     const inputs: HTMLInputElement[] = [];
     const fs = h("fieldset", null, h("legend", { class: "q" }, q.header ? h("span", { class: "chip" }, q.header) : null, q.question));
+    if (!q.options?.length) {
+      // A question without options is answered in its text field only.
+      const text = h("input", { props: { type: "text", placeholder: "Your answer…" }, attrs: { "aria-label": `Answer to: ${q.question}` } });
+      fs.append(h("label", { class: "other" }, text));
+      form.append(fs);
+      reads.push(() => ({ question: q.question, selected: [], ...(text.value.trim() ? { other: text.value.trim() } : {}) }));
+      return;
+    }
     for (const o of q.options) {
       const input = h("input", { props: { type, name, value: o.label } });
       inputs.push(input);

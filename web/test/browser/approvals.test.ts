@@ -13,6 +13,8 @@ import { sha256Hex } from "../../src/util/hash.js";
 import { ScriptRunner } from "../../src/script/runner.js";
 import { Emitter } from "../../src/util/emitter.js";
 import { promptForm } from "../../src/ui/forms.js";
+import { formatAnswers, validateQuestions } from "../../src/executor/ask.js";
+import type { AskAnswer, PromptAnswer } from "../../src/executor/prompts.js";
 import { STYLES } from "../../src/ui/styles.js";
 import { ctx, sleep } from "./context.js";
 import { freshDb, rtc } from "./entities.test.js";
@@ -300,6 +302,34 @@ test("security: a question titled \"Allow this script call?\" renders as the ass
     includes(confirm.textContent ?? "", "/.scripts/fib.js");
   } finally {
     host.remove();
+  }
+});
+
+test("askUser: a question without options shows only a text field, and its text is the answer", async () => {
+  const questions = [
+    { question: "Which colour?", header: "answer" },
+    { question: "Proceed?", options: [{ label: "Yes" }, { label: "No" }] },
+  ];
+  const asked = rtc("ui-free", 0, { tool_name: "askUser", arguments: { questions } });
+  const got: PromptAnswer[] = [];
+  const form = promptForm({ id: "ui-free", kind: "ask", rtc: asked }, (a) => got.push(a)) as HTMLFormElement;
+  document.body.append(form);
+  try {
+    const [free, choice] = [...form.querySelectorAll("fieldset")] as [HTMLFieldSetElement, HTMLFieldSetElement];
+    eq(free.querySelectorAll("input[type=radio], input[type=checkbox]").length, 0, "no choices for the free-text question");
+    eq(free.querySelectorAll("input[type=text]").length, 1, "one text field");
+    eq(choice.querySelectorAll("input[type=radio]").length, 3, "two options and other");
+    choice.querySelector<HTMLInputElement>("input[value='No']")!.checked = true;
+    form.requestSubmit();
+    eq(got.length, 0, "an unanswered free-text question holds the form");
+    free.querySelector<HTMLInputElement>("input[type=text]")!.value = " deep blue ";
+    form.requestSubmit();
+    const answers: AskAnswer[] = [{ question: "Which colour?", selected: [], other: "deep blue" }, { question: "Proceed?", selected: ["No"] }];
+    eq<unknown>(got, [{ type: "ask", answers }]);
+    eq(formatAnswers(answers), "The user answered:\nQ: Which colour?\nA: (other) deep blue\nQ: Proceed?\nA: No");
+    eq(validateQuestions({ questions: [{ question: "One?", options: [{ label: "only" }] }] })?.includes("2-4 options"), true, "a single option is still refused");
+  } finally {
+    form.remove();
   }
 });
 
