@@ -3,7 +3,7 @@
 // opens it. Runs on the Topic queue, so no update or reset interleaves with it;
 // entities merge by offset, so the lists and later updates combine correctly.
 
-import type { Message, MessageListResult, RtcListResult, SessionResult, TurnListResult } from "../protocol/types.js";
+import type { Message, MessageListResult, RtcListResult, TurnListResult } from "../protocol/types.js";
 import type { Entity, EntityKind, EntityStore } from "../realtime/entities.js";
 import type { Call } from "../realtime/topic.js";
 
@@ -13,13 +13,13 @@ const LIMIT = 200;
 export async function hydrateSession(store: EntityStore, call: Call, sessionId: string): Promise<Message[]> {
   if (store.isHydrated(sessionId)) return [];
   // The session first: its RTCs are only run when its device is known.
-  await store.merge([{ kind: "session", entity: (await call<SessionResult>("v1.session.get", { session_id: sessionId })).session }]);
+  await store.merge([{ kind: "session", entity: (await call("v1.session.get", { session_id: sessionId })).session }]);
   const entities: { kind: EntityKind; entity: Entity }[] = [];
   let offset = Infinity;
 
   let cursor: string | undefined;
   do {
-    const page: MessageListResult = await call<MessageListResult>("v1.message.list", { session_id: sessionId, cursor, limit: LIMIT });
+    const page: MessageListResult = await call("v1.message.list", { session_id: sessionId, cursor, limit: LIMIT });
     offset = Math.min(offset, page.offset);
     for (const m of page.messages) entities.push({ kind: "message", entity: m });
     cursor = page.next_cursor || undefined;
@@ -28,7 +28,7 @@ export async function hydrateSession(store: EntityStore, call: Call, sessionId: 
   // Turns are paged by seq; the server sends no next_cursor for them.
   let after = 0;
   for (;;) {
-    const page: TurnListResult = await call<TurnListResult>("v1.turn.list", { session_id: sessionId, cursor: after ? String(after) : undefined, limit: LIMIT });
+    const page: TurnListResult = await call("v1.turn.list", { session_id: sessionId, cursor: after ? String(after) : undefined, limit: LIMIT });
     offset = Math.min(offset, page.offset);
     for (const t of page.turns) entities.push({ kind: "turn", entity: t });
     const last = page.turns[page.turns.length - 1];
@@ -38,7 +38,7 @@ export async function hydrateSession(store: EntityStore, call: Call, sessionId: 
 
   cursor = undefined;
   do {
-    const page: RtcListResult = await call<RtcListResult>("v1.rtc.list", { session_id: sessionId, cursor, limit: LIMIT });
+    const page: RtcListResult = await call("v1.rtc.list", { session_id: sessionId, cursor, limit: LIMIT });
     offset = Math.min(offset, page.offset);
     for (const r of page.rtcs) entities.push({ kind: "rtc", entity: r });
     cursor = page.next_cursor || undefined;

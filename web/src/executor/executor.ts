@@ -111,7 +111,7 @@ export class Executor {
     if (!this.d.leadership.isLeader || this.stopped) return;
     this.d.outbox.kick(true);
     try {
-      const res = await this.d.call<RtcListResult>("v1.rtc.pending", {});
+      const res = await this.d.call("v1.rtc.pending", {});
       await this.d.store.merge(res.rtcs.map((r) => ({ kind: "rtc" as const, entity: r })));
       for (const r of res.rtcs) this.consider(r);
     } catch (err) {

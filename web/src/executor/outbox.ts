@@ -102,11 +102,11 @@ export class Outbox {
       if (e.kind === "reject") {
         // `denial`: the person said no to a confirmation (with their own words, if any).
         const approval = e.denial === undefined ? {} : { approval: { scope: "once" as const, ...(e.denial ? { reason: e.denial } : {}) } };
-        await this.call<RtcResult>("v1.rtc.update_status", { rtc_id: e.rtc_id, status: "rejected", client_id: e.client_id, reason: e.reason, ...approval });
+        await this.call("v1.rtc.update_status", { rtc_id: e.rtc_id, status: "rejected", client_id: e.client_id, reason: e.reason, ...approval });
       } else if (e.ok) {
-        await this.call<RtcResult>("v1.rtc.submit_result", { rtc_id: e.rtc_id, client_id: e.client_id, ok: true, output: e.output, ...(e.execution ? { execution: e.execution } : {}) });
+        await this.call("v1.rtc.submit_result", { rtc_id: e.rtc_id, client_id: e.client_id, ok: true, output: e.output, ...(e.execution ? { execution: e.execution } : {}) });
       } else {
-        await this.call<RtcResult>("v1.rtc.submit_result", { rtc_id: e.rtc_id, client_id: e.client_id, ok: false, error: e.error, ...(e.execution ? { execution: e.execution } : {}) });
+        await this.call("v1.rtc.submit_result", { rtc_id: e.rtc_id, client_id: e.client_id, ok: false, error: e.error, ...(e.execution ? { execution: e.execution } : {}) });
       }
       await this.done(e.rtc_id);
     } catch (err) {

@@ -4,7 +4,7 @@
 // The final message on the Topic channel always wins: once the entity store holds
 // a non-streaming state, the overlay is dropped and late deltas are ignored.
 
-import type { Delta, Message, MessageGetResult } from "../protocol/types.js";
+import type { Delta, Message } from "../protocol/types.js";
 import { Emitter } from "../util/emitter.js";
 import type { Call } from "./topic.js";
 
@@ -130,7 +130,7 @@ export class LiveStreams {
     if (s.fetching) return;
     s.fetching = true;
     try {
-      const res = await this.call<MessageGetResult>("v1.message.get", { message_id: id });
+      const res = await this.call("v1.message.get", { message_id: id });
       this.opts.onMessage?.(res.message);
       if (res.message.status !== "streaming" || this.opts.isFinal(id)) {
         this.finish(id);

@@ -3,12 +3,16 @@
 // so publications that arrive during a refill or reset wait behind it: that queue
 // is the buffer of rule 3.
 
-import type { Session, SessionListResult, Update, UpdateListResult } from "../protocol/types.js";
+import type { Session, SessionListResult, Update } from "../protocol/types.js";
+import type { MethodName, MethodParams, MethodResult } from "../protocol/methods.js";
 import type { Position } from "../state/db.js";
 import { Emitter, SerialQueue, backoffMs } from "../util/emitter.js";
 
-/** Calls a v1 method; throws RpcError. */
-export type Call = <T>(method: string, params: object) => Promise<T>;
+/**
+ * Calls a v1 method; throws RpcError. Typed by the method map of `agent.call`, so
+ * the SDK's own calls name an existing method and pass what it takes.
+ */
+export type Call = <M extends MethodName>(method: M, params: MethodParams<M>) => Promise<MethodResult<M>>;
 
 /** Where updates go: the entity store (or a fake in unit tests). */
 export interface TopicTarget {
@@ -118,7 +122,7 @@ export class TopicSync {
     const from = pos.offset;
     let count = 0;
     while (pos.offset < upTo) {
-      const res = await this.call<UpdateListResult>("v1.update.list", { since_offset: pos.offset, epoch: pos.epoch, limit: this.pageLimit });
+      const res = await this.call("v1.update.list", { since_offset: pos.offset, epoch: pos.epoch, limit: this.pageLimit });
       if (res.reset) return this.reset("history not available", res.epoch);
       const next = res.updates.filter((u) => u.offset > pos!.offset);
       if (next.length === 0) break; // at the top
@@ -144,12 +148,12 @@ export class TopicSync {
    */
   private async reset(reason: string, epochHint?: string): Promise<void> {
     let epoch = epochHint;
-    if (!epoch) epoch = (await this.call<UpdateListResult>("v1.update.list", { since_offset: 0, limit: 1 })).epoch;
+    if (!epoch) epoch = (await this.call("v1.update.list", { since_offset: 0, limit: 1 })).epoch;
     const sessions: Session[] = [];
     let offset: number | null = null;
     let cursor: string | undefined;
     do {
-      const page: SessionListResult = await this.call<SessionListResult>("v1.session.list", { cursor, limit: this.pageLimit });
+      const page: SessionListResult = await this.call("v1.session.list", { cursor, limit: this.pageLimit });
       // The first page's offset is the lowest: updates after it may touch later
       // pages, and re-applying them is harmless (per-entity offsets).
       offset ??= page.offset;

@@ -5,7 +5,7 @@
 import type { Session, Update } from "../../src/protocol/types.js";
 import { RpcError } from "../../src/protocol/types.js";
 import type { Position } from "../../src/state/db.js";
-import { TopicSync, type TopicTarget } from "../../src/realtime/topic.js";
+import { TopicSync, type Call, type TopicTarget } from "../../src/realtime/topic.js";
 import { eq, ok, test } from "./harness.js";
 import { sleep } from "./context.js";
 
@@ -176,4 +176,21 @@ test("topic: a failed refill is retried until caught up", async () => {
   eq(t.applied, [2, 3, 4, 5], "caught up by the retries");
   eq(errors.length, 2, "one more failure on the way");
   sync.close();
+});
+
+test("topic: the SDK's internal calls are typed by the method map of agent.call", async () => {
+  const server = new Server(3);
+  const call: Call = server.call;
+  // These lines are checked by `npm run typecheck`: a misspelt method or a wrong
+  // parameter does not compile, and a result has its method's type.
+  // @ts-expect-error no such method
+  const misspelt = () => call("v1.update.lst", { since_offset: 0 });
+  // @ts-expect-error v1.update.list takes since_offset
+  const wrongParam = () => call("v1.update.list", { since: 0 });
+  void misspelt;
+  void wrongParam;
+  const res = await call("v1.update.list", { since_offset: 1, limit: 10 });
+  const top: number = res.top;
+  eq(top, 3);
+  eq(res.updates.map((u) => u.offset), [2, 3]);
 });
