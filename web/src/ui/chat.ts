@@ -287,6 +287,7 @@ export class ChatView {
     for (const c of m.tool_calls ?? []) {
       const r = rtcs.get(`${m.id}/${c.id}`);
       key += "|" + toolKey(c, r, r ? prompts.get(r.id) : undefined);
+      for (const q of serverQuestions(r, prompts)) key += `|ask:${q.id}`;
     }
     return key;
   }
@@ -311,6 +312,7 @@ export class ChatView {
       const r = rtcs.get(`${m.id}/${c.id}`);
       const p = r ? prompts.get(r.id) : undefined;
       node.append(toolCard(c, r, p ? this.formFor(p) : null));
+      for (const q of serverQuestions(r, prompts)) node.append(this.formFor(q));
     }
     if (m.status === "interrupted") node.append(h("div", { class: "note" }, "Stopped before the answer was complete."));
     if (m.status === "error") {
@@ -422,4 +424,15 @@ export class ChatView {
     }
     return f;
   }
+}
+
+/**
+ * The open questions a tool's server asks during a call (MCP elicitations): askUser
+ * RTCs whose tool_call_id is `elicit:<the call's RTC id>:<n>`, in no message of
+ * their own, shown under the call's card.
+ */
+function serverQuestions(r: Rtc | undefined, prompts: Map<string, Prompt>): Prompt[] {
+  if (!r || r.executor !== "server") return [];
+  const prefix = `elicit:${r.id}:`;
+  return [...prompts.values()].filter((p) => p.rtc.tool_call_id.startsWith(prefix));
 }

@@ -35,6 +35,7 @@ import "./pack.test.js";
 import "./react-hooks.test.js";
 import "./screenshot.test.js";
 import "./webmcp.test.js";
+import "./elicit.test.js";
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 

@@ -20,14 +20,15 @@ export interface Paths {
   build: string;
 }
 
-export const bin = { server: "", streamtool: "" };
+export const bin = { server: "", streamtool: "", mcpserver: "" };
 
 /** Builds the server (embedding the current web/dist) and the streamtool. */
 export async function buildBinaries(p: Paths): Promise<void> {
   bin.server = join(p.build, "rtcagent");
   bin.streamtool = join(p.build, "streamtool");
-  // One go command: both link in parallel.
-  await run("go", ["build", "-o", p.build + "/", "./cmd/rtcagent", "./web/test/testdata/streamtool"], { cwd: p.repo });
+  bin.mcpserver = join(p.build, "mcpserver");
+  // One go command: all link in parallel.
+  await run("go", ["build", "-o", p.build + "/", "./cmd/rtcagent", "./web/test/testdata/streamtool", "./internal/mcptools/mcptest/mcpserver"], { cwd: p.repo });
 }
 
 export async function freePort(): Promise<number> {
