@@ -1,0 +1,74 @@
+package session
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/rtcagent/rtcagent/internal/core"
+	"github.com/rtcagent/rtcagent/internal/llm/scripted"
+	"github.com/rtcagent/rtcagent/internal/protocol"
+	"github.com/rtcagent/rtcagent/internal/store"
+)
+
+// A worker that shuts down while an MCP server's question (an askUser RTC) is
+// open ends the question, so nothing is left pending; the next worker ends the
+// cut-off call as interrupted and the turn completes.
+func TestElicitationEndedAtShutdown(t *testing.T) {
+	st := openStore(t)
+	mgr := startMCP(t, filepath.Join(t.TempDir(), "calls"))
+	model, err := scripted.Parse([]byte(`{"name": "mcp", "turns": [{"steps": [
+	  {"tool_calls": [{"name": "test__ask", "arguments": {"question": "Which colour?"}}]},
+	  {"text": "after: {{last_result}}"}]}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := t.Context()
+	var res *protocol.MessageSendResult
+	if err := st.Write(ctx, func(tx store.Tx) error {
+		res, err = core.SendMessage(tx, core.Caller{UserID: "u", DeviceID: "d"},
+			&protocol.MessageSendRequest{ClientID: "c1", WorkMode: protocol.ModeBypass, Content: protocol.MessageContent{Text: "ask"}})
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	rtcs := func() []protocol.RTC {
+		var list []protocol.RTC
+		if err := st.Read(ctx, func(tx store.Tx) error { list, err = tx.RTCListByTurn(res.TurnID); return err }); err != nil {
+			t.Fatal(err)
+		}
+		return list
+	}
+
+	first, stop := context.WithCancel(ctx)
+	r := New(Config{Store: st, Model: model, Live: nopLive{}, ServerTools: mgr, PollInterval: 10 * time.Millisecond})
+	done := make(chan struct{})
+	go func() { r.Run(first); close(done) }()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		if l := rtcs(); len(l) == 2 && l[1].ToolName == "askUser" && l[1].Status == protocol.RTCPending {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no question: %+v", rtcs())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	stop()
+	select {
+	case <-done:
+	case <-time.After(60 * time.Second):
+		t.Fatal("the runner did not stop")
+	}
+	l := rtcs()
+	if l[0].Status != protocol.RTCExecuting || l[1].Status != protocol.RTCFailed || l[1].ToolCallID != core.ElicitationCallID(l[0].ID, 1) {
+		t.Fatalf("after the shutdown: call %s, question %s %q", l[0].Status, l[1].Status, l[1].ToolCallID)
+	}
+
+	startRunner(t, Config{Store: st, Model: model, ServerTools: mgr, PollInterval: 10 * time.Millisecond})
+	waitCompleted(ctx, t, st, res.TurnID)
+	if l := rtcs(); l[0].Status != protocol.RTCFailed || l[0].Error != InterruptedByRestart {
+		t.Fatalf("the cut-off call: %s %q", l[0].Status, l[0].Error)
+	}
+}
