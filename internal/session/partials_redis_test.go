@@ -34,7 +34,9 @@ func TestClosingADeadStreamersMessageDropsItsPartialText(t *testing.T) {
 			parts := livebuf.NewRedis(rc, "rtcagent-test-"+testsvc.Unique()+":")
 			r, ctx := startRunner(t, Config{Store: st, Model: helloModel(t), Partials: parts, PollInterval: time.Hour})
 			a := api.New(st, r, protocol.Limits{}, slog.Default())
-			res, msgID := deadStreamer(ctx, t, st, parts, "half a sentence")
+			// The dead node's lease outlasts the test: no worker takes the turn
+			// over (and streams again) before the close.
+			res, msgID := deadStreamer(ctx, t, st, parts, "half a sentence", time.Hour)
 
 			call(ctx, t, a, tc.method, map[string]string{"session_id": res.SessionID}, &map[string]any{})
 			if _, _, ok, err := parts.Get(ctx, msgID); ok || err != nil {

@@ -104,8 +104,8 @@ func TestWorkModeSwitchedDuringAStepApplies(t *testing.T) {
 // deadStreamer leaves the state of a node that died while streaming a turn's
 // message: the turn running and active, the message streaming, its text in the
 // partial buffer, the start item still in the inbox and the lease held by the dead
-// node until it expires.
-func deadStreamer(ctx context.Context, t *testing.T, st store.Store, parts Partials, text string) (*protocol.MessageSendResult, string) {
+// node until it expires, after ttl.
+func deadStreamer(ctx context.Context, t *testing.T, st store.Store, parts Partials, text string, ttl time.Duration) (*protocol.MessageSendResult, string) {
 	t.Helper()
 	res := send(ctx, t, st, &protocol.MessageSendRequest{ClientID: "c1", Content: protocol.MessageContent{Text: "write two files"}})
 	msgID := core.NewID()
@@ -131,7 +131,7 @@ func deadStreamer(ctx context.Context, t *testing.T, st store.Store, parts Parti
 		if err := core.EmitMessage(tx, m, "", ""); err != nil {
 			return err
 		}
-		_, err = tx.LeaseAcquire(s.ID, "dead-node", 300*time.Millisecond)
+		_, err = tx.LeaseAcquire(s.ID, "dead-node", ttl)
 		return err
 	})
 	if err != nil {
@@ -164,7 +164,7 @@ func TestStopClosesTheMessageOfADeadStreamer(t *testing.T) {
 	parts := NewMemoryPartials()
 	r, ctx := startRunner(t, Config{Store: st, Model: helloModel(t), Partials: parts, PollInterval: 20 * time.Millisecond, LeaseTTL: time.Second})
 	a := api.New(st, r, protocol.Limits{}, slog.Default())
-	res, msgID := deadStreamer(ctx, t, st, parts, "writing two files now ")
+	res, msgID := deadStreamer(ctx, t, st, parts, "writing two files now ", 300*time.Millisecond)
 
 	var stopped protocol.TurnResult
 	call(ctx, t, a, protocol.MethodTurnStop, map[string]string{"session_id": res.SessionID}, &stopped)
@@ -189,7 +189,7 @@ func TestReadsMergeNoPartialIntoAnEndedTurn(t *testing.T) {
 	parts := NewMemoryPartials()
 	r, ctx := startRunner(t, Config{Store: st, Model: helloModel(t), Partials: parts, PollInterval: time.Hour})
 	a := api.New(st, r, protocol.Limits{}, slog.Default())
-	res, msgID := deadStreamer(ctx, t, st, parts, "text no update carried")
+	res, msgID := deadStreamer(ctx, t, st, parts, "text no update carried", 300*time.Millisecond)
 	// A turn that ended without closing its message (data written before the
 	// stop closed messages).
 	err := st.Write(ctx, func(tx store.Tx) error {
