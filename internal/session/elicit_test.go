@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/rtcagent/rtcagent/internal/core"
-	"github.com/rtcagent/rtcagent/internal/llm/scripted"
 	"github.com/rtcagent/rtcagent/internal/protocol"
 	"github.com/rtcagent/rtcagent/internal/store"
 )
@@ -18,24 +17,11 @@ import (
 func TestElicitationEndedAtShutdown(t *testing.T) {
 	st := openStore(t)
 	mgr := startMCP(t, filepath.Join(t.TempDir(), "calls"))
-	model, err := scripted.Parse([]byte(`{"name": "mcp", "turns": [{"steps": [
-	  {"tool_calls": [{"name": "test__ask", "arguments": {"question": "Which colour?"}}]},
-	  {"text": "after: {{last_result}}"}]}]}`))
-	if err != nil {
-		t.Fatal(err)
-	}
+	model, res := mcpTurn(t, st, `{"name": "test__ask", "arguments": {"question": "Which colour?"}}`, "ask")
 	ctx := t.Context()
-	var res *protocol.MessageSendResult
-	if err := st.Write(ctx, func(tx store.Tx) error {
-		res, err = core.SendMessage(tx, core.Caller{UserID: "u", DeviceID: "d"},
-			&protocol.MessageSendRequest{ClientID: "c1", WorkMode: protocol.ModeBypass, Content: protocol.MessageContent{Text: "ask"}})
-		return err
-	}); err != nil {
-		t.Fatal(err)
-	}
 	rtcs := func() []protocol.RTC {
 		var list []protocol.RTC
-		if err := st.Read(ctx, func(tx store.Tx) error { list, err = tx.RTCListByTurn(res.TurnID); return err }); err != nil {
+		if err := st.Read(ctx, func(tx store.Tx) error { var err error; list, err = tx.RTCListByTurn(res.TurnID); return err }); err != nil {
 			t.Fatal(err)
 		}
 		return list

@@ -33,6 +33,27 @@ func startMCP(t *testing.T, countFile string) *mcptools.Manager {
 	return m
 }
 
+// mcpTurn is the scripted model of a turn that calls one MCP tool and then
+// answers with its result, and that turn's first message sent in bypass mode.
+func mcpTurn(t *testing.T, st store.Store, call, text string) (*scripted.Model, *protocol.MessageSendResult) {
+	t.Helper()
+	model, err := scripted.Parse([]byte(`{"name": "mcp", "turns": [{"steps": [
+	  {"tool_calls": [` + call + `]},
+	  {"text": "after: {{last_result}}"}]}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res *protocol.MessageSendResult
+	if err := st.Write(t.Context(), func(tx store.Tx) error {
+		res, err = core.SendMessage(tx, core.Caller{UserID: "u", DeviceID: "d"},
+			&protocol.MessageSendRequest{ClientID: "c1", WorkMode: protocol.ModeBypass, Content: protocol.MessageContent{Text: text}})
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return model, res
+}
+
 // stopOnAnswer makes the real call and then stops the runner, as a shutdown that
 // comes just after the MCP server answered: the call returns its answer only
 // once the cancellation reached the call's context.
@@ -55,21 +76,8 @@ func TestServerCallAnsweredAtShutdownIsKept(t *testing.T) {
 	st := openStore(t)
 	countFile := filepath.Join(t.TempDir(), "calls")
 	mgr := startMCP(t, countFile)
-	model, err := scripted.Parse([]byte(`{"name": "mcp", "turns": [{"steps": [
-	  {"tool_calls": [{"name": "test__sleep", "arguments": {"ms": 1, "tag": "once"}}]},
-	  {"text": "after: {{last_result}}"}]}]}`))
-	if err != nil {
-		t.Fatal(err)
-	}
+	model, res := mcpTurn(t, st, `{"name": "test__sleep", "arguments": {"ms": 1, "tag": "once"}}`, "sleep")
 	ctx := t.Context()
-	var res *protocol.MessageSendResult
-	if err := st.Write(ctx, func(tx store.Tx) error {
-		res, err = core.SendMessage(tx, core.Caller{UserID: "u", DeviceID: "d"},
-			&protocol.MessageSendRequest{ClientID: "c1", WorkMode: protocol.ModeBypass, Content: protocol.MessageContent{Text: "sleep"}})
-		return err
-	}); err != nil {
-		t.Fatal(err)
-	}
 
 	// The first life of the server: it stops as the call's answer arrives.
 	first, stop := context.WithCancel(ctx)
@@ -82,7 +90,7 @@ func TestServerCallAnsweredAtShutdownIsKept(t *testing.T) {
 		t.Fatal("the first runner did not stop")
 	}
 	var rtcs []protocol.RTC
-	if err := st.Read(ctx, func(tx store.Tx) error { rtcs, err = tx.RTCListByTurn(res.TurnID); return err }); err != nil {
+	if err := st.Read(ctx, func(tx store.Tx) error { var err error; rtcs, err = tx.RTCListByTurn(res.TurnID); return err }); err != nil {
 		t.Fatal(err)
 	}
 	if len(rtcs) != 1 || rtcs[0].Status != protocol.RTCCompleted || string(rtcs[0].Output) != `"slept 1 ms"` {
@@ -93,7 +101,11 @@ func TestServerCallAnsweredAtShutdownIsKept(t *testing.T) {
 	startRunner(t, Config{Store: st, Model: model, ServerTools: mgr, PollInterval: 10 * time.Millisecond})
 	waitCompleted(ctx, t, st, res.TurnID)
 	var msgs []protocol.Message
-	if err := st.Read(ctx, func(tx store.Tx) error { msgs, err = tx.MessageList(res.SessionID, store.Page{Limit: 100}); return err }); err != nil {
+	if err := st.Read(ctx, func(tx store.Tx) error {
+		var err error
+		msgs, err = tx.MessageList(res.SessionID, store.Page{Limit: 100})
+		return err
+	}); err != nil {
 		t.Fatal(err)
 	}
 	if last := msgs[len(msgs)-1].Text; last != "after: slept 1 ms" {

@@ -3,9 +3,7 @@ package otlpreceiver
 import (
 	"fmt"
 	"html"
-	"sort"
 	"strings"
-	"time"
 )
 
 // HTML renders a trace as a self-contained HTML page: a waterfall with one row per
@@ -28,33 +26,7 @@ th{text-align:left;font-weight:600;color:#555;padding:3px 6px}
 		b.WriteString("<p>(no spans)</p></body></html>")
 		return b.String()
 	}
-	start, end := spans[0].Start, spans[0].End
-	ids := map[string]bool{}
-	for _, s := range spans {
-		ids[s.SpanID] = true
-		if s.Start.Before(start) {
-			start = s.Start
-		}
-		if s.End.After(end) {
-			end = s.End
-		}
-	}
-	total := end.Sub(start)
-	if total <= 0 {
-		total = time.Nanosecond
-	}
-	children := map[string][]Span{}
-	var roots []Span
-	for _, s := range spans {
-		if s.ParentID == "" || !ids[s.ParentID] {
-			roots = append(roots, s)
-		} else {
-			children[s.ParentID] = append(children[s.ParentID], s)
-		}
-	}
-	for _, c := range children {
-		sort.SliceStable(c, func(i, j int) bool { return c[i].Start.Before(c[j].Start) })
-	}
+	start, total, roots, children := tree(spans)
 	fmt.Fprintf(&b, `<h1>%s</h1><div class="sub">trace %s · %d spans · %s</div>`, html.EscapeString(title), spans[0].TraceID, len(spans), ms(total))
 	b.WriteString(`<table><tr><th>span</th><th>duration</th><th>timeline</th></tr>`)
 	var walk func(s Span, depth int)

@@ -129,15 +129,10 @@ func (rc *Receiver) Trace(traceID string) []Span {
 	return out
 }
 
-// Waterfall renders a trace as text: one line per span, indented under its
-// parent, with its offset from the trace's start, its duration, a bar on a time
-// scale of width characters, and the attributes named in show.
-func Waterfall(spans []Span, width int, show ...string) string {
-	if len(spans) == 0 {
-		return "(no spans)\n"
-	}
+// tree gives a trace's start and length (at least 1 ns), its root spans (no
+// parent among spans) and each span's children, in start order.
+func tree(spans []Span) (start time.Time, total time.Duration, roots []Span, children map[string][]Span) {
 	start, end := spans[0].Start, spans[0].End
-	children := map[string][]Span{}
 	ids := map[string]bool{}
 	for _, s := range spans {
 		ids[s.SpanID] = true
@@ -148,7 +143,7 @@ func Waterfall(spans []Span, width int, show ...string) string {
 			end = s.End
 		}
 	}
-	var roots []Span
+	children = map[string][]Span{}
 	for _, s := range spans {
 		if s.ParentID == "" || s.ParentID == "0000000000000000" || !ids[s.ParentID] {
 			roots = append(roots, s)
@@ -156,10 +151,24 @@ func Waterfall(spans []Span, width int, show ...string) string {
 			children[s.ParentID] = append(children[s.ParentID], s)
 		}
 	}
-	total := end.Sub(start)
+	for _, c := range children {
+		sort.SliceStable(c, func(i, j int) bool { return c[i].Start.Before(c[j].Start) })
+	}
+	total = end.Sub(start)
 	if total <= 0 {
 		total = time.Nanosecond
 	}
+	return start, total, roots, children
+}
+
+// Waterfall renders a trace as text: one line per span, indented under its
+// parent, with its offset from the trace's start, its duration, a bar on a time
+// scale of width characters, and the attributes named in show.
+func Waterfall(spans []Span, width int, show ...string) string {
+	if len(spans) == 0 {
+		return "(no spans)\n"
+	}
+	start, total, roots, children := tree(spans)
 	var b strings.Builder
 	var walk func(s Span, depth int)
 	walk = func(s Span, depth int) {
