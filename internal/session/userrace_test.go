@@ -104,12 +104,24 @@ func TestWorkModeSwitchedDuringAStepApplies(t *testing.T) {
 // deadStreamer leaves the state of a node that died while streaming a turn's
 // message: the turn running and active, the message streaming, its text in the
 // partial buffer, the start item still in the inbox and the lease held by the dead
-// node until it expires, after ttl.
+// node until it expires, after ttl. The message is sent in the same transaction:
+// a runner that saw the start item before the dead node's lease was taken would
+// otherwise start the turn itself first.
 func deadStreamer(ctx context.Context, t *testing.T, st store.Store, parts Partials, text string, ttl time.Duration) (*protocol.MessageSendResult, string) {
 	t.Helper()
-	res := send(ctx, t, st, &protocol.MessageSendRequest{ClientID: "c1", Content: protocol.MessageContent{Text: "write two files"}})
 	msgID := core.NewID()
+	// The text is buffered before the message exists: a worker that takes the
+	// turn over once the lease expires finds it when it closes the message.
+	if err := parts.Append(ctx, msgID, 1, text); err != nil {
+		t.Fatal(err)
+	}
+	var res *protocol.MessageSendResult
 	err := st.Write(ctx, func(tx store.Tx) error {
+		var err error
+		res, err = core.SendMessage(tx, caller, &protocol.MessageSendRequest{ClientID: "c1", Content: protocol.MessageContent{Text: "write two files"}})
+		if err != nil {
+			return err
+		}
 		s, err := tx.SessionGet(res.SessionID)
 		if err != nil {
 			return err
@@ -135,9 +147,6 @@ func deadStreamer(ctx context.Context, t *testing.T, st store.Store, parts Parti
 		return err
 	})
 	if err != nil {
-		t.Fatal(err)
-	}
-	if err := parts.Append(ctx, msgID, 1, text); err != nil {
 		t.Fatal(err)
 	}
 	return res, msgID
