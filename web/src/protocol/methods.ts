@@ -31,7 +31,12 @@ export interface PageParams {
 /** Method name → params and result, as on the wire. */
 export interface Methods {
   "v1.message.send": {
-    params: { client_id: string; session_id?: string; content: { text: string }; work_mode?: WorkMode; tools?: HostToolSpec[]; context?: MessageContext };
+    params: {
+      client_id: string; session_id?: string; content: { text: string }; work_mode?: WorkMode; tools?: HostToolSpec[];
+      /** Offer the model only `tools` and the server's MCP tools, none of the built-in browser tools. */
+      host_tools_only?: boolean;
+      context?: MessageContext;
+    };
     result: MessageSendResult;
   };
   "v1.message.list": { params: { session_id: string } & PageParams; result: MessageListResult };

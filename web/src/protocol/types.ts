@@ -87,6 +87,8 @@ export interface Turn {
   /** The failed or stopped turn this one retries (`v1.turn.retry`). */
   retry_of?: string;
   tools?: HostToolSpec[];
+  /** The turn's message was sent with `host_tools_only`: no built-in browser tools are offered. */
+  host_tools_only?: boolean;
   error?: TurnError;
   usage?: Usage;
   context_tokens?: number;
