@@ -147,61 +147,74 @@ func endWhileStreaming(ctx context.Context, t *testing.T, st store.Store, a *api
 
 // startMidStep runs a runner with a model that holds each step mid-stream, woken
 // by the store's commits, and the API over it.
-func startMidStep(t *testing.T, st interface {
-	store.Store
-	SetCommitHook(func(store.Commit))
-}, m midStepModel) (*Runner, *api.API, context.Context) {
+func startMidStep(t *testing.T, st midStepStore, m midStepModel) (*Runner, *api.API, context.Context) {
 	t.Helper()
 	r, ctx := startRunner(t, Config{Store: st, Model: m, PollInterval: 20 * time.Millisecond})
 	st.SetCommitHook(func(c store.Commit) { r.Wake(c.Wake) })
 	return r, api.New(st, r, protocol.Limits{}, slog.Default()), ctx
 }
 
+// midStepStore is a store whose commits can wake the runner.
+type midStepStore interface {
+	store.Store
+	SetCommitHook(func(store.Commit))
+}
+
+// bothStores runs f on SQLite, where writes take turns on one connection, and
+// on PostgreSQL, where the worker's writes and the API's run on different
+// connections at once and both lock the user's stream before they read what
+// they change.
+func bothStores(t *testing.T, f func(t *testing.T, open func(*testing.T) midStepStore)) {
+	t.Run("sqlite", func(t *testing.T) { f(t, func(t *testing.T) midStepStore { return openStore(t) }) })
+	t.Run("postgres", func(t *testing.T) { f(t, func(t *testing.T) midStepStore { return openPGStore(t) }) })
+}
+
 // A user stops, closes or deletes a session whose turn a worker of the same node
 // is streaming: the call succeeds (the API's transaction ends the turn; the
 // worker finds it ended at its next write), never with a conflict.
 func TestUserEndsTheTurnAWorkerStreams(t *testing.T) {
-	for _, tc := range userEnds {
-		t.Run(tc.name, func(t *testing.T) {
-			m := newMidStepModel(t)
-			st := openStore(t)
-			_, a, ctx := startMidStep(t, st, m)
-			var res protocol.MessageSendResult
-			call(ctx, t, a, protocol.MethodMessageSend, map[string]any{"client_id": "c1", "content": map[string]string{"text": "hi"}}, &res)
-			endWhileStreaming(ctx, t, st, a, m, tc.method, res.SessionID, res.TurnID, true)
-		})
-	}
+	bothStores(t, func(t *testing.T, open func(*testing.T) midStepStore) {
+		for _, tc := range userEnds {
+			t.Run(tc.name, func(t *testing.T) {
+				m := newMidStepModel(t)
+				st := open(t)
+				_, a, ctx := startMidStep(t, st, m)
+				var res protocol.MessageSendResult
+				call(ctx, t, a, protocol.MethodMessageSend, map[string]any{"client_id": "c1", "content": map[string]string{"text": "hi"}}, &res)
+				endWhileStreaming(ctx, t, st, a, m, tc.method, res.SessionID, res.TurnID, true)
+			})
+		}
+	})
 }
 
 // The same while the worker streams a turn it took over from a node that died
 // mid-step, after the dead node's lease expired: the takeover closed the dead
 // node's message, and the user's call closes the worker's.
 func TestUserEndsATurnTakenOverFromADeadNode(t *testing.T) {
-	for _, tc := range userEnds {
-		t.Run(tc.name, func(t *testing.T) {
-			m := newMidStepModel(t)
-			st := openStore(t)
-			r, a, ctx := startMidStep(t, st, m)
-			res, deadMsg := deadStreamer(ctx, t, st, r.parts, "half a sentence", time.Millisecond)
-			r.Wake(nil) // the runner's poll would come too
-			endWhileStreaming(ctx, t, st, a, m, tc.method, res.SessionID, res.TurnID, true)
-			err := st.Read(ctx, func(tx store.Tx) error {
-				msg, err := tx.MessageGet(deadMsg)
-				if err == nil && (msg.Status != protocol.MessageInterrupted || msg.Text != "half a sentence") {
-					t.Errorf("dead node's message: %s %q, want interrupted with its text", msg.Status, msg.Text)
+	bothStores(t, func(t *testing.T, open func(*testing.T) midStepStore) {
+		for _, tc := range userEnds {
+			t.Run(tc.name, func(t *testing.T) {
+				m := newMidStepModel(t)
+				st := open(t)
+				r, a, ctx := startMidStep(t, st, m)
+				res, deadMsg := deadStreamer(ctx, t, st, r.parts, "half a sentence", time.Millisecond)
+				r.Wake(nil) // the runner's poll would come too
+				endWhileStreaming(ctx, t, st, a, m, tc.method, res.SessionID, res.TurnID, true)
+				err := st.Read(ctx, func(tx store.Tx) error {
+					msg, err := tx.MessageGet(deadMsg)
+					if err == nil && (msg.Status != protocol.MessageInterrupted || msg.Text != "half a sentence") {
+						t.Errorf("dead node's message: %s %q, want interrupted with its text", msg.Status, msg.Text)
+					}
+					return err
+				})
+				if err != nil {
+					t.Fatal(err)
 				}
-				return err
 			})
-			if err != nil {
-				t.Fatal(err)
-			}
-		})
-	}
+		}
+	})
 }
 
-// The same after the worker's own lease expired mid-step (a stalled node) and
-// another node took the session over: the user's call still succeeds, and the
-// stalled worker, finding its lease gone, leaves the ended turn alone.
 func TestUserEndsATurnWhoseWorkerLostTheLease(t *testing.T) {
 	for _, tc := range userEnds {
 		t.Run(tc.name, func(t *testing.T) {

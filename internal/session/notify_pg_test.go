@@ -51,18 +51,13 @@ func TestNotifiedClaimAcrossNodes(t *testing.T) {
 // A transaction that takes the lease of the session it gives work (the API's
 // adoption) notifies nobody: the work starts on its own node.
 func TestAdoptedWorkNotNotified(t *testing.T) {
-	url := testsvc.PostgresURL(t)
-	st, err := pgstore.Open(context.Background(), url, pgstore.Options{Schema: testsvc.Schema(t, url)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st := openPGStore(t)
 	r, ctx := startRunner(t, Config{Store: st, Model: helloModel(t), PollInterval: time.Hour})
 	st.SetCommitHook(func(c store.Commit) { r.Wake(c.Wake) })
 	sent0, _ := pgstore.NotifyCounts()
 	var res *protocol.MessageSendResult
 	var adopted func(bool)
-	err = st.Write(ctx, func(tx store.Tx) error {
+	err := st.Write(ctx, func(tx store.Tx) error {
 		var err error
 		if res, err = core.SendMessage(tx, caller, &protocol.MessageSendRequest{ClientID: "a1", Content: protocol.MessageContent{Text: "hi"}}); err != nil {
 			return err

@@ -15,9 +15,8 @@ import (
 	"github.com/rtcagent/rtcagent/internal/testsvc"
 )
 
-// pgRunner runs a runner and the API on a fresh PostgreSQL schema, where writes of
-// different connections interleave under READ COMMITTED.
-func pgRunner(t *testing.T) (store.Store, *api.API, context.Context) {
+// openPGStore opens a store on a fresh PostgreSQL schema, closed with the test.
+func openPGStore(t *testing.T) *pgstore.Store {
 	t.Helper()
 	url := testsvc.PostgresURL(t)
 	st, err := pgstore.Open(context.Background(), url, pgstore.Options{Schema: testsvc.Schema(t, url)})
@@ -25,6 +24,14 @@ func pgRunner(t *testing.T) (store.Store, *api.API, context.Context) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
+	return st
+}
+
+// pgRunner runs a runner and the API on a fresh PostgreSQL schema, where writes of
+// different connections interleave under READ COMMITTED.
+func pgRunner(t *testing.T) (store.Store, *api.API, context.Context) {
+	t.Helper()
+	st := openPGStore(t)
 	r, ctx := startRunner(t, Config{Store: st, Model: helloModel(t), PollInterval: 20 * time.Millisecond})
 	st.SetCommitHook(func(c store.Commit) { r.Wake(c.Wake) })
 	return st, api.New(st, r, protocol.Limits{MessagesPerMinute: 1 << 20, MessageBurst: 1 << 20}, slog.Default()), ctx
