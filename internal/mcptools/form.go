@@ -17,6 +17,11 @@ import (
 // MaxFormFields is the most fields of an elicitation the askUser form can show.
 const MaxFormFields = 4
 
+// MaxFormBytes caps the form's arguments (the message, labels and choices as
+// JSON): an MCP server is outside input, and its question is stored as an RTC
+// and sent to every tab of the person.
+const MaxFormBytes = 8 << 10
+
 // FormQuestion is one question of the askUser form, in its arguments' shape.
 type FormQuestion struct {
 	Question string       `json:"question"`
@@ -119,6 +124,9 @@ func NewForm(message string, schema json.RawMessage) (*Form, error) {
 		}
 		f.fields = append(f.fields, ff)
 		f.Questions = append(f.Questions, q)
+	}
+	if n := len(f.Arguments()); n > MaxFormBytes {
+		return nil, fmt.Errorf("the question is %d bytes as a form; at most %d are shown", n, MaxFormBytes)
 	}
 	return f, nil
 }

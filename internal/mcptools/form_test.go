@@ -61,4 +61,16 @@ func TestFormRefusesSchemas(t *testing.T) {
 			t.Errorf("%s: form %+v", s, f)
 		}
 	}
+	// A server's question too large to show (a message, a title or a choice) is
+	// refused, not stored and sent to the person's tabs.
+	big := strings.Repeat("x", MaxFormBytes)
+	for _, c := range []struct{ msg, schema string }{
+		{big, `{"type":"object","properties":{"a":{"type":"string"}}}`},
+		{"", `{"type":"object","properties":{"a":{"type":"string","title":"` + big + `"}}}`},
+		{"q", `{"type":"object","properties":{"a":{"type":"string","enum":["` + big + `","b"]}}}`},
+	} {
+		if f, err := NewForm(c.msg, json.RawMessage(c.schema)); err == nil {
+			t.Errorf("a form of %d bytes was made", len(f.Arguments()))
+		}
+	}
 }
