@@ -100,7 +100,7 @@ func (a *API) sessionUpdate(ctx context.Context, c core.Caller, params json.RawM
 }
 
 // changeSession applies change to a session and emits session.updated. Closing or
-// deleting a session first stops its running turn.
+// deleting a session first stops its running turn and ends its queued ones.
 func (a *API) changeSession(ctx context.Context, c core.Caller, id string, change func(s *protocol.Session)) (any, error) {
 	var s *protocol.Session
 	var stopped string
@@ -113,9 +113,10 @@ func (a *API) changeSession(ctx context.Context, c core.Caller, id string, chang
 		}
 		probe := *s
 		change(&probe)
-		if (probe.Deleted || probe.Status == protocol.SessionClosed) && s.ActiveTurnID != "" {
-			stopped = s.ActiveTurnID
-			if _, closed, err = core.StopTurn(tx, c, id, a.runner); err != nil {
+		if probe.Deleted || probe.Status == protocol.SessionClosed {
+			// Nothing of a closed or deleted chat runs on: its active turn stops
+			// and the turns queued behind it end, in this transaction.
+			if stopped, closed, err = core.StopSession(tx, c, s, a.runner, "cancelled: the user stopped the turn"); err != nil {
 				return err
 			}
 			if s, err = tx.SessionGet(id); err != nil {

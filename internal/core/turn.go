@@ -118,6 +118,36 @@ func StopTurn(tx store.Tx, c Caller, sessionID string, live Live) (*protocol.Tur
 	return t, closed, nil
 }
 
+// StopSession ends everything a closed or deleted session would still run: every
+// turn queued behind the active one (stopped, before they could start) and the
+// active turn (as StopTurn). It returns the id of the active turn it stopped, if
+// any, and the messages it closed.
+func StopSession(tx store.Tx, c Caller, s *protocol.Session, live Live, reason string) (string, []string, error) {
+	for {
+		q, err := tx.TurnNextQueued(s.ID)
+		if errors.Is(err, store.ErrNotFound) {
+			break
+		}
+		if err != nil {
+			return "", nil, err
+		}
+		// A queued turn has no calls, checkpoint, usage or streaming message yet.
+		q.Status = protocol.TurnStopped
+		if err := EmitTurn(tx, q, protocol.TurnQueued); err != nil {
+			return "", nil, err
+		}
+	}
+	if s.ActiveTurnID == "" {
+		return "", nil, nil
+	}
+	t, err := tx.TurnGet(s.ActiveTurnID)
+	if err != nil || protocol.TurnTerminal(t.Status) {
+		return "", nil, err
+	}
+	closed, err := EndTurn(tx, t, protocol.TurnStopped, nil, reason, live)
+	return t.ID, closed, err
+}
+
 // CloseStreaming closes the turn's streaming messages as interrupted, with the
 // text they showed so far (live may be nil: the text is then the stored one). It
 // returns their ids: their partial text can go once the transaction commits, not
