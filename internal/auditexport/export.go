@@ -10,6 +10,7 @@ import (
 	"io"
 	"log/slog"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/rtcagent/rtcagent/internal/config"
@@ -49,7 +50,7 @@ func Export(ctx context.Context, st store.Store, q Query, format string, w io.Wr
 		if err := cw.Write(Columns); err != nil {
 			return 0, err
 		}
-		write = func(a *protocol.AuditRecord) error { return cw.Write(row(a)) }
+		write = func(a *protocol.AuditRecord) error { return cw.Write(inertRow(row(a))) }
 		flush = func() error { cw.Flush(); return cw.Error() }
 	default:
 		return 0, fmt.Errorf("format %q: jsonl or csv", format)
@@ -109,6 +110,19 @@ func row(a *protocol.AuditRecord) []string {
 		js(a.Arguments), a.WorkMode, strconv.FormatBool(a.NeedsConfirmation), d.Outcome, d.By, d.DeviceID, ts(d.At), d.Reason, d.Scope,
 		strconv.FormatBool(d.Standing), a.Status, js(a.Output), a.Error, ts(a.DeliveredAt), ts(a.StartedAt), ts(a.EndedAt),
 		js(a.Execution), a.TraceID}
+}
+
+// inertRow keeps a spreadsheet from reading any cell as a formula (OWASP's CSV
+// injection guidance): a cell that starts with =, +, -, @, a tab or a carriage
+// return gets a leading single quote. Denial reasons, errors and tool names come
+// from people, models and tool servers, so every cell is treated alike.
+func inertRow(cells []string) []string {
+	for i, c := range cells {
+		if c != "" && strings.ContainsRune("=+-@\t\r", rune(c[0])) {
+			cells[i] = "'" + c
+		}
+	}
+	return cells
 }
 
 // Main is `rtcagent audit export`.

