@@ -164,15 +164,36 @@ func recordDecision(tx store.Tx, c Caller, r *protocol.RTC, req *protocol.RTCUpd
 		return nil
 	}
 	allowable := tools.AllowableForChat(r.ToolName, r.Arguments)
+	if req.Approval.Standing {
+		return recordStanding(tx, r, d, allowable)
+	}
 	if req.Approval.Scope == protocol.ScopeSession && allowable {
 		d.Scope = protocol.ScopeSession
-		d.Standing = req.Approval.Standing
 	}
 	r.Decision = d
-	if d.Scope != protocol.ScopeSession || d.Standing {
+	if d.Scope != protocol.ScopeSession {
 		return nil
 	}
 	return allowForChat(tx, c, r, d.At)
+}
+
+// recordStanding records a call the browser ran unasked because, it says, the
+// tool is allowed for this chat. The server records what it holds, not the
+// claim: the session's approval (its device and time) when there is one that
+// covers the call, otherwise an approval of this call once by the device, with
+// a note that the claimed approval does not exist.
+func recordStanding(tx store.Tx, r *protocol.RTC, d *protocol.Decision, allowable bool) error {
+	s, err := tx.SessionGet(r.SessionID)
+	if err != nil {
+		return err
+	}
+	if a, ok := s.Approval(r.ToolName); ok && allowable {
+		d.Scope, d.Standing, d.DeviceID, d.At = protocol.ScopeSession, true, a.DeviceID, a.GrantedAt
+	} else {
+		d.Reason = "the browser reported an approval for this chat that the session does not hold"
+	}
+	r.Decision = d
+	return nil
 }
 
 // allowForChat adds r's tool to the session's "Allow for this chat" list and

@@ -105,12 +105,18 @@ type ToolApproval struct {
 
 // HasApproval reports whether tool is allowed for the whole session.
 func (s *Session) HasApproval(tool string) bool {
+	_, ok := s.Approval(tool)
+	return ok
+}
+
+// Approval returns the session's "Allow for this chat" of tool, if it has one.
+func (s *Session) Approval(tool string) (ToolApproval, bool) {
 	for _, a := range s.Approvals {
 		if a.Tool == tool {
-			return true
+			return a, true
 		}
 	}
-	return false
+	return ToolApproval{}, false
 }
 
 // Decisions on a call that needed the person, and their scopes.
