@@ -66,6 +66,10 @@ func PlanRTCs(in PlanInput) []protocol.RTC {
 			budget = in.Limits.HumanTimeout
 		}
 		r.TimeoutMS = budget.Milliseconds()
+		r.Policy = &protocol.CallPolicy{Kind: string(tool.Kind), HostApproval: tool.Approval}
+		if budget != in.Limits.HumanTimeout {
+			r.Policy.AskTimeoutMS = in.Limits.HumanTimeout.Milliseconds()
+		}
 		out = append(out, r)
 	}
 	return out

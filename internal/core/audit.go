@@ -41,6 +41,12 @@ func auditRTC(tx store.Tx, r *protocol.RTC, prev string, act *actor) error {
 		a.StartedAt = &now
 	}
 	d := &a.Decision
+	if act == nil && prev != "" && (a.NeedsConfirmation != r.NeedsConfirmation || r.Status == protocol.RTCRejected) {
+		// Decided again before it started (decideAgain): a revoke, another
+		// work mode.
+		a.NeedsConfirmation = r.NeedsConfirmation
+		*d = workModeDecision(r, now)
+	}
 	if d.Outcome == "" && act != nil {
 		// A person answered: running the call (or its result) means they
 		// allowed it, a rejection that they refused it.
@@ -96,20 +102,27 @@ func newAuditRecord(tx store.Tx, r *protocol.RTC, now time.Time) (*protocol.Audi
 	a := &protocol.AuditRecord{RTCID: r.ID, UserID: r.UserID, SessionID: r.SessionID, TurnID: r.TurnID, DeviceID: s.DeviceID,
 		ToolName: r.ToolName, ToolCallID: r.ToolCallID, Arguments: r.Arguments, WorkMode: s.WorkMode,
 		NeedsConfirmation: r.NeedsConfirmation, CreatedAt: r.CreatedAt, TraceID: traceID(r.TraceParent)}
+	a.Decision = workModeDecision(r, now)
+	return a, nil
+}
+
+// workModeDecision is the decision the work mode makes on r without a person:
+// none when r needs one.
+func workModeDecision(r *protocol.RTC, now time.Time) protocol.AuditDecision {
 	auto := func(outcome, reason string) protocol.AuditDecision {
 		return protocol.AuditDecision{Outcome: outcome, By: protocol.DecidedByWorkMode, At: &now, Reason: reason}
 	}
 	switch {
 	case r.Status == protocol.RTCRejected:
-		a.Decision = auto(protocol.DecisionDenied, r.Error)
+		return auto(protocol.DecisionDenied, r.Error)
 	case r.Status == protocol.RTCFailed:
 		// Refused before any decision (unknown tool, bad arguments): no decision.
 	case r.ToolName == "askUser":
-		a.Decision = auto(protocol.DecisionShown, "")
+		return auto(protocol.DecisionShown, "")
 	case !r.NeedsConfirmation:
-		a.Decision = auto(protocol.DecisionAllowed, "")
+		return auto(protocol.DecisionAllowed, "")
 	}
-	return a, nil
+	return protocol.AuditDecision{}
 }
 
 // clampExecution keeps the browser's report of a run within what the server saw

@@ -26,6 +26,11 @@ func UpdateRTCStatus(tx store.Tx, c Caller, req *protocol.RTCUpdateStatusRequest
 	if r.Executor == protocol.RTCExecutorServer && req.Status == protocol.RTCExecuting {
 		return nil, errServerRuns(r.ID)
 	}
+	if r.Executor == protocol.RTCExecutorServer && r.Status == protocol.RTCExecuting {
+		// The call runs on the server and may have taken effect: a refusal now
+		// would tell the model and the audit it did not run.
+		return nil, protocol.Errorf(protocol.CodeConflict, "rtc %q is already running on the server and can no longer be refused; stop the turn to cancel it", r.ID)
+	}
 	if !protocol.RTCTransitionAllowed(r.Status, req.Status) {
 		return nil, protocol.Errorf(protocol.CodeConflict, "rtc %q cannot go from %s to %s", r.ID, r.Status, req.Status)
 	}
@@ -119,9 +124,21 @@ func endRTC(tx store.Tx, r *protocol.RTC, prev string, act *actor) error {
 }
 
 // Deliver makes an RTC pending: visible to the browser for execution, with its
-// deadline starting now. prev is its stored status ("" for a new row). A server
-// call that needs no confirmation is handed to the session's worker at once.
+// deadline starting now. prev is its stored status ("" for a new row, planned
+// in this transaction). A call that waited in the queue is decided again from
+// the session as it is now (decideAgain): plan mode ends it as rejected and the
+// next call is delivered instead. A server call that needs no confirmation is
+// handed to the session's worker at once.
 func Deliver(tx store.Tx, r *protocol.RTC, prev string) error {
+	if prev == protocol.RTCQueued {
+		refused, err := decideAgain(tx, r)
+		if err != nil {
+			return err
+		}
+		if refused {
+			return refuse(tx, r, prev)
+		}
+	}
 	r.Status = protocol.RTCPending
 	d := tx.Now().Add(time.Duration(r.TimeoutMS) * time.Millisecond)
 	r.DeadlineAt = &d

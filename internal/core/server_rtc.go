@@ -64,14 +64,27 @@ func ApproveRTC(tx store.Tx, c Caller, req *protocol.RTCApproveRequest) (*protoc
 }
 
 // StartServerRTC records that the server starts the call now (compare-and-set
-// from its stored status), before the call is made.
-func StartServerRTC(tx store.Tx, r *protocol.RTC) error {
+// from its stored status), before the call is made, and reports whether it may
+// make it. The call is decided again from the session as it is now
+// (decideAgain): plan mode ends it as rejected; a revoked "Allow for this chat"
+// or a stricter mode makes it wait for the person's approval instead.
+func StartServerRTC(tx store.Tx, r *protocol.RTC) (bool, error) {
 	prev := r.Status
+	refused, err := decideAgain(tx, r)
+	if err != nil {
+		return false, err
+	}
+	if refused {
+		return false, refuse(tx, r, prev)
+	}
+	if r.NeedsConfirmation && !r.Approved {
+		return false, casConflict(EmitRTC(tx, r, prev), r.ID) // shown for approval
+	}
 	r.Status = protocol.RTCExecuting
 	if err := EmitRTC(tx, r, prev); err != nil {
-		return casConflict(err, r.ID)
+		return false, casConflict(err, r.ID)
 	}
-	return nil
+	return true, nil
 }
 
 // EndServerRTC records the outcome of a server call exactly once; when the RTC

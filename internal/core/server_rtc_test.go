@@ -3,6 +3,7 @@ package core_test
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/rtcagent/rtcagent/internal/core"
@@ -59,8 +60,8 @@ func TestServerRTC(t *testing.T) {
 		if more, err := tx.InboxNext(f.sess); !errors.Is(err, store.ErrNotFound) {
 			t.Errorf("a repeated approval queued the call twice: %+v %v", more, err)
 		}
-		if err := core.StartServerRTC(tx, got); err != nil {
-			return err
+		if started, err := core.StartServerRTC(tx, got); err != nil || !started {
+			return fmt.Errorf("start: %v %v", started, err)
 		}
 		_, err := core.EndServerRTC(tx, r.ID, true, json.RawMessage(`"done"`), "")
 		return err
@@ -114,8 +115,11 @@ func TestServerRTCElicitation(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		if err := errors.Join(tx.InboxDelete(items.ID), core.StartServerRTC(tx, call)); err != nil {
+		if err := tx.InboxDelete(items.ID); err != nil {
 			return err
+		}
+		if started, err := core.StartServerRTC(tx, call); err != nil || !started {
+			return fmt.Errorf("start: %v %v", started, err)
 		}
 		return errors.Join(core.Deliver(tx, a1, ""), core.Deliver(tx, a2, ""))
 	})

@@ -309,6 +309,7 @@ type RTC struct {
 	Decision          *Decision       `json:"decision,omitempty"`    // the person's answer, when asked (or a standing approval)
 	Executor          string          `json:"executor,omitempty"`    // "server" for MCP tools; empty: the browser
 	Approved          bool            `json:"approved,omitempty"`    // a server call the person approved
+	Policy            *CallPolicy     `json:"policy,omitempty"`      // what decides again, at delivery and start, whether the call may run
 	TimeoutMS         int64           `json:"timeout_ms"`            // budget from delivery to deadline
 	DeadlineAt        *time.Time      `json:"deadline_at,omitempty"` // set when delivered (pending)
 	Output            json.RawMessage `json:"output,omitempty"`
@@ -320,6 +321,19 @@ type RTC struct {
 	CreatedAt   time.Time `json:"created_at"`
 	UpdatedAt   time.Time `json:"updated_at"`
 	Offset      int64     `json:"offset"`
+}
+
+// CallPolicy is what the server needs to decide again whether a call may run
+// when it is delivered (after the calls before it in its step) and, for a
+// server call, when it starts: the work mode and the "Allow for this chat" list
+// may have changed since the model asked. Kind is the tool's kind (read, write,
+// script, ask, host, server), HostApproval a host tool's needsApproval, and
+// AskTimeoutMS the budget to wait for a person should the call come to need one
+// (0: TimeoutMS is that budget already).
+type CallPolicy struct {
+	Kind         string `json:"kind"`
+	HostApproval string `json:"host_approval,omitempty"`
+	AskTimeoutMS int64  `json:"ask_timeout_ms,omitempty"`
 }
 
 // Update types on the Topic channel.

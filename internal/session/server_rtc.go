@@ -72,8 +72,12 @@ func (r *Runner) runServerRTC(ctx context.Context, o *owner, item *store.InboxIt
 				return err
 			}
 		default:
-			if err := core.StartServerRTC(tx, rc); err != nil {
+			started, err := core.StartServerRTC(tx, rc)
+			if err != nil {
 				return err
+			}
+			if !started {
+				return finish() // refused now, or waiting for the person's approval
 			}
 		}
 		rtc = rc

@@ -43,6 +43,17 @@ export interface ToolApproval {
 }
 
 /**
+ * What the server decides a call from, when it is created and again when it is
+ * delivered or started: the tool's kind, a host tool's needsApproval and the
+ * human-wait budget when `timeout_ms` is the execution one.
+ */
+export interface CallPolicy {
+  kind: "read" | "write" | "script" | "ask" | "host" | "server";
+  host_approval?: "always" | "never" | "arguments";
+  ask_timeout_ms?: number;
+}
+
+/**
  * The person's decision on a call that needed it: allowed once, allowed for the
  * session (`standing`: by an earlier "Allow for this chat", without asking), or
  * denied with their reason; by which device and when.
@@ -151,6 +162,8 @@ export interface Rtc {
   executor?: "server";
   /** A server call the person approved (`v1.rtc.approve`). */
   approved?: boolean;
+  /** What the server decides the call from again at delivery and start. */
+  policy?: CallPolicy;
   timeout_ms: number;
   deadline_at?: string;
   output?: unknown;

@@ -1,0 +1,72 @@
+package core
+
+import (
+	"github.com/rtcagent/rtcagent/internal/protocol"
+	"github.com/rtcagent/rtcagent/internal/store"
+	"github.com/rtcagent/rtcagent/internal/tools"
+)
+
+// What the person decided holds for every call that has not started. A step's
+// calls are planned together, with the work mode and "Allow for this chat"
+// list of the moment the model asked, but they run one after another: a revoke
+// or a switch to plan mode may come while later calls wait in the queue. So
+// the decision is made again from the session as it is now, in the
+// transaction that delivers a queued call and in the one that starts a server
+// call. Both transactions read the session, which orders them with the
+// session's writers on every node (the user's stream lock): a decision
+// committed before them applies, one committed after finds the call started.
+
+// decideAgain applies the session's current work mode and approvals to r,
+// which has not started. It reports whether plan mode now refuses r; otherwise
+// it sets r.NeedsConfirmation (and the standing approval that clears it) as
+// they are now. A call the person approved themselves (a server call's
+// approval) keeps that approval; only plan mode stops it. A call planned
+// before policies were recorded keeps its decision unless its standing
+// approval was revoked.
+func decideAgain(tx store.Tx, r *protocol.RTC) (refused bool, err error) {
+	s, err := tx.SessionGet(r.SessionID)
+	if err != nil {
+		return false, err
+	}
+	needs := r.NeedsConfirmation
+	if standingNow(r) {
+		needs = true // what the approval cleared, unless it still holds (below)
+	}
+	if p := r.Policy; p != nil {
+		d := tools.DecideTool(s.WorkMode, tools.Tool{Kind: tools.Kind(p.Kind), Approval: p.HostApproval}, r.Arguments)
+		if d.Refused {
+			return true, nil
+		}
+		needs = d.NeedsConfirmation
+	}
+	if r.Approved {
+		return false, nil
+	}
+	if standingNow(r) {
+		r.Decision = nil
+	}
+	if needs {
+		if a, ok := s.Approval(r.ToolName); ok && tools.AllowableForChat(r.ToolName, r.Arguments) {
+			needs = false
+			r.Decision = &protocol.Decision{Decision: protocol.DecisionAllow, Scope: protocol.ScopeSession, Standing: true, DeviceID: a.DeviceID, At: a.GrantedAt}
+		}
+	}
+	if needs && !r.NeedsConfirmation && r.Policy != nil && r.Policy.AskTimeoutMS > r.TimeoutMS {
+		r.TimeoutMS = r.Policy.AskTimeoutMS // a person has their usual time to answer
+	}
+	r.NeedsConfirmation = needs
+	return false, nil
+}
+
+// standingNow reports whether r runs unasked because of an "Allow for this
+// chat" recorded on it.
+func standingNow(r *protocol.RTC) bool {
+	return r.Decision != nil && r.Decision.Standing
+}
+
+// refuse ends r, which the work mode refuses now, as plan mode refuses a call
+// at planning: rejected, with the text the model reads.
+func refuse(tx store.Tx, r *protocol.RTC, prev string) error {
+	r.Status, r.Error = protocol.RTCRejected, tools.PlanRefusal(r.ToolName)
+	return endRTC(tx, r, prev, nil)
+}
