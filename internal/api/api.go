@@ -16,9 +16,13 @@ import (
 type Runner interface {
 	CancelTurn(turnID string)
 	Partial(messageID string) (text string, seq int64, ok bool)
-	// DropPartials forgets the partial text of messages a committed
-	// transaction closed.
-	DropPartials(messageIDs []string)
+	// LiveText reads, ahead of a transaction that may end the session's
+	// active turn, the text its streaming messages showed so far: no
+	// transaction waits on the partial buffer.
+	LiveText(ctx context.Context, sessionID string) core.Live
+	// SettlePartials completes the messages a committed transaction closed
+	// with the text their partial buffer holds, then drops it.
+	SettlePartials(messageIDs []string)
 	// Adopt claims, in tx, the sessions tx gave work, so that this process
 	// starts it as soon as tx commits; the returned function (nil for none)
 	// gets whether tx committed, an error fails tx. See session.Runner.Adopt.

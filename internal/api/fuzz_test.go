@@ -19,7 +19,10 @@ type idleRunner struct{}
 func (idleRunner) CancelTurn(string)                    {}
 func (idleRunner) Partial(string) (string, int64, bool) { return "", 0, false }
 func (idleRunner) Adopt(store.Tx) (func(bool), error)   { return nil, nil }
-func (idleRunner) DropPartials([]string)                {}
+func (idleRunner) SettlePartials([]string)              {}
+func (idleRunner) LiveText(context.Context, string) core.Live {
+	return nil
+}
 
 // FuzzCall feeds arbitrary params to every method: nothing panics, and every
 // failure is a client error with a stable code, never an internal one.

@@ -88,7 +88,7 @@ func (a *API) sessionUpdate(ctx context.Context, c core.Caller, params json.RawM
 			return nil, protocol.Errorf(protocol.CodeInvalidArgument, "revoke_approvals[%d]: a tool name of 1-%d bytes", i, maxToolNameBytes)
 		}
 	}
-	return a.changeSession(ctx, c, req.SessionID, func(s *protocol.Session) {
+	return a.changeSession(ctx, c, req.SessionID, false, func(s *protocol.Session) {
 		core.RevokeApprovals(s, req.RevokeApprovals)
 		if req.Title != nil {
 			s.Title = *req.Title
@@ -100,11 +100,16 @@ func (a *API) sessionUpdate(ctx context.Context, c core.Caller, params json.RawM
 }
 
 // changeSession applies change to a session and emits session.updated. Closing or
-// deleting a session first stops its running turn and ends its queued ones.
-func (a *API) changeSession(ctx context.Context, c core.Caller, id string, change func(s *protocol.Session)) (any, error) {
+// deleting a session first stops its running turn and ends its queued ones; ends
+// says the change may do so (the streaming text is then read ahead).
+func (a *API) changeSession(ctx context.Context, c core.Caller, id string, ends bool, change func(s *protocol.Session)) (any, error) {
 	var s *protocol.Session
 	var stopped string
 	var closed []string
+	var live core.Live
+	if ends {
+		live = a.runner.LiveText(ctx, id)
+	}
 	err := a.write(ctx, func(tx store.Tx) error {
 		stopped, closed = "", nil // a retried transaction starts over
 		var err error
@@ -116,7 +121,7 @@ func (a *API) changeSession(ctx context.Context, c core.Caller, id string, chang
 		if probe.Deleted || probe.Status == protocol.SessionClosed {
 			// Nothing of a closed or deleted chat runs on: its active turn stops
 			// and the turns queued behind it end, in this transaction.
-			if stopped, closed, err = core.StopSession(tx, c, s, a.runner, "cancelled: the user stopped the turn"); err != nil {
+			if stopped, closed, err = core.StopSession(tx, c, s, live, "cancelled: the user stopped the turn"); err != nil {
 				return err
 			}
 			if s, err = tx.SessionGet(id); err != nil {
@@ -129,7 +134,7 @@ func (a *API) changeSession(ctx context.Context, c core.Caller, id string, chang
 	if err != nil {
 		return nil, err
 	}
-	a.runner.DropPartials(closed)
+	a.runner.SettlePartials(closed)
 	if stopped != "" {
 		a.runner.CancelTurn(stopped)
 	}
@@ -149,7 +154,7 @@ func (a *API) setSessionStatus(ctx context.Context, c core.Caller, params json.R
 	if err != nil {
 		return nil, err
 	}
-	return a.changeSession(ctx, c, id, func(s *protocol.Session) { s.Status = status })
+	return a.changeSession(ctx, c, id, status == protocol.SessionClosed, func(s *protocol.Session) { s.Status = status })
 }
 
 func (a *API) sessionDelete(ctx context.Context, c core.Caller, params json.RawMessage) (any, error) {
@@ -157,7 +162,7 @@ func (a *API) sessionDelete(ctx context.Context, c core.Caller, params json.RawM
 	if err != nil {
 		return nil, err
 	}
-	return a.changeSession(ctx, c, id, func(s *protocol.Session) { s.Deleted = true })
+	return a.changeSession(ctx, c, id, true, func(s *protocol.Session) { s.Deleted = true })
 }
 
 func (a *API) sessionFork(ctx context.Context, c core.Caller, params json.RawMessage) (any, error) {

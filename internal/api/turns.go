@@ -17,14 +17,15 @@ func (a *API) turnStop(ctx context.Context, c core.Caller, params json.RawMessag
 	}
 	var t *protocol.Turn
 	var closed []string
+	live := a.runner.LiveText(ctx, id)
 	err = a.write(ctx, func(tx store.Tx) error {
-		t, closed, err = core.StopTurn(tx, c, id, a.runner)
+		t, closed, err = core.StopTurn(tx, c, id, live)
 		return err
 	})
 	if err != nil {
 		return nil, err
 	}
-	a.runner.DropPartials(closed)
+	a.runner.SettlePartials(closed)
 	a.runner.CancelTurn(t.ID)
 	return &protocol.TurnResult{Turn: *t}, nil
 }

@@ -7,11 +7,19 @@ import (
 	"github.com/rtcagent/rtcagent/internal/store"
 )
 
-// Live reads the text a streaming message showed so far. The text is kept outside
-// the database while the message streams (the session runner's partial buffer).
+// Live is the text streaming messages showed so far, read before the
+// transaction that closes them. The text is kept outside the database while a
+// message streams (the session runner's partial buffer, Redis in a cluster), and
+// no transaction waits on another service: Partial must answer from memory.
 type Live interface {
 	Partial(messageID string) (text string, seq int64, ok bool)
 }
+
+// LiveText is a Live read ahead: message id → text.
+type LiveText map[string]string
+
+// Partial implements Live.
+func (l LiveText) Partial(id string) (string, int64, bool) { s, ok := l[id]; return s, 0, ok }
 
 // EndTurn moves a turn to a terminal status (compare-and-set from its stored
 // status), closes its streaming messages as interrupted with the text they showed
@@ -149,10 +157,35 @@ func StopSession(tx store.Tx, c Caller, s *protocol.Session, live Live, reason s
 }
 
 // CloseStreaming closes the turn's streaming messages as interrupted, with the
-// text they showed so far (live may be nil: the text is then the stored one). It
-// returns their ids: their partial text can go once the transaction commits, not
-// before (a rolled-back attempt would lose it).
+// text they showed so far as live read it ahead (live may be nil: the text is
+// then the stored one). It returns their ids: once the transaction commits, not
+// before (a rolled-back attempt would lose it), the caller settles their partial
+// text (session.Runner.SettlePartials: what the buffer holds beyond live is
+// written, then the buffer dropped).
 func CloseStreaming(tx store.Tx, t *protocol.Turn, live Live) ([]string, error) {
+	msgs, err := StreamingMessages(tx, t)
+	if err != nil {
+		return nil, err
+	}
+	var closed []string
+	for i := range msgs {
+		m := &msgs[i]
+		m.Status = protocol.MessageInterrupted
+		if live != nil {
+			if text, _, ok := live.Partial(m.ID); ok {
+				m.Text = text
+			}
+		}
+		if err := EmitMessage(tx, m, protocol.MessageStreaming, ""); err != nil {
+			return nil, err
+		}
+		closed = append(closed, m.ID)
+	}
+	return closed, nil
+}
+
+// StreamingMessages returns turn t's messages that are still streaming.
+func StreamingMessages(tx store.Tx, t *protocol.Turn) ([]protocol.Message, error) {
 	// The turn's messages come after its user message (a retry's is the retried
 	// turn's, earlier still); a compact turn has none and looks at all.
 	var after int64
@@ -169,22 +202,11 @@ func CloseStreaming(tx store.Tx, t *protocol.Turn, live Live) ([]string, error) 
 	if err != nil {
 		return nil, err
 	}
-	var closed []string
-	for i := range msgs {
-		m := &msgs[i]
-		if m.TurnID != t.ID || m.Status != protocol.MessageStreaming {
-			continue
+	out := msgs[:0]
+	for _, m := range msgs {
+		if m.TurnID == t.ID && m.Status == protocol.MessageStreaming {
+			out = append(out, m)
 		}
-		m.Status = protocol.MessageInterrupted
-		if live != nil {
-			if text, _, ok := live.Partial(m.ID); ok {
-				m.Text = text
-			}
-		}
-		if err := EmitMessage(tx, m, protocol.MessageStreaming, ""); err != nil {
-			return nil, err
-		}
-		closed = append(closed, m.ID)
 	}
-	return closed, nil
+	return out, nil
 }

@@ -34,6 +34,9 @@ func openPartials(cfg config.Config) (session.Partials, func() error, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("redis url: %w", err)
 	}
+	// The runner bounds each read of the buffer with a deadline; the client
+	// honours it instead of waiting for its own read timeout.
+	opt.ContextTimeoutEnabled = true
 	c := redis.NewClient(opt)
 	return livebuf.NewRedis(c, cfg.RedisPfx+":"), c.Close, nil
 }

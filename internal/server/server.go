@@ -20,6 +20,7 @@ import (
 	"github.com/rtcagent/rtcagent/internal/api"
 	"github.com/rtcagent/rtcagent/internal/auth"
 	"github.com/rtcagent/rtcagent/internal/config"
+	"github.com/rtcagent/rtcagent/internal/core"
 	"github.com/rtcagent/rtcagent/internal/llm"
 	"github.com/rtcagent/rtcagent/internal/mcptools"
 	"github.com/rtcagent/rtcagent/internal/protocol"
@@ -186,7 +187,10 @@ type clusterRunner struct{ s *Server }
 
 func (c clusterRunner) CancelTurn(turnID string)              { c.s.node.CancelTurn(turnID) }
 func (c clusterRunner) Adopt(tx store.Tx) (func(bool), error) { return c.s.runner.Adopt(tx) }
-func (c clusterRunner) DropPartials(ids []string)             { c.s.runner.DropPartials(ids) }
+func (c clusterRunner) SettlePartials(ids []string)           { c.s.runner.SettlePartials(ids) }
+func (c clusterRunner) LiveText(ctx context.Context, sessionID string) core.Live {
+	return c.s.runner.LiveText(ctx, sessionID)
+}
 func (c clusterRunner) Partial(messageID string) (string, int64, bool) {
 	return c.s.runner.Partial(messageID)
 }

@@ -56,7 +56,7 @@ func (r *Runner) commitStep(ctx context.Context, o *owner, item *store.InboxItem
 		}
 		if len(out.calls) == 0 {
 			stop = true
-			if closed, err = core.EndTurn(tx, t, protocol.TurnCompleted, nil, "", r); err != nil {
+			if closed, err = core.EndTurn(tx, t, protocol.TurnCompleted, nil, "", nil); err != nil {
 				return err
 			}
 			return finish()

@@ -70,7 +70,7 @@ func (r *Runner) compactTurn(ctx context.Context, o *owner, item *store.InboxIte
 			if cur.Status != protocol.TurnRunning {
 				return tx.InboxDelete(item.ID)
 			}
-			if closed, err = core.EndTurn(tx, cur, protocol.TurnCompleted, nil, "", r); err != nil {
+			if closed, err = core.EndTurn(tx, cur, protocol.TurnCompleted, nil, "", nil); err != nil {
 				return err
 			}
 			return finish()
@@ -135,7 +135,7 @@ func (r *Runner) summarise(ctx context.Context, o *owner, item *store.InboxItem,
 			return core.EmitTurn(tx, t, protocol.TurnRunning)
 		}
 		result = compactEnded
-		if closed, err = core.EndTurn(tx, t, protocol.TurnCompleted, nil, "", r); err != nil {
+		if closed, err = core.EndTurn(tx, t, protocol.TurnCompleted, nil, "", nil); err != nil {
 			return err
 		}
 		return finish()

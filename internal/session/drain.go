@@ -62,7 +62,7 @@ func (r *Runner) drain(parent context.Context, lease store.Lease, first *taken) 
 			tk, err = r.next(ctx, o)
 		}
 		item, turn := tk.item, tk.turn
-		r.DropPartials(tk.closed)
+		r.SettlePartials(tk.closed)
 		if item == nil {
 			if err != nil && ctx.Err() == nil && !errors.Is(err, store.ErrLeaseLost) {
 				log.Error("read inbox", "err", err)
@@ -255,7 +255,7 @@ func (r *Runner) giveUp(ctx context.Context, o *owner, item *store.InboxItem, ca
 		if err := addErrorMessage(tx, t, terr); err != nil {
 			return err
 		}
-		closed, err = core.EndTurn(tx, t, protocol.TurnFailed, terr, "cancelled: the turn failed", r)
+		closed, err = core.EndTurn(tx, t, protocol.TurnFailed, terr, "cancelled: the turn failed", nil)
 		return err
 	})
 	r.dropClosed(closed, err)

@@ -48,13 +48,13 @@ func (r *Runner) begin(tx store.Tx, item *store.InboxItem) (*protocol.Turn, []st
 		}
 		return t, nil, nil // the turn stays waiting; runServerRTC runs the call
 	case t.Status == protocol.TurnRunning:
-		closed, err := core.CloseStreaming(tx, t, r)
+		closed, err := core.CloseStreaming(tx, t, nil)
 		return t, closed, err
 	case item.Kind == core.KindTurnStart && t.Status == protocol.TurnQueued:
 		if s.Deleted {
 			// Deleting stopped the active turn; the ones queued behind it end
 			// too, one after another, and the session stays as deleted.
-			closed, err := core.EndTurn(tx, t, protocol.TurnStopped, nil, "cancelled: the session was deleted", r)
+			closed, err := core.EndTurn(tx, t, protocol.TurnStopped, nil, "cancelled: the session was deleted", nil)
 			if err != nil {
 				return nil, nil, err
 			}
@@ -77,7 +77,7 @@ func (r *Runner) begin(tx store.Tx, item *store.InboxItem) (*protocol.Turn, []st
 			if err := addErrorMessage(tx, t, terr); err != nil {
 				return nil, nil, err
 			}
-			closed, err := core.EndTurn(tx, t, protocol.TurnFailed, terr, "cancelled: checkpoint expired", r)
+			closed, err := core.EndTurn(tx, t, protocol.TurnFailed, terr, "cancelled: checkpoint expired", nil)
 			if err != nil {
 				return nil, nil, err
 			}

@@ -61,7 +61,7 @@ func (r *Runner) fail(ctx context.Context, o *owner, item *store.InboxItem, t *p
 		if err := addErrorMessage(tx, cur, terr); err != nil {
 			return err
 		}
-		closed, err = core.EndTurn(tx, cur, protocol.TurnFailed, terr, "cancelled: the turn failed", r)
+		closed, err = core.EndTurn(tx, cur, protocol.TurnFailed, terr, "cancelled: the turn failed", nil)
 		return err
 	})
 	r.dropClosed(closed, err)

@@ -151,9 +151,11 @@ func (r *Runner) CancelTurn(turnID string) {
 }
 
 // Partial returns the text streamed so far of a streaming message and the Live seq
-// of its last delta.
+// of its last delta. It waits at most partialWait for the buffer.
 func (r *Runner) Partial(messageID string) (string, int64, bool) {
-	text, seq, ok, err := r.parts.Get(context.Background(), messageID)
+	ctx, cancel := context.WithTimeout(context.Background(), partialWait)
+	defer cancel()
+	text, seq, ok, err := r.parts.Get(ctx, messageID)
 	if err != nil {
 		r.log.Warn("read partial text", "message", messageID, "err", err)
 	}

@@ -33,18 +33,22 @@ func (r *Runner) dropPartial(o *stepOutput, err error) {
 	}
 }
 
-// dropClosed forgets the partial text of the messages a write closed, once it
+// dropClosed settles the partial text of the messages a write closed, once it
 // committed: err is the write's outcome.
 func (r *Runner) dropClosed(ids []string, err error) {
 	if err == nil || errors.Is(err, errReleased) {
-		r.DropPartials(ids)
+		r.SettlePartials(ids)
 	}
 }
 
-// DropPartials forgets the partial text of messages a commit closed.
+// DropPartials forgets the partial text of messages a commit closed with their
+// whole text.
 func (r *Runner) DropPartials(ids []string) {
 	for _, id := range ids {
-		if err := r.parts.Drop(context.Background(), id); err != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), partialWait)
+		err := r.parts.Drop(ctx, id)
+		cancel()
+		if err != nil {
 			r.log.Warn("drop partial text", "message", id, "err", err)
 		}
 	}
