@@ -66,17 +66,26 @@
 //
 //  1. InboxSessions (any transaction, no locks) lists sessions with inbox items and
 //     no live lease: candidates only, possibly stale by the time they are used.
-//  2. LeaseAcquire is the claim: one upsert that locks the lease row and takes it
-//     only when free, expired, held by a node whose liveness record (nodes row,
-//     NodeBeat) expired, or already the caller's, bumping the token on every
-//     new acquisition. Of two nodes racing, one wins, the other gets ErrConflict
-//     after waiting for the winner's (short) transaction: the lease row lock gives
-//     the exclusion that SKIP LOCKED gives a queue, and a loser learns the outcome
-//     instead of skipping blindly.
+//  2. LeaseAcquire is the claim: one update that locks the lease row (SKIP
+//     LOCKED) and takes it only when free, expired, held by a node whose
+//     liveness record (nodes row, NodeBeat) expired, or already the caller's,
+//     bumping the token on every new acquisition; a session's first lease is
+//     inserted. A row another transaction has locked is busy: ErrConflict at
+//     once. Of two nodes racing, one wins; the loser's work is its holder's.
 //  3. Every worker write starts with LeaseCheck, which share-locks the lease row
-//     until commit: an acquirer waits for the checked transaction, so a holder's
-//     checked writes commit before anyone else holds the lease, and once another
-//     holder committed its acquisition the stale holder's check fails.
+//     until commit: the row is busy for acquirers until the checked transaction
+//     ends, so a holder's checked writes commit before anyone else holds the
+//     lease, and once another holder committed its acquisition the stale
+//     holder's check fails.
+//
+// # Lock order
+//
+// A session's lease row before its user's stream row. The worker checks its
+// lease first and then writes (locking the stream); a claim acquires and then
+// takes work (locking the stream). An API write locks the stream first and
+// adopts the work it queued last, but LeaseAcquire never waits for a lease row,
+// so no transaction holding a stream waits for a lease: no deadlock between the
+// two (TestLockOrderAdoptAndWorker).
 //
 // Expiry compares Options.Now of different nodes: their clocks must agree to well
 // within the lease TTL.

@@ -77,9 +77,11 @@ func TestNodesStaleHolderFailsAfterAcquire(t *testing.T) {
 	}
 }
 
-// A holder that passed LeaseCheck keeps the lease until its transaction ends: an
-// acquirer on another node waits for it, even though the lease expired meanwhile.
-func TestNodesAcquireWaitsForCheckedHolder(t *testing.T) {
+// A holder that passed LeaseCheck keeps the lease until its transaction ends:
+// for an acquirer on another node the lease is busy, even though it expired
+// meanwhile; once the holder committed, the acquirer takes it and the stale
+// holder's next check fails.
+func TestNodesAcquireBusyWhileHolderChecked(t *testing.T) {
 	a, b, clock := twoNodes(t)
 	old := acquire(t, a, "s", "A")
 	checked, release := make(chan struct{}), make(chan struct{})
@@ -98,30 +100,87 @@ func TestNodesAcquireWaitsForCheckedHolder(t *testing.T) {
 	}()
 	<-checked
 	clock.Advance(11 * time.Second)
-	var newer store.Lease
-	bDone := make(chan error, 1)
-	go func() {
-		bDone <- b.Write(ctx, func(tx store.Tx) error {
+	take := func() (store.Lease, error) {
+		var l store.Lease
+		err := b.Write(ctx, func(tx store.Tx) error {
 			var err error
-			newer, err = tx.LeaseAcquire("s", "B", 10*time.Second)
+			l, err = tx.LeaseAcquire("s", "B", 10*time.Second)
 			return err
 		})
-	}()
-	select {
-	case err := <-bDone:
-		t.Fatalf("acquired while the holder's checked transaction was open: %v", err)
-	case <-time.After(300 * time.Millisecond):
+		return l, err
+	}
+	if _, err := take(); !errors.Is(err, store.ErrConflict) {
+		t.Fatalf("acquire while the holder's checked transaction was open: %v, want a conflict", err)
 	}
 	releaseOnce()
 	if err := <-aDone; err != nil {
 		t.Fatalf("holder's write: %v", err)
 	}
-	if err := <-bDone; err != nil || newer.Token <= old.Token {
+	if newer, err := take(); err != nil || newer.Token <= old.Token {
 		t.Fatalf("acquire after the holder committed: token %d after %d, %v", newer.Token, old.Token, err)
 	}
 	err := a.Write(ctx, func(tx store.Tx) error { return tx.LeaseCheck(old) })
 	if !errors.Is(err, store.ErrLeaseLost) {
 		t.Fatalf("stale holder passed the fence: %v", err)
+	}
+}
+
+// The lock order, lease row before user stream row, holds for the two paths
+// that take both: a worker's write (LeaseCheck, then the stream) and an API
+// write that locks the stream and then adopts the work it queued
+// (LeaseAcquire). Run against each other they never deadlock: each
+// transaction runs once (a deadlock makes PostgreSQL abort one, which Write
+// runs again, after deadlock_timeout).
+func TestLockOrderAdoptAndWorker(t *testing.T) {
+	a, _, _ := twoNodes(t)
+	held := acquire(t, a, "s", "worker")
+	if err := a.Write(ctx, func(tx store.Tx) error { _, err := tx.UpdateAppend("u", protocol.UpdTurnUpdated, nil); return err }); err != nil {
+		t.Fatal(err)
+	}
+	checked, locked := make(chan struct{}), make(chan struct{})
+	checkedOnce, lockedOnce := sync.OnceFunc(func() { close(checked) }), sync.OnceFunc(func() { close(locked) })
+	defer checkedOnce()
+	defer lockedOnce()
+	var runs [2]int
+	var adopted error
+	errs := make(chan error, 2)
+	go func() {
+		errs <- a.Write(ctx, func(tx store.Tx) error { // the worker
+			runs[0]++
+			if err := tx.LeaseCheck(held); err != nil {
+				return err
+			}
+			checkedOnce()
+			<-locked
+			_, err := tx.UpdateAppend("u", protocol.UpdTurnUpdated, nil)
+			return err
+		})
+	}()
+	go func() {
+		<-checked
+		errs <- a.Write(ctx, func(tx store.Tx) error { // the API write
+			runs[1]++
+			if _, err := tx.UpdateAppend("u", protocol.UpdTurnUpdated, nil); err != nil {
+				return err
+			}
+			lockedOnce()
+			_, adopted = tx.LeaseAcquire("s", "api-node", 10*time.Second)
+			if errors.Is(adopted, store.ErrConflict) {
+				return nil // held: its holder drains the work
+			}
+			return adopted
+		})
+	}()
+	for range 2 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if runs != [2]int{1, 1} {
+		t.Fatalf("transactions ran %v times: a deadlock aborted one", runs)
+	}
+	if !errors.Is(adopted, store.ErrConflict) {
+		t.Fatalf("adopting a lease whose holder is writing: %v, want a conflict", adopted)
 	}
 }
 

@@ -116,20 +116,30 @@ func (t *tx) InboxSessions(limit int) ([]string, error) {
 // whose holder's liveness record expired is taken like an expired one; a holder
 // renewing its record at that moment loses the lease all the same, and its next
 // LeaseCheck fails on the bumped token.
+// LeaseAcquire never waits for another transaction's lock on the lease row
+// (SKIP LOCKED): a row its holder's checked write or another acquirer has
+// locked is busy, ErrConflict. So a transaction that holds a user's stream
+// (an API write adopting the work it queued) never waits for a lease, and the
+// lock order holds: a lease row before a user stream row (see doc.go).
 func (t *tx) LeaseAcquire(sessionID, holder string, ttl time.Duration) (store.Lease, error) {
 	l := store.Lease{SessionID: sessionID, Holder: holder, ExpiresAt: t.now.Add(ttl)}
 	if !t.writable {
 		return l, errReadOnly
 	}
-	err := t.queryRow(`INSERT INTO leases AS l (session_id, holder, token, expires_at) VALUES ($1, $2, 1, $3)
-		ON CONFLICT (session_id) DO UPDATE SET
-			holder = excluded.holder,
+	err := t.queryRow(`UPDATE leases AS l SET
+			holder = $2,
 			-- the holder extending its live lease keeps the token; any new acquisition bumps it
-			token = CASE WHEN l.holder = excluded.holder AND l.expires_at > $4 THEN l.token ELSE l.token + 1 END,
-			expires_at = excluded.expires_at
-		WHERE l.holder = excluded.holder OR l.expires_at <= $4
-			OR EXISTS (SELECT 1 FROM nodes n WHERE n.node_id = l.holder AND n.expires_at <= $4)
-		RETURNING token`, sessionID, holder, l.ExpiresAt, t.now).Scan(&l.Token)
+			token = CASE WHEN l.holder = $2 AND l.expires_at > $4 THEN l.token ELSE l.token + 1 END,
+			expires_at = $3
+		FROM (SELECT session_id FROM leases WHERE session_id = $1 FOR UPDATE SKIP LOCKED) AS free
+		WHERE l.session_id = free.session_id AND (l.holder = $2 OR l.expires_at <= $4
+			OR EXISTS (SELECT 1 FROM nodes n WHERE n.node_id = l.holder AND n.expires_at <= $4))
+		RETURNING l.token`, sessionID, holder, l.ExpiresAt, t.now).Scan(&l.Token)
+	if errors.Is(err, pgx.ErrNoRows) {
+		// Held, busy, or the session's first lease: only the last inserts.
+		err = t.queryRow(`INSERT INTO leases (session_id, holder, token, expires_at) VALUES ($1, $2, 1, $3)
+			ON CONFLICT (session_id) DO NOTHING RETURNING token`, sessionID, holder, l.ExpiresAt).Scan(&l.Token)
+	}
 	if errors.Is(err, pgx.ErrNoRows) {
 		return l, store.ErrConflict
 	}
@@ -141,10 +151,10 @@ func (t *tx) LeaseAcquire(sessionID, holder string, ttl time.Duration) (store.Le
 }
 
 // LeaseCheck, in a write transaction, share-locks the lease row until commit: an
-// acquirer (whose upsert needs a conflicting lock) waits for this transaction, so
-// everything a holder writes after a successful check commits before anyone else
-// can take the lease. Had an acquirer committed first, the WHERE is evaluated on
-// its version and the check fails.
+// acquirer (which needs a conflicting lock) finds the row busy until this
+// transaction ends, so everything a holder writes after a successful check
+// commits before anyone else can take the lease. Had an acquirer committed
+// first, the WHERE is evaluated on its version and the check fails.
 func (t *tx) LeaseCheck(l store.Lease) error {
 	query := `SELECT 1 FROM leases WHERE session_id = $1 AND holder = $2 AND token = $3 AND expires_at > $4`
 	if t.writable {
