@@ -30,9 +30,9 @@ func Cut(s string, limit int) string {
 	}
 	keep := limit - len(CutNote(limit, len(s)))
 	if keep < 0 {
-		return prefix(s, limit)
+		return Prefix(s, limit)
 	}
-	p := prefix(s, keep)
+	p := Prefix(s, keep)
 	return p + CutNote(len(p), len(s))
 }
 
@@ -40,14 +40,14 @@ func Cut(s string, limit int) string {
 // over a limit: a JSON string holding their first keep bytes and the note, so
 // they stay valid JSON for the store, the browser and the model's transcript.
 func CutArgs(raw []byte, keep int) json.RawMessage {
-	p := prefix(string(raw), keep)
+	p := Prefix(string(raw), keep)
 	out, _ := json.Marshal(p + CutNote(len(p), len(raw)))
 	return out
 }
 
-// prefix is the longest prefix of s of at most n bytes that ends on a rune
-// boundary.
-func prefix(s string, n int) string {
+// Prefix is the longest prefix of s of at most n bytes that does not end inside
+// a rune: what is kept of a value cut while it streams in.
+func Prefix(s string, n int) string {
 	if n >= len(s) {
 		return s
 	}
