@@ -184,10 +184,10 @@ func TestAdmitAskUser(t *testing.T) {
 	if len(got.Questions) != 4 || len(got.Questions[0].Options) != 4 || len(c.Arguments) > 4<<10 {
 		t.Fatalf("kept %d questions, %d options, %d bytes", len(got.Questions), len(got.Questions[0].Options), len(c.Arguments))
 	}
-	if q0 := got.Questions[0].Question; !strings.Contains(q0, "bytes not kept]") || !strings.HasSuffix(q0, "1 more options not kept]") {
+	if q0 := got.Questions[0].Question; !strings.Contains(q0, "bytes more]") || !strings.HasSuffix(q0, "[cut: 1 more options]") {
 		t.Fatalf("first question %q", q0[len(q0)-120:])
 	}
-	if q3 := got.Questions[3].Question; !strings.HasSuffix(q3, "1 more questions not kept]") {
+	if q3 := got.Questions[3].Question; !strings.HasSuffix(q3, "[cut: 1 more questions]") {
 		t.Fatalf("last question %q", q3)
 	}
 	bad := AdmitCall(llm.ToolCall{ID: "2", Name: "askUser", Arguments: json.RawMessage(`{"q":"` + strings.Repeat("q", 20<<10) + `"}`)}, lim, 0)

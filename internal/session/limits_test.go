@@ -127,7 +127,7 @@ func TestOversizedCallIsCutWhereItEnters(t *testing.T) {
 			t.Errorf("the RTC ended %s: %.300q", o.rtc.Status, o.rtc.Error)
 		}
 		var kept string
-		if err := json.Unmarshal(o.msg.ToolCalls[0].Arguments, &kept); err != nil || !strings.HasPrefix(kept, `{"path":"/big.txt","content":"xxx`) || !strings.Contains(kept, "bytes not kept]") {
+		if err := json.Unmarshal(o.msg.ToolCalls[0].Arguments, &kept); err != nil || !strings.HasPrefix(kept, `{"path":"/big.txt","content":"xxx`) || !strings.Contains(kept, "bytes more]") {
 			t.Errorf("kept arguments: %.200q (%v)", kept, err)
 		}
 		if len(o.reqs) != 2 {
@@ -185,7 +185,7 @@ func TestOversizedAskUserIsCut(t *testing.T) {
 			if err := json.Unmarshal(o.rtc.Arguments, &args); err != nil || len(args.Questions) != 1 || len(args.Questions[0].Options) != 2 {
 				t.Fatalf("delivered arguments %.300s: %v", o.rtc.Arguments, err)
 			}
-			if q := args.Questions[0].Question; len(q) > 4<<10 || !strings.HasPrefix(q, "qqq") || !strings.Contains(q, "bytes not kept]") {
+			if q := args.Questions[0].Question; len(q) > 4<<10 || !strings.HasPrefix(q, "qqq") || !strings.Contains(q, "bytes more]") {
 				t.Errorf("the question reached the browser as %d bytes: %.100q…", len(q), q)
 			}
 			if n := len(o.rtc.Arguments); n > 2*(protocol.Limits{}).WithDefaults().AskUserBytes {
@@ -223,8 +223,8 @@ func TestOversizedTextIsCut(t *testing.T) {
 		text := msgs[len(msgs)-1].Text
 		lim := protocol.Limits{}.WithDefaults().ModelTextBytes
 		const produced = 400<<10 + 1<<20
-		kept := strings.Index(text, "\n[cut:")
-		if len(text) > lim || kept < lim/2 || !strings.HasPrefix(text, "aaa") || !strings.HasSuffix(text, protocol.CutNote(kept, produced)) {
+		kept := strings.Index(text, "… [cut:")
+		if len(text) > lim || kept < lim/2 || !strings.HasPrefix(text, "aaa") || !strings.HasSuffix(text, protocol.CutNote(produced-kept)) {
 			t.Errorf("the message text is %d bytes, ending %q", len(text), text[max(0, len(text)-80):])
 		}
 		for _, u := range ups {

@@ -47,7 +47,7 @@ func (o *stepOutput) finalText() string {
 	if o.produced <= o.text.Len() {
 		return o.text.String()
 	}
-	return o.text.String() + protocol.CutNote(o.text.Len(), o.produced)
+	return o.text.String() + protocol.CutNote(o.produced-o.text.Len())
 }
 
 // dropPartial forgets the partial text of a step's message once a commit closed

@@ -57,10 +57,10 @@ func BoundAskArgs(args json.RawMessage, limit int) (out json.RawMessage, ok bool
 		q.Question = protocol.Cut(q.Question, askQuestionBytes)
 		if n := len(q.Options) - askOptions; n > 0 {
 			q.Options = q.Options[:askOptions]
-			q.Question += fmt.Sprintf("\n[cut: %d more options not kept]", n)
+			q.Question += fmt.Sprintf("… [cut: %d more options]", n)
 		}
 		if i == len(a.Questions)-1 && dropped > 0 {
-			q.Question += fmt.Sprintf("\n[cut: %d more questions not kept]", dropped)
+			q.Question += fmt.Sprintf("… [cut: %d more questions]", dropped)
 		}
 		q.Header = protocol.Cut(q.Header, askHeaderBytes)
 		for j := range q.Options {
