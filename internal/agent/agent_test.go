@@ -131,3 +131,67 @@ func TestPlanRTCs(t *testing.T) {
 			got[0].NeedsConfirmation, got[1].NeedsConfirmation, got[1].TimeoutMS, got[2].NeedsConfirmation)
 	}
 }
+
+// AdmitCall keeps a call within its limits as it is, cuts one over the call
+// limit or past the step's, and says why; PlanRTCs fails the cut call with that
+// reason without looking at the kept prefix.
+func TestAdmitCall(t *testing.T) {
+	lim := protocol.Limits{ToolArgsBytes: 1000, StepArgsBytes: 1500}.WithDefaults()
+	args := func(n int) json.RawMessage {
+		return json.RawMessage(`{"path":"/a","content":"` + strings.Repeat("x", n) + `"}`)
+	}
+	ok := AdmitCall(llm.ToolCall{ID: "1", Name: "write", Arguments: args(800)}, lim, 0)
+	if ok.Cut != "" || len(ok.Arguments) != len(args(800)) {
+		t.Fatalf("a call within the limits: %q, %d bytes", ok.Cut, len(ok.Arguments))
+	}
+	big := AdmitCall(llm.ToolCall{ID: "2", Name: "write", Arguments: args(5000)}, lim, 0)
+	if !strings.Contains(big.Cut, fmt.Sprintf("too large: %d bytes, more than the limit of 1000", len(args(5000)))) || !json.Valid(big.Arguments) {
+		t.Fatalf("a call over the limit: %q, %.200s", big.Cut, big.Arguments)
+	}
+	step := AdmitCall(llm.ToolCall{ID: "3", Name: "write", Arguments: args(800)}, lim, len(ok.Arguments))
+	if !strings.Contains(step.Cut, "pass 1500 bytes") {
+		t.Fatalf("a call past the step's limit: %q", step.Cut)
+	}
+	long := AdmitCall(llm.ToolCall{ID: strings.Repeat("i", 500), Name: strings.Repeat("n", 500), Arguments: args(1)}, lim, 0)
+	if len(long.ID) > lim.IDBytes || len(long.Name) > lim.IDBytes {
+		t.Fatalf("id %d and name %d bytes", len(long.ID), len(long.Name))
+	}
+	rtcs := PlanRTCs(PlanInput{Calls: []llm.ToolCall{ok, big, step}, Tools: tools.NewSet(nil), WorkMode: protocol.ModeBypass,
+		Limits: lim, NewID: func() string { return "r" }})
+	if rtcs[0].Status != protocol.RTCQueued || rtcs[1].Status != protocol.RTCFailed || rtcs[1].Error != big.Cut || rtcs[2].Error != step.Cut {
+		t.Fatalf("planned: %s %s %q %q", rtcs[0].Status, rtcs[1].Status, rtcs[1].Error, rtcs[2].Error)
+	}
+}
+
+// askUser arguments over their bound are rebuilt from askUser's fields, each
+// cut with a note; ones not in askUser's shape are cut like any call.
+func TestAdmitAskUser(t *testing.T) {
+	lim := protocol.Limits{}.WithDefaults()
+	q := func(text string) string {
+		return `{"question":"` + text + `","options":[{"label":"a"},{"label":"b"},{"label":"c"},{"label":"d"},{"label":"e"}]}`
+	}
+	raw := `{"questions":[` + q(strings.Repeat("q", 20<<10)) + `,` + q("2") + `,` + q("3") + `,` + q("4") + `,` + q("5") + `],"extra":"` + strings.Repeat("z", 10<<10) + `"}`
+	c := AdmitCall(llm.ToolCall{ID: "1", Name: "askUser", Arguments: json.RawMessage(raw)}, lim, 0)
+	var got struct {
+		Questions []struct {
+			Question string
+			Options  []struct{ Label string }
+		}
+	}
+	if err := json.Unmarshal(c.Arguments, &got); err != nil || c.Cut != "" {
+		t.Fatalf("%v %q", err, c.Cut)
+	}
+	if len(got.Questions) != 4 || len(got.Questions[0].Options) != 4 || len(c.Arguments) > 4<<10 {
+		t.Fatalf("kept %d questions, %d options, %d bytes", len(got.Questions), len(got.Questions[0].Options), len(c.Arguments))
+	}
+	if q0 := got.Questions[0].Question; !strings.Contains(q0, "bytes more]") || !strings.HasSuffix(q0, "[cut: 1 more options]") {
+		t.Fatalf("first question %q", q0[len(q0)-120:])
+	}
+	if q3 := got.Questions[3].Question; !strings.HasSuffix(q3, "[cut: 1 more questions]") {
+		t.Fatalf("last question %q", q3)
+	}
+	bad := AdmitCall(llm.ToolCall{ID: "2", Name: "askUser", Arguments: json.RawMessage(`{"q":"` + strings.Repeat("q", 20<<10) + `"}`)}, lim, 0)
+	if !strings.Contains(bad.Cut, "too large") || len(bad.Arguments) > 5<<10 {
+		t.Fatalf("askUser not in its shape: %q, %d bytes", bad.Cut, len(bad.Arguments))
+	}
+}

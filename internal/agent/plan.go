@@ -28,9 +28,10 @@ type PlanInput struct {
 	NewID     func() string
 }
 
-// PlanRTCs turns the model's tool calls into RTC rows. Calls that cannot run end at
-// once: unknown tools and bad arguments as failed, plan-mode writes as rejected, each
-// with a message the model can act on. The others start queued; the caller delivers
+// PlanRTCs turns the model's tool calls, as AdmitCall bounded them, into RTC rows.
+// Calls that cannot run end at once: unknown tools, arguments AdmitCall cut and
+// bad arguments as failed, plan-mode writes as rejected, each with a message the
+// model can act on. The others start queued; the caller delivers
 // the first. Calls that need the user (confirmation, askUser) get the human-wait
 // budget instead of the execution deadline.
 func PlanRTCs(in PlanInput) []protocol.RTC {
@@ -39,6 +40,11 @@ func PlanRTCs(in PlanInput) []protocol.RTC {
 		r := protocol.RTC{ID: in.NewID(), SessionID: in.SessionID, TurnID: in.TurnID, UserID: in.UserID, MessageID: in.MessageID,
 			ToolCallID: c.ID, Seq: in.FirstSeq + i, Step: in.Step, ToolName: c.Name, Arguments: safeArgs(c.Arguments),
 			Status: protocol.RTCQueued}
+		if c.Cut != "" {
+			r.Status, r.Error = protocol.RTCFailed, c.Cut
+			out = append(out, r)
+			continue
+		}
 		tool, err := in.Tools.CheckCall(c.Name, c.Arguments, in.Limits)
 		if err != nil {
 			r.Status, r.Error = protocol.RTCFailed, err.Error()

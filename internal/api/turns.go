@@ -94,7 +94,7 @@ func (a *API) updateList(ctx context.Context, c core.Caller, params json.RawMess
 	}
 	res := &protocol.UpdateListResult{Updates: []protocol.Update{}}
 	err := a.read(ctx, func(tx store.Tx) error {
-		list, pos, err := tx.UpdateList(c.UserID, req.SinceOffset, a.limit(req.Limit))
+		list, pos, err := tx.UpdateList(c.UserID, req.SinceOffset, a.limit(req.Limit), a.lim.PageBytes)
 		if err != nil {
 			return err
 		}

@@ -29,6 +29,10 @@ type ToolCall struct {
 	ID        string          `json:"id"`
 	Name      string          `json:"name"`
 	Arguments json.RawMessage `json:"arguments"` // raw JSON text as the model produced it; may be invalid JSON
+	// Cut, when set, says for the model why the arguments it produced were over
+	// a limit: Arguments then holds what was kept of them (protocol.CutArgs) and
+	// the call is not run. Never sent to a provider.
+	Cut string `json:"-"`
 }
 
 // Message is one entry of the transcript sent to the model.

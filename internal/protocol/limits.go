@@ -8,6 +8,10 @@ type Limits struct {
 	MessageTextBytes int           // v1.message.send text; default 64 KiB
 	ToolResultBytes  int           // RTC output or error; default 256 KiB
 	ToolArgsBytes    int           // arguments of one tool call kept from the model; default 256 KiB
+	StepArgsBytes    int           // arguments of all tool calls of one model step together; default 1 MiB
+	ModelTextBytes   int           // text of one model step; default 256 KiB
+	AskUserBytes     int           // askUser arguments delivered as the model sent them; default 8 KiB
+	PageBytes        int           // one page of Topic history: ends before the update that would pass it, holds at least one; default 1 MiB
 	HostTools        int           // host tools per message; default 64
 	HostToolBytes    int           // one host tool schema; default 16 KiB
 	TitleBytes       int           // session title; default 200
@@ -35,6 +39,10 @@ func (l Limits) WithDefaults() Limits {
 	def(&l.MessageTextBytes, 64<<10)
 	def(&l.ToolResultBytes, 256<<10)
 	def(&l.ToolArgsBytes, 256<<10)
+	def(&l.StepArgsBytes, 1<<20)
+	def(&l.ModelTextBytes, 256<<10)
+	def(&l.AskUserBytes, 8<<10)
+	def(&l.PageBytes, 1<<20)
 	def(&l.HostTools, 64)
 	def(&l.HostToolBytes, 16<<10)
 	def(&l.TitleBytes, 200)

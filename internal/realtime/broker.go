@@ -25,8 +25,9 @@ func LiveChannel(userID string) string  { return livePrefix + userID }
 // topicBroker wraps a Centrifuge broker: pub/sub goes through the inner broker;
 // history of topic channels comes from the store.
 type topicBroker struct {
-	inner centrifuge.Broker
-	store store.Store
+	inner     centrifuge.Broker
+	store     store.Store
+	pageBytes int // bounds the publications of one History answer
 }
 
 func (b *topicBroker) RegisterBrokerEventHandler(h centrifuge.BrokerEventHandler) error {
@@ -79,7 +80,10 @@ func (b *topicBroker) History(ch string, opts centrifuge.HistoryOptions) ([]*cen
 		if limit < 0 {
 			limit = 1 << 30
 		}
-		list, _, err := tx.UpdateList(userID, since, limit)
+		// A list cut short by the byte bound does not reach the top, so
+		// Centrifuge reports the recovery failed and the client refills with
+		// v1.update.list, page by page, instead of one frame of everything.
+		list, _, err := tx.UpdateList(userID, since, limit, b.pageBytes)
 		for _, u := range list {
 			pubs = append(pubs, &centrifuge.Publication{Offset: uint64(u.Offset), Epoch: u.Epoch, Data: mustPayload(u)})
 		}

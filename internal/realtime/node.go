@@ -26,6 +26,11 @@ type Config struct {
 	// RecoveryLimit is the most updates pushed on reconnect; beyond it the client
 	// refills with v1.update.list. Default 300.
 	RecoveryLimit int
+	// PageBytes bounds the Topic history read at once: a recovery on reconnect
+	// (one frame to the client) and a relay read. A recovery that would pass it
+	// is not done by Centrifuge; the client refills with v1.update.list, whose
+	// pages the API bounds the same way. Default protocol.Limits' PageBytes.
+	PageBytes int
 	// PositionCheck is how often Centrifuge compares each client's Topic position
 	// with the database; a publication lost on the way (a node or Redis failure
 	// after the commit) is found then at the latest and recovered by a reconnect.
@@ -70,6 +75,9 @@ func New(ctx context.Context, cfg Config) (*Node, error) {
 	if cfg.RecoveryLimit <= 0 {
 		cfg.RecoveryLimit = 300
 	}
+	if cfg.PageBytes <= 0 {
+		cfg.PageBytes = protocol.Limits{}.WithDefaults().PageBytes
+	}
 	if cfg.PositionCheck <= 0 {
 		cfg.PositionCheck = 15 * time.Second
 	}
@@ -88,10 +96,10 @@ func New(ctx context.Context, cfg Config) (*Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	node.SetBroker(&topicBroker{inner: inner, store: cfg.Store})
+	node.SetBroker(&topicBroker{inner: inner, store: cfg.Store, pageBytes: cfg.PageBytes})
 	n := &Node{cfg: cfg, node: node, log: log}
 	node.OnNotification(n.onNotification)
-	n.relay = newRelay(cfg.Store, log, publishTo(node))
+	n.relay = newRelay(cfg.Store, log, cfg.PageBytes, publishTo(node))
 	node.OnConnecting(n.onConnecting)
 	node.OnConnect(n.onConnect)
 	return n, nil

@@ -93,9 +93,10 @@ func (p *pending) dropRuns(offset int64) int {
 }
 
 type relay struct {
-	store   store.Store
-	log     *slog.Logger
-	publish func(protocol.Update) error
+	store     store.Store
+	log       *slog.Logger
+	publish   func(protocol.Update) error
+	pageBytes int // bounds one read back from the store
 
 	mu      sync.Mutex
 	users   map[string]*pending
@@ -111,9 +112,9 @@ type relay struct {
 	done chan struct{} // closed when the worker returned
 }
 
-func newRelay(st store.Store, log *slog.Logger, publish func(protocol.Update) error) *relay {
+func newRelay(st store.Store, log *slog.Logger, pageBytes int, publish func(protocol.Update) error) *relay {
 	ctx, quit := context.WithCancel(context.Background())
-	return &relay{store: st, log: log, publish: publish, users: map[string]*pending{},
+	return &relay{store: st, log: log, publish: publish, pageBytes: pageBytes, users: map[string]*pending{},
 		wake: make(chan struct{}, 1), ctx: ctx, quit: quit, done: make(chan struct{})}
 }
 
@@ -327,7 +328,7 @@ func (r *relay) readNoted(user string, p *pending, next int64) ([]protocol.Updat
 	var list []protocol.Update
 	err := r.store.Read(r.ctx, func(tx store.Tx) error {
 		var err error
-		list, _, err = tx.UpdateList(user, next-1, relayBatch)
+		list, _, err = tx.UpdateList(user, next-1, relayBatch, r.pageBytes)
 		return err
 	})
 	if err != nil {

@@ -109,7 +109,7 @@ func finalMessage(tx store.Tx, t *protocol.Turn, out *stepOutput, model string) 
 	usage := out.usage
 	if out.msg != nil {
 		m := out.msg
-		m.Text, m.ToolCalls, m.Status, m.Usage = out.text.String(), calls, protocol.MessageComplete, &usage
+		m.Text, m.ToolCalls, m.Status, m.Usage = out.finalText(), calls, protocol.MessageComplete, &usage
 		return m, core.EmitMessage(tx, m, protocol.MessageStreaming, "")
 	}
 	seq, err := tx.MessageMaxSeq(t.SessionID)

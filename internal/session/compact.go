@@ -125,7 +125,7 @@ func (r *Runner) summarise(ctx context.Context, o *owner, item *store.InboxItem,
 		*t = *cur
 		usage := out.usage
 		m := out.msg
-		m.Text, m.Status, m.SummaryOfSeq, m.Usage = out.text.String(), protocol.MessageComplete, plan.SummaryOfSeq, &usage
+		m.Text, m.Status, m.SummaryOfSeq, m.Usage = out.finalText(), protocol.MessageComplete, plan.SummaryOfSeq, &usage
 		if err := core.EmitMessage(tx, m, protocol.MessageStreaming, ""); err != nil {
 			return err
 		}

@@ -5,19 +5,49 @@ import (
 	"errors"
 	"strings"
 
+	"github.com/rtcagent/rtcagent/internal/agent"
 	"github.com/rtcagent/rtcagent/internal/core"
 	"github.com/rtcagent/rtcagent/internal/llm"
 	"github.com/rtcagent/rtcagent/internal/protocol"
 	"github.com/rtcagent/rtcagent/internal/store"
 )
 
-// stepOutput is what one model step produced.
+// stepOutput is what one model step produced, bounded as it entered: text past
+// the limit and arguments past theirs are not kept (see admitText and
+// agent.AdmitCall).
 type stepOutput struct {
-	msg   *protocol.Message // the streaming message, created at the first text chunk
-	text  strings.Builder
-	seq   int64 // Live seq of the last delta
-	calls []llm.ToolCall
-	usage protocol.Usage
+	msg      *protocol.Message // the streaming message, created at the first text chunk
+	text     strings.Builder   // the text kept
+	produced int               // bytes of text the model produced
+	seq      int64             // Live seq of the last delta
+	calls    []llm.ToolCall
+	argBytes int // bytes of arguments kept in calls
+	usage    protocol.Usage
+}
+
+// cutNoteRoom is room kept under the text limit for the note of a cut.
+const cutNoteRoom = 64
+
+// admitText keeps what fits of a text chunk under limit, less room for the note,
+// and returns it (empty once the text is full).
+func (o *stepOutput) admitText(s string, limit int) string {
+	if o.produced > o.text.Len() { // cut already: the rest is not kept
+		o.produced += len(s)
+		return ""
+	}
+	o.produced += len(s)
+	s = protocol.Prefix(s, max(limit-cutNoteRoom-o.text.Len(), 0))
+	o.text.WriteString(s)
+	return s
+}
+
+// finalText is the step's text as stored: what was kept, and a note when the
+// model produced more.
+func (o *stepOutput) finalText() string {
+	if o.produced <= o.text.Len() {
+		return o.text.String()
+	}
+	return o.text.String() + protocol.CutNote(o.produced-o.text.Len())
 }
 
 // dropPartial forgets the partial text of a step's message once a commit closed
@@ -75,7 +105,8 @@ func (r *Runner) stream(ctx context.Context, o *owner, t *protocol.Turn, req *ll
 		ev := s.Current()
 		switch ev.Kind {
 		case llm.EventText:
-			if ev.Text == "" {
+			text := out.admitText(ev.Text, r.cfg.Limits.ModelTextBytes)
+			if text == "" {
 				continue
 			}
 			if out.msg == nil {
@@ -83,17 +114,18 @@ func (r *Runner) stream(ctx context.Context, o *owner, t *protocol.Turn, req *ll
 					return out, err
 				}
 			}
-			out.text.WriteString(ev.Text)
 			out.seq++
-			if err := r.parts.Append(ctx, out.msg.ID, out.seq, ev.Text); err != nil {
+			if err := r.parts.Append(ctx, out.msg.ID, out.seq, text); err != nil {
 				r.log.Warn("buffer partial text", "err", err) // only mid-stream joiners miss it
 			}
-			d := protocol.Delta{Type: "message.delta", SessionID: t.SessionID, MessageID: out.msg.ID, Seq: out.seq, Kind: "text", Delta: ev.Text}
+			d := protocol.Delta{Type: "message.delta", SessionID: t.SessionID, MessageID: out.msg.ID, Seq: out.seq, Kind: "text", Delta: text}
 			if err := r.cfg.Live.PublishDelta(t.UserID, d); err != nil {
 				r.log.Warn("live publish", "err", err) // Live may lose chunks; the final message is on Topic
 			}
 		case llm.EventToolCall:
-			out.calls = append(out.calls, ev.ToolCall)
+			c := agent.AdmitCall(ev.ToolCall, r.cfg.Limits, out.argBytes)
+			out.calls = append(out.calls, c)
+			out.argBytes += len(c.Arguments)
 		case llm.EventUsage:
 			if ev.Usage.InputTokens > 0 {
 				out.usage.InputTokens = ev.Usage.InputTokens
@@ -181,7 +213,7 @@ func (r *Runner) interruptMsg(tx store.Tx, out *stepOutput) error {
 		return nil
 	}
 	m := out.msg
-	m.Text, m.Status = out.text.String(), protocol.MessageInterrupted
+	m.Text, m.Status = out.finalText(), protocol.MessageInterrupted
 	err := core.EmitMessage(tx, m, protocol.MessageStreaming, "")
 	if errors.Is(err, store.ErrConflict) {
 		return nil

@@ -150,7 +150,7 @@ func (e *cachedTranscript) catchUp(tx store.Tx, sessionID, userID string, pos st
 	if pos.Top == e.top {
 		return true
 	}
-	ups, _, err := tx.UpdateList(userID, e.top, int(pos.Top-e.top))
+	ups, _, err := tx.UpdateList(userID, e.top, int(pos.Top-e.top), 0)
 	if err != nil || int64(len(ups)) != pos.Top-e.top {
 		return false
 	}

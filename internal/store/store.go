@@ -96,7 +96,10 @@ type Tx interface {
 	UpdateAppend(userID, typ string, data any) (protocol.Update, error)
 	// NextOffset returns the offset the next UpdateAppend of the user will assign.
 	NextOffset(userID string) (int64, error)
-	UpdateList(userID string, since int64, limit int) ([]protocol.Update, StreamPos, error)
+	// UpdateList returns the user's updates after offset since, at most limit of
+	// them and, when maxBytes > 0, at most maxBytes of stored payload: the list
+	// ends before the update that would pass maxBytes but holds at least one.
+	UpdateList(userID string, since int64, limit, maxBytes int) ([]protocol.Update, StreamPos, error)
 	StreamGet(userID string) (StreamPos, error)
 	// StreamReset discards the user's history and starts a new epoch; offsets go on
 	// from the old top.

@@ -119,7 +119,7 @@ func (s *Set) CheckCall(name string, args json.RawMessage, lim protocol.Limits) 
 		return t, fmt.Errorf("unknown tool %q; available tools: %s", name, s.names())
 	}
 	if len(args) > lim.ToolArgsBytes {
-		return t, fmt.Errorf("arguments of %s are %d bytes, more than the limit of %d", name, len(args), lim.ToolArgsBytes)
+		return t, ArgsTooLarge(name, len(args), lim.ToolArgsBytes)
 	}
 	trimmed := bytes.TrimSpace(args)
 	if len(trimmed) == 0 {
@@ -135,6 +135,20 @@ func (s *Set) CheckCall(name string, args json.RawMessage, lim protocol.Limits) 
 		}
 	}
 	return t, nil
+}
+
+// ArgsTooLarge is the error the model reads for a call whose arguments, size
+// bytes, were over limit: it says so and does not repeat them.
+func ArgsTooLarge(name string, size, limit int) error {
+	return fmt.Errorf("the arguments of %s are too large: %d bytes, more than the limit of %d. The call was not run, and only the first %d bytes of its arguments were kept. Send less in one call",
+		name, size, limit, protocol.CutArgsKeep)
+}
+
+// StepArgsTooLarge is the error for a call whose arguments, size bytes, were
+// within the limit of one call but passed limit with the step's calls before it.
+func StepArgsTooLarge(name string, size, limit int) error {
+	return fmt.Errorf("the arguments of %s are too large: with the calls before it in this step they pass %d bytes (this call alone is %d). The call was not run, and only the first %d bytes of its arguments were kept. Make fewer or smaller calls in one step",
+		name, limit, size, protocol.CutArgsKeep)
 }
 
 func (s *Set) names() string {

@@ -104,7 +104,7 @@ func TestNodesOffsets(t *testing.T) {
 	}
 	var list []protocol.Update
 	var pos store.StreamPos
-	err := a.Read(ctx, func(tx store.Tx) error { var err error; list, pos, err = tx.UpdateList("u", 0, -1); return err })
+	err := a.Read(ctx, func(tx store.Tx) error { var err error; list, pos, err = tx.UpdateList("u", 0, -1, 0); return err })
 	if err != nil || len(list) != n || pos.Top != n || list[n-1].Offset != n {
 		t.Fatalf("stored: %d updates, top %d, err %v", len(list), pos.Top, err)
 	}

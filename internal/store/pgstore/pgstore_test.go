@@ -87,7 +87,7 @@ func TestJSONBytesKept(t *testing.T) {
 		t.Fatal(err)
 	}
 	err = s.Read(ctx, func(tx store.Tx) error {
-		list, _, err := tx.UpdateList("u", 0, -1)
+		list, _, err := tx.UpdateList("u", 0, -1, 0)
 		if err != nil {
 			return err
 		}

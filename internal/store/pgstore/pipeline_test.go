@@ -41,7 +41,7 @@ func TestPipelinedExchanges(t *testing.T) {
 	var ups []protocol.Update
 	if err := s.Read(ctx, func(tx store.Tx) error {
 		var err error
-		ups, _, err = tx.UpdateList("u", 0, -1)
+		ups, _, err = tx.UpdateList("u", 0, -1, 0)
 		return err
 	}); err != nil {
 		t.Fatal(err)

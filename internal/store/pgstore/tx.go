@@ -207,12 +207,18 @@ func (t *tx) StreamReset(userID string) (store.StreamPos, error) {
 	return p, nil
 }
 
-func (t *tx) UpdateList(userID string, since int64, limit int) ([]protocol.Update, store.StreamPos, error) {
+func (t *tx) UpdateList(userID string, since int64, limit, maxBytes int) ([]protocol.Update, store.StreamPos, error) {
 	p, err := t.stream(userID)
 	if err != nil {
 		return nil, p, err
 	}
-	rows, err := t.query(`SELECT payload FROM updates WHERE user_id = $1 AND off > $2 ORDER BY off LIMIT $3`, userID, since, limitArg(limit))
+	// The byte bound is applied by the server, so payloads past it are not sent:
+	// a running sum of their sizes (octet_length reads a TOASTed value's size
+	// without reading the value) keeps the first row and those within the bound.
+	rows, err := t.query(`SELECT payload FROM (
+		SELECT off, payload, SUM(octet_length(payload)) OVER (ORDER BY off ROWS UNBOUNDED PRECEDING) AS upto, octet_length(payload) AS size
+		FROM (SELECT off, payload FROM updates WHERE user_id = $1 AND off > $2 ORDER BY off LIMIT $3) page) sized
+		WHERE $4 <= 0 OR upto <= $4 OR upto = size ORDER BY off`, userID, since, limitArg(limit), maxBytes)
 	if err != nil {
 		return nil, p, fmt.Errorf("list updates: %w", t.note(err))
 	}

@@ -119,7 +119,7 @@ func readConstantly(ctx context.Context, s *sqlitestore.Store, wg *sync.WaitGrou
 		go func() {
 			defer wg.Done()
 			for ctx.Err() == nil {
-				_ = s.Read(ctx, func(tx store.Tx) error { _, _, err := tx.UpdateList(user, 0, 10); return err })
+				_ = s.Read(ctx, func(tx store.Tx) error { _, _, err := tx.UpdateList(user, 0, 10, 0); return err })
 			}
 		}()
 	}

@@ -70,7 +70,7 @@ func TestMigrateFrom004WithData(t *testing.T) {
 	want := map[string]store.StreamPos{"a": {Epoch: "e0", Top: 5, Floor: 0}, "b": {Epoch: "e0", Top: 6, Floor: 3}, "c": {Epoch: "e1", Top: 7, Floor: 7}}
 	err = s.Read(ctx, func(tx store.Tx) error {
 		for user, w := range want {
-			list, pos, err := tx.UpdateList(user, 0, 100)
+			list, pos, err := tx.UpdateList(user, 0, 100, 0)
 			if err != nil {
 				return err
 			}

@@ -83,7 +83,7 @@ func TestPruneKeepsHistoryWholeWhenTheClockWentBack(t *testing.T) {
 	var pos store.StreamPos
 	if err := s.Read(ctx, func(tx store.Tx) error {
 		var err error
-		list, pos, err = tx.UpdateList("u", 0, 10)
+		list, pos, err = tx.UpdateList("u", 0, 10, 0)
 		return err
 	}); err != nil {
 		t.Fatal(err)

@@ -144,7 +144,7 @@ func (t *tx) StreamReset(userID string) (store.StreamPos, error) {
 	return p, nil
 }
 
-func (t *tx) UpdateList(userID string, since int64, limit int) ([]protocol.Update, store.StreamPos, error) {
+func (t *tx) UpdateList(userID string, since int64, limit, maxBytes int) ([]protocol.Update, store.StreamPos, error) {
 	st, err := t.stream(userID, false)
 	if err != nil {
 		return nil, store.StreamPos{}, err
@@ -156,10 +156,15 @@ func (t *tx) UpdateList(userID string, since int64, limit int) ([]protocol.Updat
 	}
 	defer rows.Close()
 	var out []protocol.Update
+	size := 0
 	for rows.Next() {
 		var payload []byte
 		if err := rows.Scan(&payload); err != nil {
 			return nil, p, err
+		}
+		// Rows are read one at a time: stopping here reads no further payload.
+		if size += len(payload); maxBytes > 0 && size > maxBytes && len(out) > 0 {
+			break
 		}
 		var u protocol.Update
 		if err := json.Unmarshal(payload, &u); err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -58,6 +59,7 @@ func Run(t *testing.T, open Factory) {
 		"ConcurrentSessionChanges": testConcurrentSessionChanges,
 		"ApprovalsAndDecisions":    testApprovalsAndDecisions,
 		"Audit":                    testAudit,
+		"HistoryPageBytes":         testPageBytes,
 	}
 	for name, fn := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -150,7 +152,7 @@ func testOffsets(t *testing.T, s store.Store, _ *Clock) {
 	var pos store.StreamPos
 	err := s.Read(ctx, func(tx store.Tx) error {
 		var err error
-		list, pos, err = tx.UpdateList("u1", 2, 100)
+		list, pos, err = tx.UpdateList("u1", 2, 100, 0)
 		return err
 	})
 	if err != nil || len(list) != 4 || list[0].Offset != 3 || pos.Top != 6 || pos.Epoch != e1.Epoch || list[0].Epoch != pos.Epoch {
@@ -208,7 +210,7 @@ func testRollback(t *testing.T, s store.Store, _ *Clock) {
 		t.Fatal("hook called for a rolled back transaction")
 	}
 	err = s.Read(ctx, func(tx store.Tx) error {
-		if list, pos, err := tx.UpdateList("u", 0, 10); err != nil || len(list) != 0 || pos.Top != 0 {
+		if list, pos, err := tx.UpdateList("u", 0, 10, 0); err != nil || len(list) != 0 || pos.Top != 0 {
 			return fmt.Errorf("updates survived rollback: %d top %d %v", len(list), pos.Top, err)
 		}
 		if _, err := tx.InboxNext("s"); !errors.Is(err, store.ErrNotFound) {
@@ -272,7 +274,7 @@ func testConcurrentRollback(t *testing.T, s store.Store, _ *Clock) {
 		}
 	}
 	err := s.Read(ctx, func(tx store.Tx) error {
-		list, pos, err := tx.UpdateList("u", 0, 1000)
+		list, pos, err := tx.UpdateList("u", 0, 1000, 0)
 		if err != nil || len(list) != okCount || pos.Top != int64(okCount) {
 			return fmt.Errorf("%d updates, top %d, want %d: %v", len(list), pos.Top, okCount, err)
 		}
@@ -488,7 +490,7 @@ func testHistory(t *testing.T, s store.Store, clock *Clock) {
 	var list []protocol.Update
 	err := s.Read(ctx, func(tx store.Tx) error {
 		var err error
-		list, pos, err = tx.UpdateList("u", 0, 100)
+		list, pos, err = tx.UpdateList("u", 0, 100, 0)
 		return err
 	})
 	if err != nil || n != 6 || pos.Floor != 6 || len(list) != 4 || list[0].Offset != 7 {
@@ -568,5 +570,60 @@ func testSessionList(t *testing.T, s store.Store, _ *Clock) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// testPageBytes: a page of history ends before the update that would pass the
+// byte bound, holds at least one update however large, and the pages together
+// hold every update in order.
+func testPageBytes(t *testing.T, s store.Store, _ *Clock) {
+	const n, size, bound = 40, 100 << 10, 512 << 10
+	big := strings.Repeat("x", size)
+	write(t, s, func(tx store.Tx) error {
+		for i := 0; i < n; i++ {
+			data := big
+			if i == 7 {
+				data = big + big + big + big + big + big // one update larger than the bound
+			}
+			if _, err := tx.UpdateAppend("u", protocol.UpdMessageUpdated, map[string]string{"text": data}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	var since int64
+	pages := 0
+	for since < n {
+		err := s.Read(ctx, func(tx store.Tx) error {
+			list, _, err := tx.UpdateList("u", since, 1000, bound)
+			if err != nil {
+				return err
+			}
+			if len(list) == 0 {
+				return fmt.Errorf("an empty page after %d", since)
+			}
+			total := 0
+			for _, u := range list {
+				if u.Offset != since+1 {
+					return fmt.Errorf("offset %d after %d", u.Offset, since)
+				}
+				since = u.Offset
+				total += len(u.Data)
+			}
+			if len(list) > 1 && total > bound {
+				return fmt.Errorf("a page of %d updates holds %d bytes, over %d", len(list), total, bound)
+			}
+			if len(list) == 1 && total < bound/2 && since < n {
+				return fmt.Errorf("a page stopped after one update of %d bytes", total)
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		pages++
+	}
+	if pages < n*size/bound {
+		t.Fatalf("%d pages for %d bytes under a bound of %d", pages, n*size, bound)
 	}
 }
