@@ -12,6 +12,10 @@
 //     (charset, length) or whose schema is too large is left out and logged.
 //   - Tool names the model sees are "<server>__<tool>": letters, digits, _ and -,
 //     at most 64 characters, unique across servers.
+//   - Every string a server sends is bounded where it enters: a call's result
+//     and error text (a protocol error included) are cut to ResultBytes with
+//     a note of what was left out (protocol.Cut); tool names and schemas are
+//     checked at listing.
 //   - Call runs one tool call once and never retries it: retrying a call that
 //     may have reached the server is the caller's decision (Rerunnable says
 //     whether the tool is annotated read-only or idempotent).

@@ -15,6 +15,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/rtcagent/rtcagent/internal/protocol"
 	"github.com/rtcagent/rtcagent/internal/tools"
 )
 
@@ -153,7 +154,7 @@ func (m *Manager) Call(ctx context.Context, name string, args json.RawMessage, a
 	}
 	res, err := s.CallTool(ctx, &mcp.CallToolParams{Name: t.Remote, Arguments: args})
 	if err != nil {
-		return Result{}, fmt.Errorf("MCP server %q, tool %q: %w", t.Server, t.Remote, err)
+		return Result{}, bound(fmt.Errorf("MCP server %q, tool %q: %w", t.Server, t.Remote, err), m.opts.ResultBytes)
 	}
 	return resultOf(res, m.opts.ResultBytes), nil
 }
@@ -219,7 +220,7 @@ func (m *Manager) keep(ctx context.Context, c *conn) {
 			if err = m.list(ctx, c, s); err == nil {
 				c.once.Do(func() { close(c.ready) })
 			} else {
-				log.Warn("list tools", "err", err)
+				log.Warn("list tools", "err", logErr(err))
 			}
 			werr := s.Wait()
 			stop()
@@ -227,9 +228,9 @@ func (m *Manager) keep(ctx context.Context, c *conn) {
 			if ctx.Err() != nil {
 				return
 			}
-			log.Warn("connection ended; connecting again", "err", werr)
+			log.Warn("connection ended; connecting again", "err", logErr(werr))
 		} else if ctx.Err() == nil {
-			log.Warn("connect", "err", err, "retry_in", wait)
+			log.Warn("connect", "err", logErr(err), "retry_in", wait)
 		}
 		select {
 		case <-ctx.Done():
@@ -264,7 +265,7 @@ func (m *Manager) connect(ctx context.Context, c *conn) (*mcp.ClientSession, err
 			if s != nil {
 				go func() {
 					if err := m.list(ctx, c, s); err != nil {
-						m.log.Warn("list tools after a change", "server", c.srv.Name, "err", err)
+						m.log.Warn("list tools after a change", "server", c.srv.Name, "err", logErr(err))
 					}
 				}()
 			}
@@ -359,4 +360,13 @@ func (h headers) RoundTrip(req *http.Request) (*http.Response, error) {
 		req.Header.Set(k, v)
 	}
 	return http.DefaultTransport.RoundTrip(req)
+}
+
+// logErr is an error's text for the log, bounded: a server's error text has no
+// bound of its own.
+func logErr(err error) string {
+	if err == nil {
+		return ""
+	}
+	return protocol.Cut(err.Error(), 1<<10)
 }

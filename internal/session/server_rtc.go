@@ -132,12 +132,12 @@ func (r *Runner) callServer(ctx context.Context, t *protocol.Turn, rtc *protocol
 	start := time.Now()
 	res, err := r.cfg.ServerTools.Run(cctx, rtc.ToolName, rtc.Arguments, r.elicitAsker(rtc))
 	if err != nil {
-		r.log.Warn("server call without an answer", "rtc", rtc.ID, "tool", rtc.ToolName, "after", time.Since(start), "err", err)
-		return tools.ServerResult{Error: "the tool gave no answer: " + err.Error()}, false
+		r.log.Warn("server call without an answer", "rtc", rtc.ID, "tool", rtc.ToolName, "after", time.Since(start), "err", protocol.Cut(err.Error(), 1<<10))
+		// The error's text is the MCP server's, of any size: it is cut here,
+		// before the RTC, the audit, every tab and the transcript get it.
+		return tools.ServerResult{Error: protocol.Cut("the tool gave no answer: "+err.Error(), r.cfg.Limits.ToolResultBytes)}, false
 	}
-	if len(res.Error) > r.cfg.Limits.ToolResultBytes {
-		res.Error = res.Error[:r.cfg.Limits.ToolResultBytes]
-	}
+	res.Error = protocol.Cut(res.Error, r.cfg.Limits.ToolResultBytes)
 	if len(res.Output) > r.cfg.Limits.ToolResultBytes {
 		return tools.ServerResult{Error: "the tool's output is larger than the limit for a result"}, true
 	}

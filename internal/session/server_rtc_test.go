@@ -119,3 +119,31 @@ func TestServerCallAnsweredAtShutdownIsKept(t *testing.T) {
 		t.Fatalf("the call ran %d times", n)
 	}
 }
+
+// runMCPTurn runs a one-call MCP turn to its end with a runner of mgr and
+// returns the call's RTC.
+func runMCPTurn(t *testing.T, mgr tools.ServerTools, call string) protocol.RTC {
+	t.Helper()
+	st := openStore(t)
+	model, res := mcpTurn(t, st, call, "go")
+	startRunner(t, Config{Store: st, Model: model, ServerTools: mgr, PollInterval: 10 * time.Millisecond})
+	waitCompleted(t.Context(), t, st, res.TurnID)
+	var rtcs []protocol.RTC
+	if err := st.Read(t.Context(), func(tx store.Tx) error { var err error; rtcs, err = tx.RTCListByTurn(res.TurnID); return err }); err != nil {
+		t.Fatal(err)
+	}
+	if len(rtcs) != 1 {
+		t.Fatalf("rtcs %+v", rtcs)
+	}
+	return rtcs[0]
+}
+
+// An MCP server's protocol error of 2 MB is stored cut to the result limit,
+// with a note, not whole in the RTC, its updates and the transcript.
+func TestServerCallErrorStoredCut(t *testing.T) {
+	rc := runMCPTurn(t, startMCP(t, ""), `{"name": "test__fail", "arguments": {"bytes": 2000000}}`)
+	limit := protocol.Limits{}.WithDefaults().ToolResultBytes
+	if rc.Status != protocol.RTCFailed || len(rc.Error) > limit || !strings.Contains(rc.Error, "eeee… [cut: ") {
+		t.Fatalf("%s, %d bytes: %q", rc.Status, len(rc.Error), rc.Error[max(0, len(rc.Error)-60):])
+	}
+}
