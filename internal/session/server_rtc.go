@@ -82,7 +82,7 @@ func (r *Runner) runServerRTC(ctx context.Context, o *owner, item *store.InboxIt
 	if err != nil || rtc == nil {
 		return err
 	}
-	res, answered := r.callServer(ctx, t, rtc)
+	res, answered, late := r.callServer(ctx, t, rtc)
 	wctx := ctx
 	if ctx.Err() != nil {
 		if !answered {
@@ -97,7 +97,7 @@ func (r *Runner) runServerRTC(ctx context.Context, o *owner, item *store.InboxIt
 		wctx = context.WithoutCancel(ctx)
 	}
 	err = r.writeItem(wctx, o, item, func(tx store.Tx, finish func() error) error {
-		if _, err := core.EndServerRTC(tx, rtc.ID, res.OK, res.Output, res.Error); err != nil {
+		if err := endServerCall(tx, rtc.ID, res, late); err != nil {
 			return err
 		}
 		return finish()
@@ -106,8 +106,7 @@ func (r *Runner) runServerRTC(ctx context.Context, o *owner, item *store.InboxIt
 		// The result is kept even so: it is a compare-and-set on the RTC, as a
 		// browser's submission is. The new owner finds the RTC ended.
 		err = r.cfg.Store.Write(context.WithoutCancel(ctx), func(tx store.Tx) error {
-			_, err := core.EndServerRTC(tx, rtc.ID, res.OK, res.Output, res.Error)
-			return err
+			return endServerCall(tx, rtc.ID, res, late)
 		})
 		if err == nil {
 			err = store.ErrLeaseLost
@@ -119,8 +118,9 @@ func (r *Runner) runServerRTC(ctx context.Context, o *owner, item *store.InboxIt
 // callServer makes the call within the RTC's deadline; a stop of the turn cancels
 // it. A call without an answer fails with a message for the model; answered
 // reports whether the MCP server gave one (an answer that was cut off, by a stop,
-// the deadline or the worker's end, did not).
-func (r *Runner) callServer(ctx context.Context, t *protocol.Turn, rtc *protocol.RTC) (res tools.ServerResult, answered bool) {
+// the deadline or the worker's end, did not); late, that the RTC's deadline
+// ended the call.
+func (r *Runner) callServer(ctx context.Context, t *protocol.Turn, rtc *protocol.RTC) (res tools.ServerResult, answered, late bool) {
 	cctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	if rtc.DeadlineAt != nil {
@@ -135,11 +135,25 @@ func (r *Runner) callServer(ctx context.Context, t *protocol.Turn, rtc *protocol
 		r.log.Warn("server call without an answer", "rtc", rtc.ID, "tool", rtc.ToolName, "after", time.Since(start), "err", protocol.Cut(err.Error(), 1<<10))
 		// The error's text is the MCP server's, of any size: it is cut here,
 		// before the RTC, the audit, every tab and the transcript get it.
-		return tools.ServerResult{Error: protocol.Cut("the tool gave no answer: "+err.Error(), r.cfg.Limits.ToolResultBytes)}, false
+		late = ctx.Err() == nil && errors.Is(cctx.Err(), context.DeadlineExceeded)
+		return tools.ServerResult{Error: protocol.Cut("the tool gave no answer: "+err.Error(), r.cfg.Limits.ToolResultBytes)}, false, late
 	}
 	res.Error = protocol.Cut(res.Error, r.cfg.Limits.ToolResultBytes)
 	if len(res.Output) > r.cfg.Limits.ToolResultBytes {
-		return tools.ServerResult{Error: "the tool's output is larger than the limit for a result"}, true
+		return tools.ServerResult{Error: "the tool's output is larger than the limit for a result"}, true, false
 	}
-	return res, true
+	return res, true, false
+}
+
+// endServerCall records a call's outcome; a call its deadline cut off ends as
+// timeout, what the state machine and the model's "[Tool Timeout]" are for,
+// not as a failure with the context's error.
+func endServerCall(tx store.Tx, id string, res tools.ServerResult, late bool) error {
+	var err error
+	if late {
+		_, err = core.TimeOutServerRTC(tx, id)
+	} else {
+		_, err = core.EndServerRTC(tx, id, res.OK, res.Output, res.Error)
+	}
+	return err
 }

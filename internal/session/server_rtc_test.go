@@ -147,3 +147,31 @@ func TestServerCallErrorStoredCut(t *testing.T) {
 		t.Fatalf("%s, %d bytes: %q", rc.Status, len(rc.Error), rc.Error[max(0, len(rc.Error)-60):])
 	}
 }
+
+// An MCP call that outlives its deadline ends as timeout (the model reads
+// "[Tool Timeout]"), not as failed with the context's error.
+func TestServerCallPastDeadlineTimesOut(t *testing.T) {
+	st := openStore(t)
+	model, res := mcpTurn(t, st, `{"name": "test__sleep", "arguments": {"ms": 600000, "tag": "late"}}`, "sleep")
+	startRunner(t, Config{Store: st, Model: model, ServerTools: startMCP(t, ""), PollInterval: 10 * time.Millisecond,
+		Limits: protocol.Limits{ExecTimeout: 300 * time.Millisecond}})
+	waitCompleted(t.Context(), t, st, res.TurnID)
+	var rtcs []protocol.RTC
+	var msgs []protocol.Message
+	if err := st.Read(t.Context(), func(tx store.Tx) error {
+		var err error
+		if rtcs, err = tx.RTCListByTurn(res.TurnID); err != nil {
+			return err
+		}
+		msgs, err = tx.MessageList(res.SessionID, store.Page{Limit: 100})
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if len(rtcs) != 1 || rtcs[0].Status != protocol.RTCTimeout {
+		t.Fatalf("rtcs %+v", rtcs)
+	}
+	if last := msgs[len(msgs)-1].Text; !strings.HasPrefix(last, "after: [Tool Timeout]") {
+		t.Fatalf("the model read %q", last)
+	}
+}
