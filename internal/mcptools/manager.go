@@ -26,9 +26,12 @@ type Asker = tools.Asker
 // Options configure a Manager.
 type Options struct {
 	Logger      *slog.Logger
-	ResultBytes int           // largest output or error of a call; default 256 KiB
-	MinBackoff  time.Duration // first wait before connecting again; default 500 ms
-	MaxBackoff  time.Duration // longest wait; default 30 s
+	ResultBytes int // largest output or error of a call; default 256 KiB
+	// MessageBytes bounds one message read from a stdio server (default 8 MiB,
+	// below the SDK's 16 MiB line limit): a longer answer fails its call alone.
+	MessageBytes int
+	MinBackoff   time.Duration // first wait before connecting again; default 500 ms
+	MaxBackoff   time.Duration // longest wait; default 30 s
 }
 
 // Manager keeps the connections to the configured servers and their tools.
@@ -53,6 +56,8 @@ type conn struct {
 	once    sync.Once
 	asks    map[int64]Asker // calls in flight that can take an elicitation
 	nextAsk int64
+	// taskOnly: the server's tools listed as requiring MCP tasks, not offered.
+	taskOnly map[string]bool
 }
 
 // Start connects to every server of cfg in the background and keeps the
@@ -64,6 +69,9 @@ func Start(cfg *Config, opts Options) *Manager {
 	if opts.ResultBytes <= 0 {
 		opts.ResultBytes = 256 << 10
 	}
+	if opts.MessageBytes <= 0 {
+		opts.MessageBytes = 8 << 20
+	}
 	if opts.MinBackoff <= 0 {
 		opts.MinBackoff = 500 * time.Millisecond
 	}
@@ -74,7 +82,7 @@ func Start(cfg *Config, opts Options) *Manager {
 	m := &Manager{opts: opts, log: opts.Logger.With("component", "mcp"), cancel: cancel, conns: map[string]*conn{},
 		tools: map[string]Tool{}, changed: make(chan struct{})}
 	for _, s := range cfg.Servers {
-		c := &conn{srv: s, ready: make(chan struct{}), asks: map[int64]Asker{}}
+		c := &conn{srv: s, ready: make(chan struct{}), asks: map[int64]Asker{}, taskOnly: map[string]bool{}}
 		m.conns[s.Name] = c
 		m.wg.Add(1)
 		go func() {
@@ -244,7 +252,8 @@ func (m *Manager) keep(ctx context.Context, c *conn) {
 func (m *Manager) connect(ctx context.Context, c *conn) (*mcp.ClientSession, error) {
 	var tr mcp.Transport
 	if c.srv.URL != "" {
-		tr = &mcp.StreamableClientTransport{Endpoint: c.srv.URL, HTTPClient: &http.Client{Transport: headers{c.srv.Headers}}}
+		tr = &mcp.StreamableClientTransport{Endpoint: c.srv.URL,
+			HTTPClient: &http.Client{Transport: headers{h: c.srv.Headers, limit: m.opts.MessageBytes, seen: c.noteTaskSupport}}}
 	} else {
 		cmd := exec.Command(c.srv.Command, c.srv.Args...)
 		cmd.Env = os.Environ()
@@ -252,7 +261,7 @@ func (m *Manager) connect(ctx context.Context, c *conn) (*mcp.ClientSession, err
 			cmd.Env = append(cmd.Env, k+"="+v)
 		}
 		cmd.Stderr = os.Stderr
-		tr = &mcp.CommandTransport{Command: cmd}
+		tr = &stdioTransport{cmd: cmd, limit: m.opts.MessageBytes, log: m.log.With("server", c.srv.Name), seen: c.noteTaskSupport}
 	}
 	var self *mcp.ClientSession
 	var selfMu sync.Mutex
@@ -320,6 +329,11 @@ func (m *Manager) list(ctx context.Context, c *conn, s *mcp.ClientSession) error
 		if err != nil {
 			return err
 		}
+		if c.needsTask(t.Name) {
+			m.log.Warn("tool left out: it requires MCP tasks (execution.taskSupport \"required\"), which this client does not support",
+				"server", c.srv.Name, "tool", t.Name)
+			continue
+		}
 		ot, err := offer(c.srv.Name, t)
 		if err != nil {
 			m.log.Warn("tool left out", "server", c.srv.Name, "err", err)
@@ -351,15 +365,24 @@ func (m *Manager) list(ctx context.Context, c *conn, s *mcp.ClientSession) error
 	return nil
 }
 
-// headers adds the configured headers to every request of a URL server.
-type headers struct{ h map[string]string }
+// headers adds the configured headers to every request of a URL server, and
+// shows the answers that list tools to seen.
+type headers struct {
+	h     map[string]string
+	limit int
+	seen  func([]byte)
+}
 
 func (h headers) RoundTrip(req *http.Request) (*http.Response, error) {
 	req = req.Clone(req.Context())
 	for k, v := range h.h {
 		req.Header.Set(k, v)
 	}
-	return http.DefaultTransport.RoundTrip(req)
+	resp, err := http.DefaultTransport.RoundTrip(req)
+	if err == nil {
+		watchListing(req, resp, h.limit, h.seen)
+	}
+	return resp, err
 }
 
 // logErr is an error's text for the log, bounded: a server's error text has no
