@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -111,6 +112,24 @@ func (m *Manager) Ready(ctx context.Context) error {
 	return nil
 }
 
+// waitListed waits until the server of tool name (its prefix) has listed its
+// tools once, or ctx ends: a call resumed just after a restart, or a server
+// slow to start (npx fetching a package), is not failed for it. A name of no
+// configured server waits for nothing.
+func (m *Manager) waitListed(ctx context.Context, name string) error {
+	server, _, _ := strings.Cut(name, Separator)
+	c, ok := m.conns[server]
+	if !ok {
+		return nil
+	}
+	select {
+	case <-c.ready:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("the MCP server %q has not listed its tools yet: %w", server, ctx.Err())
+	}
+}
+
 // Tools returns the tools offered to the model, sorted by name.
 func (m *Manager) Tools() []Tool {
 	m.mu.RLock()
@@ -143,6 +162,9 @@ func (m *Manager) Lookup(name string) (Tool, bool) {
 // may not have run at the server. A tool's own failure is a Result with OK false.
 // ask receives the server's elicitations during the call (nil declines them).
 func (m *Manager) Call(ctx context.Context, name string, args json.RawMessage, ask Asker) (Result, error) {
+	if err := m.waitListed(ctx, name); err != nil {
+		return Result{}, err
+	}
 	t, ok := m.Lookup(name)
 	if !ok {
 		return Result{}, fmt.Errorf("unknown MCP tool %q", name)
