@@ -159,3 +159,21 @@ func EndElicitations(tx store.Tx, parent *protocol.RTC, reason string) error {
 	}
 	return nil
 }
+
+// TimeOutServerRTC ends a server call that its deadline cut off, before the
+// MCP server answered, as timeout; like EndServerRTC it changes nothing when the
+// RTC ended meanwhile. The worker knows its call's context reached the RTC's
+// deadline, so unlike ExpireRTC it does not compare the deadline with the
+// transaction's clock.
+func TimeOutServerRTC(tx store.Tx, id string) (*protocol.RTC, error) {
+	r, err := tx.RTCGet(id)
+	if err != nil || protocol.RTCTerminal(r.Status) {
+		return r, err
+	}
+	if err := EndElicitations(tx, r, "the tool's call ended"); err != nil {
+		return nil, err
+	}
+	prev := r.Status
+	r.Status, r.Error = protocol.RTCTimeout, "no result before the deadline"
+	return r, endRTC(tx, r, prev, nil)
+}

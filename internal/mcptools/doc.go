@@ -12,9 +12,19 @@
 //     (charset, length) or whose schema is too large is left out and logged.
 //   - Tool names the model sees are "<server>__<tool>": letters, digits, _ and -,
 //     at most 64 characters, unique across servers.
+//   - Every string a server sends is bounded where it enters: a call's result
+//     and error text (a protocol error included) are cut to ResultBytes with
+//     a note of what was left out (protocol.Cut); tool names and schemas are
+//     checked at listing.
+//   - A stdio server's message over MessageBytes does not end the connection:
+//     an answer that long fails its call alone, with a message that says why.
+//   - A tool listed with execution.taskSupport "required" (MCP tasks, not
+//     supported) is left out and logged; "optional" is offered.
 //   - Call runs one tool call once and never retries it: retrying a call that
 //     may have reached the server is the caller's decision (Rerunnable says
-//     whether the tool is annotated read-only or idempotent).
+//     whether the tool is annotated read-only or idempotent). Both wait, until
+//     their ctx ends, for the tool's server to list its tools once, so a call
+//     resumed while a slow server starts is not failed for it.
 //   - An elicitation request from a server during a call goes to the Asker the
 //     call was given; with none, it is declined. NewForm maps a requested schema
 //     of up to MaxFormFields flat primitive fields onto askUser questions and

@@ -10,11 +10,13 @@ import (
 	"os"
 	"os/exec"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/rtcagent/rtcagent/internal/protocol"
 	"github.com/rtcagent/rtcagent/internal/tools"
 )
 
@@ -25,9 +27,12 @@ type Asker = tools.Asker
 // Options configure a Manager.
 type Options struct {
 	Logger      *slog.Logger
-	ResultBytes int           // largest output or error of a call; default 256 KiB
-	MinBackoff  time.Duration // first wait before connecting again; default 500 ms
-	MaxBackoff  time.Duration // longest wait; default 30 s
+	ResultBytes int // largest output or error of a call; default 256 KiB
+	// MessageBytes bounds one message read from a stdio server (default 8 MiB,
+	// below the SDK's 16 MiB line limit): a longer answer fails its call alone.
+	MessageBytes int
+	MinBackoff   time.Duration // first wait before connecting again; default 500 ms
+	MaxBackoff   time.Duration // longest wait; default 30 s
 }
 
 // Manager keeps the connections to the configured servers and their tools.
@@ -52,6 +57,8 @@ type conn struct {
 	once    sync.Once
 	asks    map[int64]Asker // calls in flight that can take an elicitation
 	nextAsk int64
+	// taskOnly: the server's tools listed as requiring MCP tasks, not offered.
+	taskOnly map[string]bool
 }
 
 // Start connects to every server of cfg in the background and keeps the
@@ -63,6 +70,9 @@ func Start(cfg *Config, opts Options) *Manager {
 	if opts.ResultBytes <= 0 {
 		opts.ResultBytes = 256 << 10
 	}
+	if opts.MessageBytes <= 0 {
+		opts.MessageBytes = 8 << 20
+	}
 	if opts.MinBackoff <= 0 {
 		opts.MinBackoff = 500 * time.Millisecond
 	}
@@ -73,7 +83,7 @@ func Start(cfg *Config, opts Options) *Manager {
 	m := &Manager{opts: opts, log: opts.Logger.With("component", "mcp"), cancel: cancel, conns: map[string]*conn{},
 		tools: map[string]Tool{}, changed: make(chan struct{})}
 	for _, s := range cfg.Servers {
-		c := &conn{srv: s, ready: make(chan struct{}), asks: map[int64]Asker{}}
+		c := &conn{srv: s, ready: make(chan struct{}), asks: map[int64]Asker{}, taskOnly: map[string]bool{}}
 		m.conns[s.Name] = c
 		m.wg.Add(1)
 		go func() {
@@ -100,6 +110,24 @@ func (m *Manager) Ready(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// waitListed waits until the server of tool name (its prefix) has listed its
+// tools once, or ctx ends: a call resumed just after a restart, or a server
+// slow to start (npx fetching a package), is not failed for it. A name of no
+// configured server waits for nothing.
+func (m *Manager) waitListed(ctx context.Context, name string) error {
+	server, _, _ := strings.Cut(name, Separator)
+	c, ok := m.conns[server]
+	if !ok {
+		return nil
+	}
+	select {
+	case <-c.ready:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("the MCP server %q has not listed its tools yet: %w", server, ctx.Err())
+	}
 }
 
 // Tools returns the tools offered to the model, sorted by name.
@@ -134,6 +162,9 @@ func (m *Manager) Lookup(name string) (Tool, bool) {
 // may not have run at the server. A tool's own failure is a Result with OK false.
 // ask receives the server's elicitations during the call (nil declines them).
 func (m *Manager) Call(ctx context.Context, name string, args json.RawMessage, ask Asker) (Result, error) {
+	if err := m.waitListed(ctx, name); err != nil {
+		return Result{}, err
+	}
 	t, ok := m.Lookup(name)
 	if !ok {
 		return Result{}, fmt.Errorf("unknown MCP tool %q", name)
@@ -153,7 +184,7 @@ func (m *Manager) Call(ctx context.Context, name string, args json.RawMessage, a
 	}
 	res, err := s.CallTool(ctx, &mcp.CallToolParams{Name: t.Remote, Arguments: args})
 	if err != nil {
-		return Result{}, fmt.Errorf("MCP server %q, tool %q: %w", t.Server, t.Remote, err)
+		return Result{}, bound(fmt.Errorf("MCP server %q, tool %q: %w", t.Server, t.Remote, err), m.opts.ResultBytes)
 	}
 	return resultOf(res, m.opts.ResultBytes), nil
 }
@@ -219,7 +250,7 @@ func (m *Manager) keep(ctx context.Context, c *conn) {
 			if err = m.list(ctx, c, s); err == nil {
 				c.once.Do(func() { close(c.ready) })
 			} else {
-				log.Warn("list tools", "err", err)
+				log.Warn("list tools", "err", logErr(err))
 			}
 			werr := s.Wait()
 			stop()
@@ -227,9 +258,9 @@ func (m *Manager) keep(ctx context.Context, c *conn) {
 			if ctx.Err() != nil {
 				return
 			}
-			log.Warn("connection ended; connecting again", "err", werr)
+			log.Warn("connection ended; connecting again", "err", logErr(werr))
 		} else if ctx.Err() == nil {
-			log.Warn("connect", "err", err, "retry_in", wait)
+			log.Warn("connect", "err", logErr(err), "retry_in", wait)
 		}
 		select {
 		case <-ctx.Done():
@@ -243,7 +274,8 @@ func (m *Manager) keep(ctx context.Context, c *conn) {
 func (m *Manager) connect(ctx context.Context, c *conn) (*mcp.ClientSession, error) {
 	var tr mcp.Transport
 	if c.srv.URL != "" {
-		tr = &mcp.StreamableClientTransport{Endpoint: c.srv.URL, HTTPClient: &http.Client{Transport: headers{c.srv.Headers}}}
+		tr = &mcp.StreamableClientTransport{Endpoint: c.srv.URL,
+			HTTPClient: &http.Client{Transport: headers{h: c.srv.Headers, limit: m.opts.MessageBytes, seen: c.noteTaskSupport}}}
 	} else {
 		cmd := exec.Command(c.srv.Command, c.srv.Args...)
 		cmd.Env = os.Environ()
@@ -251,7 +283,7 @@ func (m *Manager) connect(ctx context.Context, c *conn) (*mcp.ClientSession, err
 			cmd.Env = append(cmd.Env, k+"="+v)
 		}
 		cmd.Stderr = os.Stderr
-		tr = &mcp.CommandTransport{Command: cmd}
+		tr = &stdioTransport{cmd: cmd, limit: m.opts.MessageBytes, log: m.log.With("server", c.srv.Name), seen: c.noteTaskSupport}
 	}
 	var self *mcp.ClientSession
 	var selfMu sync.Mutex
@@ -264,7 +296,7 @@ func (m *Manager) connect(ctx context.Context, c *conn) (*mcp.ClientSession, err
 			if s != nil {
 				go func() {
 					if err := m.list(ctx, c, s); err != nil {
-						m.log.Warn("list tools after a change", "server", c.srv.Name, "err", err)
+						m.log.Warn("list tools after a change", "server", c.srv.Name, "err", logErr(err))
 					}
 				}()
 			}
@@ -319,6 +351,11 @@ func (m *Manager) list(ctx context.Context, c *conn, s *mcp.ClientSession) error
 		if err != nil {
 			return err
 		}
+		if c.needsTask(t.Name) {
+			m.log.Warn("tool left out: it requires MCP tasks (execution.taskSupport \"required\"), which this client does not support",
+				"server", c.srv.Name, "tool", t.Name)
+			continue
+		}
 		ot, err := offer(c.srv.Name, t)
 		if err != nil {
 			m.log.Warn("tool left out", "server", c.srv.Name, "err", err)
@@ -350,13 +387,31 @@ func (m *Manager) list(ctx context.Context, c *conn, s *mcp.ClientSession) error
 	return nil
 }
 
-// headers adds the configured headers to every request of a URL server.
-type headers struct{ h map[string]string }
+// headers adds the configured headers to every request of a URL server, and
+// shows the answers that list tools to seen.
+type headers struct {
+	h     map[string]string
+	limit int
+	seen  func([]byte)
+}
 
 func (h headers) RoundTrip(req *http.Request) (*http.Response, error) {
 	req = req.Clone(req.Context())
 	for k, v := range h.h {
 		req.Header.Set(k, v)
 	}
-	return http.DefaultTransport.RoundTrip(req)
+	resp, err := http.DefaultTransport.RoundTrip(req)
+	if err == nil {
+		watchListing(req, resp, h.limit, h.seen)
+	}
+	return resp, err
+}
+
+// logErr is an error's text for the log, bounded: a server's error text has no
+// bound of its own.
+func logErr(err error) string {
+	if err == nil {
+		return ""
+	}
+	return protocol.Cut(err.Error(), 1<<10)
 }

@@ -142,8 +142,21 @@ func TestResultLimit(t *testing.T) {
 	long := strings.Repeat("\"é", 200)
 	arg, _ := json.Marshal(map[string]string{"text": long})
 	r := call(t, m, "t__echo", string(arg), nil)
-	if len(r.Output) > 100 || !strings.Contains(outputText(t, r), "[truncated]") {
+	if len(r.Output) > 100 || !strings.Contains(outputText(t, r), "[cut: ") {
 		t.Fatalf("%d bytes: %s", len(r.Output), r.Output)
+	}
+}
+
+// TestProtocolErrorBounded: a server's JSON-RPC error of 2 MB reaches the
+// caller cut to the result limit, with a note of what was left out.
+func TestProtocolErrorBounded(t *testing.T) {
+	m := start(t, Server{Name: "t", Command: mcptest.Binary(t)})
+	_, err := m.Call(t.Context(), "t__fail", json.RawMessage(`{"bytes":2000000}`), nil)
+	if err == nil {
+		t.Fatal("no error")
+	}
+	if msg := err.Error(); len(msg) > 256<<10 || !strings.Contains(msg, "eeee… [cut: ") {
+		t.Fatalf("%d bytes: %q", len(msg), msg[max(0, len(msg)-60):])
 	}
 }
 

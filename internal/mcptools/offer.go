@@ -27,9 +27,13 @@ func (m *Manager) Run(ctx context.Context, name string, args json.RawMessage, as
 	return tools.ServerResult{OK: res.OK, Output: res.Output, Error: res.Error}, err
 }
 
-// Rerunnable reports whether the tool is annotated read-only or idempotent. An
+// Rerunnable reports whether the tool is annotated read-only or idempotent,
+// once its server has listed its tools (it waits for that until ctx ends). An
 // unknown tool (its server gone from the config) is not.
-func (m *Manager) Rerunnable(name string) bool {
+func (m *Manager) Rerunnable(ctx context.Context, name string) (bool, error) {
+	if err := m.waitListed(ctx, name); err != nil {
+		return false, err
+	}
 	t, ok := m.Lookup(name)
-	return ok && t.Rerunnable()
+	return ok && t.Rerunnable(), nil
 }

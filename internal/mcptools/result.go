@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/rtcagent/rtcagent/internal/protocol"
 )
 
 // Result is the outcome of one call, in the shape of an RTC's result: Output
@@ -41,35 +43,34 @@ func resultOf(res *mcp.CallToolResult, limit int) Result {
 			text = string(raw)
 		}
 	}
-	text = truncate(text, limit)
 	if res.IsError {
 		if text == "" {
 			text = "the tool reported an error without a message"
 		}
-		return Result{Error: text}
+		return Result{Error: protocol.Cut(text, limit)}
 	}
-	out, _ := json.Marshal(text)
-	for limit > 0 && len(out) > limit && text != "" {
-		text = truncate(text, len(text)-(len(out)-limit)-1) // escaping made it longer
-		out, _ = json.Marshal(text)
+	// The output is the text as a JSON string: escaping can make it longer
+	// than the text, so the cut shrinks until the encoding fits.
+	full, n := text, limit
+	out, _ := json.Marshal(protocol.Cut(full, n))
+	for limit > 0 && len(out) > limit && n > 0 {
+		n -= len(out) - limit
+		out, _ = json.Marshal(protocol.Cut(full, n))
 	}
 	return Result{OK: true, Output: out}
 }
 
-// truncate cuts s to at most limit bytes (minus a note) on a rune boundary.
-func truncate(s string, limit int) string {
-	const note = "\n[truncated]"
-	if limit <= 0 || len(s) <= limit {
-		return s
-	}
-	cut := limit - len(note) - 16 // room for JSON escaping of the note
-	if cut < 0 {
-		cut = 0
-	}
-	for cut > 0 && !utf8Start(s[cut]) {
-		cut--
-	}
-	return s[:cut] + note
+// boundedError says at most a limit's bytes of a call's error (a server's
+// protocol error text has no bound of its own) and keeps the error it wraps
+// for errors.Is.
+type boundedError struct {
+	msg string
+	err error
 }
 
-func utf8Start(b byte) bool { return b&0xC0 != 0x80 }
+func (e *boundedError) Error() string { return e.msg }
+func (e *boundedError) Unwrap() error { return e.err }
+
+func bound(err error, limit int) error {
+	return &boundedError{msg: protocol.Cut(err.Error(), limit), err: err}
+}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/rtcagent/rtcagent/internal/protocol"
 	"github.com/rtcagent/rtcagent/internal/tools"
 )
 
@@ -35,7 +36,9 @@ func (t Tool) Rerunnable() bool { return t.ReadOnly || t.Idempotent }
 func offer(server string, t *mcp.Tool) (Tool, error) {
 	name := server + Separator + t.Name
 	if !toolNameRE.MatchString(t.Name) || len(name) > maxToolNameSize {
-		return Tool{}, fmt.Errorf("tool name %q: letters, digits, _ and -, and %q at most %d characters", t.Name, name, maxToolNameSize)
+		// The name is the server's and of any size: the log gets a bounded prefix.
+		return Tool{}, fmt.Errorf("tool name %q: letters, digits, _ and -, and the name with the server's prefix at most %d characters",
+			protocol.Cut(t.Name, 2*maxToolNameSize), maxToolNameSize)
 	}
 	schema, err := json.Marshal(t.InputSchema)
 	if err != nil || t.InputSchema == nil {

@@ -30,11 +30,13 @@ func (r *Runner) serverTools() []tools.Tool {
 // crash during the call leaves a trace, makes the call, and submits the outcome
 // the way a browser's result is submitted, deleting the item in that
 // transaction. A call found executing already was started by an earlier worker:
-// it ends as interrupted unless the tool may run again.
+// it ends as interrupted unless the tool may run again, which is learnt outside
+// the transaction (it may wait for the tool's server) and decided in the next.
 func (r *Runner) runServerRTC(ctx context.Context, o *owner, item *store.InboxItem, t *protocol.Turn) error {
-	var rtc *protocol.RTC
-	err := r.writeItem(ctx, o, item, func(tx store.Tx, finish func() error) error {
-		rtc = nil
+	var rtc, undecided *protocol.RTC
+	decided := map[string]bool{} // may run again, by RTC
+	decide := func(tx store.Tx, finish func() error) error {
+		rtc, undecided = nil, nil
 		open, err := tx.RTCListOpenByTurn(t.ID)
 		if err != nil {
 			return err
@@ -61,7 +63,12 @@ func (r *Runner) runServerRTC(ctx context.Context, o *owner, item *store.InboxIt
 			}
 			return finish()
 		case rc.Status == protocol.RTCExecuting:
-			if !r.cfg.ServerTools.Rerunnable(rc.ToolName) {
+			rerun, known := decided[rc.ID]
+			if !known {
+				undecided = rc
+				return nil
+			}
+			if !rerun {
 				if _, err := core.EndServerRTC(tx, rc.ID, false, nil, InterruptedByRestart); err != nil {
 					return err
 				}
@@ -82,11 +89,17 @@ func (r *Runner) runServerRTC(ctx context.Context, o *owner, item *store.InboxIt
 		}
 		rtc = rc
 		return nil
-	})
+	}
+	err := r.writeItem(ctx, o, item, decide)
+	for err == nil && undecided != nil {
+		if decided[undecided.ID], err = r.rerunnable(ctx, t, undecided); err == nil {
+			err = r.writeItem(ctx, o, item, decide)
+		}
+	}
 	if err != nil || rtc == nil {
 		return err
 	}
-	res, answered := r.callServer(ctx, t, rtc)
+	res, answered, late := r.callServer(ctx, t, rtc)
 	wctx := ctx
 	if ctx.Err() != nil {
 		if !answered {
@@ -101,7 +114,7 @@ func (r *Runner) runServerRTC(ctx context.Context, o *owner, item *store.InboxIt
 		wctx = context.WithoutCancel(ctx)
 	}
 	err = r.writeItem(wctx, o, item, func(tx store.Tx, finish func() error) error {
-		if _, err := core.EndServerRTC(tx, rtc.ID, res.OK, res.Output, res.Error); err != nil {
+		if err := endServerCall(tx, rtc.ID, res, late); err != nil {
 			return err
 		}
 		return finish()
@@ -110,8 +123,7 @@ func (r *Runner) runServerRTC(ctx context.Context, o *owner, item *store.InboxIt
 		// The result is kept even so: it is a compare-and-set on the RTC, as a
 		// browser's submission is. The new owner finds the RTC ended.
 		err = r.cfg.Store.Write(context.WithoutCancel(ctx), func(tx store.Tx) error {
-			_, err := core.EndServerRTC(tx, rtc.ID, res.OK, res.Output, res.Error)
-			return err
+			return endServerCall(tx, rtc.ID, res, late)
 		})
 		if err == nil {
 			err = store.ErrLeaseLost
@@ -120,11 +132,37 @@ func (r *Runner) runServerRTC(ctx context.Context, o *owner, item *store.InboxIt
 	return err
 }
 
+// rerunnable reports whether a call found executing after a restart may run
+// again. It waits, outside any transaction, for the tool's server to list its
+// tools (a slow npx start must not turn a harmless re-run into a failure), at
+// most until the call's deadline; a stop of the turn ends the wait. A wait that
+// ends so means no: the call ends as interrupted.
+func (r *Runner) rerunnable(ctx context.Context, t *protocol.Turn, rc *protocol.RTC) (bool, error) {
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	if rc.DeadlineAt != nil {
+		var c2 context.CancelFunc
+		wctx, c2 = context.WithDeadline(wctx, *rc.DeadlineAt)
+		defer c2()
+	}
+	defer r.cancels.Add(t.ID, cancel)()
+	r.log.Info("a server call was cut off by a restart; waiting for its MCP server to decide whether it runs again", "rtc", rc.ID, "tool", rc.ToolName)
+	ok, err := r.cfg.ServerTools.Rerunnable(wctx, rc.ToolName)
+	if ctx.Err() != nil {
+		return false, ctx.Err() // the worker stops: the next one decides
+	}
+	if err != nil {
+		r.log.Warn("no answer on whether a server call may run again", "rtc", rc.ID, "tool", rc.ToolName, "err", logText(err))
+	}
+	return ok && err == nil, nil
+}
+
 // callServer makes the call within the RTC's deadline; a stop of the turn cancels
 // it. A call without an answer fails with a message for the model; answered
 // reports whether the MCP server gave one (an answer that was cut off, by a stop,
-// the deadline or the worker's end, did not).
-func (r *Runner) callServer(ctx context.Context, t *protocol.Turn, rtc *protocol.RTC) (res tools.ServerResult, answered bool) {
+// the deadline or the worker's end, did not); late, that the RTC's deadline
+// ended the call.
+func (r *Runner) callServer(ctx context.Context, t *protocol.Turn, rtc *protocol.RTC) (res tools.ServerResult, answered, late bool) {
 	cctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	if rtc.DeadlineAt != nil {
@@ -136,14 +174,32 @@ func (r *Runner) callServer(ctx context.Context, t *protocol.Turn, rtc *protocol
 	start := time.Now()
 	res, err := r.cfg.ServerTools.Run(cctx, rtc.ToolName, rtc.Arguments, r.elicitAsker(rtc))
 	if err != nil {
-		r.log.Warn("server call without an answer", "rtc", rtc.ID, "tool", rtc.ToolName, "after", time.Since(start), "err", err)
-		return tools.ServerResult{Error: "the tool gave no answer: " + err.Error()}, false
+		r.log.Warn("server call without an answer", "rtc", rtc.ID, "tool", rtc.ToolName, "after", time.Since(start), "err", logText(err))
+		// The error's text is the MCP server's, of any size: it is cut here,
+		// before the RTC, the audit, every tab and the transcript get it.
+		late = ctx.Err() == nil && errors.Is(cctx.Err(), context.DeadlineExceeded)
+		return tools.ServerResult{Error: protocol.Cut("the tool gave no answer: "+err.Error(), r.cfg.Limits.ToolResultBytes)}, false, late
 	}
-	if len(res.Error) > r.cfg.Limits.ToolResultBytes {
-		res.Error = res.Error[:r.cfg.Limits.ToolResultBytes]
-	}
+	res.Error = protocol.Cut(res.Error, r.cfg.Limits.ToolResultBytes)
 	if len(res.Output) > r.cfg.Limits.ToolResultBytes {
-		return tools.ServerResult{Error: "the tool's output is larger than the limit for a result"}, true
+		return tools.ServerResult{Error: "the tool's output is larger than the limit for a result"}, true, false
 	}
-	return res, true
+	return res, true, false
 }
+
+// endServerCall records a call's outcome; a call its deadline cut off ends as
+// timeout, what the state machine and the model's "[Tool Timeout]" are for,
+// not as a failure with the context's error.
+func endServerCall(tx store.Tx, id string, res tools.ServerResult, late bool) error {
+	var err error
+	if late {
+		_, err = core.TimeOutServerRTC(tx, id)
+	} else {
+		_, err = core.EndServerRTC(tx, id, res.OK, res.Output, res.Error)
+	}
+	return err
+}
+
+// logText is an error's text for the log, bounded: an MCP server's error text
+// has no bound of its own.
+func logText(err error) string { return protocol.Cut(err.Error(), 1<<10) }

@@ -119,3 +119,59 @@ func TestServerCallAnsweredAtShutdownIsKept(t *testing.T) {
 		t.Fatalf("the call ran %d times", n)
 	}
 }
+
+// runMCPTurn runs a one-call MCP turn to its end with a runner of mgr and
+// returns the call's RTC.
+func runMCPTurn(t *testing.T, mgr tools.ServerTools, call string) protocol.RTC {
+	t.Helper()
+	st := openStore(t)
+	model, res := mcpTurn(t, st, call, "go")
+	startRunner(t, Config{Store: st, Model: model, ServerTools: mgr, PollInterval: 10 * time.Millisecond})
+	waitCompleted(t.Context(), t, st, res.TurnID)
+	var rtcs []protocol.RTC
+	if err := st.Read(t.Context(), func(tx store.Tx) error { var err error; rtcs, err = tx.RTCListByTurn(res.TurnID); return err }); err != nil {
+		t.Fatal(err)
+	}
+	if len(rtcs) != 1 {
+		t.Fatalf("rtcs %+v", rtcs)
+	}
+	return rtcs[0]
+}
+
+// An MCP server's protocol error of 2 MB is stored cut to the result limit,
+// with a note, not whole in the RTC, its updates and the transcript.
+func TestServerCallErrorStoredCut(t *testing.T) {
+	rc := runMCPTurn(t, startMCP(t, ""), `{"name": "test__fail", "arguments": {"bytes": 2000000}}`)
+	limit := protocol.Limits{}.WithDefaults().ToolResultBytes
+	if rc.Status != protocol.RTCFailed || len(rc.Error) > limit || !strings.Contains(rc.Error, "eeee… [cut: ") {
+		t.Fatalf("%s, %d bytes: %q", rc.Status, len(rc.Error), rc.Error[max(0, len(rc.Error)-60):])
+	}
+}
+
+// An MCP call that outlives its deadline ends as timeout (the model reads
+// "[Tool Timeout]"), not as failed with the context's error.
+func TestServerCallPastDeadlineTimesOut(t *testing.T) {
+	st := openStore(t)
+	model, res := mcpTurn(t, st, `{"name": "test__sleep", "arguments": {"ms": 600000, "tag": "late"}}`, "sleep")
+	startRunner(t, Config{Store: st, Model: model, ServerTools: startMCP(t, ""), PollInterval: 10 * time.Millisecond,
+		Limits: protocol.Limits{ExecTimeout: 300 * time.Millisecond}})
+	waitCompleted(t.Context(), t, st, res.TurnID)
+	var rtcs []protocol.RTC
+	var msgs []protocol.Message
+	if err := st.Read(t.Context(), func(tx store.Tx) error {
+		var err error
+		if rtcs, err = tx.RTCListByTurn(res.TurnID); err != nil {
+			return err
+		}
+		msgs, err = tx.MessageList(res.SessionID, store.Page{Limit: 100})
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if len(rtcs) != 1 || rtcs[0].Status != protocol.RTCTimeout {
+		t.Fatalf("rtcs %+v", rtcs)
+	}
+	if last := msgs[len(msgs)-1].Text; !strings.HasPrefix(last, "after: [Tool Timeout]") {
+		t.Fatalf("the model read %q", last)
+	}
+}

@@ -29,8 +29,10 @@ type ServerTools interface {
 	// server puts to the person during the call; nil declines them.
 	Run(ctx context.Context, name string, args json.RawMessage, ask Asker) (ServerResult, error)
 	// Rerunnable reports whether running a call of the tool again is harmless
-	// (annotated read-only or idempotent).
-	Rerunnable(name string) bool
+	// (annotated read-only or idempotent). It waits, until ctx ends, for the
+	// tool's server to list its tools once: a server slow to start is not a
+	// reason to give up a call that may run again.
+	Rerunnable(ctx context.Context, name string) (bool, error)
 }
 
 // ServerTool describes a tool of an MCP server for the tool set.

@@ -3,9 +3,11 @@
 // (mcptest/mcpserver) or as a Streamable HTTP handler in the test process.
 //
 // Tools: echo (read-only), sleep (counts each call in a file, then waits; not
-// idempotent), idle (counted too; idempotent: waits only the first time per tag), ask (elicits a form from the client and returns the answer) and
-// grow (adds the tool late, which sends tools/list_changed); the command also
-// has crash (ends its process).
+// idempotent), idle (counted too; idempotent: waits only the first time per tag), ask (elicits a form from the client and returns the answer),
+// grow (adds the tool late, which sends tools/list_changed), fail (a protocol
+// error of a given size), big (an answer of a given size), and tasked and
+// tasked_optional (listed with execution.taskSupport "required" and
+// "optional"); the command also has crash (ends its process).
 package mcptest
 
 import (
@@ -129,6 +131,7 @@ func NewServer(o Options) *mcp.Server {
 				})
 			return text("grown"), nil, nil
 		})
+	addLimitTools(s)
 	if o.Exit != nil {
 		mcp.AddTool(s, &mcp.Tool{Name: "crash", Description: "End the server's process."},
 			func(ctx context.Context, req *mcp.CallToolRequest, in struct{}) (*mcp.CallToolResult, any, error) {

@@ -1,0 +1,117 @@
+package mcptools
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+)
+
+// A tool listed with execution.taskSupport "required" (the MCP tasks
+// extension) answers every plain call with -32601: it is not offered until
+// tasks are supported. The SDK's Tool has no field for it, so the listing's
+// raw answer is read on its way in (tools/list answers only) and the names of
+// such tools are noted per server; "optional" tools stay offered.
+
+// noteTaskSupport reads one line of a server's output; when it is an answer to
+// tools/list, the server's tools on that page that require tasks are noted
+// and the others cleared.
+func (c *conn) noteTaskSupport(line []byte) {
+	line = bytes.TrimPrefix(line, []byte("data:")) // a server-sent event's data
+	if !bytes.Contains(line, []byte(`"inputSchema"`)) {
+		return
+	}
+	var msg struct {
+		Result struct {
+			Tools []struct {
+				Name      string `json:"name"`
+				Execution struct {
+					TaskSupport string `json:"taskSupport"`
+				} `json:"execution"`
+			} `json:"tools"`
+		} `json:"result"`
+	}
+	if json.Unmarshal(line, &msg) != nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, t := range msg.Result.Tools {
+		if t.Execution.TaskSupport == "required" {
+			c.taskOnly[t.Name] = true
+		} else {
+			delete(c.taskOnly, t.Name)
+		}
+	}
+}
+
+// needsTask reports whether the server listed its tool name as requiring tasks.
+func (c *conn) needsTask(name string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.taskOnly[name]
+}
+
+// watchListing gives the lines of the answer to an HTTP request that lists
+// tools to seen as they are read, before the SDK decodes them.
+func watchListing(req *http.Request, resp *http.Response, limit int, seen func([]byte)) {
+	if req.GetBody == nil || resp.Body == nil {
+		return
+	}
+	body, err := req.GetBody()
+	if err != nil {
+		return
+	}
+	head, _ := io.ReadAll(io.LimitReader(body, 4<<10))
+	_ = body.Close()
+	if !strings.Contains(string(head), `"tools/list"`) {
+		return
+	}
+	resp.Body = &lineTee{rc: resp.Body, limit: limit, seen: seen}
+}
+
+// lineTee passes a body through and hands each complete line of at most limit
+// bytes to seen (a line is complete at its newline or at the body's end).
+type lineTee struct {
+	rc    io.ReadCloser
+	limit int
+	seen  func([]byte)
+	line  []byte
+	over  bool // the current line is over the limit: not kept
+}
+
+func (t *lineTee) Read(p []byte) (int, error) {
+	n, err := t.rc.Read(p)
+	t.add(p[:n])
+	if err != nil && len(t.line) > 0 && !t.over {
+		t.seen(t.line)
+		t.line = nil
+	}
+	return n, err
+}
+
+func (t *lineTee) add(b []byte) {
+	for len(b) > 0 {
+		i := bytes.IndexByte(b, '\n')
+		part := b
+		if i >= 0 {
+			part = b[:i+1]
+		}
+		if !t.over && len(t.line)+len(part) <= t.limit {
+			t.line = append(t.line, part...)
+		} else {
+			t.over, t.line = true, nil
+		}
+		if i < 0 {
+			return
+		}
+		if !t.over {
+			t.seen(t.line)
+		}
+		t.line, t.over = t.line[:0], false
+		b = b[i+1:]
+	}
+}
+
+func (t *lineTee) Close() error { return t.rc.Close() }
