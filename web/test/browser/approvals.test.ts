@@ -190,6 +190,30 @@ test("security: an approved script that calls a host tool twice asks each time; 
   done(t);
 });
 
+test("security: a script calling a host tool named __proto__ (or another inherited name) gets an unknown-tool error, no prompt", async () => {
+  const server = new FakeServer();
+  const calls: string[] = [];
+  const extra: Partial<ToolContext> = {};
+  const t = await tab(server, await freshDb(), `ap-p${n++}`, undefined, extra);
+  const runner = (extra.script = runnerFor(t, calls));
+  const asked: string[] = [];
+  const off = t.prompts.events.on("change", (ps) => asked.push(...ps.map((p) => p.id)));
+  await waitFor("leadership", () => t.ex.isLeader);
+  const code = "const out = [];\nfor (const name of ['__proto__', 'constructor', 'hasOwnProperty', 'toString']) {\n  try { await rtcAgent.call(name, {}); out.push('called'); } catch (e) { out.push(e.name + ': ' + e.message); }\n}\nreturn out;";
+  await server.deliver(rtc("p1", 0, { session_id: "s4", tool_name: "script", arguments: { action: "eval", code }, needs_confirmation: true }));
+  await waitFor("the script's prompt", () => promptIds(t).includes("p1"));
+  t.prompts.answer("p1", { type: "confirm", approved: true });
+  await waitFor("the result", () => server.rtcs.get("p1")?.status === "completed" || asked.some((id) => id.startsWith("p1/")));
+  eq([...new Set(asked.filter((id) => id.startsWith("p1/")))], [], "no prompt for a tool that does not exist");
+  const out = String(server.rtcs.get("p1")?.output);
+  includes(out, 'ReferenceError: no host function named \\"__proto__\\"; available: counter');
+  includes(out, 'no host function named \\"constructor\\"');
+  eq(calls.length, 0);
+  off();
+  runner.dispose();
+  done(t);
+});
+
 test("security: a question from a running script is withdrawn when its call ends on the server; the host tool never runs", async () => {
   const server = new FakeServer();
   const calls: string[] = [];
