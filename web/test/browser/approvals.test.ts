@@ -49,12 +49,12 @@ test("permissions: the page's own matrix mirrors the server's, protected paths i
   eq(decide("bypass", "script"), { refused: false, needsConfirmation: false });
   eq(decide("yolo", "write").needsConfirmation, true, "an unknown mode counts as manual");
   eq(decide(undefined, "host").needsConfirmation, true, "no session known: manual");
-  for (const p of ["/AGENT.md", "AGENT.md", "//AGENT.md", "/./AGENT.md", "/AGENT.md/x", "/.scripts", ".scripts/fib.js", "/.scripts//a/b.js"]) {
+  for (const p of ["/AGENT.md", "AGENT.md", "//AGENT.md", "/./AGENT.md", "/AGENT.md/x", "/.scripts", ".scripts/fib.js", "/.scripts//a/b.js", "/agent.md"]) {
     ok(isProtectedPath(p), `${p} is protected`);
     eq(decideCall("edit", "write", { path: p, content: "x" }).needsConfirmation, true, `write ${p} in edit asks`);
     eq(decideCall("bypass", "write", { path: p, content: "x" }).needsConfirmation, false, `write ${p} in bypass runs`);
   }
-  for (const p of ["/agent.md", "/AGENT.md.bak", "/notes/AGENT.md", "/.scriptsx/a.js", "/a/.scripts/b.js"]) ok(!isProtectedPath(p), `${p} is not protected`);
+  for (const p of ["/AGENT.md.bak", "/notes/AGENT.md", "/.scriptsx/a.js", "/a/.scripts/b.js"]) ok(!isProtectedPath(p), `${p} is not protected`);
   ok(touchesProtected("/") && !isProtectedPath("/"), "removing / takes /AGENT.md with it");
   eq(scriptCallAsk("edit", "fs.rename", ["/tmp.js", "/.scripts/fib.js"])?.tool, "rtcAgent.fs.rename", "renaming onto a saved script asks");
   eq(scriptCallAsk("edit", "fs.write", ["/notes.md", "x"]), null, "other writes from a script do not");
