@@ -97,7 +97,7 @@ function confirmBody(p: Prompt): HTMLElement[] {
       "div",
       { class: "note" },
       root
-        ? `${root} holds the site's instructions or saved scripts, so changing it (or a path that reads as it) asks every time. Its arguments are shown above.`
+        ? `${root} holds the site's instructions or saved scripts, so changing it asks every time (so does changing a path that reads as it). Its arguments are shown above.`
         : "The current work mode asks before this tool runs. Its arguments are shown above.",
     ),
   ];

@@ -16,18 +16,20 @@ const CONTROL_CHARS = /[\u0000-\u001f\u007f-\u009f]/;
 const FORMAT_CHARS = /[\p{Cf}\p{Zl}\p{Zp}]/u;
 // Everything showInvisible escapes: the two sets above, and characters that show
 // as nothing though they are not format characters: default-ignorable code points
-// (the Hangul fillers U+115F, U+1160, U+3164, U+FFA0, variation selectors, ...)
-// and the braille blank U+2800, so `todo.md\u3164` cannot pass for `todo.md`.
-// Tab, line feed and carriage return stay: file contents shown in cards keep their layout.
-const INVISIBLE = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\p{Cf}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}\u2800]/u;
+// (the Hangul fillers U+115F, U+1160, U+3164, U+FFA0, ...) and the braille blank
+// U+2800, so `todo.md\u3164` cannot pass for `todo.md`. In text, the emoji
+// variation selectors U+FE00-FE0F stay (❤️ is U+2764 U+FE0F); in a path they are
+// escaped with the rest. Tab, line feed and carriage return stay: file contents
+// shown in cards keep their layout.
+const INVISIBLE = "\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f-\\u009f\\p{Cf}\\p{Zl}\\p{Zp}\\p{Default_Ignorable_Code_Point}\\u2800";
 // A run of one such character, written once with its count: thousands of them
 // would otherwise push what follows out of sight.
-const INVISIBLE_RUNS = new RegExp(`(${INVISIBLE.source})\\1*`, "gu");
+const INVISIBLE_RUNS = new RegExp(`((?![\\uFE00-\\uFE0F])[${INVISIBLE}])\\1*`, "gu");
 /** A run at least this long is written as `\uXXXX×N`. */
 const RUN_MIN = 4;
 // In a path, blanks other than the plain space are escaped as well: a no-break
 // space reads as a space but names another file.
-const PATH_INVISIBLE_RUNS = new RegExp(`((?! )${INVISIBLE.source.slice(0, -1)}\\s])\\1*`, "gu");
+const PATH_INVISIBLE_RUNS = new RegExp(`((?! )[${INVISIBLE}\\s])\\1*`, "gu");
 
 /**
  * Normalises a path to the VFS's canonical form: absolute, `/`-separated, no

@@ -29,6 +29,10 @@ const SCRIPTS: readonly [string, RegExp][] = [
   ["Bopomofo", /\p{Script=Bopomofo}/u],
 ];
 const SHARED = /[\p{Script=Common}\p{Script=Inherited}]/u;
+// Words of a name: runs between digits, punctuation and spaces (script Common).
+// Scripts are compared within a word, so `отчёт.pdf` (a Cyrillic name, a Latin
+// extension) reads plainly while `АGENT.md` (a Cyrillic А in a Latin word) does not.
+const WORD_BREAKS = /\p{Script=Common}+/u;
 // UTS #39's "highly restrictive" level: one script, or Latin with the scripts
 // Japanese, Chinese and Korean are written in together.
 const ALLOWED_MIXES: readonly ReadonlySet<string>[] = [
@@ -41,10 +45,10 @@ const ALLOWED_MIXES: readonly ReadonlySet<string>[] = [
 // space that is not one (no-break and other Unicode spaces).
 const INVISIBLE = /[\p{Default_Ignorable_Code_Point}\u2800]|(?! )\s/u;
 
-/** The scripts of a name's letters, when they mix in a way UTS #39 does not allow. */
-export function mixedScripts(name: string): string[] | null {
+/** The scripts of a word's letters, when they mix in a way UTS #39 does not allow. */
+export function mixedScripts(word: string): string[] | null {
   const found = new Set<string>();
-  for (const ch of name) {
+  for (const ch of word) {
     if (SHARED.test(ch)) continue;
     found.add(SCRIPTS.find(([, re]) => re.test(ch))?.[0] ?? "another script");
   }
@@ -59,11 +63,11 @@ export function pathWarnings(path: string): string[] {
   const chars = [...path].length;
   if (chars > LONG_PATH_CHARS) out.push(`This path is ${chars} characters long. Read it whole before you allow.`);
   const mixed = path
-    .split("/")
-    .map((name) => [name, mixedScripts(name)] as const)
-    .find(([, m]) => m !== null);
+    .split(WORD_BREAKS)
+    .map(mixedScripts)
+    .find((m) => m !== null);
   if (mixed) {
-    out.push(`A name in this path mixes ${(mixed[1] as string[]).join(" and ")} letters, so it can look like another name (a Cyrillic А looks like a Latin A).`);
+    out.push(`A name in this path mixes ${mixed.join(" and ")} letters in one word, so it can look like another name (a Cyrillic А looks like a Latin A).`);
   }
   if (INVISIBLE.test(path) || /(^|\/) | (\/|$)/.test(path)) {
     out.push("This path holds characters that show as nothing or as a space (written as \\u codes here), so it can look like another path.");

@@ -129,6 +129,11 @@ test("confirm: /notes/todo.md followed by U+3164 is flagged, shown escaped, with
     targetWhole(form, "/notes/todo.md\\u3164");
     includes(form.querySelector(".warnings")?.textContent ?? "", "show as nothing");
     eq(form.querySelectorAll("button.allow-chat").length, 0, "no Allow for this chat");
+    for (const plain of ["/Отчёты/отчёт за май.pdf", "/資料/レポート_v2.md", "/ελληνικά/σημειώσεις.txt", "/notes/café résumé.md"]) {
+      const q = show({ ...p, rtc: { ...p.rtc, arguments: { path: plain, content: "x" } } });
+      eq(q.form.querySelector(".warnings"), null, `${plain} reads plainly`);
+      q.remove();
+    }
     for (const ch of ["\u115F", "\u1160", "\u2800", "\uFFA0", "\u00A0"]) {
       const q = show({ ...p, rtc: { ...p.rtc, arguments: { path: `/notes/todo.md${ch}`, content: "x" } } });
       ok(q.form.querySelector(".warnings"), `U+${ch.codePointAt(0)!.toString(16)} is flagged`);
