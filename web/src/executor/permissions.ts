@@ -6,11 +6,15 @@
 // Protected paths are those whose content later becomes instructions or code:
 // /AGENT.md goes to the model with every message, /.scripts/ holds the code that
 // `script run` executes. Changing them asks in every mode except bypass, whether
-// the model calls write/edit itself or a script it runs calls rtcAgent.fs.
+// the model calls write/edit itself or a script it runs calls rtcAgent.fs. A path
+// that reads as a protected one (NFKC, case folding, UTS #39 confusables:
+// `/agent.md`, `/АGENT.md` with a Cyrillic А, `/AGENT.md\u3164`) asks like it.
 
 import type { RpcMethod } from "../script/protocol.js";
 import type { ToolKind } from "../tools/types.js";
+import { looksLikeAncestor, looksLikeWithin } from "../vfs/confusables.js";
 import { normalizePath } from "../vfs/path.js";
+import { pathWarnings } from "../vfs/warnings.js";
 
 export const PROTECTED_PATHS: readonly string[] = ["/AGENT.md", "/.scripts"];
 
@@ -44,20 +48,42 @@ export function decideCall(mode: string | undefined, kind: ToolKind, args: unkno
   return d;
 }
 
-/** True when `path` is a protected path or lies below one. */
+/** True when `path` is a protected path or lies below one, or reads as if it did. */
 export function isProtectedPath(path: unknown): boolean {
+  return protectedRootOf(path) !== null;
+}
+
+/** The protected path that `path` is, lies below, or reads as (`/АGENT.md` → `/AGENT.md`); null if none. */
+export function protectedRootOf(path: unknown): string | null {
   const p = normalized(path);
-  return p !== null && PROTECTED_PATHS.some((root) => p === root || p.startsWith(root + "/"));
+  if (p === null) return null;
+  return PROTECTED_PATHS.find((root) => p === root || p.startsWith(root + "/") || looksLikeWithin(p, root)) ?? null;
 }
 
 /**
  * True when changing `path` changes a protected path: it is one, lies below one,
- * or holds one (removing or renaming `/` takes /AGENT.md with it).
+ * or holds one (removing or renaming `/` takes /AGENT.md with it), or reads so.
  */
 export function touchesProtected(path: unknown): boolean {
   const p = normalized(path);
   if (p === null) return false;
-  return PROTECTED_PATHS.some((root) => p === root || p.startsWith(root + "/") || p === "/" || root.startsWith(p + "/"));
+  return isProtectedPath(p) || PROTECTED_PATHS.some((root) => looksLikeAncestor(p, root));
+}
+
+/**
+ * Why the target path of a call may not read as what it is (long, mixed scripts,
+ * invisible characters, looks like a protected path without being it); empty
+ * when it reads plainly. Such a call is never covered by "Allow for this chat".
+ */
+export function targetWarnings(path: unknown): string[] {
+  if (typeof path !== "string") return [];
+  const out = pathWarnings(path);
+  const root = protectedRootOf(path);
+  const p = normalized(path);
+  if (root && p !== null && p !== root && !p.startsWith(root + "/")) {
+    out.push(`It reads as the protected path ${root} but is another name, so it asks like ${root}.`);
+  }
+  return out;
 }
 
 /** A call a running script makes that needs the person's yes. */
@@ -105,13 +131,16 @@ function normalized(path: unknown): string | null {
 
 /**
  * Whether "Allow for this chat" may cover a call: host tools, and write or edit
- * of a path that is not protected. A script runs code and saves into /.scripts/,
+ * of a path that is not protected and reads plainly (no targetWarnings). A script runs code and saves into /.scripts/,
  * and protected paths ask every time, so neither is ever covered (the server
  * applies the same rule).
  */
 export function allowableForChat(tool: string, kind: ToolKind | undefined, args: unknown): boolean {
   if (kind === "host") return true;
-  if (tool === "write" || tool === "edit") return !touchesProtected(pathArg(args)) && typeof pathArg(args) === "string";
+  if (tool === "write" || tool === "edit") {
+    const path = pathArg(args);
+    return typeof path === "string" && !touchesProtected(path) && targetWarnings(path).length === 0;
+  }
   return false;
 }
 

@@ -321,7 +321,11 @@ export class ScriptRunner {
               (value) => !finished && port.postMessage({ t: "reply", id: m.id, ok: true, value }),
               (err: unknown) => !finished && port.postMessage({ t: "reply", id: m.id, ok: false, error: toWire(err) }),
             );
-          const asking = authorize?.(m.method, args) ?? null;
+          // A call of a host function that does not exist fails at once: nobody is
+          // asked about a name that runs nothing (`__proto__` included: the
+          // functions are a Map, never an object's inherited properties).
+          const unknown = m.method === "call" && !(typeof args[0] === "string" && this.functions.has(args[0]));
+          const asking = unknown ? null : (authorize?.(m.method, args) ?? null);
           if (!asking) return void serve();
           deadline?.pause();
           void asking.then(

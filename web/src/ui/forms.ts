@@ -4,10 +4,11 @@
 
 import { questionsOf } from "../executor/ask.js";
 import type { AskAnswer, Prompt, PromptAnswer } from "../executor/prompts.js";
-import { isProtectedPath } from "../executor/permissions.js";
-import { showInvisible } from "../vfs/path.js";
+import { protectedRootOf } from "../executor/permissions.js";
+import { showInvisible, showPath } from "../vfs/path.js";
 import { codeBlock } from "./code.js";
 import { h } from "./dom.js";
+import { targetView } from "./target.js";
 
 export function promptForm(p: Prompt, answer: (a: PromptAnswer) => void): HTMLElement {
   return p.kind === "ask" ? askForm(p, answer) : confirmForm(p, answer);
@@ -50,6 +51,7 @@ function confirmForm(p: Prompt, answer: (a: PromptAnswer) => void): HTMLElement 
     h("div", { class: "prompt-head" }, "Permission request"),
     p.again ? h("div", { class: "note again", attrs: { role: "alert" } }, p.again) : null,
     ...confirmBody(p),
+    ...targetView(p),
     reason,
     h(
       "div",
@@ -72,30 +74,30 @@ function confirmBody(p: Prompt): HTMLElement[] {
   if (p.call) {
     return [
       h("p", { class: "q" }, `Allow the running script to call ${p.call.tool}?`),
-      h("div", { class: "note" }, `${p.call.title}. A direct call would ask in this work mode, so this one does too. Its arguments:`),
+      h("div", { class: "note" }, `${showInvisible(p.call.title)}. A direct call would ask in this work mode, so this one does too. Its arguments:`),
       h("pre", { class: "call-args" }, showInvisible(pretty(p.call.args))),
     ];
   }
   if (p.script) {
     const s = p.script;
     if (s.code === null) {
-      return [h("p", { class: "q" }, `Allow this script run?`), h("div", { class: "note bad" }, `No script is saved as ${s.path}; the run will fail.`)];
+      return [h("p", { class: "q" }, `Allow this script run?`), h("div", { class: "note bad" }, `No script is saved as ${showPath(s.path)}; the run will fail.`)];
     }
     return [
       h("p", { class: "q" }, `Allow this script run?`),
-      h("div", { class: "note" }, `It runs the saved script ${s.path}. This is the code that will run (SHA-256 ${s.sha256?.slice(0, 12)}…); if the file changes before it starts, you are asked again.`),
+      h("div", { class: "note" }, `It runs the saved script ${showPath(s.path)}. This is the code that will run (SHA-256 ${s.sha256?.slice(0, 12)}…); if the file changes before it starts, you are asked again.`),
       scriptCode(s.code),
     ];
   }
   const path = (p.rtc.arguments as { path?: unknown } | null)?.path;
-  const protectedWrite = (p.rtc.tool_name === "write" || p.rtc.tool_name === "edit") && isProtectedPath(path);
+  const root = p.rtc.tool_name === "write" || p.rtc.tool_name === "edit" ? protectedRootOf(path) : null;
   return [
     h("p", { class: "q" }, `Allow this ${p.rtc.tool_name} call?`),
     h(
       "div",
       { class: "note" },
-      protectedWrite
-        ? `${String(path)} holds the site's instructions or saved scripts, so changing it asks every time. Its arguments are shown above.`
+      root
+        ? `${root} holds the site's instructions or saved scripts, so changing it asks every time (so does changing a path that reads as it). Its arguments are shown above.`
         : "The current work mode asks before this tool runs. Its arguments are shown above.",
     ),
   ];
@@ -137,10 +139,14 @@ function askForm(p: Prompt, answer: (a: PromptAnswer) => void): HTMLElement {
     const name = `q-${p.id}-${qi}`;
     const type = q.multiSelect ? "checkbox" : "radio";
     const inputs: HTMLInputElement[] = [];
-    const fs = h("fieldset", null, h("legend", { class: "q" }, q.header ? h("span", { class: "chip" }, q.header) : null, q.question));
+    // The model's words are shown as tool cards show text: bidi controls and
+    // invisible characters escaped, so "report\u202Efdp.exe" cannot read as
+    // "report…exe.pdf". Values sent back stay as written.
+    const question = showInvisible(q.question);
+    const fs = h("fieldset", null, h("legend", { class: "q" }, q.header ? h("span", { class: "chip" }, showInvisible(q.header)) : null, question));
     if (!q.options?.length) {
       // A question without options is answered in its text field only.
-      const text = h("input", { props: { type: "text", placeholder: "Your answer…" }, attrs: { "aria-label": `Answer to: ${q.question}` } });
+      const text = h("input", { props: { type: "text", placeholder: "Your answer…" }, attrs: { "aria-label": `Answer to: ${question}` } });
       fs.append(h("label", { class: "other" }, text));
       form.append(fs);
       reads.push(() => ({ question: q.question, selected: [], ...(text.value.trim() ? { other: text.value.trim() } : {}) }));
@@ -149,12 +155,12 @@ function askForm(p: Prompt, answer: (a: PromptAnswer) => void): HTMLElement {
     for (const o of q.options) {
       const input = h("input", { props: { type, name, value: o.label } });
       inputs.push(input);
-      fs.append(h("label", null, input, h("span", null, o.label, o.description ? h("small", null, o.description) : null)));
+      fs.append(h("label", null, input, h("span", null, showInvisible(o.label), o.description ? h("small", null, showInvisible(o.description)) : null)));
     }
     const otherBox = h("input", { props: { type, name, value: "__other__" }, attrs: { "aria-label": "Other" } });
     const otherText = h("input", {
       props: { type: "text", placeholder: "Other…" },
-      attrs: { "aria-label": `Other answer to: ${q.question}` },
+      attrs: { "aria-label": `Other answer to: ${question}` },
       on: { input: () => (otherBox.checked = otherText.value.trim() !== "") },
     });
     fs.append(h("label", { class: "other" }, otherBox, otherText));

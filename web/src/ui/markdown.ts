@@ -2,20 +2,37 @@
 // markdown-it and turned into DOM nodes built here with createElement and text
 // nodes only: no HTML string is ever parsed, so model output can never inject
 // markup, attributes or scripts. Raw HTML is off (it stays text). Links are kept
-// only for http(s) and mailto URLs and open in a new tab without referrer or
-// opener; images are shown as links (no request leaves the page because a model
-// wrote an image URL). Token types this file does not know are rendered as their
-// text, never as elements.
+// only for http(s) and mailto URLs without credentials (`user:password@host`
+// stays text) and open in a new tab without referrer or opener; images are shown
+// as links (no request leaves the page because a model wrote an image URL). Token
+// types this file does not know are rendered as their text, never as elements.
 
 import MarkdownIt, { type Env, type Token } from "markdown-it";
 import { type CodeOptions, codeBlock } from "./code.js";
 
 const SAFE_URL = /^(https?:|mailto:)/i;
+// Credentials before the host (`https://user:password@host`, or a
+// `https://trusted.example@evil.example` that reads as another host): such a
+// link is shown as text, never followed.
+const USERINFO = /^https?:[/\\]*[^/\\?#]*@/i;
+
+/** Whether a link may be clickable: http(s) or mailto, without credentials. */
+export function safeUrl(url: string): boolean {
+  if (!SAFE_URL.test(url) || USERINFO.test(url)) return false;
+  if (!/^https?:/i.test(url)) return true;
+  try {
+    const u = new URL(url);
+    return u.username === "" && u.password === "";
+  } catch {
+    return false;
+  }
+}
 
 const md = new MarkdownIt("default", { html: false, linkify: true, typographer: false });
 // markdown-it keeps a link only when this accepts its (normalised) URL; anything
-// else, e.g. `[x](javascript:…)` or `[c](/relative)`, stays as the text written.
-md.validateLink = (url: string) => SAFE_URL.test(url);
+// else, e.g. `[x](javascript:…)`, `[c](/relative)` or a URL with credentials,
+// stays as the text written (linkified URLs are checked here too).
+md.validateLink = safeUrl;
 // `www.example.com` becomes a link; a bare `example.com` does not (too many false hits).
 md.linkify.set({ fuzzyLink: false });
 
@@ -165,7 +182,7 @@ function inline(tokens: Token[], parent: Node, doc: Document): void {
   const top = () => stack[stack.length - 1]!;
   // Which opening tokens pushed an element, so their closing tokens pop only those.
   const pushed: boolean[] = [];
-  for (const t of tokens) {
+  for (const [i, t] of tokens.entries()) {
     if (t.nesting === -1) {
       if (pushed.pop()) stack.pop();
       continue;
@@ -187,12 +204,12 @@ function inline(tokens: Token[], parent: Node, doc: Document): void {
       case "image": {
         const src = attr(t, "src");
         const label = `[image: ${t.content || src}]`;
-        top().appendChild(SAFE_URL.test(src) ? link(doc, src, label) : doc.createTextNode(label));
+        top().appendChild(safeUrl(src) ? link(doc, src, label) : doc.createTextNode(label));
         break;
       }
       case "link_open": {
         const href = attr(t, "href");
-        const ok = SAFE_URL.test(href);
+        const ok = safeUrl(href) && !(t.markup === "linkify" && cutCredentials(tokens, i));
         pushed.push(ok);
         if (ok) stack.push(top().appendChild(link(doc, href, "")));
         break;
@@ -209,6 +226,23 @@ function inline(tokens: Token[], parent: Node, doc: Document): void {
       }
     }
   }
+}
+
+/**
+ * Whether a linkified URL stops where credentials begin: in
+ * `https://user:password@host` the linkifier takes `https://user` alone, which
+ * would be a link to another host. The text right after the link tells.
+ */
+function cutCredentials(tokens: Token[], open: number): boolean {
+  let depth = 0;
+  for (let j = open; j < tokens.length; j++) {
+    depth += (tokens[j] as Token).nesting;
+    if (depth === 0) {
+      const next = tokens[j + 1];
+      return next?.type === "text" && /^(:[^\s/?#]*)?@/.test(next.content);
+    }
+  }
+  return false;
 }
 
 function attr(t: Token, name: string): string {

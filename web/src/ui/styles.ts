@@ -145,6 +145,11 @@ select { border: 1px solid var(--rtc-border); border-radius: 7px; padding: 3px 6
 .prompt.confirm .prompt-head { background: var(--rtc-warn); color: #ffffff; }
 .prompt.confirm .note.again { color: var(--rtc-warn); font-weight: 600; margin-bottom: 6px; }
 .prompt .script-code { margin: 6px 0; }
+/* What a confirmation acts on: whole, wrapped anywhere, never cut or ellipsized. */
+.prompt .target { margin: 6px 0; display: flex; flex-wrap: wrap; gap: 2px 8px; align-items: baseline; }
+.prompt .target .what { font-size: 12px; color: var(--rtc-muted); }
+.prompt .target code { flex: 1 1 100%; min-width: 0; font: 600 12px/1.45 var(--rtc-mono); white-space: pre-wrap; overflow-wrap: anywhere; word-break: normal; }
+.prompt .warnings { margin: 4px 0 6px; padding-left: 18px; color: var(--rtc-bad); font-size: 12px; }
 .prompt .call-args { margin: 6px 0; max-height: 320px; overflow: auto; padding: 6px 8px; background: var(--rtc-code); border-radius: 6px; font: 12px/1.45 var(--rtc-mono); white-space: pre-wrap; overflow-wrap: anywhere; }
 .prompt.ask { border: 1px dashed var(--rtc-accent); border-left: 4px solid var(--rtc-accent); background: var(--rtc-user); border-radius: 0 0 8px 8px; }
 .prompt.ask .prompt-head { color: var(--rtc-accent); font-style: italic; }

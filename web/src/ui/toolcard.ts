@@ -5,7 +5,7 @@
 
 import type { Prompt } from "../executor/prompts.js";
 import type { Rtc, ToolCall } from "../protocol/types.js";
-import { showInvisible } from "../vfs/path.js";
+import { showInvisible, showPath } from "../vfs/path.js";
 import { codeBlock } from "./code.js";
 import { h } from "./dom.js";
 
@@ -32,7 +32,7 @@ export function toolCard(call: ToolCall, rtc: Rtc | undefined, form: HTMLElement
       { class: "head" },
       h("span", { class: "name" }, call.name),
       h("span", { class: "summary", title: showInvisible(summarize(call.name, args)) }, showInvisible(summarize(call.name, args))),
-      h("span", { class: "status", attrs: { "data-s": status } }, rtc?.status === "pending" && rtc.needs_confirmation ? "needs approval" : (STATUS_TEXT[status] ?? status)),
+      h("span", { class: "status", attrs: { "data-s": status } }, rtc?.status === "pending" && rtc.needs_confirmation ? "needs approval" : (Object.hasOwn(STATUS_TEXT, status) ? STATUS_TEXT[status] : status)),
     ),
     // Open while the person is asked to approve: they decide on what it will do.
     h("details", { class: "args", props: { open: !!form && call.name !== "askUser" } }, h("summary", null, call.name === "script" ? "Code and arguments" : "Arguments"), argumentsView(call.name, args)),
@@ -52,7 +52,10 @@ export function toolKey(call: ToolCall, rtc: Rtc | undefined, prompt: Prompt | u
   return `${call.id}:${rtc?.offset ?? 0}:${rtc?.status ?? ""}:${prompt ? prompt.id : ""}`;
 }
 
-/** A value longer than this (characters or lines) starts collapsed. */
+/** Arguments that name what a call acts on: shown whole however long (they wrap). */
+const TARGET_ARGS: ReadonlySet<string> = new Set(["path", "name"]);
+
+/** A value longer than this (characters or lines) starts collapsed; target arguments never do. */
 const LONG_CHARS = 600;
 const LONG_LINES = 12;
 
@@ -66,7 +69,7 @@ const LONG_LINES = 12;
 export function argumentsView(tool: string, args: unknown): HTMLElement {
   if (typeof args !== "object" || args === null || Array.isArray(args)) return h("div", { class: "args-list" }, value(args));
   const rows = Object.entries(args as Record<string, unknown>).map(([k, v]) => {
-    const shown = tool === "script" && k === "code" && typeof v === "string" ? codeBlock(showInvisible(v), "javascript") : value(v);
+    const shown = tool === "script" && k === "code" && typeof v === "string" ? codeBlock(showInvisible(v), "javascript") : TARGET_ARGS.has(k) ? h("pre", null, typeof v === "string" ? showPath(v) : pretty(v)) : value(v);
     return h("div", { class: "arg", attrs: { "data-arg": k } }, h("div", { class: "key" }, k), shown);
   });
   return h("div", { class: "args-list" }, rows.length ? rows : h("span", { class: "meta" }, "(none)"));

@@ -49,12 +49,12 @@ test("permissions: the page's own matrix mirrors the server's, protected paths i
   eq(decide("bypass", "script"), { refused: false, needsConfirmation: false });
   eq(decide("yolo", "write").needsConfirmation, true, "an unknown mode counts as manual");
   eq(decide(undefined, "host").needsConfirmation, true, "no session known: manual");
-  for (const p of ["/AGENT.md", "AGENT.md", "//AGENT.md", "/./AGENT.md", "/AGENT.md/x", "/.scripts", ".scripts/fib.js", "/.scripts//a/b.js"]) {
+  for (const p of ["/AGENT.md", "AGENT.md", "//AGENT.md", "/./AGENT.md", "/AGENT.md/x", "/.scripts", ".scripts/fib.js", "/.scripts//a/b.js", "/agent.md"]) {
     ok(isProtectedPath(p), `${p} is protected`);
     eq(decideCall("edit", "write", { path: p, content: "x" }).needsConfirmation, true, `write ${p} in edit asks`);
     eq(decideCall("bypass", "write", { path: p, content: "x" }).needsConfirmation, false, `write ${p} in bypass runs`);
   }
-  for (const p of ["/agent.md", "/AGENT.md.bak", "/notes/AGENT.md", "/.scriptsx/a.js", "/a/.scripts/b.js"]) ok(!isProtectedPath(p), `${p} is not protected`);
+  for (const p of ["/AGENT.md.bak", "/notes/AGENT.md", "/.scriptsx/a.js", "/a/.scripts/b.js"]) ok(!isProtectedPath(p), `${p} is not protected`);
   ok(touchesProtected("/") && !isProtectedPath("/"), "removing / takes /AGENT.md with it");
   eq(scriptCallAsk("edit", "fs.rename", ["/tmp.js", "/.scripts/fib.js"])?.tool, "rtcAgent.fs.rename", "renaming onto a saved script asks");
   eq(scriptCallAsk("edit", "fs.write", ["/notes.md", "x"]), null, "other writes from a script do not");
@@ -186,6 +186,30 @@ test("security: an approved script that calls a host tool twice asks each time; 
   const out = String(server.rtcs.get("c1")?.output);
   includes(out, "counted 1");
   includes(out, "PermissionError: the user declined this call (The script calls the host tool counter)");
+  runner.dispose();
+  done(t);
+});
+
+test("security: a script calling a host tool named __proto__ (or another inherited name) gets an unknown-tool error, no prompt", async () => {
+  const server = new FakeServer();
+  const calls: string[] = [];
+  const extra: Partial<ToolContext> = {};
+  const t = await tab(server, await freshDb(), `ap-p${n++}`, undefined, extra);
+  const runner = (extra.script = runnerFor(t, calls));
+  const asked: string[] = [];
+  const off = t.prompts.events.on("change", (ps) => asked.push(...ps.map((p) => p.id)));
+  await waitFor("leadership", () => t.ex.isLeader);
+  const code = "const out = [];\nfor (const name of ['__proto__', 'constructor', 'hasOwnProperty', 'toString']) {\n  try { await rtcAgent.call(name, {}); out.push('called'); } catch (e) { out.push(e.name + ': ' + e.message); }\n}\nreturn out;";
+  await server.deliver(rtc("p1", 0, { session_id: "s4", tool_name: "script", arguments: { action: "eval", code }, needs_confirmation: true }));
+  await waitFor("the script's prompt", () => promptIds(t).includes("p1"));
+  t.prompts.answer("p1", { type: "confirm", approved: true });
+  await waitFor("the result", () => server.rtcs.get("p1")?.status === "completed" || asked.some((id) => id.startsWith("p1/")));
+  eq([...new Set(asked.filter((id) => id.startsWith("p1/")))], [], "no prompt for a tool that does not exist");
+  const out = String(server.rtcs.get("p1")?.output);
+  includes(out, 'ReferenceError: no host function named \\"__proto__\\"; available: counter');
+  includes(out, 'no host function named \\"constructor\\"');
+  eq(calls.length, 0);
+  off();
   runner.dispose();
   done(t);
 });

@@ -38,6 +38,24 @@ test("markdown: raw HTML stays text; only http(s) and mailto links; no images lo
   eq(div.querySelectorAll("[onclick]").length, 0);
 });
 
+test("markdown: links with credentials (user:password@host) are text, not clickable", () => {
+  const links = [
+    "[docs](https://user:password@example.com/docs)",
+    "https://user:password@example.com/a",
+    "<https://admin:hunter2@example.com>",
+    "[bank](https://bank.example@evil.example/login)",
+    "[x](https:user:pw@example.com/)",
+    "![p](https://u:p@example.com/p.png)",
+  ];
+  for (const md of links) {
+    const out = html(md);
+    ok(!/<a\b/.test(out), `${md} is not a link: ${out}`);
+    includes(out, md.includes("bank") ? "bank.example@evil.example" : "@example.com", "the URL stays visible as text");
+  }
+  includes(html("mail me: mailto:someone@example.com"), '<a href="mailto:someone@example.com"', "a mailto address is still a link");
+  includes(html("[ok](https://example.com/@user)"), '<a href="https://example.com/@user"', "an @ in the path is no credential");
+});
+
 test("markdown: URLs in every form become safe links (no stack overflow)", () => {
   const A = 'target="_blank" rel="noopener noreferrer nofollow"';
   eq(html("see https://example.com"), `<p>see <a href="https://example.com" ${A}>https://example.com</a></p>`);

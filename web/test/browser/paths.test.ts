@@ -87,3 +87,11 @@ test("paths: stored names with format characters are listed, read, removed and s
   eq(await vfs.exists(bad), false, "an existing entry can be removed");
   await sleep(0);
 });
+
+test("paths: invisible fillers are shown escaped, a long run once with its count; emoji keep their variation selector in text", async () => {
+  const { showInvisible, showPath } = await import("../../src/vfs/path.js");
+  eq(showInvisible("todo.md\u3164 \u115F\u1160\uFFA0\u2800"), "todo.md\\u3164 \\u115F\\u1160\\uFFA0\\u2800");
+  eq(showInvisible(`a${"\u200B".repeat(50)}b`), "a\\u200B×50b", "a run is written once with its count");
+  eq(showInvisible("I \u2764\uFE0F it, 10\u00A0km"), "I \u2764\uFE0F it, 10\u00A0km", "emoji and no-break spaces in text stay");
+  eq(showPath(`/a\uFE0F/todo.md / x\u00A0y/${"\u00A0".repeat(3874)}.exe`), "/a\\uFE0F/todo.md\\u0020/\\u0020x\\u00A0y/\\u00A0×3874.exe", "a path escapes them all, and spaces at a name's ends");
+});

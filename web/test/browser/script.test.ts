@@ -123,6 +123,19 @@ test("script: host functions via rtcAgent.call", async () => {
   eq((await runner.eval("await rtcAgent.call('late')")).result, "added later");
 });
 
+test("script: a name that reads as a path (backslashes, slash lookalikes) is refused with EINVAL", async () => {
+  const { vfs, runner } = await setup();
+  const names = ["/\\..\\AGENT.md", "/notes\\todo.md", "/a\u2215b.md", "/\uFF0E\uFF0E", "/x/\u2024"];
+  const r = await runner.eval(
+    "const out = [];\nfor (const p of params.names) {\n  try { await rtcAgent.fs.write(p, 'x'); out.push('written'); } catch (e) { out.push(e.code ?? e.name); }\n}\ntry { await rtcAgent.fs.mkdir('/dir\\\\sub'); out.push('made'); } catch (e) { out.push(e.code); }\nreturn out;",
+    { names },
+  );
+  eq(r.result, ["EINVAL", "EINVAL", "EINVAL", "EINVAL", "EINVAL", "EINVAL"], JSON.stringify(r));
+  eq((await vfs.walk("/")).length, 0, "nothing was created");
+  const plain = await runner.eval("await rtcAgent.fs.write('/notes/a..b .md', 'x'); return (await rtcAgent.fs.ls('/notes')).map((e) => e.name)");
+  eq(plain.result, ["a..b .md"], "dots inside a name stay allowed");
+});
+
 test("script: save, run and their errors", async () => {
   const { vfs, runner } = await setup();
   const saved = await runner.save("sum", "return params.xs.reduce((a, b) => a + b, 0)");
