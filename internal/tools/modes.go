@@ -74,13 +74,15 @@ func MayAsk(d Decision, t Tool) bool {
 }
 
 // AllowableForChat reports whether "Allow for this chat" may cover a call: host
-// tools, and write or edit of a path that is not protected. Scripts run code and
-// save into /.scripts/, and protected paths ask every time, so neither is ever
-// covered; the other tools do not ask at all.
+// tools, and write or edit of a path that is not protected and not misleading
+// (MisleadingPath: a person may not have read it as what it is). Scripts run
+// code and save into /.scripts/, and protected paths ask every time, so neither
+// is ever covered; the other tools do not ask at all.
 func AllowableForChat(name string, args json.RawMessage) bool {
 	switch name {
 	case "write", "edit":
-		return !touchesProtected(args)
+		p, ok := argPath(args)
+		return ok && !IsProtectedPath(p) && !MisleadingPath(p)
 	}
 	return !IsBuiltin(name)
 }

@@ -16,8 +16,10 @@ var ProtectedPaths = []string{"/AGENT.md", "/.scripts"}
 const ProtectedPathsText = "/AGENT.md and everything under /.scripts/"
 
 // IsProtectedPath reports whether a path of the browser's file system names a
-// protected path or something below it. It normalises the way the browser's VFS
-// does (relative paths start at the root, empty and "." segments drop). A path
+// protected path or something below it, or reads as one (lookalike.go:
+// /АGENT.md with a Cyrillic А, /agent.md, a fullwidth ＡＧＥＮＴ.md). It
+// normalises the way the browser's VFS does (relative paths start at the root,
+// empty and "." segments drop). A path
 // with ".." is refused by the VFS; it counts as protected here, so a spelling the
 // server cannot resolve asks rather than runs.
 func IsProtectedPath(p string) bool {
@@ -33,7 +35,7 @@ func IsProtectedPath(p string) bool {
 	}
 	clean := "/" + strings.Join(parts, "/")
 	for _, root := range ProtectedPaths {
-		if clean == root || strings.HasPrefix(clean, root+"/") {
+		if clean == root || strings.HasPrefix(clean, root+"/") || looksWithin(clean, root) {
 			return true
 		}
 	}
@@ -44,11 +46,17 @@ func IsProtectedPath(p string) bool {
 // protected path. Arguments whose path cannot be read count as protected: the
 // call then asks, and the browser refuses the bad path anyway.
 func touchesProtected(args json.RawMessage) bool {
+	p, ok := argPath(args)
+	return !ok || IsProtectedPath(p)
+}
+
+// argPath is the path argument of a write or edit, if it can be read.
+func argPath(args json.RawMessage) (string, bool) {
 	var a struct {
 		Path *string `json:"path"`
 	}
 	if err := json.Unmarshal(args, &a); err != nil || a.Path == nil {
-		return true
+		return "", false
 	}
-	return IsProtectedPath(*a.Path)
+	return *a.Path, true
 }

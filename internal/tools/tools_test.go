@@ -106,13 +106,16 @@ func TestReadOnly(t *testing.T) {
 func TestProtectedPaths(t *testing.T) {
 	protected := []string{"/AGENT.md", "AGENT.md", "//AGENT.md", "/./AGENT.md", "/AGENT.md/", "/AGENT.md/x",
 		"/.scripts", "/.scripts/", "/.scripts/fib.js", ".scripts/fib.js", "/.scripts/a/b.js", "/./.scripts//fib.js",
-		"/notes/../AGENT.md", "/x/../.scripts/fib.js"}
+		"/notes/../AGENT.md", "/x/../.scripts/fib.js",
+		// Paths that read as a protected one: case, a Cyrillic А, fullwidth
+		// letters, an invisible filler or a blank at the end, a lookalike s.
+		"/agent.md", "/\u0410GENT.md", "/\uff21\uff27\uff25\uff2e\uff34.md", "/AGENT.md\u3164", "/AGENT.md\u00a0", "/.\u0455cripts/x.js"}
 	for _, p := range protected {
 		if !IsProtectedPath(p) {
 			t.Errorf("%q is not protected", p)
 		}
 	}
-	open := []string{"/", "/notes.md", "/agent.md", "/AGENT.md.bak", "/AGENT.mdx", "/.scriptsx/a.js", "/scripts/a.js", "/notes/AGENT.md", "/a/.scripts/b.js"}
+	open := []string{"/", "/notes.md", "/AGENT.md.bak", "/AGENT.mdx", "/.scriptsx/a.js", "/scripts/a.js", "/notes/AGENT.md", "/a/.scripts/b.js"}
 	for _, p := range open {
 		if IsProtectedPath(p) {
 			t.Errorf("%q is protected", p)
@@ -241,5 +244,28 @@ func TestForTurnLeavesOutBuiltins(t *testing.T) {
 	got := names(ForTurn(&protocol.Turn{Tools: host}, server))
 	if len(got) != len(Builtins)+2 || got[0] != Builtins[0].Spec.Name || got[len(got)-1] != "add" {
 		t.Fatalf("default: %v", got)
+	}
+}
+
+// A path a person may misread is never covered by "Allow for this chat": too
+// long, a word mixing scripts, characters that show as nothing or as a space.
+// Ordinary names in one script (or Latin with Han and kana) are not flagged.
+func TestMisleadingPaths(t *testing.T) {
+	misleading := []string{"/" + strings.Repeat("a", 675), "/notes" + strings.Repeat("\u00a0", 3874) + ".md", "/notes/todo.md\u3164",
+		"/p\u0430yroll.csv", "/notes/todo.md ", "/\u2800.md", "/a\u200bb.md"}
+	for _, p := range misleading {
+		if !MisleadingPath(p) {
+			t.Errorf("%q is not misleading", p)
+		}
+		args, _ := json.Marshal(map[string]string{"path": p, "content": "x"})
+		if AllowableForChat("write", args) {
+			t.Errorf("allow for this chat covers a write of %q", p)
+		}
+	}
+	plain := []string{"/notes/todo.md", "/\u043e\u0442\u0447\u0451\u0442.pdf", "/\u65e5\u672c\u8a9e\u306e\u30e1\u30e2.txt", "/caf\u00e9 menu.md", "/\u03b1\u03b2\u03b3.txt"}
+	for _, p := range plain {
+		if MisleadingPath(p) {
+			t.Errorf("%q is misleading", p)
+		}
 	}
 }
