@@ -30,6 +30,11 @@ func TestTinyRun(t *testing.T) {
 		if p.Failed != 0 || p.ClientErrors != 0 {
 			t.Errorf("%d sessions: %d failed turns, %d clients with errors", p.Sessions, p.Failed, p.ClientErrors)
 		}
+		// Every round trip records its call and result on the Topic and in
+		// the audit: the counts by table see both.
+		if p.Tables["insert updates"] < int64(p.RoundTrips) || p.Tables["insert audit"] < int64(p.RoundTrips) {
+			t.Errorf("%d sessions: statements by table %v for %d round trips", p.Sessions, p.Tables, p.RoundTrips)
+		}
 	}
 	if len(res.History) != 1 || res.History[0].Ours.Bytes <= 0 || res.History[0].Stateless.Bytes <= 0 {
 		t.Errorf("history %+v", res.History)

@@ -17,6 +17,7 @@ import (
 	"github.com/rtcagent/rtcagent/internal/nodeproc"
 	"github.com/rtcagent/rtcagent/internal/protocol"
 	"github.com/rtcagent/rtcagent/internal/simclient"
+	"github.com/rtcagent/rtcagent/internal/store"
 	"github.com/rtcagent/rtcagent/internal/store/pgstore"
 )
 
@@ -30,7 +31,8 @@ type ClusterPoint struct {
 	RTT                    Pcts    // over all nodes
 	Turns, Failed          int
 	ClientErrors           int
-	PG                     pgstore.Counts // what the nodes sent to PostgreSQL in the window
+	PG                     pgstore.Counts    // what the nodes sent to PostgreSQL in the window
+	Tables                 store.TableCounts // what those statements did to each table
 	// CPU in the window, in cores: the server processes together, the
 	// clients' process, the PostgreSQL backends of the run's connections
 	// (negative when not measured).
@@ -194,6 +196,12 @@ func clusterPoint(ctx context.Context, o Options, ver *auth.Verifier, nodes []*n
 		gaps = append(gaps, w.Gaps...)
 		p.ServersCPU += w.CPU.Seconds() / w.Elapsed.Seconds()
 		p.PG = p.PG.Add(w.PG)
+		if p.Tables == nil {
+			p.Tables = store.TableCounts{}
+		}
+		for k, v := range w.Tables {
+			p.Tables[k] += v
+		}
 		elapsed = max(elapsed, w.Elapsed)
 	}
 	if werr != nil {

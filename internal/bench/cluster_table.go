@@ -53,6 +53,13 @@ func (r *ClusterResult) Table() string {
 			p.Nodes, p.SessionsPerNode, p.PerSec, strings.Join(per, " + "), p.RTT.P50, p.RTT.P90, p.RTT.P99, p.RTT.N,
 			p.ServersCPU, pg, p.ClientsCPU, share, work, p.Turns, p.Failed, p.ClientErrors)
 	}
+	for _, p := range r.Points {
+		if p.RoundTrips > 0 && len(p.Tables) > 0 {
+			t := perTrip(p.Tables, p.RoundTrips)
+			fmt.Fprintf(&b, "\n%d nodes × %d sessions, per round trip: Topic rows / audit writes / audit reads %s; statements by table: %s\n",
+				p.Nodes, p.SessionsPerNode, t.topic(), t)
+		}
+	}
 	// Speed-up over one node at the same sessions per node.
 	one := map[int]float64{}
 	for _, p := range r.Points {

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/rtcagent/rtcagent/internal/server"
+	"github.com/rtcagent/rtcagent/internal/store"
 	"github.com/rtcagent/rtcagent/internal/store/pgstore"
 )
 
@@ -27,6 +28,7 @@ type nodeWindow struct {
 	Elapsed time.Duration
 	CPU     time.Duration
 	PG      pgstore.Counts
+	Tables  store.TableCounts
 }
 
 // nodeMeter is the window bookkeeping of a node child.
@@ -36,6 +38,7 @@ type nodeMeter struct {
 	start time.Time
 	cpu0  time.Duration
 	pg0   pgstore.Counts
+	tb0   store.TableCounts
 }
 
 // begin starts a window: the round trips timed so far are dropped (the calls
@@ -44,14 +47,15 @@ func (w *nodeMeter) begin() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.m.dropGaps()
-	w.start, w.cpu0, w.pg0 = time.Now(), ownCPU(), pgstore.ReadCounts()
+	w.start, w.cpu0, w.pg0, w.tb0 = time.Now(), ownCPU(), pgstore.ReadCounts(), store.ReadTableCounts()
 }
 
 // end ends the window and returns what happened in it.
 func (w *nodeMeter) end() nodeWindow {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return nodeWindow{Gaps: w.m.take(), Elapsed: time.Since(w.start), CPU: ownCPU() - w.cpu0, PG: pgstore.ReadCounts().Sub(w.pg0)}
+	return nodeWindow{Gaps: w.m.take(), Elapsed: time.Since(w.start), CPU: ownCPU() - w.cpu0, PG: pgstore.ReadCounts().Sub(w.pg0),
+		Tables: store.ReadTableCounts().Sub(w.tb0)}
 }
 
 // runNode is `rtcagent bench node`: one server with the bench model, as a

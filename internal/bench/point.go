@@ -10,6 +10,7 @@ import (
 
 	"github.com/rtcagent/rtcagent/internal/protocol"
 	"github.com/rtcagent/rtcagent/internal/simclient"
+	"github.com/rtcagent/rtcagent/internal/store"
 	"github.com/rtcagent/rtcagent/internal/store/pgstore"
 	"github.com/rtcagent/rtcagent/internal/store/sqlitestore"
 )
@@ -109,6 +110,7 @@ func runPoint(ctx context.Context, o Options, srv *running, m *model, prefix str
 	var start time.Time
 	var pg0 pgstore.Counts
 	var sq0 sqlitestore.Counts
+	var tb0 store.TableCounts
 	var cpu0 time.Duration
 	var backends *pgBackends
 	if o.DBURL != "" {
@@ -120,7 +122,7 @@ func runPoint(ctx context.Context, o Options, srv *running, m *model, prefix str
 			backends.begin(ctx)
 		}
 		m.dropGaps()
-		start, pg0, sq0, cpu0 = time.Now(), pgstore.ReadCounts(), sqlitestore.ReadCounts(), ownCPU()
+		start, pg0, sq0, tb0, cpu0 = time.Now(), pgstore.ReadCounts(), sqlitestore.ReadCounts(), store.ReadTableCounts(), ownCPU()
 	}
 	var l load
 	if o.ClientsProcess && len(o.ServeCmd) > 0 {
@@ -146,6 +148,7 @@ func runPoint(ctx context.Context, o Options, srv *running, m *model, prefix str
 		l = driveLoad(ctx, clients, prefix, live, warmup, d, window)
 	}
 	elapsed, pg, sq, cpu := time.Since(start), pgstore.ReadCounts().Sub(pg0), sqlitestore.ReadCounts().Sub(sq0), ownCPU()-cpu0
+	tables := store.ReadTableCounts().Sub(tb0)
 	gaps := m.take()
 	pgCPU := -1.0
 	if backends != nil {
@@ -154,7 +157,7 @@ func runPoint(ctx context.Context, o Options, srv *running, m *model, prefix str
 		}
 	}
 	return Point{PGCPU: pgCPU, Sessions: n, RoundTrips: len(gaps), Turns: l.Turns, Failed: l.Failed, ClientErrors: l.ClientErrors,
-		PerSec: float64(len(gaps)) / elapsed.Seconds(), RTT: pcts(gaps), Live: pcts(l.Live), PG: pg, SQLite: sq,
+		PerSec: float64(len(gaps)) / elapsed.Seconds(), RTT: pcts(gaps), Live: pcts(l.Live), PG: pg, SQLite: sq, Tables: tables,
 		ServerCPU: cpu.Seconds() / elapsed.Seconds(), ClientsCPU: l.CPU.Seconds() / elapsed.Seconds(),
 		ClientsApart: o.ClientsProcess && len(o.ServeCmd) > 0}, nil
 }

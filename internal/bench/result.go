@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rtcagent/rtcagent/internal/store"
 	"github.com/rtcagent/rtcagent/internal/store/pgstore"
 	"github.com/rtcagent/rtcagent/internal/store/sqlitestore"
 )
@@ -43,6 +44,9 @@ type Point struct {
 	// SQLite is what this process committed to SQLite in the window (zero
 	// with PostgreSQL): pages written to the WAL, writes and their commits.
 	SQLite sqlitestore.Counts
+	// Tables is what this process's statements did to each table in the
+	// window ("insert updates", "select audit"), on either store.
+	Tables store.TableCounts
 	// ServerCPU is the CPU this process used in the window, in cores: the
 	// server's, with the clients' when they share the process. ClientsCPU is
 	// the clients' process's when ClientsApart.
@@ -114,6 +118,13 @@ func (r *Result) Table() string {
 		row("2", fmt.Sprintf("PostgreSQL work per round trip, %d sessions: statements / exchanges / write + read transactions", p.Sessions),
 			fmt.Sprintf("%.1f / %.1f / %.2f + %.2f", float64(p.PG.Statements)/n, float64(p.PG.Exchanges)/n,
 				float64(p.PG.Writes)/n, float64(p.PG.Reads)/n), "")
+	}
+	for _, p := range r.Points {
+		if len(p.Tables) == 0 || p.RoundTrips == 0 {
+			continue
+		}
+		row("2", fmt.Sprintf("Per round trip, %d sessions: Topic rows / audit writes / audit reads", p.Sessions), perTrip(p.Tables, p.RoundTrips).topic(), "≤ 3 / ≤ 2 / 0")
+		row("2", fmt.Sprintf("Statements per round trip by table, %d sessions", p.Sessions), perTrip(p.Tables, p.RoundTrips).String(), "")
 	}
 	for _, p := range r.Points {
 		if p.SQLite.Commits == 0 || p.RoundTrips == 0 {

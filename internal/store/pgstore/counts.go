@@ -7,6 +7,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promauto"
+
+	"github.com/rtcagent/rtcagent/internal/store"
 )
 
 // Counts are the statements and transactions this process sent to PostgreSQL,
@@ -47,8 +49,9 @@ func init() {
 // counter is the pgx tracer that counts statements and exchanges.
 type counter struct{}
 
-func (counter) TraceQueryStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceQueryStartData) context.Context {
+func (counter) TraceQueryStart(ctx context.Context, _ *pgx.Conn, d pgx.TraceQueryStartData) context.Context {
 	counts.statements.Add(1)
+	store.CountStatement(d.SQL)
 	counts.exchanges.Add(1)
 	return ctx
 }
@@ -60,8 +63,9 @@ func (counter) TraceBatchStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceBatc
 	return ctx
 }
 
-func (counter) TraceBatchQuery(context.Context, *pgx.Conn, pgx.TraceBatchQueryData) {
+func (counter) TraceBatchQuery(_ context.Context, _ *pgx.Conn, d pgx.TraceBatchQueryData) {
 	counts.statements.Add(1)
+	store.CountStatement(d.SQL)
 }
 
 func (counter) TraceBatchEnd(context.Context, *pgx.Conn, pgx.TraceBatchEndData) {}

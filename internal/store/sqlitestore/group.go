@@ -114,7 +114,7 @@ func (g *group) run(batch []*write) {
 				return
 			}
 		}
-		w.t = &tx{ctx: context.WithoutCancel(w.ctx), q: s.wc, now: s.now().UTC(), writable: true, epoch: s.epoch}
+		w.t = &tx{ctx: context.WithoutCancel(w.ctx), q: counted{s.wc}, now: s.now().UTC(), writable: true, epoch: s.epoch}
 		w.err = call(w)
 		if single {
 			if w.err != nil {

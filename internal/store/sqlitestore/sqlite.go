@@ -195,7 +195,7 @@ func (s *Store) Read(ctx context.Context, fn func(tx store.Tx) error) error {
 		return fmt.Errorf("begin read: %w", err)
 	}
 	defer c.end(false)
-	return fn(&tx{ctx: qctx, q: c, now: s.now().UTC(), epoch: s.epoch})
+	return fn(&tx{ctx: qctx, q: counted{c}, now: s.now().UTC(), epoch: s.epoch})
 }
 
 // Close implements store.Store. No Read or Write may run during or after it.

@@ -20,6 +20,24 @@ type querier interface {
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
 
+// counted is a querier that counts each statement by table (store.TableCounts).
+type counted struct{ q querier }
+
+func (c counted) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	store.CountStatement(query)
+	return c.q.ExecContext(ctx, query, args...)
+}
+
+func (c counted) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	store.CountStatement(query)
+	return c.q.QueryContext(ctx, query, args...)
+}
+
+func (c counted) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
+	store.CountStatement(query)
+	return c.q.QueryRowContext(ctx, query, args...)
+}
+
 type tx struct {
 	ctx      context.Context
 	q        querier
