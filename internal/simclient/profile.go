@@ -248,3 +248,25 @@ func (p *Profile) WaitOffset(ctx context.Context, top int64) error {
 		}
 	}
 }
+
+// WaitEntity waits until a folded entity of kind satisfies match and returns
+// it. match runs under the profile's lock, on every change: it must be quick
+// and must not call the profile.
+func (p *Profile) WaitEntity(ctx context.Context, kind string, match func(id string, e Entity) bool) (string, Entity, error) {
+	for {
+		p.mu.Lock()
+		for id, e := range p.ents[kind] {
+			if match(id, e) {
+				p.mu.Unlock()
+				return id, e, nil
+			}
+		}
+		ch := p.changed
+		p.mu.Unlock()
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return "", Entity{}, ctx.Err()
+		}
+	}
+}
