@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"sync"
 	"sync/atomic"
@@ -26,7 +27,8 @@ type harness struct {
 	redis      *redisProc
 	pgURL      string // base URL, for terminating the nodes' connections
 	dropSchema func()
-	app        string // application_name of the nodes' connections
+	app        string       // application_name of the nodes' connections
+	mcp        *http.Server // the MCP server whose tools the nodes run
 	users      []*user
 	rng        *rng
 	report     Report
@@ -99,13 +101,16 @@ func (h *harness) shutdown() {
 	if h.dropSchema != nil {
 		h.dropSchema()
 	}
+	if h.mcp != nil {
+		_ = h.mcp.Close()
+	}
 }
 
 // serverArgs are the flags every node shares. Leases are long, as in
 // production: a dead or stalled node's sessions are taken over when its
 // liveness record lapses (1 s).
-func (h *harness) serverArgs(addr, scriptFile string) []string {
+func (h *harness) serverArgs(addr, scriptFile, mcpFile string) []string {
 	return []string{"serve", "-addr", addr, "-token-secret", secret, "-model-provider", "scripted", "-script", scriptFile,
 		"-poll-interval", "100ms", "-lease-ttl", "30s", "-node-ttl", "1s", "-log-level", "error", "-message-rate", "-1",
-		"-exec-timeout", h.o.ExecTimeout.String()}
+		"-exec-timeout", h.o.ExecTimeout.String(), "-mcp-config", mcpFile}
 }
