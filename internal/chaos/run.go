@@ -21,6 +21,7 @@ const secret = "rtcagent-chaos-secret-0123456789"
 // harness is one run: the nodes, the users and the counters.
 type harness struct {
 	o          Options
+	ctx        context.Context // the run's, for what users do after an answer
 	logf       func(format string, args ...any)
 	ver        *auth.Verifier
 	nodes      []*nodeproc.Proc
@@ -35,6 +36,8 @@ type harness struct {
 
 	started atomic.Int64 // turns started
 	mu      sync.Mutex   // guards the counters below
+	// checking: the turns settled and the checks began; users start nothing more
+	checking bool
 	// triggers of the kill points, signalled without blocking
 	streaming, executing, submitting chan struct{}
 	extra                            sync.WaitGroup // duplicate submissions in flight
@@ -50,7 +53,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	if logw == nil {
 		logw = io.Discard
 	}
-	h := &harness{o: o, rng: newRNG(o.Seed, 0),
+	h := &harness{o: o, ctx: ctx, rng: newRNG(o.Seed, 0),
 		streaming: make(chan struct{}, 1), executing: make(chan struct{}, 1), submitting: make(chan struct{}, 1)}
 	h.logf = func(format string, args ...any) { fmt.Fprintf(logw, "chaos: "+format+"\n", args...) }
 	h.report.Mode, h.report.Seed, h.report.Users = o.Mode, o.Seed, o.Users
