@@ -43,6 +43,7 @@ type Report struct {
 	DupSends       int // messages sent twice at once with the same client_id
 	DupSubmits     int // extra result submissions racing the browser's own
 	Executions     int
+	ServerCalls    int // server calls (MCP tools) started, from the history
 	Updates        int // offsets checked
 
 	// Invariants.
@@ -124,7 +125,7 @@ func (r *Report) Table() string {
 		fmt.Sprintf("%d / %d / %d", r.Revokes, r.PlanSwitches, r.RefuseRunning), "")
 	row("duplicate message sends (same client_id, concurrent)", r.DupSends, "")
 	row("extra result submissions (same and other client_id)", r.DupSubmits, "")
-	row("tool executions", r.Executions, "")
+	row("tool executions (browser) / server calls started", fmt.Sprintf("%d / %d", r.Executions, r.ServerCalls), "")
 	row("updates checked", r.Updates, "")
 	for _, inv := range r.invariants() {
 		row("**"+inv.name+"**", inv.count, "0")
