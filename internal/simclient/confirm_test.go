@@ -32,7 +32,9 @@ func confirmRun(t *testing.T, profile *simclient.Profile, answer simclient.Answe
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	c, err := simclient.Dial(ctx, simclient.Config{URL: s.WSURL(), Token: s.Token(t, "dana", time.Hour), DeviceID: "dev", Profile: profile,
-		Tool: func(context.Context, protocol.RTC) simclient.Result { return simclient.Result{OK: true, Output: "written"} },
+		Tool: func(context.Context, protocol.RTC) simclient.Result {
+			return simclient.Result{OK: true, Output: "written"}
+		},
 		Confirm: func(context.Context, protocol.RTC) simclient.Answer {
 			asked.Add(1)
 			return answer
