@@ -30,6 +30,9 @@ type call struct {
 	goAhead   int64
 	forbidden string // why the session, as committed before the go-ahead, forbids it to run; "" allows it
 	started   bool   // a server call that was executing
+	seen      bool   // an earlier state is known: status, asks
+	status    string
+	asks      bool
 }
 
 func newReplay(h *harness, u *user) *replay {
@@ -109,6 +112,17 @@ func (p *replay) call(off int64, r *protocol.RTC) {
 		p.calls[r.ID] = c
 	}
 	server := r.Executor == protocol.RTCExecutorServer
+	// What the server decided again (counted, to show the decisions reached
+	// calls): asked again after a revoke or a stricter mode, refused by plan
+	// mode after it was planned.
+	if c.seen && !c.asks && (c.status == protocol.RTCQueued || c.status == protocol.RTCPending) &&
+		r.Status == protocol.RTCPending && r.NeedsConfirmation && !r.Approved {
+		p.h.count(func(rep *Report) { rep.AskedAgain++ })
+	}
+	if c.seen && !protocol.RTCTerminal(c.status) && r.Status == protocol.RTCRejected && r.Error == tools.PlanRefusal(r.ToolName) {
+		p.h.count(func(rep *Report) { rep.PlanRefused++ })
+	}
+	c.seen, c.status, c.asks = true, r.Status, r.NeedsConfirmation
 	if c.goAhead == 0 && ((server && r.Status == protocol.RTCExecuting) || (!server && r.Status == protocol.RTCPending)) {
 		c.goAhead, c.forbidden = off, p.forbids(r)
 	}

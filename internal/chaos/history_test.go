@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/rtcagent/rtcagent/internal/protocol"
+	"github.com/rtcagent/rtcagent/internal/tools"
 )
 
 // replayOf folds updates made of entities, one offset each, and runs the end checks.
@@ -147,5 +148,34 @@ func TestDecisionsHold(t *testing.T) {
 		if want := c.forbidden + c.refusedRun; len(r.FailedDetails) != want {
 			t.Errorf("%s: %d breaches, want %d: %v", c.name, len(r.FailedDetails), want, r.FailedDetails)
 		}
+	}
+}
+
+// TestDecidedAgainCounted: the report shows the decisions reaching queued and
+// delivered calls (asked after a revoke, refused by plan mode).
+func TestDecidedAgainCounted(t *testing.T) {
+	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	allowed := protocol.Session{ID: "s", Status: protocol.SessionOpen, WorkMode: protocol.ModeManual,
+		Approvals: []protocol.ToolApproval{{Tool: "mcp__sleep", DeviceID: "d", GrantedAt: at}}}
+	revoked := allowed
+	revoked.Approvals = nil
+	plan := revoked
+	plan.WorkMode = protocol.ModePlan
+	msg := protocol.Message{ID: "m", SessionID: "s", TurnID: "t", Status: protocol.MessageComplete}
+	standing := &protocol.Decision{Decision: protocol.DecisionAllow, Scope: protocol.ScopeSession, Standing: true, At: at}
+	sleep := func(id, status string, asks bool) protocol.RTC {
+		r := protocol.RTC{ID: id, SessionID: "s", TurnID: "t", ToolName: "mcp__sleep", Arguments: json.RawMessage(`{"ms":1}`),
+			Status: status, NeedsConfirmation: asks, Executor: protocol.RTCExecutorServer, Policy: &protocol.CallPolicy{Kind: "server"}}
+		if !asks {
+			r.Decision = standing
+		}
+		return r
+	}
+	refused := sleep("r2", protocol.RTCRejected, false)
+	refused.Error = tools.PlanRefusal("mcp__sleep")
+	r := replayOf(t, nil, []string{"s"}, allowed, msg, sleep("r1", protocol.RTCPending, false), sleep("r2", protocol.RTCQueued, false), revoked,
+		sleep("r1", protocol.RTCPending, true), plan, refused)
+	if r.AskedAgain != 1 || r.PlanRefused != 1 || len(r.FailedDetails) != 0 {
+		t.Fatalf("asked again %d, plan refused %d: %v", r.AskedAgain, r.PlanRefused, r.FailedDetails)
 	}
 }

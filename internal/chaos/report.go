@@ -44,6 +44,8 @@ type Report struct {
 	DupSubmits     int // extra result submissions racing the browser's own
 	Executions     int
 	ServerCalls    int // server calls (MCP tools) started, from the history
+	AskedAgain     int // calls planned to run unasked that asked when delivered or started (a revoke, a stricter mode)
+	PlanRefused    int // calls planned to run that plan mode refused when delivered or started
 	Updates        int // offsets checked
 
 	// Invariants.
@@ -123,6 +125,7 @@ func (r *Report) Table() string {
 	row("calls that asked: allowed (for this chat) / declined", fmt.Sprintf("%d (%d) / %d", r.Confirms, r.AllowedForChat, r.Declines), "")
 	row("during turns: approvals revoked / plan mode with calls open / refusals of running server calls (conflict)",
 		fmt.Sprintf("%d / %d / %d", r.Revokes, r.PlanSwitches, r.RefuseRunning), "")
+	row("calls decided again by the server: asked after all / refused by plan mode", fmt.Sprintf("%d / %d", r.AskedAgain, r.PlanRefused), "")
 	row("duplicate message sends (same client_id, concurrent)", r.DupSends, "")
 	row("extra result submissions (same and other client_id)", r.DupSubmits, "")
 	row("tool executions (browser) / server calls started", fmt.Sprintf("%d / %d", r.Executions, r.ServerCalls), "")
