@@ -16,7 +16,9 @@ var workModes = []string{protocol.ModeManual, protocol.ModeEdit, protocol.ModePl
 // act does what a person does with a session while its turn runs, with
 // probability o.Actions: one or two of switching the work mode, renaming,
 // closing and reopening, forking at the turn's message (the same fork asked
-// twice at once and once more after, all answers compared), and, last,
+// twice at once and once more after, all answers compared), revoking the
+// session's "Allow for this chat" approvals, switching to plan mode while the
+// turn's calls are open, refusing a server call that runs, and, last,
 // deleting the session. It returns the turns it started (a fork's) that the
 // user then waits for.
 func (u *user) act(ctx context.Context, k int64, s sent) []string {
@@ -26,7 +28,7 @@ func (u *user) act(ctx context.Context, k int64, s sent) []string {
 	var turns []string
 	for range 1 + u.rng.intn(2) {
 		time.Sleep(u.rng.dur(0, 300*time.Millisecond))
-		switch a := u.rng.intn(10); {
+		switch a := u.rng.intn(14); {
 		case a < 3:
 			mode := workModes[u.rng.intn(len(workModes))]
 			if u.action(ctx, "work mode", protocol.MethodSessionUpdate, protocol.SessionUpdateRequest{SessionID: s.SessionID, WorkMode: &mode}) {
@@ -49,6 +51,12 @@ func (u *user) act(ctx context.Context, k int64, s sent) []string {
 			if t := u.fork(ctx, k, s); t != "" {
 				turns = append(turns, t)
 			}
+		case a < 11:
+			u.revoke(ctx, s)
+		case a < 12:
+			u.planMidTurn(ctx, s)
+		case a < 13:
+			u.refuseRunning(ctx, s.SessionID, "")
 		default:
 			// Not found is an answer too: a retry after a delete whose reply was
 			// lost (a node killed after the commit) finds the session gone.

@@ -31,6 +31,10 @@ func (h *harness) check(ctx context.Context) error {
 	for _, t := range open {
 		h.breach(func(r *Report) { r.Stuck++ }, "stuck turn %s", t)
 	}
+	h.mu.Lock()
+	h.checking = true
+	h.mu.Unlock()
+	h.extra.Wait() // what the users started after an answer (user.later)
 	for _, u := range h.users {
 		if err := h.checkUser(ctx, u, deadline); err != nil {
 			return fmt.Errorf("%s: %w", u.name, err)

@@ -25,7 +25,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&o.Pauses, "pauses", o.Pauses, "pauses of a server node (SIGSTOP) longer than its liveness TTL, then SIGCONT")
 	fs.IntVar(&o.RedisRestarts, "redis-restarts", o.RedisRestarts, "restarts of Redis (cluster)")
 	fs.IntVar(&o.PGTerminations, "pg-terminations", o.PGTerminations, "terminations of every database connection of the nodes (cluster)")
-	fs.Float64Var(&o.Actions, "actions", o.Actions, "share of turns during which the user switches the work mode, renames, closes and reopens, forks or deletes the session (0-1)")
+	fs.Float64Var(&o.Actions, "actions", o.Actions, "share of turns during which the user switches the work mode, renames, closes and reopens, forks or deletes the session, revokes approvals, switches to plan mode or refuses a running server call (0-1)")
 	fs.DurationVar(&o.DisconnectEvery, "disconnect-every", o.DisconnectEvery, "mean pause between browser disconnects and reloads (0 = none)")
 	fs.DurationVar(&o.Settle, "settle", o.Settle, "wait for turns to end and clients to catch up after the faults")
 	fs.DurationVar(&o.ExecTimeout, "exec-timeout", o.ExecTimeout, "RTC execution deadline of the servers")

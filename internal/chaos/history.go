@@ -2,9 +2,11 @@ package chaos
 
 import (
 	"encoding/json"
+	"fmt"
 	"slices"
 
 	"github.com/rtcagent/rtcagent/internal/protocol"
+	"github.com/rtcagent/rtcagent/internal/tools"
 )
 
 // replay folds a user's history (v1.update.list from the first offset) in
@@ -17,12 +19,25 @@ type replay struct {
 	turns    map[string]protocol.Turn
 	messages map[string]protocol.Message
 	deleted  map[string]int64 // offset at which a session was first deleted
+	calls    map[string]*call // by RTC id
 	reported map[string]bool  // session id + invariant, so each counts once
+}
+
+// call is what the replay knows of one RTC: its go-ahead (the offset of its
+// delivery, pending, for a browser call; of its start, executing, for a server
+// call), what forbade it then, and whether the server started it.
+type call struct {
+	goAhead   int64
+	forbidden string // why the session, as committed before the go-ahead, forbids it to run; "" allows it
+	started   bool   // a server call that was executing
+	seen      bool   // an earlier state is known: status, asks
+	status    string
+	asks      bool
 }
 
 func newReplay(h *harness, u *user) *replay {
 	return &replay{h: h, user: u, sessions: map[string]protocol.Session{}, turns: map[string]protocol.Turn{},
-		messages: map[string]protocol.Message{}, deleted: map[string]int64{}, reported: map[string]bool{}}
+		messages: map[string]protocol.Message{}, deleted: map[string]int64{}, calls: map[string]*call{}, reported: map[string]bool{}}
 }
 
 func (p *replay) once(key string) bool {
@@ -74,7 +89,86 @@ func (p *replay) apply(up protocol.Update) {
 		if json.Unmarshal(up.Data, &m) == nil {
 			p.messages[m.ID] = m
 		}
+	case protocol.UpdRTCUpdated:
+		var r protocol.RTC
+		if json.Unmarshal(up.Data, &r) == nil {
+			p.call(up.Offset, &r)
+		}
 	}
+}
+
+// call checks that the person's decisions hold for r. No call runs after a
+// committed decision that forbade it: at its go-ahead the session (its work
+// mode and "Allow for this chat" list as committed at a lower offset) must not
+// refuse it (plan mode), and a call that runs unasked must not need a person
+// then (an approval revoked, a stricter mode). A decision committed after the
+// go-ahead finds the call delivered or started, which it may not stop. A call
+// runs when it is executing, or has a browser's result. And a server call that
+// was executing is never refused after it: its end and its decision say it ran.
+func (p *replay) call(off int64, r *protocol.RTC) {
+	c := p.calls[r.ID]
+	if c == nil {
+		c = &call{}
+		p.calls[r.ID] = c
+	}
+	server := r.Executor == protocol.RTCExecutorServer
+	// What the server decided again (counted, to show the decisions reached
+	// calls): asked again after a revoke or a stricter mode, refused by plan
+	// mode after it was planned.
+	if c.seen && !c.asks && (c.status == protocol.RTCQueued || c.status == protocol.RTCPending) &&
+		r.Status == protocol.RTCPending && r.NeedsConfirmation && !r.Approved {
+		p.h.count(func(rep *Report) { rep.AskedAgain++ })
+	}
+	if c.seen && !protocol.RTCTerminal(c.status) && r.Status == protocol.RTCRejected && r.Error == tools.PlanRefusal(r.ToolName) {
+		p.h.count(func(rep *Report) { rep.PlanRefused++ })
+	}
+	c.seen, c.status, c.asks = true, r.Status, r.NeedsConfirmation
+	if c.goAhead == 0 && ((server && r.Status == protocol.RTCExecuting) || (!server && r.Status == protocol.RTCPending)) {
+		c.goAhead, c.forbidden = off, p.forbids(r)
+	}
+	ran := r.Status == protocol.RTCExecuting ||
+		(!server && r.ClientID != "" && (r.Status == protocol.RTCCompleted || r.Status == protocol.RTCFailed))
+	if ran && c.forbidden != "" && p.once(r.ID+" forbidden") {
+		p.h.breach(func(rep *Report) { rep.RanForbidden++ }, "%s: rtc %s (%s) ran (%s at offset %d) though at its go-ahead, offset %d, %s",
+			p.user.name, r.ID, r.ToolName, r.Status, off, c.goAhead, c.forbidden)
+	}
+	if server && r.Status == protocol.RTCExecuting && !c.started {
+		c.started = true
+		p.h.count(func(rep *Report) { rep.ServerCalls++ })
+	}
+	denied := r.Status == protocol.RTCRejected || (r.Decision != nil && r.Decision.Decision == protocol.DecisionDeny)
+	if c.started && denied && p.once(r.ID+" refused running") {
+		p.h.breach(func(rep *Report) { rep.RefusedRunning++ }, "%s: server rtc %s (%s) ran, then is %s with decision %+v at offset %d",
+			p.user.name, r.ID, r.ToolName, r.Status, r.Decision, off)
+	}
+}
+
+// forbids says why the session as committed so far forbids r to run at its
+// go-ahead, or "". It applies the server's own rule (tools.DecideTool on the
+// call's policy, then the session's approvals) to the replayed session.
+func (p *replay) forbids(r *protocol.RTC) string {
+	s, ok := p.sessions[r.SessionID]
+	if !ok || r.Policy == nil {
+		return ""
+	}
+	d := tools.DecideTool(s.WorkMode, tools.Tool{Kind: tools.Kind(r.Policy.Kind), Approval: r.Policy.HostApproval}, r.Arguments)
+	if d.Refused {
+		return fmt.Sprintf("the session was in %s mode (since offset %d or before)", s.WorkMode, s.Offset)
+	}
+	held := s.HasApproval(r.ToolName) && tools.AllowableForChat(r.ToolName, r.Arguments)
+	if !r.NeedsConfirmation && !r.Approved && d.NeedsConfirmation && !held {
+		return fmt.Sprintf("it was to run unasked (decision %+v) while the session (%s mode, approvals %v, as of offset %d) asked for it",
+			r.Decision, s.WorkMode, approvalTools(s), s.Offset)
+	}
+	return ""
+}
+
+func approvalTools(s protocol.Session) []string {
+	var out []string
+	for _, a := range s.Approvals {
+		out = append(out, a.Tool)
+	}
+	return out
 }
 
 // settled checks the end state, after the turns settled: no message of an

@@ -26,8 +26,12 @@ func (h *harness) startNodes(ctx context.Context, dir string, logw io.Writer) er
 	if err := os.WriteFile(scriptFile, []byte(script), 0o600); err != nil {
 		return err
 	}
+	mcpFile, err := h.startMCP(dir)
+	if err != nil {
+		return err
+	}
 	if h.o.Mode == "embedded" {
-		n, err := h.newNode(scriptFile, logw, "-data", filepath.Join(dir, "chaos.db"))
+		n, err := h.newNode(scriptFile, mcpFile, logw, "-data", filepath.Join(dir, "chaos.db"))
 		if err != nil {
 			return err
 		}
@@ -62,7 +66,7 @@ func (h *harness) startNodes(ctx context.Context, dir string, logw io.Writer) er
 		}
 	}
 	for range 3 {
-		n, err := h.newNode(scriptFile, logw, "-database-url", dbURL, "-redis-url", h.redis.url(), "-redis-prefix", "chaos-"+unique)
+		n, err := h.newNode(scriptFile, mcpFile, logw, "-database-url", dbURL, "-redis-url", h.redis.url(), "-redis-prefix", "chaos-"+unique)
 		if err != nil {
 			return err
 		}
@@ -73,12 +77,12 @@ func (h *harness) startNodes(ctx context.Context, dir string, logw io.Writer) er
 	return nil
 }
 
-func (h *harness) newNode(scriptFile string, logw io.Writer, extra ...string) (*nodeproc.Proc, error) {
+func (h *harness) newNode(scriptFile, mcpFile string, logw io.Writer, extra ...string) (*nodeproc.Proc, error) {
 	addr, err := nodeproc.FreeAddr()
 	if err != nil {
 		return nil, err
 	}
-	n := &nodeproc.Proc{Cmd: h.o.ServerCmd, Addr: addr, Log: logw, Args: append(h.serverArgs(addr, scriptFile), extra...)}
+	n := &nodeproc.Proc{Cmd: h.o.ServerCmd, Addr: addr, Log: logw, Args: append(h.serverArgs(addr, scriptFile, mcpFile), extra...)}
 	h.nodes = append(h.nodes, n)
 	return n, nil
 }

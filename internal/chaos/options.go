@@ -22,7 +22,10 @@ type Options struct {
 	PGTerminations int
 	// Actions is the share of turns during which the user also acts on the
 	// session: switches the work mode, renames, closes and reopens, forks,
-	// deletes (0 = never, 1 = every turn).
+	// deletes, revokes its "Allow for this chat" approvals, switches to plan
+	// mode while calls are open, refuses a running server call (0 = never, 1 =
+	// every turn). Answering the calls that ask, and what follows an answer,
+	// happens whatever this share.
 	Actions float64
 	// DisconnectEvery is the mean pause between two browser disconnects (half
 	// of them drop the connection for a moment, half reload the page).

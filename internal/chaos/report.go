@@ -34,9 +34,18 @@ type Report struct {
 	CloseReopens   int // closed while a turn ran, then opened again
 	Deletes        int
 	Forks          int // forks asked three times (twice at once) with one client_id
+	PlanSwitches   int // switches to plan mode once a call of the turn was open (also in ModeChanges)
+	Confirms       int // calls that asked, allowed by the person
+	AllowedForChat int // of those, allowed for the whole chat
+	Declines       int // calls that asked, refused by the person
+	Revokes        int // "Allow for this chat" approvals revoked while a turn ran
+	RefuseRunning  int // refusals of a running server call, answered conflict as they must be
 	DupSends       int // messages sent twice at once with the same client_id
 	DupSubmits     int // extra result submissions racing the browser's own
 	Executions     int
+	ServerCalls    int // server calls (MCP tools) started, from the history
+	AskedAgain     int // calls planned to run unasked that asked when delivered or started (a revoke, a stricter mode)
+	PlanRefused    int // calls planned to run that plan mode refused when delivered or started
 	Updates        int // offsets checked
 
 	// Invariants.
@@ -53,6 +62,8 @@ type Report struct {
 	TwoActive      int // sessions that had two turns running or waiting at once
 	StreamingEnded int // messages still streaming in an ended turn after the settle time
 	ForkDiffer     int // repeated forks answered unlike the first, or sessions left empty
+	RanForbidden   int // calls that ran though a decision committed before their delivery (start) forbade it
+	RefusedRunning int // running server calls whose refusal was accepted or recorded
 	FailedDetails  []string
 }
 
@@ -87,6 +98,8 @@ func (r *Report) invariants() []invariant {
 		{"sessions with two active turns at once", r.TwoActive},
 		{"messages streaming in an ended turn", r.StreamingEnded},
 		{"repeated forks answered differently, or empty sessions", r.ForkDiffer},
+		{"calls run after the decision that forbade them (revoke, plan mode)", r.RanForbidden},
+		{"running server calls refused (the refusal accepted or recorded)", r.RefusedRunning},
 	}
 }
 
@@ -109,9 +122,13 @@ func (r *Report) Table() string {
 	row("turns stopped by the user", r.Stops, "")
 	row("during turns: work mode / rename / close and reopen / delete / fork", fmt.Sprintf("%d / %d / %d / %d / %d",
 		r.ModeChanges, r.Renames, r.CloseReopens, r.Deletes, r.Forks), "")
+	row("calls that asked: allowed (for this chat) / declined", fmt.Sprintf("%d (%d) / %d", r.Confirms, r.AllowedForChat, r.Declines), "")
+	row("during turns: approvals revoked / plan mode with calls open / refusals of running server calls (conflict)",
+		fmt.Sprintf("%d / %d / %d", r.Revokes, r.PlanSwitches, r.RefuseRunning), "")
+	row("calls decided again by the server: asked after all / refused by plan mode", fmt.Sprintf("%d / %d", r.AskedAgain, r.PlanRefused), "")
 	row("duplicate message sends (same client_id, concurrent)", r.DupSends, "")
 	row("extra result submissions (same and other client_id)", r.DupSubmits, "")
-	row("tool executions", r.Executions, "")
+	row("tool executions (browser) / server calls started", fmt.Sprintf("%d / %d", r.Executions, r.ServerCalls), "")
 	row("updates checked", r.Updates, "")
 	for _, inv := range r.invariants() {
 		row("**"+inv.name+"**", inv.count, "0")

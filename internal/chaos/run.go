@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"sync"
 	"sync/atomic"
@@ -20,19 +21,23 @@ const secret = "rtcagent-chaos-secret-0123456789"
 // harness is one run: the nodes, the users and the counters.
 type harness struct {
 	o          Options
+	ctx        context.Context // the run's, for what users do after an answer
 	logf       func(format string, args ...any)
 	ver        *auth.Verifier
 	nodes      []*nodeproc.Proc
 	redis      *redisProc
 	pgURL      string // base URL, for terminating the nodes' connections
 	dropSchema func()
-	app        string // application_name of the nodes' connections
+	app        string       // application_name of the nodes' connections
+	mcp        *http.Server // the MCP server whose tools the nodes run
 	users      []*user
 	rng        *rng
 	report     Report
 
 	started atomic.Int64 // turns started
 	mu      sync.Mutex   // guards the counters below
+	// checking: the turns settled and the checks began; users start nothing more
+	checking bool
 	// triggers of the kill points, signalled without blocking
 	streaming, executing, submitting chan struct{}
 	extra                            sync.WaitGroup // duplicate submissions in flight
@@ -48,7 +53,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	if logw == nil {
 		logw = io.Discard
 	}
-	h := &harness{o: o, rng: newRNG(o.Seed, 0),
+	h := &harness{o: o, ctx: ctx, rng: newRNG(o.Seed, 0),
 		streaming: make(chan struct{}, 1), executing: make(chan struct{}, 1), submitting: make(chan struct{}, 1)}
 	h.logf = func(format string, args ...any) { fmt.Fprintf(logw, "chaos: "+format+"\n", args...) }
 	h.report.Mode, h.report.Seed, h.report.Users = o.Mode, o.Seed, o.Users
@@ -99,13 +104,16 @@ func (h *harness) shutdown() {
 	if h.dropSchema != nil {
 		h.dropSchema()
 	}
+	if h.mcp != nil {
+		_ = h.mcp.Close()
+	}
 }
 
 // serverArgs are the flags every node shares. Leases are long, as in
 // production: a dead or stalled node's sessions are taken over when its
 // liveness record lapses (1 s).
-func (h *harness) serverArgs(addr, scriptFile string) []string {
+func (h *harness) serverArgs(addr, scriptFile, mcpFile string) []string {
 	return []string{"serve", "-addr", addr, "-token-secret", secret, "-model-provider", "scripted", "-script", scriptFile,
 		"-poll-interval", "100ms", "-lease-ttl", "30s", "-node-ttl", "1s", "-log-level", "error", "-message-rate", "-1",
-		"-exec-timeout", h.o.ExecTimeout.String()}
+		"-exec-timeout", h.o.ExecTimeout.String(), "-mcp-config", mcpFile}
 }

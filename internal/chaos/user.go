@@ -45,7 +45,7 @@ func (u *user) dial(ctx context.Context, n *nodeproc.Proc) error {
 	if err != nil {
 		return err
 	}
-	cfg := simclient.Config{URL: n.WSURL(), Token: tok, DeviceID: "chaos-device", Tool: u.tool, Profile: u.profile,
+	cfg := simclient.Config{URL: n.WSURL(), Token: tok, DeviceID: "chaos-device", Tool: u.tool, Confirm: u.confirm, Profile: u.profile,
 		OnDelta: func(protocol.Delta, time.Time) { notify(u.h.streaming) }}
 	deadline := time.Now().Add(time.Minute)
 	for {

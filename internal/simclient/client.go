@@ -26,6 +26,12 @@ type Config struct {
 	// Tool executes delivered RTCs; nil means the client does not execute (an
 	// observer tab).
 	Tool ToolFunc
+	// Confirm, if set, is the person asked about a delivered call that needs
+	// confirmation, as the browser SDK asks: a browser call runs only when they
+	// allow it (the answer goes with update_status executing), a server call is
+	// approved (v1.rtc.approve) or refused. Nil: browser calls run without
+	// asking, and Tool answers for server calls (Reject refuses).
+	Confirm ConfirmFunc
 	// Record keeps every update and delta (tests); off, only turn states are kept.
 	Record bool
 	// OnDelta, if set, sees every Live delta with its receive time (latency

@@ -14,6 +14,11 @@
 //     the read-only built-ins, tools.ReadOnly), then the tool function, then
 //     v1.rtc.submit_result (or a rejection) with a client_id derived from the RTC
 //     id, so a retried submit is idempotent on the server.
+//   - With Config.Confirm a delivered call that needs confirmation is asked
+//     about first, as the browser SDK asks the person: a browser call runs only
+//     when allowed (the answer, once or "Allow for this chat", goes with
+//     update_status executing), a refused one is rejected with the denial; a
+//     server call is approved (v1.rtc.approve) or rejected.
 //   - RPC errors from the server come back as *protocol.Error (code mapped with
 //     protocol.CodeFromRPC); transport errors come back as they are.
 //   - With Config.Record false the client keeps only the latest turn states, so

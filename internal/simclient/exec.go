@@ -48,10 +48,14 @@ func (c *Client) run(r protocol.RTC) error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), execTimeout)
 	defer cancel()
+	approval, allowed, err := c.confirm(ctx, r)
+	if err != nil || !allowed {
+		return err
+	}
 	// Stable client ids: a retry after a lost reply is recognised by the server.
 	if !tools.ReadOnly(r.ToolName) {
 		if err := c.Call(ctx, protocol.MethodRTCUpdateStatus, protocol.RTCUpdateStatusRequest{RTCID: r.ID, Status: protocol.RTCExecuting,
-			ClientID: "exec-" + r.ID}, nil); err != nil {
+			ClientID: "exec-" + r.ID, Approval: approval}, nil); err != nil {
 			return fmt.Errorf("executing %s: %w", r.ID, err)
 		}
 	}

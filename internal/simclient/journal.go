@@ -45,9 +45,13 @@ func (c *Client) runJournaled(r protocol.RTC) error {
 	if protocol.RTCTerminal(r.Status) {
 		return nil
 	}
+	approval, allowed, err := c.confirm(ctx, r)
+	if err != nil || !allowed {
+		return err
+	}
 	if !tools.ReadOnly(r.ToolName) {
 		err := c.CallRetry(ctx, protocol.MethodRTCUpdateStatus, protocol.RTCUpdateStatusRequest{RTCID: r.ID, Status: protocol.RTCExecuting,
-			ClientID: "exec-" + r.ID}, nil)
+			ClientID: "exec-" + r.ID, Approval: approval}, nil)
 		var pe *protocol.Error
 		if errors.As(err, &pe) && pe.Code == protocol.CodeConflict {
 			return nil // the call ended meanwhile (deadline, stop): nothing to run

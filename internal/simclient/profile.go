@@ -25,7 +25,7 @@ type Profile struct {
 	applied map[int64][]byte // offset → canonical update, to spot one offset with two contents
 	buf     map[int64]protocol.Update
 	ents    map[string]map[string]Entity // kind → id → latest state
-	pending map[string]int               // rtc id → "pending" updates applied
+	pending map[string]int               // rtc id → moves to pending applied
 	journal map[string]*Execution
 	errs    []error
 	changed chan struct{}
@@ -153,9 +153,18 @@ func (p *Profile) applyLocked(u protocol.Update, deliver []protocol.RTC) []proto
 	if head.Offset != u.Offset {
 		p.violate(fmt.Errorf("update %d carries an entity at offset %d", u.Offset, head.Offset))
 	}
+	was := p.ents[kind][head.ID]
 	p.ents[kind][head.ID] = Entity{Offset: u.Offset, Data: append(json.RawMessage(nil), u.Data...)}
 	if kind == KindRTC && head.Status == protocol.RTCPending {
-		p.pending[head.ID]++
+		// A delivery is a move to pending. A pending call updated as pending
+		// (a server call decided again at its start, now asking) is handed to
+		// the executor again, but it was delivered once.
+		var prev struct {
+			Status string `json:"status"`
+		}
+		if was.Data == nil || json.Unmarshal(was.Data, &prev) != nil || prev.Status != protocol.RTCPending {
+			p.pending[head.ID]++
+		}
 		var r protocol.RTC
 		if json.Unmarshal(u.Data, &r) == nil {
 			deliver = append(deliver, r)
@@ -188,7 +197,7 @@ func (p *Profile) Entities(kind string) map[string]Entity {
 	return maps.Clone(p.ents[kind])
 }
 
-// Deliveries returns how often each RTC arrived as pending.
+// Deliveries returns how often each RTC moved to pending (was delivered).
 func (p *Profile) Deliveries() map[string]int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -245,6 +254,28 @@ func (p *Profile) WaitOffset(ctx context.Context, top int64) error {
 		case <-ch:
 		case <-ctx.Done():
 			return fmt.Errorf("at offset %d of %d: %w", last, top, ctx.Err())
+		}
+	}
+}
+
+// WaitEntity waits until a folded entity of kind satisfies match and returns
+// it. match runs under the profile's lock, on every change: it must be quick
+// and must not call the profile.
+func (p *Profile) WaitEntity(ctx context.Context, kind string, match func(id string, e Entity) bool) (string, Entity, error) {
+	for {
+		p.mu.Lock()
+		for id, e := range p.ents[kind] {
+			if match(id, e) {
+				p.mu.Unlock()
+				return id, e, nil
+			}
+		}
+		ch := p.changed
+		p.mu.Unlock()
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return "", Entity{}, ctx.Err()
 		}
 	}
 }
