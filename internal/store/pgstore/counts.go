@@ -49,9 +49,26 @@ func init() {
 // counter is the pgx tracer that counts statements and exchanges.
 type counter struct{}
 
+var watcher atomic.Pointer[func(sql string, args []any)]
+
+// WatchStatements calls fn with every statement this process sends to
+// PostgreSQL (from any goroutine, as it is sent) until the returned function is
+// called: how a test finds the statements of a round trip to EXPLAIN them.
+func WatchStatements(fn func(sql string, args []any)) (stop func()) {
+	watcher.Store(&fn)
+	return func() { watcher.Store(nil) }
+}
+
+func watch(sql string, args []any) {
+	if fn := watcher.Load(); fn != nil {
+		(*fn)(sql, args)
+	}
+}
+
 func (counter) TraceQueryStart(ctx context.Context, _ *pgx.Conn, d pgx.TraceQueryStartData) context.Context {
 	counts.statements.Add(1)
 	store.CountStatement(d.SQL)
+	watch(d.SQL, d.Args)
 	counts.exchanges.Add(1)
 	return ctx
 }
@@ -66,6 +83,7 @@ func (counter) TraceBatchStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceBatc
 func (counter) TraceBatchQuery(_ context.Context, _ *pgx.Conn, d pgx.TraceBatchQueryData) {
 	counts.statements.Add(1)
 	store.CountStatement(d.SQL)
+	watch(d.SQL, d.Args)
 }
 
 func (counter) TraceBatchEnd(context.Context, *pgx.Conn, pgx.TraceBatchEndData) {}
