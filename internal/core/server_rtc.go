@@ -90,12 +90,9 @@ func StartServerRTC(tx store.Tx, r *protocol.RTC) (bool, error) {
 // EndServerRTC records the outcome of a server call exactly once; when the RTC
 // ended meanwhile (stopped, timed out) it changes nothing.
 func EndServerRTC(tx store.Tx, id string, ok bool, output json.RawMessage, errText string) (*protocol.RTC, error) {
-	r, err := tx.RTCGet(id)
-	if err != nil || protocol.RTCTerminal(r.Status) {
+	r, open, err := endingServerRTC(tx, id)
+	if err != nil || !open {
 		return r, err
-	}
-	if err := EndElicitations(tx, r, "the tool's call ended"); err != nil {
-		return nil, err
 	}
 	prev := r.Status
 	if ok {
@@ -166,14 +163,21 @@ func EndElicitations(tx store.Tx, parent *protocol.RTC, reason string) error {
 // deadline, so unlike ExpireRTC it does not compare the deadline with the
 // transaction's clock.
 func TimeOutServerRTC(tx store.Tx, id string) (*protocol.RTC, error) {
-	r, err := tx.RTCGet(id)
-	if err != nil || protocol.RTCTerminal(r.Status) {
+	r, open, err := endingServerRTC(tx, id)
+	if err != nil || !open {
 		return r, err
-	}
-	if err := EndElicitations(tx, r, "the tool's call ended"); err != nil {
-		return nil, err
 	}
 	prev := r.Status
 	r.Status, r.Error = protocol.RTCTimeout, "no result before the deadline"
 	return r, endRTC(tx, r, prev, nil)
+}
+
+// endingServerRTC reads server call id as it ends: open is false when it ended
+// already; otherwise its open questions are ended first.
+func endingServerRTC(tx store.Tx, id string) (r *protocol.RTC, open bool, err error) {
+	r, err = tx.RTCGet(id)
+	if err != nil || protocol.RTCTerminal(r.Status) {
+		return r, false, err
+	}
+	return r, true, EndElicitations(tx, r, "the tool's call ended")
 }

@@ -138,14 +138,8 @@ func (r *Runner) runServerRTC(ctx context.Context, o *owner, item *store.InboxIt
 // most until the call's deadline; a stop of the turn ends the wait. A wait that
 // ends so means no: the call ends as interrupted.
 func (r *Runner) rerunnable(ctx context.Context, t *protocol.Turn, rc *protocol.RTC) (bool, error) {
-	wctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	if rc.DeadlineAt != nil {
-		var c2 context.CancelFunc
-		wctx, c2 = context.WithDeadline(wctx, *rc.DeadlineAt)
-		defer c2()
-	}
-	defer r.cancels.Add(t.ID, cancel)()
+	wctx, done := r.callContext(ctx, t, rc)
+	defer done()
 	r.log.Info("a server call was cut off by a restart; waiting for its MCP server to decide whether it runs again", "rtc", rc.ID, "tool", rc.ToolName)
 	ok, err := r.cfg.ServerTools.Rerunnable(wctx, rc.ToolName)
 	if ctx.Err() != nil {
@@ -163,14 +157,8 @@ func (r *Runner) rerunnable(ctx context.Context, t *protocol.Turn, rc *protocol.
 // the deadline or the worker's end, did not); late, that the RTC's deadline
 // ended the call.
 func (r *Runner) callServer(ctx context.Context, t *protocol.Turn, rtc *protocol.RTC) (res tools.ServerResult, answered, late bool) {
-	cctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	if rtc.DeadlineAt != nil {
-		var c2 context.CancelFunc
-		cctx, c2 = context.WithDeadline(cctx, *rtc.DeadlineAt)
-		defer c2()
-	}
-	defer r.cancels.Add(t.ID, cancel)()
+	cctx, done := r.callContext(ctx, t, rtc)
+	defer done()
 	start := time.Now()
 	res, err := r.cfg.ServerTools.Run(cctx, rtc.ToolName, rtc.Arguments, r.elicitAsker(rtc))
 	if err != nil {
@@ -203,3 +191,16 @@ func endServerCall(tx store.Tx, id string, res tools.ServerResult, late bool) er
 // logText is an error's text for the log, bounded: an MCP server's error text
 // has no bound of its own.
 func logText(err error) string { return protocol.Cut(err.Error(), 1<<10) }
+
+// callContext is the context of work for server call rc: it ends at the call's
+// deadline, or when the turn is stopped (CancelTurn), or with ctx. done
+// releases it.
+func (r *Runner) callContext(ctx context.Context, t *protocol.Turn, rc *protocol.RTC) (_ context.Context, done func()) {
+	cctx, cancel := context.WithCancel(ctx)
+	stopDeadline := func() {}
+	if rc.DeadlineAt != nil {
+		cctx, stopDeadline = context.WithDeadline(cctx, *rc.DeadlineAt)
+	}
+	forget := r.cancels.Add(t.ID, cancel)
+	return cctx, func() { forget(); stopDeadline(); cancel() }
+}
