@@ -55,13 +55,22 @@ func PlanRefusal(name string) string {
 		" was not run. Use ls, read, grep, find and askUser to investigate, then describe the plan in your answer; the user switches to another mode to let you make changes."
 }
 
-// DecideTool is DecideCall for a tool of the set: a host tool declared with
-// needsApproval false ("never") or a function of its arguments ("arguments")
-// needs no confirmation from the server; for "arguments" the browser evaluates
-// the function and asks when it says so. Plan mode still refuses host tools.
+// DecideTool is DecideCall for a tool of the set: a host tool's own
+// needsApproval replaces the matrix's row in every mode that runs host tools.
+// Declared true ("always") it is a floor no work mode lowers: it asks in bypass
+// too. False ("never") or a function of its arguments ("arguments") needs no
+// confirmation from the server; for "arguments" the browser evaluates the
+// function and asks when it says so, in bypass too. Plan mode still refuses
+// host tools.
 func DecideTool(mode string, t Tool, args json.RawMessage) Decision {
 	d := DecideCall(mode, t.Kind, args)
-	if t.Kind == KindHost && !d.Refused && (t.Approval == protocol.ApprovalNever || t.Approval == protocol.ApprovalArguments) {
+	if t.Kind != KindHost || d.Refused {
+		return d
+	}
+	switch t.Approval {
+	case protocol.ApprovalAlways:
+		d.NeedsConfirmation = true
+	case protocol.ApprovalNever, protocol.ApprovalArguments:
 		d.NeedsConfirmation = false
 	}
 	return d

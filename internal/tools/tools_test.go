@@ -176,7 +176,8 @@ func TestDecideToolHostApproval(t *testing.T) {
 	}{
 		{"plain", protocol.ModeEdit, d{NeedsConfirmation: true}, true},
 		{"always", protocol.ModeManual, d{NeedsConfirmation: true}, true},
-		{"always", protocol.ModeBypass, d{}, false},
+		{"always", protocol.ModeBypass, d{NeedsConfirmation: true}, true}, // a floor no mode lowers
+		{"byArgs", protocol.ModeBypass, d{}, true},
 		{"never", protocol.ModeManual, d{}, false},
 		{"never", protocol.ModeEdit, d{}, false},
 		{"never", protocol.ModePlan, d{Refused: true}, false},

@@ -248,9 +248,9 @@ export class Executor {
 
   /**
    * The server's answer or this page's own matrix, whichever asks. A host tool's
-   * `needsApproval` takes the place of the matrix's row for host tools: `false`
-   * never asks, a function asks when it returns true (with the validated
-   * arguments), in the modes where host tools ask.
+   * `needsApproval` takes the place of the matrix's row for host tools, in every
+   * mode that runs them: `false` never asks, `true` always asks (bypass too), a
+   * function asks when it returns true (with the validated arguments).
    */
   private async needsConfirmation(rtc: Rtc, args: unknown): Promise<{ ask: boolean; standing: boolean }> {
     const tool = this.d.tools.get(rtc.tool_name);
@@ -261,9 +261,12 @@ export class Executor {
     // A call the matrix refuses (plan mode now) but the server sent: the person decides.
     if (d.refused) return { ask: true, standing: false };
     let ask = d.needsConfirmation;
-    if (ask && tool.kind === "host") {
+    if (tool.kind === "host" && tool.approval !== undefined) {
+      // The host's own rule replaces the matrix's row, and is a floor no work
+      // mode lowers: `true` (or a function that says so) asks in bypass too.
       if (tool.approval === "never") ask = false;
-      else if (tool.approval === "arguments" && tool.needsApproval) {
+      else if (tool.approval === "always") ask = true;
+      else if (tool.needsApproval) {
         try {
           ask = await tool.needsApproval(args);
         } catch {

@@ -192,6 +192,36 @@ test("typed: needsApproval false runs without asking, a function asks by the arg
   done(t);
 });
 
+test("typed: needsApproval true, or a function that returns true, asks in bypass mode too", async () => {
+  const server = new FakeServer();
+  const t = await tab(server, await freshDb(), `floor-${Date.now()}`);
+  const tools = (t.ex as unknown as { d: { tools: ToolRegistry } }).d.tools;
+  const ran: string[] = [];
+  tools.registerHostTool({ name: "payInvoice", description: "x", parameters: { type: "object" }, needsApproval: true, execute: () => (ran.push("invoice"), "ok") });
+  tools.registerHostTool({
+    name: "pay",
+    description: "x",
+    parameters: z.object({ amount: z.number() }),
+    needsApproval: (a) => a.amount > 100,
+    execute: (a) => (ran.push(`pay ${a.amount}`), "paid"),
+  });
+  await t.store.merge([{ kind: "session", entity: session("sb", 500, { work_mode: "bypass" }) }]);
+  await waitFor("leadership", () => t.ex.isLeader);
+  await server.deliver(rtc("b1", 0, { session_id: "sb", tool_name: "payInvoice", arguments: {} }));
+  await waitFor("the invoice question", () => t.prompts.list().length === 1);
+  eq(ran, [], "bypass does not lower needsApproval: true");
+  t.prompts.answer("b1", { type: "confirm", approved: true });
+  await waitFor("invoice paid", () => server.rtcs.get("b1")?.status === "completed");
+  await server.deliver(rtc("b2", 0, { session_id: "sb", tool_name: "pay", arguments: { amount: 5 } }));
+  await waitFor("small payment", () => server.rtcs.get("b2")?.status === "completed");
+  await server.deliver(rtc("b3", 0, { session_id: "sb", tool_name: "pay", arguments: { amount: 500 } }));
+  await waitFor("the payment question", () => t.prompts.list().length === 1);
+  eq(ran, ["invoice", "pay 5"], "the large payment waits in bypass too");
+  t.prompts.answer("b3", { type: "confirm", approved: true });
+  await waitFor("large payment", () => server.rtcs.get("b3")?.status === "completed");
+  done(t);
+});
+
 test("approvals: allow for this chat is sent as scope session; the session's approval skips asking; protected paths and denials", async () => {
   const server = new FakeServer();
   const t = await tab(server, await freshDb(), `chat-${Date.now()}`);
