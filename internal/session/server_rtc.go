@@ -172,7 +172,7 @@ func (r *Runner) callServer(ctx context.Context, t *protocol.Turn, rtc *protocol
 	}
 	defer r.cancels.Add(t.ID, cancel)()
 	start := time.Now()
-	res, err := r.cfg.ServerTools.Run(cctx, rtc.ToolName, rtc.Arguments, r.elicitAsker(rtc))
+	res, err := r.cfg.ServerTools.Run(cctx, rtc.ToolName, rtc.Arguments, tools.Hooks{Ask: r.elicitAsker(rtc)})
 	if err != nil {
 		r.log.Warn("server call without an answer", "rtc", rtc.ID, "tool", rtc.ToolName, "after", time.Since(start), "err", logText(err))
 		// The error's text is the MCP server's, of any size: it is cut here,
