@@ -26,7 +26,7 @@ export function toolCard(call: ToolCall, rtc: Rtc | undefined, form: HTMLElement
   const args = rtc?.arguments ?? call.arguments;
   const card = h(
     "div",
-    { class: "tool", attrs: { "data-tool": call.name, "data-status": status, "data-rtc": rtc?.id } },
+    { class: "tool", attrs: { "data-tool": call.name, "data-call": call.id, "data-status": status, "data-rtc": rtc?.id } },
     h(
       "div",
       { class: "head" },
