@@ -3,6 +3,7 @@ package mcptools
 import (
 	"context"
 	"encoding/json"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"sync"
@@ -16,9 +17,18 @@ import (
 // TestProgress: a call sends a progress token, and the server's notifications
 // for it reach the call's Progress hook bounded where they enter (a 1000-byte
 // message cut to the limit, a negative progress and a token of no call
-// dropped), up to the last one; none comes after the call returned.
+// dropped), up to the last one; none comes after the call returned. Over stdio
+// and Streamable HTTP.
 func TestProgress(t *testing.T) {
-	m := start(t, Server{Name: "t", Command: mcptest.Binary(t)})
+	t.Run("stdio", func(t *testing.T) { testProgress(t, start(t, Server{Name: "t", Command: mcptest.Binary(t)})) })
+	t.Run("http", func(t *testing.T) {
+		hs := httptest.NewServer(mcptest.Handler(mcptest.Options{}))
+		t.Cleanup(hs.Close)
+		testProgress(t, start(t, Server{Name: "t", URL: hs.URL}))
+	})
+}
+
+func testProgress(t *testing.T, m *Manager) {
 	gate := filepath.Join(t.TempDir(), "gate")
 	args, _ := json.Marshal(map[string]any{"count": 20, "total": 20, "message_bytes": 1000, "bad": true, "gate": gate})
 
