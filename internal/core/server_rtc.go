@@ -181,3 +181,19 @@ func endingServerRTC(tx store.Tx, id string) (r *protocol.RTC, open bool, err er
 	}
 	return r, true, EndElicitations(tx, r, "the tool's call ended")
 }
+
+// ProgressServerRTC records the progress of a server call that is executing
+// (a compare-and-set on that status) as one rtc.updated, and reports whether it
+// did: a call that ended meanwhile is left as it is. Progress is no decision
+// and no outcome, so the audit record is not touched.
+func ProgressServerRTC(tx store.Tx, id string, p protocol.RTCProgress) (bool, error) {
+	r, err := tx.RTCGet(id)
+	if err != nil || r.Status != protocol.RTCExecuting {
+		return false, err
+	}
+	r.Progress = &p
+	if err := writeRTC(tx, r, protocol.RTCExecuting); err != nil {
+		return false, casConflict(err, r.ID)
+	}
+	return true, nil
+}

@@ -147,3 +147,62 @@ func TestServerRTCElicitation(t *testing.T) {
 		t.Fatalf("next call after the call's end: %s", got.Status)
 	}
 }
+
+// A server call's progress is written only while it is executing, as one
+// rtc.updated and without touching its audit record; once the call ended,
+// progress changes nothing.
+func TestServerRTCProgress(t *testing.T) {
+	f := newFixture(t)
+	f.setTurn(t, protocol.TurnWaiting)
+	r := &protocol.RTC{ID: core.NewID(), SessionID: f.sess, TurnID: f.turn, UserID: caller.UserID, ToolCallID: "c1",
+		Seq: 1, Step: 1, ToolName: "files__copy", Status: protocol.RTCQueued, TimeoutMS: 60_000, Executor: protocol.RTCExecutorServer}
+	write(t, f.st, func(tx store.Tx) error { return core.Deliver(tx, r, "") })
+	progress := func(p protocol.RTCProgress) (written bool) {
+		write(t, f.st, func(tx store.Tx) error {
+			var err error
+			written, err = core.ProgressServerRTC(tx, r.ID, p)
+			return err
+		})
+		return written
+	}
+	if progress(protocol.RTCProgress{Progress: 1}) {
+		t.Fatal("progress written before the call started")
+	}
+	delivered := f.rtc(t, r.ID)
+	write(t, f.st, func(tx store.Tx) error {
+		_, err := core.StartServerRTC(tx, delivered)
+		return err
+	})
+	var audit *protocol.AuditRecord
+	read := func() {
+		if err := f.st.Read(t.Context(), func(tx store.Tx) error { var err error; audit, err = tx.AuditGet(r.ID); return err }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	read()
+	before, _ := json.Marshal(audit)
+	started := f.rtc(t, r.ID)
+	want := protocol.RTCProgress{Progress: 3, Total: 10, Message: "copying"}
+	if !progress(want) {
+		t.Fatal("progress of the executing call not written")
+	}
+	got := f.rtc(t, r.ID)
+	if got.Status != protocol.RTCExecuting || got.Progress == nil || *got.Progress != want || got.Offset != started.Offset+1 {
+		t.Fatalf("after progress: %s %+v offset %d (was %d)", got.Status, got.Progress, got.Offset, started.Offset)
+	}
+	read()
+	if after, _ := json.Marshal(audit); string(after) != string(before) {
+		t.Fatalf("progress changed the audit record:\n%s\n%s", before, after)
+	}
+	write(t, f.st, func(tx store.Tx) error {
+		_, err := core.EndServerRTC(tx, r.ID, true, json.RawMessage(`"done"`), "")
+		return err
+	})
+	ended := f.rtc(t, r.ID)
+	if progress(protocol.RTCProgress{Progress: 9, Total: 10}) {
+		t.Fatal("progress written after the call ended")
+	}
+	if got := f.rtc(t, r.ID); got.Offset != ended.Offset || *got.Progress != want {
+		t.Fatalf("after the end: offset %d (was %d), progress %+v", got.Offset, ended.Offset, got.Progress)
+	}
+}

@@ -29,4 +29,10 @@
 //     call was given; with none, it is declined. NewForm maps a requested schema
 //     of up to MaxFormFields flat primitive fields onto askUser questions and
 //     reads the answer back; any other schema is an error.
+//   - Each call carries a progress token of its own (unique among the calls in
+//     flight on its connection); the server's progress notifications for it go
+//     to the call's Progress hook, bounded (message cut to
+//     protocol.ProgressMessageBytes, a progress that is no finite number of at
+//     least 0 dropped), and never after the call returned. Notifications of no
+//     call in flight are dropped.
 package mcptools

@@ -14,7 +14,7 @@ import (
 // the next call on the same server is answered.
 func TestOversizedAnswerFailsAlone(t *testing.T) {
 	m := start(t, Server{Name: "t", Command: mcptest.Binary(t)})
-	_, err := m.Call(t.Context(), "t__big", json.RawMessage(`{"bytes":17000000}`), nil)
+	_, err := m.Call(t.Context(), "t__big", json.RawMessage(`{"bytes":17000000}`), Hooks{})
 	if err == nil || !strings.Contains(err.Error(), "more than the 8388608 bytes this client reads") {
 		t.Fatalf("big: %v", err)
 	}

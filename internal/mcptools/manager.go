@@ -6,10 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"net/http"
 	"os"
 	"os/exec"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -23,6 +25,9 @@ import (
 // Asker puts an MCP server's elicitation to the person and returns the answer:
 // action is "accept" (with content), "decline" or "cancel".
 type Asker = tools.Asker
+
+// Hooks receive a call's elicitations and progress.
+type Hooks = tools.Hooks
 
 // Options configure a Manager.
 type Options struct {
@@ -50,13 +55,13 @@ type Manager struct {
 
 // conn is one server's connection; session is nil while it is not connected.
 type conn struct {
-	srv     Server
-	mu      sync.Mutex
-	session *mcp.ClientSession
-	ready   chan struct{} // closed after the first successful listing
-	once    sync.Once
-	asks    map[int64]Asker // calls in flight that can take an elicitation
-	nextAsk int64
+	srv      Server
+	mu       sync.Mutex
+	session  *mcp.ClientSession
+	ready    chan struct{} // closed after the first successful listing
+	once     sync.Once
+	calls    map[int64]*inflight // calls in flight, by their number on this connection
+	nextCall int64
 	// taskOnly: the server's tools listed as requiring MCP tasks, not offered.
 	taskOnly map[string]bool
 }
@@ -83,7 +88,7 @@ func Start(cfg *Config, opts Options) *Manager {
 	m := &Manager{opts: opts, log: opts.Logger.With("component", "mcp"), cancel: cancel, conns: map[string]*conn{},
 		tools: map[string]Tool{}, changed: make(chan struct{})}
 	for _, s := range cfg.Servers {
-		c := &conn{srv: s, ready: make(chan struct{}), asks: map[int64]Asker{}, taskOnly: map[string]bool{}}
+		c := &conn{srv: s, ready: make(chan struct{}), calls: map[int64]*inflight{}, taskOnly: map[string]bool{}}
 		m.conns[s.Name] = c
 		m.wg.Add(1)
 		go func() {
@@ -160,8 +165,10 @@ func (m *Manager) Lookup(name string) (Tool, bool) {
 // Call runs the tool's call once. An error means the call did not get an answer
 // (unknown tool, no connection, transport failure, ctx ended); the call may or
 // may not have run at the server. A tool's own failure is a Result with OK false.
-// ask receives the server's elicitations during the call (nil declines them).
-func (m *Manager) Call(ctx context.Context, name string, args json.RawMessage, ask Asker) (Result, error) {
+// h.Ask receives the server's elicitations during the call (nil declines them),
+// h.Progress its progress notifications, bounded (see progress); none reaches
+// it once Call has returned.
+func (m *Manager) Call(ctx context.Context, name string, args json.RawMessage, h Hooks) (Result, error) {
 	if err := m.waitListed(ctx, name); err != nil {
 		return Result{}, err
 	}
@@ -177,12 +184,19 @@ func (m *Manager) Call(ctx context.Context, name string, args json.RawMessage, a
 	if len(args) == 0 {
 		args = json.RawMessage(`{}`)
 	}
-	id := c.addAsk(ask)
-	defer c.dropAsk(id)
-	if ask != nil {
-		ctx = context.WithValue(ctx, askKey{}, ask)
+	cl := &inflight{ask: h.Ask, progress: h.Progress}
+	id := c.add(cl)
+	defer c.drop(id, cl)
+	if h.Ask != nil {
+		ctx = context.WithValue(ctx, askKey{}, h.Ask)
 	}
-	res, err := s.CallTool(ctx, &mcp.CallToolParams{Name: t.Remote, Arguments: args})
+	params := &mcp.CallToolParams{Name: t.Remote, Arguments: args}
+	if h.Progress != nil {
+		// The call's number is unique among the calls in flight on this
+		// connection, what the protocol asks of a progress token.
+		params.SetProgressToken(progressToken(id))
+	}
+	res, err := s.CallTool(ctx, params)
 	if err != nil {
 		return Result{}, bound(fmt.Errorf("MCP server %q, tool %q: %w", t.Server, t.Remote, err), m.opts.ResultBytes)
 	}
@@ -201,18 +215,67 @@ func (c *conn) set(s *mcp.ClientSession) {
 	c.mu.Unlock()
 }
 
-func (c *conn) addAsk(a Asker) int64 {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.nextAsk++
-	c.asks[c.nextAsk] = a
-	return c.nextAsk
+// inflight is one call in flight: where its elicitations and progress go.
+type inflight struct {
+	ask Asker
+
+	mu       sync.Mutex // held while progress runs: none runs after drop
+	progress func(protocol.RTCProgress)
 }
 
-func (c *conn) dropAsk(id int64) {
+func (c *conn) add(cl *inflight) int64 {
 	c.mu.Lock()
-	delete(c.asks, id)
+	defer c.mu.Unlock()
+	c.nextCall++
+	c.calls[c.nextCall] = cl
+	return c.nextCall
+}
+
+// drop forgets a call that returned; a progress notification being handed to
+// it is waited for, so none reaches it afterwards.
+func (c *conn) drop(id int64, cl *inflight) {
+	c.mu.Lock()
+	delete(c.calls, id)
 	c.mu.Unlock()
+	cl.mu.Lock()
+	cl.progress = nil
+	cl.mu.Unlock()
+}
+
+func progressToken(id int64) string { return "rtcagent-" + strconv.FormatInt(id, 10) }
+
+// progress hands a progress notification to the call whose token it carries,
+// bounded where it enters: the message cut to protocol.ProgressMessageBytes, a
+// progress that is no finite number of at least 0 dropped, a total that is no
+// finite positive number left out (unknown). A notification of no call in
+// flight (ended, or a token this client never sent) is dropped.
+func (c *conn) progress(p *mcp.ProgressNotificationParams) {
+	if p == nil {
+		return
+	}
+	token, ok := p.ProgressToken.(string)
+	if !ok || !strings.HasPrefix(token, "rtcagent-") {
+		return
+	}
+	id, err := strconv.ParseInt(strings.TrimPrefix(token, "rtcagent-"), 10, 64)
+	if err != nil {
+		return
+	}
+	c.mu.Lock()
+	cl := c.calls[id]
+	c.mu.Unlock()
+	if cl == nil || math.IsNaN(p.Progress) || math.IsInf(p.Progress, 0) || p.Progress < 0 {
+		return
+	}
+	v := protocol.RTCProgress{Progress: p.Progress, Total: p.Total, Message: protocol.Cut(p.Message, protocol.ProgressMessageBytes)}
+	if math.IsNaN(v.Total) || math.IsInf(v.Total, 0) || v.Total <= 0 {
+		v.Total = 0
+	}
+	cl.mu.Lock()
+	defer cl.mu.Unlock()
+	if cl.progress != nil {
+		cl.progress(v)
+	}
 }
 
 // askKey carries a call's Asker to the elicitations answered within the call
@@ -226,11 +289,11 @@ type askKey struct{}
 func (c *conn) asker() Asker {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if len(c.asks) != 1 {
+	if len(c.calls) != 1 {
 		return nil
 	}
-	for _, a := range c.asks {
-		return a
+	for _, cl := range c.calls {
+		return cl.ask
 	}
 	return nil
 }
@@ -303,6 +366,9 @@ func (m *Manager) connect(ctx context.Context, c *conn) (*mcp.ClientSession, err
 		},
 		ElicitationHandler: func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 			return m.elicit(ctx, c, req)
+		},
+		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+			c.progress(req.Params)
 		},
 	})
 	cctx, cancel := context.WithTimeout(ctx, 30*time.Second)

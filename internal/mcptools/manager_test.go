@@ -30,7 +30,7 @@ func call(t *testing.T, m *Manager, name, args string, ask Asker) Result {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	res, err := m.Call(ctx, name, json.RawMessage(args), ask)
+	res, err := m.Call(ctx, name, json.RawMessage(args), Hooks{Ask: ask})
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
@@ -113,7 +113,7 @@ func TestStdioServer(t *testing.T) {
 	if got := outputText(t, call(t, m, "test__late", `{}`, nil)); got != "late" {
 		t.Fatalf("late: %q", got)
 	}
-	if _, err := m.Call(context.Background(), "test__nope", nil, nil); err == nil {
+	if _, err := m.Call(context.Background(), "test__nope", nil, Hooks{}); err == nil {
 		t.Fatal("unknown tool called")
 	}
 }
@@ -151,7 +151,7 @@ func TestResultLimit(t *testing.T) {
 // caller cut to the result limit, with a note of what was left out.
 func TestProtocolErrorBounded(t *testing.T) {
 	m := start(t, Server{Name: "t", Command: mcptest.Binary(t)})
-	_, err := m.Call(t.Context(), "t__fail", json.RawMessage(`{"bytes":2000000}`), nil)
+	_, err := m.Call(t.Context(), "t__fail", json.RawMessage(`{"bytes":2000000}`), Hooks{})
 	if err == nil {
 		t.Fatal("no error")
 	}
@@ -164,12 +164,12 @@ func TestProtocolErrorBounded(t *testing.T) {
 // its tools work again; the call that ended the process reports an error.
 func TestReconnect(t *testing.T) {
 	m := start(t, Server{Name: "t", Command: mcptest.Binary(t)})
-	if _, err := m.Call(context.Background(), "t__crash", nil, nil); err == nil {
+	if _, err := m.Call(context.Background(), "t__crash", nil, Hooks{}); err == nil {
 		t.Fatal("crash returned a result")
 	}
 	deadline := time.Now().Add(60 * time.Second)
 	for {
-		res, err := m.Call(context.Background(), "t__echo", json.RawMessage(`{"text":"again"}`), nil)
+		res, err := m.Call(context.Background(), "t__echo", json.RawMessage(`{"text":"again"}`), Hooks{})
 		if err == nil {
 			if got := outputText(t, res); got != "echo: again" {
 				t.Fatalf("echo: %q", got)

@@ -20,10 +20,10 @@ func (m *Manager) Offered() []tools.Tool {
 	return out
 }
 
-// Run executes one call once; ask receives the server's elicitations (nil
-// declines them).
-func (m *Manager) Run(ctx context.Context, name string, args json.RawMessage, ask tools.Asker) (tools.ServerResult, error) {
-	res, err := m.Call(ctx, name, args, ask)
+// Run executes one call once; h receives the server's elicitations and
+// progress.
+func (m *Manager) Run(ctx context.Context, name string, args json.RawMessage, h tools.Hooks) (tools.ServerResult, error) {
+	res, err := m.Call(ctx, name, args, h)
 	return tools.ServerResult{OK: res.OK, Output: res.Output, Error: res.Error}, err
 }
 

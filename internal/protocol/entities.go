@@ -314,7 +314,10 @@ type RTC struct {
 	DeadlineAt        *time.Time      `json:"deadline_at,omitempty"` // set when delivered (pending)
 	Output            json.RawMessage `json:"output,omitempty"`
 	Error             string          `json:"error,omitempty"`
-	ClientID          string          `json:"client_id,omitempty"` // the submission that ended it
+	// Progress is the last progress an MCP server reported for a running server
+	// call (notifications/progress), written at most once a second per call.
+	Progress *RTCProgress `json:"progress,omitempty"`
+	ClientID string       `json:"client_id,omitempty"` // the submission that ended it
 	// TraceParent is the W3C trace context of the call's span in its turn's
 	// trace (tracing on only); the browser may put its own spans under it.
 	TraceParent string    `json:"traceparent,omitempty"`
@@ -322,6 +325,18 @@ type RTC struct {
 	UpdatedAt   time.Time `json:"updated_at"`
 	Offset      int64     `json:"offset"`
 }
+
+// RTCProgress is how far a server call has got, as its MCP server reports it:
+// Progress so far, of Total when the server knows it (0: unknown), and a short
+// Message (at most ProgressMessageBytes).
+type RTCProgress struct {
+	Progress float64 `json:"progress"`
+	Total    float64 `json:"total,omitempty"`
+	Message  string  `json:"message,omitempty"`
+}
+
+// ProgressMessageBytes bounds the message of a server call's progress.
+const ProgressMessageBytes = 256
 
 // CallPolicy is what the server needs to decide again whether a call may run
 // when it is delivered (after the calls before it in its step) and, for a

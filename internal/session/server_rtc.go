@@ -99,7 +99,7 @@ func (r *Runner) runServerRTC(ctx context.Context, o *owner, item *store.InboxIt
 	if err != nil || rtc == nil {
 		return err
 	}
-	res, answered, late := r.callServer(ctx, t, rtc)
+	res, answered, late := r.callServer(ctx, o, t, rtc)
 	wctx := ctx
 	if ctx.Err() != nil {
 		if !answered {
@@ -155,12 +155,15 @@ func (r *Runner) rerunnable(ctx context.Context, t *protocol.Turn, rc *protocol.
 // it. A call without an answer fails with a message for the model; answered
 // reports whether the MCP server gave one (an answer that was cut off, by a stop,
 // the deadline or the worker's end, did not); late, that the RTC's deadline
-// ended the call.
-func (r *Runner) callServer(ctx context.Context, t *protocol.Turn, rtc *protocol.RTC) (res tools.ServerResult, answered, late bool) {
+// ended the call. The call's progress is recorded on the RTC while it runs
+// (watchProgress), and not after callServer returned.
+func (r *Runner) callServer(ctx context.Context, o *owner, t *protocol.Turn, rtc *protocol.RTC) (res tools.ServerResult, answered, late bool) {
 	cctx, done := r.callContext(ctx, t, rtc)
 	defer done()
+	progress, stopProgress := r.watchProgress(cctx, o, rtc.ID)
 	start := time.Now()
-	res, err := r.cfg.ServerTools.Run(cctx, rtc.ToolName, rtc.Arguments, r.elicitAsker(rtc))
+	res, err := r.cfg.ServerTools.Run(cctx, rtc.ToolName, rtc.Arguments, tools.Hooks{Ask: r.elicitAsker(rtc), Progress: progress.put})
+	stopProgress()
 	if err != nil {
 		r.log.Warn("server call without an answer", "rtc", rtc.ID, "tool", rtc.ToolName, "after", time.Since(start), "err", logText(err))
 		// The error's text is the MCP server's, of any size: it is cut here,

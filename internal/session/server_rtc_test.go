@@ -62,8 +62,8 @@ type stopOnAnswer struct {
 	stop context.CancelFunc
 }
 
-func (s stopOnAnswer) Run(ctx context.Context, name string, args json.RawMessage, ask tools.Asker) (tools.ServerResult, error) {
-	res, err := s.ServerTools.Run(ctx, name, args, ask)
+func (s stopOnAnswer) Run(ctx context.Context, name string, args json.RawMessage, h tools.Hooks) (tools.ServerResult, error) {
+	res, err := s.ServerTools.Run(ctx, name, args, h)
 	s.stop()
 	<-ctx.Done()
 	return res, err

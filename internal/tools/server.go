@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 
 	"github.com/rtcagent/rtcagent/internal/llm"
+	"github.com/rtcagent/rtcagent/internal/protocol"
 )
 
 // ServerResult is the outcome of a call the server executed, in the shape of an
@@ -20,14 +21,24 @@ type ServerResult struct {
 // "accept" (with content matching the schema), "decline" or "cancel".
 type Asker func(ctx context.Context, message string, schema json.RawMessage) (action string, content map[string]any, err error)
 
+// Hooks receive what a tool's server sends back during one call: questions for
+// the person (Ask; nil declines them) and progress (Progress; nil ignores it).
+// Progress is called on the connection's reader with values already bounded
+// (see protocol.RTCProgress): it must not block, and it is never called after
+// Run returned.
+type Hooks struct {
+	Ask      Asker
+	Progress func(protocol.RTCProgress)
+}
+
 // ServerTools are the tools the server executes itself (those of MCP servers).
 type ServerTools interface {
 	// Offered lists the tools to offer the model now.
 	Offered() []Tool
 	// Run executes one call once. An error means no answer came (the call may or
-	// may not have run). ask receives the questions (elicitations) the tool's
-	// server puts to the person during the call; nil declines them.
-	Run(ctx context.Context, name string, args json.RawMessage, ask Asker) (ServerResult, error)
+	// may not have run). h receives the questions (elicitations) and progress
+	// the tool's server sends during the call.
+	Run(ctx context.Context, name string, args json.RawMessage, h Hooks) (ServerResult, error)
 	// Rerunnable reports whether running a call of the tool again is harmless
 	// (annotated read-only or idempotent). It waits, until ctx ends, for the
 	// tool's server to list its tools once: a server slow to start is not a

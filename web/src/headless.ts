@@ -34,6 +34,7 @@ export type {
   MessageSendResult,
   MessageStatus,
   Rtc,
+  RtcProgress,
   Decision,
   ToolApproval,
   RtcListResult,

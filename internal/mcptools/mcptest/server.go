@@ -7,7 +7,8 @@
 // grow (adds the tool late, which sends tools/list_changed), fail (a protocol
 // error of a given size), big (an answer of a given size), and tasked and
 // tasked_optional (listed with execution.taskSupport "required" and
-// "optional"); the command also has crash (ends its process).
+// "optional"), and progress (sends progress notifications, then answers); the
+// command also has crash (ends its process).
 package mcptest
 
 import (
@@ -132,6 +133,7 @@ func NewServer(o Options) *mcp.Server {
 			return text("grown"), nil, nil
 		})
 	addLimitTools(s)
+	addProgressTool(s)
 	if o.Exit != nil {
 		mcp.AddTool(s, &mcp.Tool{Name: "crash", Description: "End the server's process."},
 			func(ctx context.Context, req *mcp.CallToolRequest, in struct{}) (*mcp.CallToolResult, any, error) {

@@ -166,6 +166,8 @@ export interface Rtc {
   policy?: CallPolicy;
   timeout_ms: number;
   deadline_at?: string;
+  /** How far a running server call has got, as its MCP server reports it; written at most once a second. */
+  progress?: RtcProgress;
   output?: unknown;
   error?: string;
   client_id?: string;
@@ -174,6 +176,13 @@ export interface Rtc {
   created_at: string;
   updated_at: string;
   offset: number;
+}
+
+/** A server call's progress (MCP `notifications/progress`): `progress` of `total` when known; `message` at most 256 bytes. */
+export interface RtcProgress {
+  progress: number;
+  total?: number;
+  message?: string;
 }
 
 /** The browser's account of running a call, sent with its result (`execution` of `v1.rtc.submit_result`). */

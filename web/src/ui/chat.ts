@@ -295,6 +295,9 @@ export class ChatView {
   private render(m: Message, rtcs: Map<string, Rtc>, prompts: Map<string, Prompt>, retry: Turn | undefined, body: MarkdownView | undefined, old: HTMLElement | undefined): HTMLElement {
     if (m.role === "user") return this.forking?.id === m.id ? this.forking.form : this.userMessage(m);
     if (m.role === "summary" || !body) return this.summary(m);
+    // Sections of its tool cards the person opened stay open when they are
+    // rebuilt (a status change, a running call's progress every second).
+    const opened = old ? openSections(old) : undefined;
     let node: HTMLElement;
     if (old && body.root.parentNode === old) {
       // The same message changed (status, tool calls): keep its element and the
@@ -311,7 +314,9 @@ export class ChatView {
     for (const c of m.tool_calls ?? []) {
       const r = rtcs.get(`${m.id}/${c.id}`);
       const p = r ? prompts.get(r.id) : undefined;
-      node.append(toolCard(c, r, p ? this.formFor(p) : null));
+      const card = toolCard(c, r, p ? this.formFor(p) : null);
+      if (opened) reopen(card, opened);
+      node.append(card);
       for (const q of serverQuestions(r, prompts)) node.append(this.formFor(q));
     }
     if (m.status === "interrupted") node.append(h("div", { class: "note" }, "Stopped before the answer was complete."));
@@ -435,4 +440,20 @@ function serverQuestions(r: Rtc | undefined, prompts: Map<string, Prompt>): Prom
   if (!r || r.executor !== "server") return [];
   const prefix = `elicit:${r.id}:`;
   return [...prompts.values()].filter((p) => p.rtc.tool_call_id.startsWith(prefix));
+}
+
+/** The tool-card sections (arguments, result, error) open in `node`, as `call/section`. */
+function openSections(node: HTMLElement): Set<string> {
+  const open = new Set<string>();
+  for (const d of node.querySelectorAll<HTMLDetailsElement>(".tool[data-call] > details[open]")) {
+    open.add(`${d.parentElement!.dataset.call}/${d.className}`);
+  }
+  return open;
+}
+
+/** Opens the sections of `card` that were open before it was rebuilt. */
+function reopen(card: HTMLElement, open: Set<string>): void {
+  for (const d of card.querySelectorAll<HTMLDetailsElement>(":scope > details")) {
+    if (open.has(`${card.dataset.call}/${d.className}`)) d.open = true;
+  }
 }

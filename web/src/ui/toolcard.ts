@@ -4,7 +4,7 @@
 // person is asked, the confirmation or askUser form.
 
 import type { Prompt } from "../executor/prompts.js";
-import type { Rtc, ToolCall } from "../protocol/types.js";
+import type { Rtc, RtcProgress, ToolCall } from "../protocol/types.js";
 import { showInvisible, showPath } from "../vfs/path.js";
 import { codeBlock } from "./code.js";
 import { h } from "./dom.js";
@@ -26,7 +26,7 @@ export function toolCard(call: ToolCall, rtc: Rtc | undefined, form: HTMLElement
   const args = rtc?.arguments ?? call.arguments;
   const card = h(
     "div",
-    { class: "tool", attrs: { "data-tool": call.name, "data-status": status, "data-rtc": rtc?.id } },
+    { class: "tool", attrs: { "data-tool": call.name, "data-call": call.id, "data-status": status, "data-rtc": rtc?.id } },
     h(
       "div",
       { class: "head" },
@@ -37,6 +37,10 @@ export function toolCard(call: ToolCall, rtc: Rtc | undefined, form: HTMLElement
     // Open while the person is asked to approve: they decide on what it will do.
     h("details", { class: "args", props: { open: !!form && call.name !== "askUser" } }, h("summary", null, call.name === "script" ? "Code and arguments" : "Arguments"), argumentsView(call.name, args)),
   );
+  if (rtc?.status === "executing" && rtc.progress) {
+    const view = progressView(rtc.progress);
+    if (view) card.append(view);
+  }
   if (rtc && (rtc.status === "completed" || rtc.output !== undefined)) {
     card.append(h("details", { class: "result" }, h("summary", null, "Result"), h("pre", null, pretty(rtc.output ?? ""))));
   }
@@ -45,6 +49,29 @@ export function toolCard(call: ToolCall, rtc: Rtc | undefined, form: HTMLElement
   }
   if (form) card.append(form);
   return card;
+}
+
+/**
+ * A running call's progress: a bar when the total is known, else the count, and
+ * the server's message (as text, invisible characters shown). Nothing for a
+ * progress that is no finite number.
+ */
+function progressView(p: RtcProgress): HTMLElement | null {
+  if (typeof p.progress !== "number" || !Number.isFinite(p.progress)) return null;
+  const total = typeof p.total === "number" && Number.isFinite(p.total) && p.total > 0 ? p.total : undefined;
+  const count = total === undefined ? showNumber(p.progress) : `${showNumber(p.progress)} / ${showNumber(total)}`;
+  return h(
+    "div",
+    { class: "progress", attrs: { role: "status" } },
+    total === undefined ? null : h("progress", { props: { max: total, value: Math.min(Math.max(p.progress, 0), total) }, attrs: { "aria-label": "Progress" } }),
+    h("span", { class: "count" }, count),
+    typeof p.message === "string" && p.message ? h("span", { class: "message", title: showInvisible(p.message) }, showInvisible(p.message)) : null,
+  );
+}
+
+/** A number as a person reads it: at most two decimals. */
+function showNumber(n: number): string {
+  return String(Math.round(n * 100) / 100);
 }
 
 /** A stable key: the card is rebuilt only when it changes. */

@@ -6,7 +6,7 @@
 
 import { AgentCore as Agent, callIdempotent } from "../../src/agent/agent.js";
 import { AGENT_MD_MAX_BYTES, capAgentMd, readAgentMd } from "../../src/agent/context.js";
-import { RpcError, type Message, type Session, type Turn, type Update } from "../../src/protocol/types.js";
+import { RpcError, type Message, type Rtc, type Session, type Turn, type Update } from "../../src/protocol/types.js";
 import { EntityStore } from "../../src/realtime/entities.js";
 import { Ui } from "../../src/ui/app.js";
 import { parseCommand } from "../../src/ui/commands.js";
@@ -417,6 +417,46 @@ test("UI: /compact without a conversation is refused in the banner, nothing is s
     await r.until("the banner", () => !r.q(".banner")!.hidden);
     includes(r.q(".banner")!.textContent!, "Nothing to compact yet");
     eq(input.value, "/compact keep the dates", "the text stays for the person to change");
+  } finally {
+    await r.close();
+  }
+});
+
+test("UI: a running server call's progress updates its card, and sections the person opened stay open", async () => {
+  const r = await rig();
+  try {
+    const call = { id: "c1", name: "files__copy", arguments: { from: "/a", to: "/b" } };
+    const rtc = (extra: Partial<Rtc>): Rtc => ({
+      id: "r1", session_id: "s1", turn_id: "t1", user_id: "ui-user", message_id: "m2", tool_call_id: "c1", seq: 1, step: 1,
+      tool_name: call.name, arguments: call.arguments, status: "executing", needs_confirmation: false, executor: "server",
+      timeout_ms: 300000, created_at: at(2), updated_at: at(2), offset: 0, ...extra,
+    });
+    await r.push(
+      ["session.created", r.mine("s1", 0, { active_turn_id: "t1" })],
+      ["turn.created", turnOf("t1", 1, "waiting")],
+      ["message.created", msg("m1", 1, "user", "Copy it")],
+      ["message.created", msg("m2", 2, "assistant", "", { tool_calls: [call] })],
+      ["rtc.updated", rtc({})],
+    );
+    await open(r, "s1");
+    await r.until("the running card", () => r.q('.tool[data-rtc="r1"][data-status="executing"]'));
+    eq(r.q('.tool[data-rtc="r1"] .progress'), null, "no progress before the server reports some");
+    r.q<HTMLDetailsElement>('.tool[data-rtc="r1"] > details.args')!.open = true;
+
+    await r.push(["rtc.updated", rtc({ progress: { progress: 3, total: 10, message: "copying b" } })]);
+    await r.until("the progress", () => r.q('.tool[data-rtc="r1"] .progress .count')?.textContent === "3 / 10");
+    eq(r.q<HTMLProgressElement>('.tool[data-rtc="r1"] .progress progress')?.value, 3);
+    eq(r.q('.tool[data-rtc="r1"] .progress .message')?.textContent, "copying b");
+    eq(r.q<HTMLDetailsElement>('.tool[data-rtc="r1"] > details.args')?.open, true, "the arguments the person opened stay open");
+
+    await r.push(["rtc.updated", rtc({ progress: { progress: 7, total: 10 } })]);
+    await r.until("the next progress", () => r.q('.tool[data-rtc="r1"] .progress .count')?.textContent === "7 / 10");
+    eq(r.q('.tool[data-rtc="r1"] .progress .message'), null);
+    eq(r.q<HTMLDetailsElement>('.tool[data-rtc="r1"] > details.args')?.open, true, "still open");
+
+    await r.push(["rtc.updated", rtc({ status: "completed", output: "copied", progress: { progress: 7, total: 10 } })]);
+    await r.until("the ended card", () => r.q('.tool[data-rtc="r1"][data-status="completed"]'));
+    eq(r.q('.tool[data-rtc="r1"] .progress'), null, "an ended call shows no progress");
   } finally {
     await r.close();
   }

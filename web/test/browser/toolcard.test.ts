@@ -2,6 +2,7 @@
 // highlighted code block, other arguments are readable and long ones collapsed;
 // every code block copies its code.
 
+import type { Rtc } from "../../src/protocol/types.js";
 import { codeBlock, copyText } from "../../src/ui/code.js";
 import { toolCard } from "../../src/ui/toolcard.js";
 import { eq, includes, ok, test } from "./harness.js";
@@ -58,4 +59,36 @@ test("code: the copy button copies the block's code", async () => {
   } finally {
     block.remove();
   }
+});
+
+/** An executing server call's RTC, with what the test gives. */
+function serverRtc(over: Partial<Rtc>): Rtc {
+  return {
+    id: "r-progress", session_id: "s", turn_id: "t", user_id: "u", message_id: "m", tool_call_id: "c-progress", seq: 1, step: 1,
+    tool_name: "files__copy", arguments: { from: "/a", to: "/b" }, status: "executing", needs_confirmation: false, executor: "server",
+    timeout_ms: 300000, created_at: "2026-01-01T00:00:00Z", updated_at: "2026-01-01T00:00:00Z", offset: 7, ...over,
+  };
+}
+
+test("toolcard: a running server call shows its progress, a bar when the total is known, and the message as text", () => {
+  const call = { id: "c-progress", name: "files__copy", arguments: { from: "/a", to: "/b" } };
+  const message = "copying <b>x</b> \u202Egnp.exe";
+  const card = toolCard(call, serverRtc({ progress: { progress: 3, total: 10, message } }), null);
+  const bar = card.querySelector<HTMLProgressElement>(".progress progress");
+  ok(bar, "a progress bar");
+  eq(bar!.max, 10);
+  eq(bar!.value, 3);
+  eq(card.querySelector(".progress .count")?.textContent, "3 / 10");
+  const msg = card.querySelector(".progress .message")!;
+  eq(msg.querySelector("b"), null, "the message is text, never markup");
+  includes(msg.textContent!, "copying <b>x</b>");
+  ok(!msg.textContent!.includes("\u202E"), "a bidi override is shown escaped, as the card shows other text");
+
+  const counting = toolCard(call, serverRtc({ progress: { progress: 42.125 } }), null);
+  eq(counting.querySelector(".progress progress"), null, "no bar without a total");
+  eq(counting.querySelector(".progress .count")?.textContent, "42.13");
+  eq(counting.querySelector(".progress .message"), null);
+
+  const ended = toolCard(call, serverRtc({ status: "completed", output: "done", progress: { progress: 10, total: 10 } }), null);
+  eq(ended.querySelector(".progress"), null, "an ended call shows its result, not its last progress");
 });
