@@ -6,6 +6,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/centrifugal/centrifuge"
@@ -192,6 +193,21 @@ var DisconnectOriginRefused = centrifuge.Disconnect{Code: 4503, Reason: "origin 
 
 type originRefusedKey struct{}
 
+// tokenHint says, for the log, what a rejected token's shape suggests, without
+// any of its content: the common mistake is a token source that returns the
+// token endpoint's JSON body instead of the token in it.
+func tokenHint(tok string) string {
+	switch t := strings.TrimSpace(tok); {
+	case t == "":
+		return "no token"
+	case strings.HasPrefix(t, "{") || strings.HasPrefix(t, "\""):
+		return "the token is JSON, not a JWT: return the token string from the JSON your token endpoint answers"
+	case strings.Count(t, ".") != 2:
+		return "not a JWT (three dot-separated parts)"
+	}
+	return "a JWT the server does not accept: check its secret, expiry, audience and issuer"
+}
+
 func (n *Node) onConnecting(ctx context.Context, e centrifuge.ConnectEvent) (centrifuge.ConnectReply, error) {
 	if _, refused := ctx.Value(originRefusedKey{}).(string); refused {
 		return centrifuge.ConnectReply{}, DisconnectOriginRefused
@@ -201,6 +217,7 @@ func (n *Node) onConnecting(ctx context.Context, e centrifuge.ConnectEvent) (cen
 		return centrifuge.ConnectReply{}, centrifuge.ErrorTokenExpired
 	}
 	if err != nil {
+		n.log.Info("connect refused: the token was rejected", "err", err, "hint", tokenHint(e.Token))
 		return centrifuge.ConnectReply{}, centrifuge.DisconnectInvalidToken
 	}
 	cd, err := parseConnectData(e.Data)

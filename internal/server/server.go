@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"sync"
 	"time"
 
@@ -313,6 +314,9 @@ func (s *Server) Close(ctx context.Context) error {
 
 // ListenAndServe serves on the configured address until ctx ends, then shuts down
 // gracefully.
+//
+// The ready line names the address to open in a browser: localhost for a
+// server listening on every interface.
 func (s *Server) ListenAndServe(ctx context.Context) error {
 	ln, err := net.Listen("tcp", s.cfg.Addr)
 	if err != nil {
@@ -323,7 +327,7 @@ func (s *Server) ListenAndServe(ctx context.Context) error {
 	go func() { errc <- hs.Serve(ln) }()
 	// Logged once the port is bound: connections are accepted from now on.
 	store, broker := describeBackends(s.cfg)
-	s.log.Info("rtcagent ready", "addr", ln.Addr().String(), "store", store, "broker", broker, "model", s.model, "dev", s.cfg.Dev)
+	s.log.Info("rtcagent ready", "addr", ln.Addr().String(), "url", openURL(ln.Addr()), "store", store, "broker", broker, "model", s.model, "dev", s.cfg.Dev)
 	select {
 	case err := <-errc:
 		return err
@@ -333,4 +337,17 @@ func (s *Server) ListenAndServe(ctx context.Context) error {
 	defer cancel()
 	err = hs.Shutdown(sctx)
 	return errors.Join(err, s.Close(sctx))
+}
+
+// openURL is the address a person opens to reach a listener.
+func openURL(a net.Addr) string {
+	tcp, ok := a.(*net.TCPAddr)
+	if !ok {
+		return "http://" + a.String()
+	}
+	host := tcp.IP.String()
+	if tcp.IP.IsUnspecified() || tcp.IP.IsLoopback() {
+		host = "localhost"
+	}
+	return "http://" + net.JoinHostPort(host, strconv.Itoa(tcp.Port))
 }
