@@ -28,6 +28,7 @@ import { formatAnswers, validateQuestions } from "./ask.js";
 import type { Prompt, PromptAnswer, PromptBoard, PromptKind } from "./prompts.js";
 import { allowableForChat, allowedForChat, decideCall, scriptCallAsk } from "./permissions.js";
 import { previewOfCall, type ScriptPreview } from "../script/pin.js";
+import { argsObject } from "../tools/args.js";
 import type { ScriptAuthorizer } from "../script/runner.js";
 
 export interface ExecutorDeps {
@@ -154,6 +155,15 @@ export class Executor {
     }
     if (RTC_TERMINAL.has(this.current(rtc).status)) return;
 
+    try {
+      // Arguments over the server's limit arrive cut, as a JSON string with a note
+      // (docs/protocol.md), and the server ends such a call failed itself. Should one
+      // still arrive open, no tool (a host tool's handler included) sees a string
+      // where it expects an object: the call fails without running.
+      argsObject(rtc.tool_name, rtc.arguments);
+    } catch (err) {
+      return void (await this.finish(rtc, ref, { kind: "result", ok: false, error: (err as Error).message }));
+    }
     const tool = this.d.tools.get(rtc.tool_name);
     let args: unknown = rtc.arguments;
     if (tool?.validate) {
@@ -378,3 +388,4 @@ export class Executor {
     for (const fn of list ?? []) fn();
   }
 }
+

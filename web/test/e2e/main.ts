@@ -36,6 +36,7 @@ import "./react-hooks.test.js";
 import "./screenshot.test.js";
 import "./webmcp.test.js";
 import "./elicit.test.js";
+import "./cutargs.test.js";
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 
