@@ -47,6 +47,12 @@ export interface AgentOptions {
    * `navigator.locks`; `null` forces the IndexedDB lease fallback.
    */
   locks?: LockManager | null;
+  /**
+   * Ask the browser once to keep this origin's storage (`navigator.storage.persist()`),
+   * so the journal, outbox and files are not evicted under storage pressure.
+   * Default true; not asked again once granted or refused.
+   */
+  persistStorage?: boolean;
   /** Reconnect delays of the WebSocket. Defaults 500 ms and 20 s. */
   minReconnectDelayMs?: number;
   maxReconnectDelayMs?: number;

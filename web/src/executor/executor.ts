@@ -72,6 +72,8 @@ export class Executor {
 
   start(): void {
     this.offs.push(
+      // A result kept in memory because storage is full: the person should free space.
+      this.d.journal.events.on("unsaved", (err) => this.events.emit("error", err)),
       this.d.store.events.on("change", (c) => {
         if (c.kind === "session") {
           // Its RTCs may have arrived first (loaded with the session's lists).
@@ -147,9 +149,11 @@ export class Executor {
     const { journal, outbox } = await this.d.journal.get(rtc.id);
     if (outbox) return this.d.outbox.kick(true);
     if (journal && (journal.phase === "finished" || journal.phase === "acknowledged")) return;
-    if (journal?.phase === "executing" || (!journal && this.current(rtc).status === "executing")) {
+    if (journal?.phase === "executing" || this.current(rtc).status === "executing") {
       // Started in an earlier life of this page (or another tab that died): the side
-      // effects may have happened. Never run it again; tell the model.
+      // effects may have happened. Never run it again; tell the model. The server's
+      // status counts even when the journal says less: a claim kept only in memory
+      // (storage full) is gone after a reload.
       if (await this.finish(rtc, ref, { kind: "result", ok: false, error: INTERRUPTED })) this.events.emit("interrupted", rtc);
       return;
     }

@@ -37,6 +37,7 @@ import "./screenshot.test.js";
 import "./webmcp.test.js";
 import "./elicit.test.js";
 import "./cutargs.test.js";
+import "./quota.test.js";
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 
