@@ -105,6 +105,7 @@ export class AgentCore implements Agent {
       },
       minReconnectDelayMs: options.minReconnectDelayMs,
       maxReconnectDelayMs: options.maxReconnectDelayMs,
+      timeoutMs: options.timeoutMs,
     });
     const call = <T>(method: string, params: object) => this.conn.call<T>(method, params);
     this.topic = new TopicSync(this.store, call);

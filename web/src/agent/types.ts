@@ -54,6 +54,12 @@ export interface AgentOptions {
    */
   persistStorage?: boolean;
   /** Reconnect delays of the WebSocket. Defaults 500 ms and 20 s. */
+  /**
+   * Deadline of a connection attempt and of a call, 10 s by default. It doubles
+   * after each timeout (up to 16 times), so a backlog that takes longer on a slow
+   * link still arrives.
+   */
+  timeoutMs?: number;
   minReconnectDelayMs?: number;
   maxReconnectDelayMs?: number;
   /** Outbox retry base (1 s) and cap (30 s). */
