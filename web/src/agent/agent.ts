@@ -19,6 +19,7 @@ import { TopicSync } from "../realtime/topic.js";
 import { ScriptRunner } from "../script/runner.js";
 import { SearchClient } from "../tools/search/client.js";
 import { openStateDb, stateDbName } from "../state/db.js";
+import { requestPersistence } from "../state/persist.js";
 import { ToolRegistry } from "../tools/registry.js";
 import type { HostToolDefinition, ToolArgs, ToolParameters } from "../tools/typed.js";
 import { bridgeWebMcp } from "./webmcp.js";
@@ -39,6 +40,7 @@ export async function createAgent(options: AgentOptions): Promise<Agent> {
   }
   const device = options.deviceId ?? (await storedDeviceId());
   const [db, vfs] = await Promise.all([openStateDb(stateDbName(userId, device)), VirtualFS.open({ userId, deviceId: device })]);
+  if (options.persistStorage !== false) void requestPersistence();
   const agent = new AgentCore(options, userId, device, db, vfs, firstToken);
   agent.connect();
   return agent;
@@ -103,6 +105,7 @@ export class AgentCore implements Agent {
       },
       minReconnectDelayMs: options.minReconnectDelayMs,
       maxReconnectDelayMs: options.maxReconnectDelayMs,
+      timeoutMs: options.timeoutMs,
     });
     const call = <T>(method: string, params: object) => this.conn.call<T>(method, params);
     this.topic = new TopicSync(this.store, call);
@@ -405,6 +408,7 @@ export class AgentCore implements Agent {
       this.events.emit("change", ch);
     });
     this.store.events.on("hydrated", (id) => this.events.emit("hydrated", id));
+    this.store.events.on("unsaved", (e) => this.events.emit("error", e));
     this.live.events.on("text", (t) => this.events.emit("text", t));
     this.promptBoard.events.on("change", (p) => this.events.emit("prompts", p));
     this.executor.events.on("error", (e) => this.events.emit("error", e));

@@ -47,7 +47,19 @@ export interface AgentOptions {
    * `navigator.locks`; `null` forces the IndexedDB lease fallback.
    */
   locks?: LockManager | null;
+  /**
+   * Ask the browser once to keep this origin's storage (`navigator.storage.persist()`),
+   * so the journal, outbox and files are not evicted under storage pressure.
+   * Default true; not asked again once granted or refused.
+   */
+  persistStorage?: boolean;
   /** Reconnect delays of the WebSocket. Defaults 500 ms and 20 s. */
+  /**
+   * Deadline of a connection attempt and of a call, 10 s by default. It doubles
+   * after each timeout (up to 16 times), so a backlog that takes longer on a slow
+   * link still arrives.
+   */
+  timeoutMs?: number;
   minReconnectDelayMs?: number;
   maxReconnectDelayMs?: number;
   /** Outbox retry base (1 s) and cap (30 s). */

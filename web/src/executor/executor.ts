@@ -28,6 +28,7 @@ import { formatAnswers, validateQuestions } from "./ask.js";
 import type { Prompt, PromptAnswer, PromptBoard, PromptKind } from "./prompts.js";
 import { allowableForChat, allowedForChat, decideCall, scriptCallAsk } from "./permissions.js";
 import { previewOfCall, type ScriptPreview } from "../script/pin.js";
+import { argsObject } from "../tools/args.js";
 import type { ScriptAuthorizer } from "../script/runner.js";
 
 export interface ExecutorDeps {
@@ -71,6 +72,8 @@ export class Executor {
 
   start(): void {
     this.offs.push(
+      // A result kept in memory because storage is full: the person should free space.
+      this.d.journal.events.on("unsaved", (err) => this.events.emit("error", err)),
       this.d.store.events.on("change", (c) => {
         if (c.kind === "session") {
           // Its RTCs may have arrived first (loaded with the session's lists).
@@ -146,14 +149,25 @@ export class Executor {
     const { journal, outbox } = await this.d.journal.get(rtc.id);
     if (outbox) return this.d.outbox.kick(true);
     if (journal && (journal.phase === "finished" || journal.phase === "acknowledged")) return;
-    if (journal?.phase === "executing" || (!journal && this.current(rtc).status === "executing")) {
+    if (journal?.phase === "executing" || this.current(rtc).status === "executing") {
       // Started in an earlier life of this page (or another tab that died): the side
-      // effects may have happened. Never run it again; tell the model.
+      // effects may have happened. Never run it again; tell the model. The server's
+      // status counts even when the journal says less: a claim kept only in memory
+      // (storage full) is gone after a reload.
       if (await this.finish(rtc, ref, { kind: "result", ok: false, error: INTERRUPTED })) this.events.emit("interrupted", rtc);
       return;
     }
     if (RTC_TERMINAL.has(this.current(rtc).status)) return;
 
+    try {
+      // Arguments over the server's limit arrive cut, as a JSON string with a note
+      // (docs/protocol.md), and the server ends such a call failed itself. Should one
+      // still arrive open, no tool (a host tool's handler included) sees a string
+      // where it expects an object: the call fails without running.
+      argsObject(rtc.tool_name, rtc.arguments);
+    } catch (err) {
+      return void (await this.finish(rtc, ref, { kind: "result", ok: false, error: (err as Error).message }));
+    }
     const tool = this.d.tools.get(rtc.tool_name);
     let args: unknown = rtc.arguments;
     if (tool?.validate) {
@@ -381,3 +395,4 @@ export class Executor {
     for (const fn of list ?? []) fn();
   }
 }
+

@@ -357,6 +357,13 @@ export class RpcError extends Error {
   }
 }
 
+/** A call that got no answer within the connection's deadline (a temporary network failure). */
+export class RpcTimeout extends RpcError {
+  constructor(ms: number) {
+    super("network", `timeout: no answer within ${Math.round(ms / 100) / 10} s`, true);
+  }
+}
+
 /**
  * Maps an error thrown by centrifuge-js (a plain `{code, message, temporary?}`
  * object, not an Error) to an RpcError. Client-side codes (< 100: timeout,

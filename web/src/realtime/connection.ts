@@ -2,10 +2,17 @@
 // `{device_id}`, server-side subscriptions to topic:u=<id> and live:u=<id>
 // arriving as client-level events, RPC calls, token refresh and re-login, and a
 // status a UI can show: offline until when, and why.
+//
+// The deadline of attempts and calls grows after each timeout: a connect reply
+// carries the missed Topic updates (up to a page, 1 MiB, docs/protocol.md), and
+// on a slow link a page may take longer than the configured deadline. With a
+// fixed one the client would give up on the same page over and over, never
+// getting its own history; doubled after each timeout (up to 16 times the
+// configured value), an attempt soon lasts as long as the page takes.
 
 import { Centrifuge, UnauthorizedError } from "centrifuge";
 import type { Delta, Update } from "../protocol/types.js";
-import { toRpcError } from "../protocol/types.js";
+import { RpcTimeout, toRpcError } from "../protocol/types.js";
 import type { Position } from "../state/db.js";
 import { Emitter } from "../util/emitter.js";
 
@@ -53,7 +60,7 @@ export interface ConnectionOptions {
   getToken: () => Promise<string | null | undefined>;
   minReconnectDelayMs?: number;
   maxReconnectDelayMs?: number;
-  /** Timeout of calls and connection attempts. Default 10 s. */
+  /** Deadline of calls and connection attempts. Default 10 s; grows after timeouts (see above). */
   timeoutMs?: number;
 }
 
@@ -74,6 +81,10 @@ const INVALID_TOKEN = 3500;
 const ORIGIN_REFUSED = 4503;
 const BAD_CONNECT_DATA = 4501;
 const TOKEN_EXPIRED = 109;
+/** centrifuge-js's code of a call or connect command that got no reply in time. */
+const TIMEOUT = 1;
+/** The deadline grows up to this many times the configured one. */
+const MAX_TIMEOUT_FACTOR = 16;
 
 /**
  * The client's connection. After a failed attempt it waits for a delay it chose
@@ -92,18 +103,26 @@ export class Connection {
   private closed = false;
   private readonly minDelay: number;
   private readonly maxDelay: number;
+  private readonly baseTimeout: number;
+  private timeout: number;
+  /** Connection attempts started (diagnostics, tests). */
+  attempts = 0;
 
   constructor(private readonly opts: ConnectionOptions) {
     this.minDelay = opts.minReconnectDelayMs ?? 500;
     this.maxDelay = opts.maxReconnectDelayMs ?? 20_000;
+    this.baseTimeout = this.timeout = opts.timeoutMs ?? 10_000;
     this.client = new Centrifuge(opts.url, {
       data: { device_id: opts.deviceId },
       getToken: () => this.token(),
       minReconnectDelay: this.minDelay,
       maxReconnectDelay: this.maxDelay,
-      timeout: opts.timeoutMs ?? 10_000,
+      timeout: this.timeout,
     });
-    this.client.on("state", (ctx) => this.setState(ctx.newState as ConnectionState));
+    this.client.on("state", (ctx) => {
+      if (ctx.newState === "connecting") this.attempts++;
+      this.setState(ctx.newState as ConnectionState);
+    });
     this.client.on("connected", () => {
       this.failures = 0;
       this.problem = undefined;
@@ -112,6 +131,8 @@ export class Connection {
     this.client.on("error", (ctx) => {
       if (this.closed || this.client.state !== "connecting") return;
       const message = ctx.error?.message || ctx.type;
+      // No socket or no connect reply in time: the next attempt gets longer.
+      if ((ctx.type === "transport" && message === "connect timeout") || (ctx.type === "connect" && ctx.error?.code === TIMEOUT)) this.grow();
       if (ctx.type === "transport") this.offline({ kind: "unreachable", message: "the server cannot be reached" });
       else if (ctx.type === "connectToken") this.offline({ kind: "token", message });
       // An expired token: Centrifuge fetches a new one and tries again at once.
@@ -185,14 +206,37 @@ export class Connection {
     this.client.disconnect();
   }
 
+  /** The current deadline of attempts and calls (ms). */
+  get timeoutMs(): number {
+    return this.timeout;
+  }
+
   /** Calls a v1 method over the socket (waits for a connection up to the timeout). */
   async call<T>(method: string, params: object): Promise<T> {
+    const deadline = this.timeout;
+    const online = this.stateValue === "connected";
     try {
       const res = await this.client.rpc(method, params);
       return res.data as T;
     } catch (err) {
+      if ((err as { code?: unknown } | null)?.code === TIMEOUT) {
+        // Only a call that went out and got no answer in time says the link is slow.
+        if (online && this.stateValue === "connected") this.grow();
+        throw new RpcTimeout(deadline);
+      }
       throw toRpcError(err);
     }
+  }
+
+  /** Doubles the deadline of attempts and calls, up to its cap. */
+  private grow(): void {
+    const next = Math.min(this.baseTimeout * MAX_TIMEOUT_FACTOR, this.timeout * 2);
+    if (next === this.timeout) return;
+    // centrifuge-js reads its `timeout` option at each attempt and call but has no
+    // setter; the option object is where it reads it (the version is pinned).
+    const config = (this.client as unknown as { _config?: { timeout?: unknown } })._config;
+    if (!config || typeof config.timeout !== "number") return;
+    config.timeout = this.timeout = next;
   }
 
   /** Resolves once connected (or rejects after `timeoutMs`). */

@@ -5,9 +5,15 @@
 // Every entity carries the offset of the update that produced it; a state is
 // applied only when its offset is higher than the one held. That makes replays,
 // overlapping refills and list results merged in any order harmless.
+//
+// When a write fails (storage full), the page goes on from memory: changes are
+// still shown and reported, the failure is reported as `unsaved`, and from then
+// on the stored position and hydration marks no longer move, so a reload
+// refills from the last point whose updates were all stored.
 
 import type { Message, Rtc, Session, Turn, Update } from "../protocol/types.js";
 import { ENTITY_STORES, type EntityStoreName, type Position, S_HYDRATED, S_META, req, tx } from "../state/db.js";
+import { StorageError } from "../state/storage-error.js";
 import { Emitter } from "../util/emitter.js";
 
 export type EntityKind = "session" | "turn" | "message" | "rtc";
@@ -25,6 +31,8 @@ export interface EntityEvents {
   reset: { epoch: string; offset: number };
   /** The lists of one session were loaded. */
   hydrated: string;
+  /** A write failed; the state goes on in memory. */
+  unsaved: StorageError;
 }
 
 const STORE_OF: Record<EntityKind, EntityStoreName> = { session: "sessions", turn: "turns", message: "messages", rtc: "rtcs" };
@@ -52,6 +60,8 @@ export class EntityStore {
   /** `kind/sessionId` → sorted entities, until one of them changes. */
   private readonly views = new Map<string, Entity[]>();
   private sessionList: Session[] | null = null;
+  /** A write failed since the last full snapshot: IndexedDB lags behind memory. */
+  private lagging = false;
 
   constructor(private readonly db: IDBDatabase) {}
 
@@ -97,16 +107,16 @@ export class EntityStore {
       this.pos = { epoch, offset: u.offset };
     }
     const pos = this.pos;
-    await tx(this.db, [S_META, S_HYDRATED, ...ENTITY_STORES], "readwrite", async (t) => {
+    await this.persist(async (t) => {
       const stored = (await req(t.objectStore(S_META).get("position"))) as Position | undefined;
       // Another tab reset the database to another epoch: our updates do not belong
       // there. This tab resets itself when it sees that epoch.
       if (stored && stored.epoch !== epoch) return;
       for (const c of changed) {
         await putIfNewer(t, STORE_OF[c.kind], c.entity);
-        if (c.kind === "session" && this.hydrated.has(c.entity.id)) t.objectStore(S_HYDRATED).put(pos.offset, c.entity.id);
+        if (c.kind === "session" && this.hydrated.has(c.entity.id) && !this.lagging) t.objectStore(S_HYDRATED).put(pos.offset, c.entity.id);
       }
-      if (!stored || stored.offset < pos.offset) t.objectStore(S_META).put(pos, "position");
+      if ((!stored || stored.offset < pos.offset) && !this.lagging) t.objectStore(S_META).put(pos, "position");
     });
     for (const c of changed) this.events.emit("change", c);
   }
@@ -119,7 +129,7 @@ export class EntityStore {
     const epoch = this.pos?.epoch;
     const changed = entities.filter((e) => this.setMemory(e.kind, e.entity)) as EntityChange[];
     if (changed.length === 0) return;
-    await tx(this.db, [S_META, ...ENTITY_STORES], "readwrite", async (t) => {
+    await this.persist(async (t) => {
       const stored = (await req(t.objectStore(S_META).get("position"))) as Position | undefined;
       if (stored && stored.epoch !== epoch) return;
       for (const c of changed) await putIfNewer(t, STORE_OF[c.kind], c.entity);
@@ -129,9 +139,8 @@ export class EntityStore {
 
   async markHydrated(sessionId: string, offset: number): Promise<void> {
     this.hydrated.add(sessionId);
-    await tx(this.db, [S_HYDRATED], "readwrite", async (t) => {
-      t.objectStore(S_HYDRATED).put(offset, sessionId);
-    });
+    // While lagging, the lists just loaded may not all be stored: no mark, a reload loads them again.
+    if (!this.lagging) await this.persist(async (t) => void t.objectStore(S_HYDRATED).put(offset, sessionId));
     this.events.emit("hydrated", sessionId);
   }
 
@@ -147,12 +156,28 @@ export class EntityStore {
     this.pos = { epoch, offset };
     for (const s of sessions) this.sessions.set(s.id, s);
     this.sessionList = null;
-    await tx(this.db, [S_META, S_HYDRATED, ...ENTITY_STORES], "readwrite", async (t) => {
+    // A full snapshot stored: IndexedDB is up to date again.
+    if (await this.persist(async (t) => {
       for (const name of [S_HYDRATED, ...ENTITY_STORES]) t.objectStore(name).clear();
       for (const s of sessions) t.objectStore("sessions").put(s);
       t.objectStore(S_META).put({ epoch, offset }, "position");
-    });
+    })) this.lagging = false;
     this.events.emit("reset", { epoch, offset });
+  }
+
+  /**
+   * Writes in one transaction; false (and `unsaved`) when it failed. The caller's
+   * memory state stands either way: what is shown never waits for storage.
+   */
+  private async persist(fn: (t: IDBTransaction) => Promise<void>): Promise<boolean> {
+    try {
+      await tx(this.db, [S_META, S_HYDRATED, ...ENTITY_STORES], "readwrite", fn);
+      return true;
+    } catch (err) {
+      this.lagging = true;
+      this.events.emit("unsaved", new StorageError("conversation history", err));
+      return false;
+    }
   }
 
   /** Sessions that are not deleted, newest first. Cached until a session changes: do not modify. */

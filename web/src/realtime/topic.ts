@@ -3,7 +3,7 @@
 // so publications that arrive during a refill or reset wait behind it: that queue
 // is the buffer of rule 3.
 
-import type { Session, SessionListResult, Update } from "../protocol/types.js";
+import { RpcTimeout, type Session, type SessionListResult, type Update } from "../protocol/types.js";
 import type { MethodName, MethodParams, MethodResult } from "../protocol/methods.js";
 import type { Position } from "../state/db.js";
 import { Emitter, SerialQueue, backoffMs } from "../util/emitter.js";
@@ -121,8 +121,21 @@ export class TopicSync {
     if (!pos) return this.reset("no local state");
     const from = pos.offset;
     let count = 0;
+    // A page that timed out is asked again at half the size (the connection's
+    // deadline grows too), so a slow link still moves forward: never the same
+    // page again and again. A page that arrived lets the next one grow back.
+    let limit = this.pageLimit;
     while (pos.offset < upTo) {
-      const res = await this.call("v1.update.list", { since_offset: pos.offset, epoch: pos.epoch, limit: this.pageLimit });
+      let res;
+      try {
+        res = await this.call("v1.update.list", { since_offset: pos.offset, epoch: pos.epoch, limit });
+      } catch (err) {
+        // At one update a page, a timeout is a failure like any other: retried with backoff.
+        if (!(err instanceof RpcTimeout) || limit === 1 || this.closed) throw err;
+        limit = Math.max(1, limit >> 1);
+        continue;
+      }
+      limit = Math.min(this.pageLimit, limit * 2);
       if (res.reset) return this.reset("history not available", res.epoch);
       const next = res.updates.filter((u) => u.offset > pos!.offset);
       if (next.length === 0) break; // at the top

@@ -15,6 +15,7 @@ import { SessionsView } from "./sessions.js";
 import { ToolCallsView } from "./toolcalls.js";
 import { STYLES } from "./styles.js";
 import { sessionUsage } from "./usage.js";
+import { isStorageError, storageNotice } from "./storage.js";
 
 const MODE_LABELS: Record<WorkMode, string> = {
   manual: "Manual: ask before changes",
@@ -121,11 +122,7 @@ export class Ui {
     });
     this.sessionsToggle.addEventListener("click", () => this.setDrawer(this.narrow ? !this.drawerOpen : !this.sidebarShown));
     this.layoutSessions();
-    this.filesToggle.addEventListener("click", () => {
-      const show = this.files!.root.hidden !== false;
-      this.files!.setVisible(show);
-      this.filesToggle.setAttribute("aria-pressed", String(show));
-    });
+    this.filesToggle.addEventListener("click", () => this.showFiles(this.files!.root.hidden !== false));
     this.stopBtn.addEventListener("click", () => {
       if (this.selected) agent.stop(this.selected).catch((e: Error) => this.banner(`Stop failed: ${e.message}`, true));
     });
@@ -150,6 +147,7 @@ export class Ui {
       ev.on("state", () => render()),
       ev.on("status", (s) => this.showStatus(s)),
       ev.on("relogin", (r) => this.banner(`Signed out (${r.reason}). Log in again to continue.`, true)),
+      ev.on("error", (e) => this.failed(e)),
     );
     this.showStatus(agent.connectionStatus);
     this.select(saved && agent.session(saved) ? saved : null);
@@ -184,9 +182,30 @@ export class Ui {
 
   banner(text: string, bad = false): void {
     this.promptNotice = null;
+    delete this.bannerEl.dataset.kind;
     this.bannerEl.textContent = text;
     this.bannerEl.hidden = !text;
     this.bannerEl.classList.toggle("bad", bad);
+  }
+
+  /**
+   * An error of the agent (the executor's included). A failed storage write gets a
+   * banner saying what to free; errors the SDK retries by itself (network, a
+   * refill) are only logged.
+   */
+  private failed(err: unknown): void {
+    if (!isStorageError(err)) return void console.warn("rtc-agent:", err);
+    if (this.bannerEl.dataset.kind === "storage" && !this.bannerEl.hidden) return;
+    this.promptNotice = null;
+    this.bannerEl.hidden = false;
+    this.bannerEl.classList.add("bad");
+    this.bannerEl.dataset.kind = "storage";
+    this.bannerEl.replaceChildren(...storageNotice(err, () => this.showFiles(true)));
+  }
+
+  private showFiles(show: boolean): void {
+    this.files!.setVisible(show);
+    this.filesToggle.setAttribute("aria-pressed", String(show));
   }
 
   private select(id: string | null): void {
@@ -294,6 +313,7 @@ export class Ui {
     }
     if (this.promptNotice === p.id || (!this.bannerEl.hidden && this.promptNotice === null)) return;
     this.promptNotice = p.id;
+    delete this.bannerEl.dataset.kind;
     this.bannerEl.hidden = false;
     this.bannerEl.classList.remove("bad");
     this.bannerEl.replaceChildren(

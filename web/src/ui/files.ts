@@ -4,6 +4,7 @@
 
 import { showInvisible, type VfsStat, type VirtualFS } from "../vfs/index.js";
 import { h, replaceChildren } from "./dom.js";
+import { storageLine } from "./storage.js";
 
 export class FilesView {
   readonly root: HTMLElement;
@@ -12,6 +13,8 @@ export class FilesView {
   private readonly text = h("textarea", { attrs: { "aria-label": "File content", spellcheck: "false" } });
   private readonly pathLabel = h("div", { class: "path" });
   private readonly status = h("span");
+  /** Used / quota of this site's storage: what to watch before it is full. */
+  private readonly storage = h("div", { class: "storage meta", attrs: { "aria-live": "polite" } });
   private open: { path: string; version: number; dirty: boolean } | null = null;
   private timer: ReturnType<typeof setTimeout> | null = null;
   private readonly off: () => void;
@@ -44,6 +47,7 @@ export class FilesView {
       "aside",
       { class: "files", attrs: { "aria-label": "Files in this browser", hidden: true } },
       h("div", { class: "tools" }, h("span", { class: "label" }, "Files"), h("button", { class: "new-file", on: { click: () => void this.create() } }, "+ New")),
+      this.storage,
       this.tree,
       this.editor,
     );
@@ -71,6 +75,7 @@ export class FilesView {
 
   async refresh(): Promise<void> {
     if (!this.visible) return;
+    void storageLine().then((t) => (this.storage.textContent = t));
     let entries: VfsStat[];
     try {
       entries = (await this.vfs.walk("/")).filter((e) => e.path !== "/").sort((a, b) => (a.path < b.path ? -1 : 1));

@@ -312,6 +312,8 @@ test("executor: malformed arguments end as tool errors; the executor goes on", a
     ["huge-path", "write", { path: "/" + "p".repeat(100_000), content: "x" }, "ENAMETOOLONG"],
     ["traversal", "read", { path: "/../etc/passwd" }, "EINVAL"],
     ["unknown", "noSuchTool", {}, "unknown tool"],
+    // Arguments the server cut (docs/protocol.md): a JSON string; a host tool's handler never sees it.
+    ["host-cut", "counter", '{"id": "host-cut", "pad": "xxxx… [cut: 300000 bytes more]', "Invalid arguments for counter: expected a JSON object, got string"],
     ["ask", "askUser", { questions: "what?" }, "Invalid arguments for askUser"],
   ];
   for (const [id, tool, args] of cases) await server.deliver(rtc(id, 0, { tool_name: tool, arguments: args as Rtc["arguments"] }));

@@ -1,7 +1,8 @@
 // The host site of the end-to-end tests: another origin than the RTC Agent
 // server, a strict CSP, the SDK loaded as a module like from a CDN. Query
 // parameters: go (server port), user, scriptTimeout (ms), locks=off (no Web Locks),
-// minDelay and maxDelay (reconnect backoff, ms), device (the deviceId option).
+// minDelay and maxDelay (reconnect backoff, ms), device (the deviceId option),
+// timeout (the timeoutMs option: deadline of attempts and calls).
 // Host tools record each run in localStorage so tests can count executions
 // across reloads and tabs.
 import { ReloginRequired } from "/sdk/rtc-agent.js";
@@ -31,6 +32,7 @@ el.options = {
   ...(q.get("scriptTimeout") ? { scriptTimeoutMs: Number(q.get("scriptTimeout")) } : {}),
   ...(q.get("locks") === "off" ? { locks: null } : {}),
   ...(q.get("device") ? { deviceId: q.get("device") } : {}),
+  ...(q.get("timeout") ? { timeoutMs: Number(q.get("timeout")) } : {}),
 };
 let tokens = 0;
 el.getToken = async () => {

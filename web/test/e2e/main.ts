@@ -36,6 +36,9 @@ import "./react-hooks.test.js";
 import "./screenshot.test.js";
 import "./webmcp.test.js";
 import "./elicit.test.js";
+import "./cutargs.test.js";
+import "./quota.test.js";
+import "./backlog.test.js";
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 
