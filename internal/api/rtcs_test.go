@@ -10,6 +10,7 @@ import (
 
 	"github.com/rtcagent/rtcagent/internal/core"
 	"github.com/rtcagent/rtcagent/internal/protocol"
+	"github.com/rtcagent/rtcagent/internal/store"
 	"github.com/rtcagent/rtcagent/internal/store/sqlitestore"
 )
 
@@ -17,12 +18,7 @@ import (
 // with invalid_argument before anything is looked up; with ok it goes on to the
 // RTC (here unknown: not_found).
 func TestSubmitResultRequiresOK(t *testing.T) {
-	st, err := sqlitestore.Open(context.Background(), filepath.Join(t.TempDir(), "api.db"), sqlitestore.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	a := New(st, idleRunner{}, protocol.Limits{}, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	a, _ := newTestAPI(t)
 	c := core.Caller{UserID: "alice", DeviceID: "d"}
 	for _, params := range []string{
 		`{"rtc_id":"r","client_id":"c","output":"done"}`,
@@ -40,4 +36,15 @@ func TestSubmitResultRequiresOK(t *testing.T) {
 			t.Errorf("%s: %+v, want not_found", params, perr)
 		}
 	}
+}
+
+// newTestAPI is the API over a fresh SQLite store with no session workers.
+func newTestAPI(t *testing.T) (*API, store.Store) {
+	t.Helper()
+	st, err := sqlitestore.Open(context.Background(), filepath.Join(t.TempDir(), "api.db"), sqlitestore.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return New(st, idleRunner{}, protocol.Limits{}, slog.New(slog.NewTextHandler(io.Discard, nil))), st
 }

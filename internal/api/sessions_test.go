@@ -4,15 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
-	"log/slog"
-	"path/filepath"
 	"testing"
 
 	"github.com/rtcagent/rtcagent/internal/core"
 	"github.com/rtcagent/rtcagent/internal/protocol"
 	"github.com/rtcagent/rtcagent/internal/store"
-	"github.com/rtcagent/rtcagent/internal/store/sqlitestore"
 )
 
 // Closing or deleting a chat ends every turn it still has: the active one and
@@ -22,12 +18,7 @@ func TestCloseEndsQueuedTurns(t *testing.T) {
 	for _, method := range []string{protocol.MethodSessionClose, protocol.MethodSessionDelete} {
 		for _, active := range []bool{false, true} {
 			t.Run(method+map[bool]string{false: "/all queued", true: "/one active"}[active], func(t *testing.T) {
-				st, err := sqlitestore.Open(context.Background(), filepath.Join(t.TempDir(), "api.db"), sqlitestore.Options{})
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer st.Close()
-				a := New(st, idleRunner{}, protocol.Limits{}, slog.New(slog.NewTextHandler(io.Discard, nil)))
+				a, st := newTestAPI(t)
 				c := core.Caller{UserID: "alice", DeviceID: "d"}
 				var sid string
 				for i, text := range []string{"first", "second", "third"} {
@@ -50,7 +41,7 @@ func TestCloseEndsQueuedTurns(t *testing.T) {
 				if _, perr := a.Call(context.Background(), c, method, raw); perr != nil {
 					t.Fatal(perr)
 				}
-				err = st.Read(context.Background(), func(tx store.Tx) error {
+				err := st.Read(context.Background(), func(tx store.Tx) error {
 					turns, err := tx.TurnList(sid, store.Page{Limit: 10})
 					if err != nil {
 						return err
