@@ -1,6 +1,9 @@
 package core
 
 import (
+	"errors"
+	"time"
+
 	"github.com/rtcagent/rtcagent/internal/protocol"
 	"github.com/rtcagent/rtcagent/internal/store"
 	"github.com/rtcagent/rtcagent/internal/tools"
@@ -52,10 +55,36 @@ func decideAgain(tx store.Tx, r *protocol.RTC) (refused bool, err error) {
 		}
 	}
 	if needs && !r.NeedsConfirmation && r.Policy != nil && r.Policy.AskTimeoutMS > r.TimeoutMS {
-		r.TimeoutMS = r.Policy.AskTimeoutMS // a person has their usual time to answer
+		// A person has their usual time to answer, from now on, and the turn's
+		// checkpoint lasts until then.
+		r.TimeoutMS = r.Policy.AskTimeoutMS
+		if err := keepCheckpoint(tx, r.TurnID, tx.Now().Add(time.Duration(r.TimeoutMS)*time.Millisecond)); err != nil {
+			return false, err
+		}
 	}
 	r.NeedsConfirmation = needs
 	return false, nil
+}
+
+// CheckpointGrace is how long a checkpoint outlives the last possible deadline
+// of its step, so a timeout always finds the checkpoint it resumes from.
+const CheckpointGrace = time.Hour
+
+// keepCheckpoint makes the turn's checkpoint last at least CheckpointGrace past
+// deadline.
+func keepCheckpoint(tx store.Tx, turnID string, deadline time.Time) error {
+	cp, err := tx.CheckpointGet(turnID)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil // none to keep: the turn's resumption fails visibly as expired
+	}
+	if err != nil {
+		return err
+	}
+	if want := deadline.Add(CheckpointGrace); cp.ExpiresAt.Before(want) {
+		cp.ExpiresAt = want
+		return tx.CheckpointPut(cp)
+	}
+	return nil
 }
 
 // standingNow reports whether r runs unasked because of an "Allow for this

@@ -116,14 +116,22 @@ func TestRevokeReachesQueuedCalls(t *testing.T) {
 		s.Approvals = []protocol.ToolApproval{{Tool: "write", DeviceID: "d", GrantedAt: time.Now()}}
 	})
 	ids := f.queueCalls(t, 2, "write", "write", protocol.RTCExecutorBrowser, false, true)
+	write(t, f.st, func(tx store.Tx) error { // as the step planned it: for two quick calls
+		return tx.CheckpointPut(&store.Checkpoint{TurnID: f.turn, Data: []byte(`{}`), ExpiresAt: tx.Now().Add(2 * time.Minute)})
+	})
 	revoke(f, t, "write")
 	f.finishCall(t, ids[0])
 	next := f.rtc(t, ids[1])
 	if next.Status != protocol.RTCPending || !next.NeedsConfirmation || next.Decision != nil {
 		t.Fatalf("next call after the revoke: %s needs=%v decision=%+v; want pending, asking", next.Status, next.NeedsConfirmation, next.Decision)
 	}
-	if next.TimeoutMS != 3_600_000 {
-		t.Fatalf("budget %d ms, want the person's", next.TimeoutMS)
+	if next.TimeoutMS != 3_600_000 || next.DeadlineAt == nil || next.DeadlineAt.Before(time.Now().Add(50*time.Minute)) {
+		t.Fatalf("budget %d ms, deadline %v: want the person's", next.TimeoutMS, next.DeadlineAt)
+	}
+	var cp *store.Checkpoint
+	_ = f.st.Read(ctx, func(tx store.Tx) error { var err error; cp, err = tx.CheckpointGet(f.turn); return err })
+	if cp == nil || cp.ExpiresAt.Before(*next.DeadlineAt) {
+		t.Fatalf("checkpoint %+v ends before the person's deadline %v", cp, next.DeadlineAt)
 	}
 	var a *protocol.AuditRecord
 	_ = f.st.Read(ctx, func(tx store.Tx) error { var err error; a, err = tx.AuditGet(next.ID); return err })
@@ -188,8 +196,8 @@ func TestServerCallStartDecidesAgain(t *testing.T) {
 			if started || r.Status != c.want {
 				t.Fatalf("started=%v status %s, want not started and %s", started, r.Status, c.want)
 			}
-			if c.want == protocol.RTCPending && !r.NeedsConfirmation {
-				t.Fatal("the revoked call does not ask")
+			if c.want == protocol.RTCPending && (!r.NeedsConfirmation || r.DeadlineAt == nil || r.DeadlineAt.Before(time.Now().Add(50*time.Minute))) {
+				t.Fatalf("the revoked call: needs confirmation %v, deadline %v; want it to ask with the person's time", r.NeedsConfirmation, r.DeadlineAt)
 			}
 		})
 	}

@@ -1,6 +1,8 @@
 package core
 
 import (
+	"time"
+
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -78,7 +80,10 @@ func StartServerRTC(tx store.Tx, r *protocol.RTC) (bool, error) {
 		return false, refuse(tx, r, prev)
 	}
 	if r.NeedsConfirmation && !r.Approved {
-		return false, casConflict(EmitRTC(tx, r, prev), r.ID) // shown for approval
+		// Shown for approval: the person's time to answer starts now.
+		d := tx.Now().Add(time.Duration(r.TimeoutMS) * time.Millisecond)
+		r.DeadlineAt = &d
+		return false, casConflict(EmitRTC(tx, r, prev), r.ID)
 	}
 	r.Status = protocol.RTCExecuting
 	if err := EmitRTC(tx, r, prev); err != nil {

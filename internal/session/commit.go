@@ -121,14 +121,10 @@ func finalMessage(tx store.Tx, t *protocol.Turn, out *stepOutput, model string) 
 	return m, core.EmitMessage(tx, m, "", "")
 }
 
-// checkpointGrace is how long a checkpoint outlives the last possible deadline of
-// its step, so a timeout always finds the checkpoint it resumes from.
-const checkpointGrace = time.Hour
-
 // checkpointTTL is the longest the step can wait: its calls run one after another,
 // each with its own budget from its delivery.
 func checkpointTTL(rtcs []protocol.RTC) time.Duration {
-	d := checkpointGrace
+	d := core.CheckpointGrace
 	for _, r := range rtcs {
 		if !protocol.RTCTerminal(r.Status) {
 			d += time.Duration(r.TimeoutMS) * time.Millisecond
