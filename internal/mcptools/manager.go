@@ -64,6 +64,24 @@ type conn struct {
 	nextCall int64
 	// taskOnly: the server's tools listed as requiring MCP tasks, not offered.
 	taskOnly map[string]bool
+	// warned: what a listing left out and was logged already; a server lists
+	// its tools again on every change, and says the same each time.
+	warned map[string]bool
+}
+
+// leftOut logs, once per connection, why something of a listing is left out.
+func (c *conn) leftOut(log *slog.Logger, msg string, args ...any) {
+	key := fmt.Sprint(append([]any{msg}, args...)...)
+	c.mu.Lock()
+	seen := c.warned[key]
+	if c.warned == nil {
+		c.warned = map[string]bool{}
+	}
+	c.warned[key] = true
+	c.mu.Unlock()
+	if !seen {
+		log.Warn(msg, append([]any{"server", c.srv.Name}, args...)...)
+	}
 }
 
 // Start connects to every server of cfg in the background and keeps the
@@ -418,17 +436,16 @@ func (m *Manager) list(ctx context.Context, c *conn, s *mcp.ClientSession) error
 			return err
 		}
 		if c.needsTask(t.Name) {
-			m.log.Warn("tool left out: it requires MCP tasks (execution.taskSupport \"required\"), which this client does not support",
-				"server", c.srv.Name, "tool", t.Name)
+			c.leftOut(m.log, "tool left out: it requires MCP tasks (execution.taskSupport \"required\"), which this client does not support", "tool", t.Name)
 			continue
 		}
 		ot, err := offer(c.srv.Name, t)
 		if err != nil {
-			m.log.Warn("tool left out", "server", c.srv.Name, "err", err)
+			c.leftOut(m.log, "tool left out", "err", err)
 			continue
 		}
 		if len(offered) >= MaxToolsPerSrv {
-			m.log.Warn("tools left out: more than the limit per server", "server", c.srv.Name, "limit", MaxToolsPerSrv)
+			c.leftOut(m.log, "tools left out: more than the limit per server", "limit", MaxToolsPerSrv)
 			break
 		}
 		offered = append(offered, ot)

@@ -1,8 +1,10 @@
 package mcptools
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -180,5 +182,20 @@ func TestReconnect(t *testing.T) {
 			t.Fatalf("not connected again: %v", err)
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// What a listing leaves out is logged once per connection: a server lists its
+// tools again on every change and would say the same each time.
+func TestLeftOutLoggedOnce(t *testing.T) {
+	var buf bytes.Buffer
+	log := slog.New(slog.NewTextHandler(&buf, nil))
+	c := &conn{srv: Server{Name: "every"}}
+	for range 4 {
+		c.leftOut(log, "tool left out: it requires MCP tasks", "tool", "simulate-research-query")
+	}
+	c.leftOut(log, "tool left out: it requires MCP tasks", "tool", "another")
+	if n := strings.Count(buf.String(), "tool left out"); n != 2 {
+		t.Fatalf("%d lines, want one per tool:\n%s", n, buf.String())
 	}
 }
