@@ -72,7 +72,7 @@ export class ToolCallsView {
       } while (cursor && records.length < 1000);
       if (n !== this.loading) return; // a newer load is on its way
       this.note.textContent = records.length ? "" : "No tool calls in this conversation yet.";
-      replaceChildren(this.body, ...records.map(row));
+      replaceChildren(this.body, ...records.map((a) => row(a, this.agent.deviceId)));
     } catch (err) {
       if (n === this.loading) this.note.textContent = `Could not load the tool calls: ${(err as Error).message}`;
     }
@@ -84,27 +84,33 @@ export class ToolCallsView {
   }
 }
 
-function row(a: AuditRecord): HTMLTableRowElement {
+function row(a: AuditRecord, thisDevice: string): HTMLTableRowElement {
   const time = new Date(a.created_at);
   return h(
     "tr",
     { attrs: { "data-rtc": a.rtc_id, "data-status": a.status, "data-decision": a.decision.outcome ?? "" } },
     h("td", { title: a.created_at }, time.toLocaleTimeString()),
     h("td", { class: "tool" }, a.tool_name),
-    h("td", { title: a.decision.reason ?? "" }, decisionText(a)),
+    h("td", { title: a.decision.reason ?? "" }, decisionText(a, thisDevice)),
     h("td", { title: a.error ?? "" }, a.status),
   );
 }
 
-/** "allowed by you (d-1)", "denied by plan mode", "timeout", "waiting". */
-export function decisionText(a: AuditRecord): string {
+/**
+ * "allowed by you on this device", "allowed by you for this chat on another
+ * device", "denied by plan mode", "timeout", "waiting". A device is named by
+ * whether it is this one: its id means nothing to a person.
+ */
+export function decisionText(a: AuditRecord, thisDevice?: string): string {
   const d = a.decision;
   if (!d.outcome) return a.needs_confirmation ? "waiting" : "—";
   switch (d.by) {
     case "work_mode":
       return `${d.outcome} by ${a.work_mode} mode`;
-    case "user":
-      return `${d.outcome} by you${d.scope === "session" ? " for this chat" : ""}${d.device_id ? ` (${d.device_id})` : ""}`;
+    case "user": {
+      const where = !d.device_id || thisDevice === undefined ? "" : d.device_id === thisDevice ? " on this device" : " on another device";
+      return `${d.outcome} by you${d.scope === "session" ? " for this chat" : ""}${where}`;
+    }
   }
   return d.outcome;
 }

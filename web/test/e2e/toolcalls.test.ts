@@ -33,8 +33,8 @@ test("tool calls panel: each call with its decision and outcome", async () => {
   const cells = await rows.evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll("td")].map((td) => td.textContent ?? "")));
   eq(cells.map((c) => c[1]), ["write", "write"], "tools");
   eq(cells.map((c) => c[3]), ["completed", "rejected"], "outcomes");
-  includes(cells[0]![2]!, "allowed by you");
-  includes(cells[1]![2]!, "denied by you");
+  eq(cells[0]![2], "allowed by you on this device", "the device is named in words, not by its id");
+  eq(cells[1]![2], "denied by you on this device");
   eq(cells.every((c) => c[0] !== ""), true, "every call has a time");
   eq(p.noErrors(), [], "no page errors");
 });
