@@ -24,9 +24,14 @@ type actor struct {
 // changes the server makes (creation, delivery, deadline, the end of a turn).
 func auditRTC(tx store.Tx, r *protocol.RTC, prev string, act *actor) error {
 	now := tx.Now()
-	a, err := tx.AuditGet(r.ID)
+	var a *protocol.AuditRecord
+	var err error
+	if prev != "" {
+		a, err = tx.AuditGet(r.ID)
+	}
 	switch {
-	case errors.Is(err, store.ErrNotFound):
+	case prev == "" || errors.Is(err, store.ErrNotFound):
+		// A new RTC has no record yet: nothing to read back.
 		if a, err = newAuditRecord(tx, r, now); err != nil {
 			return err
 		}
