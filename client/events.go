@@ -127,9 +127,9 @@ func (c *Client) newReply(sessionID, messageID, turnID string) *Reply {
 	return r
 }
 
-// item is one input of the dispatcher: an update, a delta or a new Reply.
+// item is one input of the dispatcher: an entity change, a delta or a new Reply.
 type item struct {
-	update *protocol.Update
+	change *protocol.Change
 	delta  *protocol.Delta
 	reg    *Reply
 }
@@ -201,7 +201,7 @@ func (d *dispatcher) route(it item, target *Reply) {
 		}
 		return
 	}
-	u := it.update
+	u := it.change
 	switch u.Type {
 	case protocol.UpdMessageCreated, protocol.UpdMessageUpdated:
 		var m protocol.Message

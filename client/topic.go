@@ -113,25 +113,27 @@ func (c *Client) offer(u protocol.Update) (gap bool) {
 // apply folds one update into the client's state (under the topic lock, so in
 // offset order).
 func (c *Client) apply(u protocol.Update) {
-	switch u.Type {
-	case protocol.UpdSessionCreated, protocol.UpdSessionUpdated:
-		var s protocol.Session
-		if json.Unmarshal(u.Data, &s) == nil {
-			c.mu.Lock()
-			if s.Deleted {
-				delete(c.sessions, s.ID)
-			} else {
-				c.sessions[s.ID] = s
+	for _, ch := range u.Changes {
+		switch ch.Type {
+		case protocol.UpdSessionCreated, protocol.UpdSessionUpdated:
+			var s protocol.Session
+			if json.Unmarshal(ch.Data, &s) == nil {
+				c.mu.Lock()
+				if s.Deleted {
+					delete(c.sessions, s.ID)
+				} else {
+					c.sessions[s.ID] = s
+				}
+				c.mu.Unlock()
 			}
-			c.mu.Unlock()
+		case protocol.UpdRTCUpdated:
+			var r protocol.RTC
+			if json.Unmarshal(ch.Data, &r) == nil {
+				c.seeRTC(r)
+			}
 		}
-	case protocol.UpdRTCUpdated:
-		var r protocol.RTC
-		if json.Unmarshal(u.Data, &r) == nil {
-			c.seeRTC(r)
-		}
+		c.disp.push(item{change: &ch})
 	}
-	c.disp.push(item{update: &u})
 }
 
 // seeRTC notes the latest status of a call: an ended call's tool is

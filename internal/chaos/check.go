@@ -182,9 +182,9 @@ func (h *harness) checkHistory(ctx context.Context, u *user, top int64, rp *repl
 			got := u.profile.Applied(up.Offset)
 			switch {
 			case got == nil:
-				h.breach(func(r *Report) { r.Lost++ }, "%s: client never applied offset %d (%s)", u.name, up.Offset, up.Type)
-			case !bytes.Equal(got, canonUpdate(up)):
-				h.breach(func(r *Report) { r.DupOffsets++ }, "%s: offset %d applied as %.120s, history has %.120s", u.name, up.Offset, got, canonUpdate(up))
+				h.breach(func(r *Report) { r.Lost++ }, "%s: client never applied offset %d", u.name, up.Offset)
+			case !bytes.Equal(got, simclient.CanonicalUpdate(up)):
+				h.breach(func(r *Report) { r.DupOffsets++ }, "%s: offset %d applied as %.120s, history has %.120s", u.name, up.Offset, got, simclient.CanonicalUpdate(up))
 			}
 		}
 	}
@@ -358,11 +358,6 @@ func canon(b []byte) []byte {
 	}
 	out, _ := json.Marshal(v)
 	return out
-}
-
-// canonUpdate is the form Profile.Applied returns.
-func canonUpdate(u protocol.Update) []byte {
-	return append([]byte(u.Type+" "), canon(u.Data)...)
 }
 
 // diffKeys names the top-level fields two JSON objects disagree on.

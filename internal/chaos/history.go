@@ -53,30 +53,19 @@ func active(status string) bool {
 }
 
 // apply folds one update: a deleted session must stay deleted, and a session
-// never has two turns running or waiting at once.
+// never has two turns running or waiting at once once the update is applied
+// (its changes commit together).
 func (p *replay) apply(up protocol.Update) {
-	switch up.Type {
-	case protocol.UpdSessionCreated, protocol.UpdSessionUpdated:
-		var s protocol.Session
-		if json.Unmarshal(up.Data, &s) != nil {
-			return
+	var touched []protocol.Turn
+	for _, ch := range up.Changes {
+		if t, ok := p.applyChange(up.Offset, ch); ok {
+			touched = append(touched, t)
 		}
-		p.sessions[s.ID] = s
-		at, was := p.deleted[s.ID]
-		switch {
-		case s.Deleted && !was:
-			p.deleted[s.ID] = up.Offset
-		case !s.Deleted && was && p.once(s.ID+" reappeared"):
-			p.h.breach(func(r *Report) { r.Reappeared++ }, "%s: session %s deleted at offset %d is back at offset %d", p.user.name, s.ID, at, up.Offset)
-		}
-	case protocol.UpdTurnCreated, protocol.UpdTurnUpdated:
-		var t protocol.Turn
-		if json.Unmarshal(up.Data, &t) != nil {
-			return
-		}
-		p.turns[t.ID] = t
+	}
+	for _, t := range touched {
+		t = p.turns[t.ID]
 		if !active(t.Status) {
-			return
+			continue
 		}
 		for _, o := range p.turns {
 			if o.ID != t.ID && o.SessionID == t.SessionID && active(o.Status) && p.once(t.SessionID+" two active") {
@@ -84,17 +73,45 @@ func (p *replay) apply(up protocol.Update) {
 					p.user.name, t.SessionID, o.ID, o.Status, t.ID, t.Status, up.Offset)
 			}
 		}
+	}
+}
+
+// applyChange folds one entity of the update at offset; it returns the turn
+// when the change was one.
+func (p *replay) applyChange(offset int64, ch protocol.Change) (protocol.Turn, bool) {
+	switch ch.Type {
+	case protocol.UpdSessionCreated, protocol.UpdSessionUpdated:
+		var s protocol.Session
+		if json.Unmarshal(ch.Data, &s) != nil {
+			break
+		}
+		p.sessions[s.ID] = s
+		at, was := p.deleted[s.ID]
+		switch {
+		case s.Deleted && !was:
+			p.deleted[s.ID] = offset
+		case !s.Deleted && was && p.once(s.ID+" reappeared"):
+			p.h.breach(func(r *Report) { r.Reappeared++ }, "%s: session %s deleted at offset %d is back at offset %d", p.user.name, s.ID, at, offset)
+		}
+	case protocol.UpdTurnCreated, protocol.UpdTurnUpdated:
+		var t protocol.Turn
+		if json.Unmarshal(ch.Data, &t) != nil {
+			break
+		}
+		p.turns[t.ID] = t
+		return t, true
 	case protocol.UpdMessageCreated, protocol.UpdMessageUpdated:
 		var m protocol.Message
-		if json.Unmarshal(up.Data, &m) == nil {
+		if json.Unmarshal(ch.Data, &m) == nil {
 			p.messages[m.ID] = m
 		}
 	case protocol.UpdRTCUpdated:
 		var r protocol.RTC
-		if json.Unmarshal(up.Data, &r) == nil {
-			p.call(up.Offset, &r)
+		if json.Unmarshal(ch.Data, &r) == nil {
+			p.call(offset, &r)
 		}
 	}
+	return protocol.Turn{}, false
 }
 
 // call checks that the person's decisions hold for r. No call runs after a

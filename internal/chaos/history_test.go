@@ -31,7 +31,7 @@ func replayOf(t *testing.T, deleted []string, listed []string, ents ...any) *Rep
 			typ = protocol.UpdRTCUpdated
 		}
 		data, _ := json.Marshal(e)
-		rp.apply(protocol.Update{Offset: int64(i + 1), Type: typ, Data: data})
+		rp.apply(protocol.Update{Offset: int64(i + 1), Changes: []protocol.Change{{Type: typ, Data: data}}})
 	}
 	l := map[string]bool{}
 	for _, id := range listed {

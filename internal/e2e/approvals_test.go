@@ -95,8 +95,10 @@ func TestAllowForChat(t *testing.T) {
 		other.mu.Lock()
 		defer other.mu.Unlock()
 		for _, u := range other.updates {
-			if u.Type == protocol.UpdSessionUpdated && strings.Contains(string(u.Data), `"approvals":[{"tool":"write"`) {
-				return true
+			for _, c := range u.Changes {
+				if c.Type == protocol.UpdSessionUpdated && strings.Contains(string(c.Data), `"approvals":[{"tool":"write"`) {
+					return true
+				}
 			}
 		}
 		return false

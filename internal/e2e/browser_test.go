@@ -120,23 +120,25 @@ func (b *browser) apply(u protocol.Update) {
 	defer b.mu.Unlock()
 	b.offsets = append(b.offsets, u.Offset)
 	b.updates = append(b.updates, u)
-	switch u.Type {
-	case protocol.UpdRTCUpdated:
-		var r protocol.RTC
-		_ = json.Unmarshal(u.Data, &r)
-		b.rtcs[r.ID] = r
-		if r.Status == protocol.RTCPending && b.execute && !b.seenRTC[r.ID] {
-			b.seenRTC[r.ID] = true
-			b.execQueue <- r
+	for _, ch := range u.Changes {
+		switch ch.Type {
+		case protocol.UpdRTCUpdated:
+			var r protocol.RTC
+			_ = json.Unmarshal(ch.Data, &r)
+			b.rtcs[r.ID] = r
+			if r.Status == protocol.RTCPending && b.execute && !b.seenRTC[r.ID] {
+				b.seenRTC[r.ID] = true
+				b.execQueue <- r
+			}
+		case protocol.UpdTurnCreated, protocol.UpdTurnUpdated:
+			var tr protocol.Turn
+			_ = json.Unmarshal(ch.Data, &tr)
+			b.turns[tr.ID] = tr
+		case protocol.UpdMessageCreated, protocol.UpdMessageUpdated:
+			var m protocol.Message
+			_ = json.Unmarshal(ch.Data, &m)
+			b.messages[m.ID] = m
 		}
-	case protocol.UpdTurnCreated, protocol.UpdTurnUpdated:
-		var tr protocol.Turn
-		_ = json.Unmarshal(u.Data, &tr)
-		b.turns[tr.ID] = tr
-	case protocol.UpdMessageCreated, protocol.UpdMessageUpdated:
-		var m protocol.Message
-		_ = json.Unmarshal(u.Data, &m)
-		b.messages[m.ID] = m
 	}
 }
 
@@ -335,11 +337,26 @@ func (b *browser) deltaText(messageID string) string {
 	return sb.String()
 }
 
+// changesOf returns the data of every change of type typ in ups, in order.
+func changesOf(ups []protocol.Update, typ string) []json.RawMessage {
+	var out []json.RawMessage
+	for _, u := range ups {
+		for _, c := range u.Changes {
+			if c.Type == typ {
+				out = append(out, c.Data)
+			}
+		}
+	}
+	return out
+}
+
 // dump logs what the client saw, to explain a failure.
 func (b *browser) dump() {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	for _, u := range b.updates {
-		b.t.Logf("%s saw %d %s %.200s", b.user, u.Offset, u.Type, u.Data)
+		for _, c := range u.Changes {
+			b.t.Logf("%s saw %d %s %.200s", b.user, u.Offset, c.Type, c.Data)
+		}
 	}
 }

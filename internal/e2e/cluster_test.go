@@ -129,9 +129,9 @@ func TestClusterNodeKilled(t *testing.T) {
 		b.checkOffsets()
 		b.mu.Lock()
 		pending := map[string]int{}
-		for _, u := range b.updates {
+		for _, data := range changesOf(b.updates, protocol.UpdRTCUpdated) {
 			var r protocol.RTC
-			if u.Type == protocol.UpdRTCUpdated && json.Unmarshal(u.Data, &r) == nil && r.Status == protocol.RTCPending {
+			if json.Unmarshal(data, &r) == nil && r.Status == protocol.RTCPending {
 				pending[r.ID]++
 			}
 		}

@@ -266,10 +266,8 @@ func TestCostFromPriceTable(t *testing.T) {
 	waitFor(t, "session.updated with the totals", 10*time.Second, func() bool {
 		b.mu.Lock()
 		defer b.mu.Unlock()
-		for _, up := range b.updates {
-			if up.Type == protocol.UpdSessionUpdated {
-				_ = json.Unmarshal(up.Data, &fromTopic)
-			}
+		for _, data := range changesOf(b.updates, protocol.UpdSessionUpdated) {
+			_ = json.Unmarshal(data, &fromTopic)
 		}
 		return fromTopic.Usage.InputTokens == want.InputTokens
 	})

@@ -90,9 +90,9 @@ func TestSubmitIdempotent(t *testing.T) {
 	var ul protocol.UpdateListResult
 	b.mustCall(protocol.MethodUpdateList, protocol.UpdateListRequest{SinceOffset: 0, Limit: 200}, &ul)
 	completed := 0
-	for _, u := range ul.Updates {
+	for _, data := range changesOf(ul.Updates, protocol.UpdRTCUpdated) {
 		var x protocol.RTC
-		if u.Type == protocol.UpdRTCUpdated && json.Unmarshal(u.Data, &x) == nil && x.ID == r.ID && protocol.RTCTerminal(x.Status) {
+		if json.Unmarshal(data, &x) == nil && x.ID == r.ID && protocol.RTCTerminal(x.Status) {
 			completed++
 		}
 	}

@@ -362,15 +362,30 @@ const (
 	UpdRTCUpdated     = "rtc.updated"
 )
 
-// Update is one Topic event: a state change of one entity, with the per-user offset
-// assigned in the transaction that made the change.
+// Update is one Topic event: the entity changes one transaction made for one
+// user, with the per-user offset assigned in that transaction. Each entity is
+// carried at most once, as it is after the commit, with the update's offset.
 type Update struct {
-	Offset int64           `json:"offset"`
-	Epoch  string          `json:"epoch"`
-	Type   string          `json:"type"`
-	Data   json.RawMessage `json:"data"`
-	UserID string          `json:"-"`
+	Offset  int64    `json:"offset"`
+	Epoch   string   `json:"epoch"`
+	Changes []Change `json:"changes"`
+	UserID  string   `json:"-"`
 }
+
+// Change is one entity of an update: its whole state after the commit.
+type Change struct {
+	Type string          `json:"type"`
+	Data json.RawMessage `json:"data"`
+}
+
+// Keyed is an entity a Topic change can carry: TopicKey names it among all
+// the user's entities (its kind and id).
+type Keyed interface{ TopicKey() string }
+
+func (s *Session) TopicKey() string { return "session/" + s.ID }
+func (t *Turn) TopicKey() string    { return "turn/" + t.ID }
+func (m *Message) TopicKey() string { return "message/" + m.ID }
+func (r *RTC) TopicKey() string     { return "rtc/" + r.ID }
 
 // Delta is one Live event: a chunk of a streaming message.
 type Delta struct {

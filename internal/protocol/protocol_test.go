@@ -53,13 +53,15 @@ func TestGoldenFixtures(t *testing.T) {
 			t.Fatalf("%s: %v", name, err)
 		}
 		if u, ok := v.(*Update); ok {
-			e := entity[u.Type]()
-			dec := json.NewDecoder(bytes.NewReader(u.Data))
-			dec.DisallowUnknownFields()
-			if err := dec.Decode(e); err != nil {
-				t.Fatalf("%s data: %v", name, err)
+			for i, c := range u.Changes {
+				e := entity[c.Type]()
+				dec := json.NewDecoder(bytes.NewReader(c.Data))
+				dec.DisallowUnknownFields()
+				if err := dec.Decode(e); err != nil {
+					t.Fatalf("%s data: %v", name, err)
+				}
+				u.Changes[i].Data, _ = json.Marshal(e)
 			}
-			u.Data, _ = json.Marshal(e)
 		}
 		if got, want := canonical(t, mustJSON(v)), canonical(t, raw); got != want {
 			t.Errorf("%s round trip:\n got %s\nwant %s", name, got, want)

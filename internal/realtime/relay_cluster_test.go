@@ -85,25 +85,23 @@ func TestRelayOverflowPublishesOnlyItsOwnUpdates(t *testing.T) {
 	defer shutdown(nodeA, 5*time.Second)
 	proxy.setCut(true)
 
-	// A commits 43 transactions of 100 updates (past the 4,096 its relay holds),
-	// B one update after each of them, and A one more at the end.
+	// A commits 43 runs of 100 updates (past the 4,096 its relay holds), B one
+	// update after each run, and A one more at the end. A transaction makes
+	// one update per user.
 	const user = "u"
 	var mine []int64
 	write := func(st store.Store, n int) {
-		err := st.Write(ctx, func(tx store.Tx) error {
-			for range n {
+		for range n {
+			err := st.Write(ctx, func(tx store.Tx) error {
 				u, err := tx.UpdateAppend(user, "test.note", map[string]int{"n": n})
-				if err != nil {
-					return err
-				}
-				if st == stA {
+				if err == nil && st == stA {
 					mine = append(mine, u.Offset)
 				}
+				return err
+			})
+			if err != nil {
+				t.Fatal(err)
 			}
-			return nil
-		})
-		if err != nil {
-			t.Fatal(err)
 		}
 	}
 	for range 43 {

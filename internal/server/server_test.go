@@ -197,8 +197,10 @@ func watchTopic(t *testing.T, url, tok string) *topicWatch {
 		var turn struct {
 			Status string `json:"status"`
 		}
-		if u.Type == "turn.updated" && json.Unmarshal(u.Data, &turn) == nil {
-			w.turn = turn.Status
+		for _, c := range u.Changes {
+			if c.Type == "turn.updated" && json.Unmarshal(c.Data, &turn) == nil {
+				w.turn = turn.Status
+			}
 		}
 	})
 	if err := c.Connect(); err != nil {

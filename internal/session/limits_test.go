@@ -95,7 +95,7 @@ func checkBounded(t *testing.T, o oversized) {
 		data, _ := json.Marshal(u)
 		largest, total = max(largest, len(data)), total+len(data)
 		if len(data) >= keptBound {
-			t.Errorf("Topic update %d (%s) is %d bytes", u.Offset, u.Type, len(data))
+			t.Errorf("Topic update %d is %d bytes", u.Offset, len(data))
 		}
 	}
 	sent := 0
@@ -230,7 +230,7 @@ func TestOversizedTextIsCut(t *testing.T) {
 		}
 		for _, u := range ups {
 			if data, _ := json.Marshal(u); len(data) > lim+4<<10 {
-				t.Errorf("Topic update %d (%s) is %d bytes", u.Offset, u.Type, len(data))
+				t.Errorf("Topic update %d is %d bytes", u.Offset, len(data))
 			}
 		}
 	})

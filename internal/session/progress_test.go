@@ -62,22 +62,24 @@ func TestServerCallProgress(t *testing.T) {
 	}
 	writes, ended := 0, false
 	for _, u := range ups {
-		if u.Type != protocol.UpdRTCUpdated {
-			continue
-		}
-		var r protocol.RTC
-		if err := json.Unmarshal(u.Data, &r); err != nil {
-			t.Fatal(err)
-		}
-		if r.ID != final.ID {
-			continue
-		}
-		if ended {
-			t.Fatalf("an update of the call after it ended: %s", u.Data)
-		}
-		ended = protocol.RTCTerminal(r.Status)
-		if r.Status == protocol.RTCExecuting && r.Progress != nil {
-			writes++
+		for _, c := range u.Changes {
+			if c.Type != protocol.UpdRTCUpdated {
+				continue
+			}
+			var r protocol.RTC
+			if err := json.Unmarshal(c.Data, &r); err != nil {
+				t.Fatal(err)
+			}
+			if r.ID != final.ID {
+				continue
+			}
+			if ended {
+				t.Fatalf("an update of the call after it ended: %s", c.Data)
+			}
+			ended = protocol.RTCTerminal(r.Status)
+			if r.Status == protocol.RTCExecuting && r.Progress != nil {
+				writes++
+			}
 		}
 	}
 	// 50 notifications sent at once: the first is written at once, the rest

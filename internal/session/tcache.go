@@ -86,7 +86,8 @@ func (c *transcriptCache) take(tx store.Tx, sessionID, userID string) (*cachedTr
 		}
 		metricTranscripts.WithLabelValues("store").Inc()
 	}
-	e.epoch, e.top, e.size = pos.Epoch, pos.Top, sizeOf(e.tr)
+	open, isOpen := tx.UpdateOpen(userID)
+	e.epoch, e.top, e.size = pos.Epoch, storedTop(pos, open, isOpen), sizeOf(e.tr)
 	return e, nil
 }
 
@@ -141,41 +142,69 @@ func sizeOf(tr agent.Transcript) int {
 	return n + 256*len(tr.Turns)
 }
 
-// catchUp applies the updates after e.top; false means the transcript must be
-// read again.
+// catchUp applies the updates after e.top, the transaction's own open one
+// last; false means the transcript must be read again.
 func (e *cachedTranscript) catchUp(tx store.Tx, sessionID, userID string, pos store.StreamPos) bool {
 	if e.userID != userID || e.epoch != pos.Epoch || e.top < pos.Floor || e.top > pos.Top || pos.Top-e.top > maxCatchUp {
 		return false
 	}
-	if pos.Top == e.top {
-		return true
-	}
-	ups, _, err := tx.UpdateList(userID, e.top, int(pos.Top-e.top), 0)
-	if err != nil || int64(len(ups)) != pos.Top-e.top {
+	open, isOpen := tx.UpdateOpen(userID)
+	stored := storedTop(pos, open, isOpen)
+	if e.top > stored {
 		return false
 	}
-	tr := &e.tr
+	var ups []protocol.Update
+	if stored > e.top {
+		var err error
+		ups, _, err = tx.UpdateList(userID, e.top, int(stored-e.top), 0)
+		if err != nil || int64(len(ups)) != stored-e.top {
+			return false
+		}
+	}
+	if isOpen {
+		ups = append(ups, open)
+	}
 	for _, u := range ups {
-		i := 0
-		switch u.Type {
-		case protocol.UpdTurnCreated, protocol.UpdTurnUpdated:
-			tr.Turns, i = upsert(tr.Turns, u.Data, sessionID, func(t *protocol.Turn) (string, string) { return t.SessionID, t.ID })
-		case protocol.UpdMessageCreated, protocol.UpdMessageUpdated:
-			tr.Messages, i = upsert(tr.Messages, u.Data, sessionID, func(m *protocol.Message) (string, string) { return m.SessionID, m.ID })
-			if i >= 0 && tr.Messages[i].Role == protocol.RoleSummary && tr.Messages[i].Status == protocol.MessageComplete {
+		for _, ch := range u.Changes {
+			if !e.fold(ch, sessionID) {
 				return false
 			}
-		case protocol.UpdRTCUpdated:
-			tr.RTCs, i = upsert(tr.RTCs, u.Data, sessionID, func(r *protocol.RTC) (string, string) { return r.SessionID, r.ID })
-		}
-		if i == badData {
-			return false
 		}
 	}
 	// Entities are created in the order of their seq, so appending keeps the order;
 	// a transcript that is not in order is read again rather than trusted.
+	tr := &e.tr
 	return slices.IsSortedFunc(tr.Turns, func(a, b protocol.Turn) int { return cmp.Compare(a.Seq, b.Seq) }) &&
 		slices.IsSortedFunc(tr.Messages, func(a, b protocol.Message) int { return cmp.Compare(a.Seq, b.Seq) })
+}
+
+// storedTop is the offset of the user's last stored update: the top, or the one
+// before the transaction's open update. A transcript cached at it reads the
+// open update again once committed, whole (folding is idempotent).
+func storedTop(pos store.StreamPos, open protocol.Update, isOpen bool) int64 {
+	if isOpen && open.Offset == pos.Top {
+		return pos.Top - 1
+	}
+	return pos.Top
+}
+
+// fold applies one entity change to the transcript; false means it must be
+// read again.
+func (e *cachedTranscript) fold(ch protocol.Change, sessionID string) bool {
+	tr := &e.tr
+	i := 0
+	switch ch.Type {
+	case protocol.UpdTurnCreated, protocol.UpdTurnUpdated:
+		tr.Turns, i = upsert(tr.Turns, ch.Data, sessionID, func(t *protocol.Turn) (string, string) { return t.SessionID, t.ID })
+	case protocol.UpdMessageCreated, protocol.UpdMessageUpdated:
+		tr.Messages, i = upsert(tr.Messages, ch.Data, sessionID, func(m *protocol.Message) (string, string) { return m.SessionID, m.ID })
+		if i >= 0 && tr.Messages[i].Role == protocol.RoleSummary && tr.Messages[i].Status == protocol.MessageComplete {
+			return false
+		}
+	case protocol.UpdRTCUpdated:
+		tr.RTCs, i = upsert(tr.RTCs, ch.Data, sessionID, func(r *protocol.RTC) (string, string) { return r.SessionID, r.ID })
+	}
+	return i != badData
 }
 
 // badData is upsert's index for data that does not decode.

@@ -181,10 +181,17 @@ func (c *Client) apply(u protocol.Update) {
 	if c.cfg.Record {
 		c.updates = append(c.updates, u)
 	}
-	switch u.Type {
+	for _, ch := range u.Changes {
+		c.applyChange(ch)
+	}
+}
+
+// applyChange folds one entity change in (under c.mu).
+func (c *Client) applyChange(ch protocol.Change) {
+	switch ch.Type {
 	case protocol.UpdRTCUpdated:
 		var r protocol.RTC
-		if json.Unmarshal(u.Data, &r) == nil && r.Status == protocol.RTCPending && c.cfg.Tool != nil && !c.seenRTC[r.ID] {
+		if json.Unmarshal(ch.Data, &r) == nil && r.Status == protocol.RTCPending && c.cfg.Tool != nil && !c.seenRTC[r.ID] {
 			c.seenRTC[r.ID] = true
 			select {
 			case c.exec <- r:
@@ -194,7 +201,7 @@ func (c *Client) apply(u protocol.Update) {
 		}
 	case protocol.UpdTurnCreated, protocol.UpdTurnUpdated:
 		var tr protocol.Turn
-		if json.Unmarshal(u.Data, &tr) == nil {
+		if json.Unmarshal(ch.Data, &tr) == nil {
 			c.turns[tr.ID] = tr
 			close(c.changed)
 			c.changed = make(chan struct{})

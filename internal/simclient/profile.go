@@ -103,7 +103,7 @@ func (p *Profile) offer(u protocol.Update) (deliver []protocol.RTC, gap bool) {
 		return nil, false
 	}
 	if u.Offset <= p.last {
-		if prev, ok := p.applied[u.Offset]; ok && !bytes.Equal(prev, canonicalUpdate(u)) {
+		if prev, ok := p.applied[u.Offset]; ok && !bytes.Equal(prev, CanonicalUpdate(u)) {
 			p.violate(fmt.Errorf("offset %d arrived with two contents", u.Offset))
 		}
 		return nil, false
@@ -129,16 +129,41 @@ func (p *Profile) offer(u protocol.Update) (deliver []protocol.RTC, gap bool) {
 	return deliver, len(p.buf) > 0
 }
 
-func canonicalUpdate(u protocol.Update) []byte {
-	return append([]byte(u.Type+" "), canonical(u.Data)...)
+// CanonicalUpdate is an update's changes, one "<type> <data>" line each: the
+// form Applied returns.
+func CanonicalUpdate(u protocol.Update) []byte {
+	var b []byte
+	for i, ch := range u.Changes {
+		if i > 0 {
+			b = append(b, '\n')
+		}
+		b = append(b, ch.Type+" "...)
+		b = append(b, canonical(ch.Data)...)
+	}
+	return b
 }
 
 func (p *Profile) applyLocked(u protocol.Update, deliver []protocol.RTC) []protocol.RTC {
 	p.last, p.epoch = u.Offset, u.Epoch
-	p.applied[u.Offset] = canonicalUpdate(u)
-	kind := kindOf(u.Type)
+	p.applied[u.Offset] = CanonicalUpdate(u)
+	if len(u.Changes) == 0 {
+		p.violate(fmt.Errorf("update %d carries no change", u.Offset))
+	}
+	seen := map[string]bool{}
+	for _, ch := range u.Changes {
+		deliver = p.applyChange(u.Offset, ch, seen, deliver)
+	}
+	close(p.changed)
+	p.changed = make(chan struct{})
+	return deliver
+}
+
+// applyChange folds one entity of the update at offset in; seen holds the
+// update's entities so far (each may appear once).
+func (p *Profile) applyChange(offset int64, ch protocol.Change, seen map[string]bool, deliver []protocol.RTC) []protocol.RTC {
+	kind := kindOf(ch.Type)
 	if kind == "" {
-		p.violate(fmt.Errorf("unknown update type %q at offset %d", u.Type, u.Offset))
+		p.violate(fmt.Errorf("unknown update type %q at offset %d", ch.Type, offset))
 		return deliver
 	}
 	var head struct {
@@ -146,15 +171,19 @@ func (p *Profile) applyLocked(u protocol.Update, deliver []protocol.RTC) []proto
 		Status string `json:"status"`
 		Offset int64  `json:"offset"`
 	}
-	if err := json.Unmarshal(u.Data, &head); err != nil || head.ID == "" {
-		p.violate(fmt.Errorf("update %d: bad entity: %v", u.Offset, err))
+	if err := json.Unmarshal(ch.Data, &head); err != nil || head.ID == "" {
+		p.violate(fmt.Errorf("update %d: bad entity: %v", offset, err))
 		return deliver
 	}
-	if head.Offset != u.Offset {
-		p.violate(fmt.Errorf("update %d carries an entity at offset %d", u.Offset, head.Offset))
+	if head.Offset != offset {
+		p.violate(fmt.Errorf("update %d carries an entity at offset %d", offset, head.Offset))
 	}
+	if seen[kind+"/"+head.ID] {
+		p.violate(fmt.Errorf("update %d carries %s %s twice", offset, kind, head.ID))
+	}
+	seen[kind+"/"+head.ID] = true
 	was := p.ents[kind][head.ID]
-	p.ents[kind][head.ID] = Entity{Offset: u.Offset, Data: append(json.RawMessage(nil), u.Data...)}
+	p.ents[kind][head.ID] = Entity{Offset: offset, Data: append(json.RawMessage(nil), ch.Data...)}
 	if kind == KindRTC && head.Status == protocol.RTCPending {
 		// A delivery is a move to pending. A pending call updated as pending
 		// (a server call decided again at its start, now asking) is handed to
@@ -166,12 +195,10 @@ func (p *Profile) applyLocked(u protocol.Update, deliver []protocol.RTC) []proto
 			p.pending[head.ID]++
 		}
 		var r protocol.RTC
-		if json.Unmarshal(u.Data, &r) == nil {
+		if json.Unmarshal(ch.Data, &r) == nil {
 			deliver = append(deliver, r)
 		}
 	}
-	close(p.changed)
-	p.changed = make(chan struct{})
 	return deliver
 }
 
@@ -182,8 +209,8 @@ func (p *Profile) Position() (epoch string, last int64) {
 	return p.epoch, p.last
 }
 
-// Applied returns the canonical form ("<type> <data>") of the update applied at
-// offset, or nil.
+// Applied returns the canonical form (a "<type> <data>" line per change) of the
+// update applied at offset, or nil.
 func (p *Profile) Applied(offset int64) []byte {
 	p.mu.Lock()
 	defer p.mu.Unlock()

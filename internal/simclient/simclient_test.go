@@ -75,11 +75,13 @@ func TestTurnWithToolCalls(t *testing.T) {
 	// The final answer's deltas were recorded.
 	var text string
 	for _, u := range ups {
-		if u.Type == protocol.UpdMessageUpdated && strings.Contains(string(u.Data), `"got `) {
-			var m protocol.Message
-			_ = jsonUnmarshal(u.Data, &m)
-			for _, d := range c.Deltas(m.ID) {
-				text += d.Delta
+		for _, ch := range u.Changes {
+			if ch.Type == protocol.UpdMessageUpdated && strings.Contains(string(ch.Data), `"got `) {
+				var m protocol.Message
+				_ = jsonUnmarshal(ch.Data, &m)
+				for _, d := range c.Deltas(m.ID) {
+					text += d.Delta
+				}
 			}
 		}
 	}

@@ -7,23 +7,41 @@ import (
 	"github.com/rtcagent/rtcagent/internal/protocol"
 )
 
-// EncodeUpdate is json.Marshal(u) for a u.Data just produced by json.Marshal: it
-// skips compacting the data again. Epochs and update types are plain identifiers;
-// others take json.Marshal.
+// EncodeUpdate is json.Marshal(u) for changes whose data was just produced by
+// json.Marshal: it skips compacting the data again. Epochs and update types are
+// plain identifiers; others take json.Marshal.
 func EncodeUpdate(u protocol.Update) ([]byte, error) {
-	if !plain(u.Epoch) || !plain(u.Type) {
+	size := len(u.Epoch) + 48
+	for _, c := range u.Changes {
+		if !plain(c.Type) {
+			return json.Marshal(u)
+		}
+		size += len(c.Type) + len(c.Data) + 20
+	}
+	if !plain(u.Epoch) {
 		return json.Marshal(u)
 	}
-	b := make([]byte, 0, len(u.Data)+len(u.Epoch)+len(u.Type)+48)
+	b := make([]byte, 0, size)
 	b = append(b, `{"offset":`...)
 	b = strconv.AppendInt(b, u.Offset, 10)
 	b = append(b, `,"epoch":"`...)
 	b = append(b, u.Epoch...)
-	b = append(b, `","type":"`...)
-	b = append(b, u.Type...)
-	b = append(b, `","data":`...)
-	b = append(b, u.Data...)
-	return append(b, '}'), nil
+	b = append(b, `","changes":[`...)
+	for i, c := range u.Changes {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"type":"`...)
+		b = append(b, c.Type...)
+		b = append(b, `","data":`...)
+		if len(c.Data) == 0 {
+			b = append(b, "null"...)
+		} else {
+			b = append(b, c.Data...)
+		}
+		b = append(b, '}')
+	}
+	return append(b, "]}"...), nil
 }
 
 // plain reports whether s needs no escaping in a JSON string.

@@ -91,15 +91,22 @@ type Page struct {
 type Tx interface {
 	Now() time.Time
 
-	// UpdateAppend assigns the user's next offset to an update of the given type
-	// carrying data (marshalled as JSON) and stores it. It returns the update.
+	// UpdateAppend adds a change of the given type carrying data (marshalled as
+	// JSON) to the user's one update of this transaction, opening it at the
+	// user's next offset (Batch). It returns the update as it stands.
 	UpdateAppend(userID, typ string, data any) (protocol.Update, error)
-	// NextOffset returns the offset the next UpdateAppend of the user will assign.
+	// NextOffset returns the offset the next UpdateAppend of the user will
+	// assign: the open update's.
 	NextOffset(userID string) (int64, error)
-	// UpdateList returns the user's updates after offset since, at most limit of
-	// them and, when maxBytes > 0, at most maxBytes of stored payload: the list
-	// ends before the update that would pass maxBytes but holds at least one.
+	// UpdateOpen returns the user's update this transaction has opened and not
+	// written yet, as it stands.
+	UpdateOpen(userID string) (protocol.Update, bool)
+	// UpdateList returns the user's stored updates after offset since (not the
+	// open one), at most limit of them and, when maxBytes > 0, at most maxBytes
+	// of stored payload: the list ends before the update that would pass
+	// maxBytes but holds at least one.
 	UpdateList(userID string, since int64, limit, maxBytes int) ([]protocol.Update, StreamPos, error)
+	// StreamGet returns the user's position; its top counts the open update.
 	StreamGet(userID string) (StreamPos, error)
 	// StreamReset discards the user's history and starts a new epoch; offsets go on
 	// from the old top.

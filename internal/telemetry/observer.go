@@ -48,31 +48,37 @@ func NewObserver(st store.Store, tracer *Tracer, log *slog.Logger) *Observer {
 // commit hook.
 func (o *Observer) OnCommit(c store.Commit) {
 	for _, u := range c.Updates {
-		var e ended
-		switch u.Type {
-		case protocol.UpdRTCUpdated:
-			var r protocol.RTC
-			if json.Unmarshal(u.Data, &r) != nil || !protocol.RTCTerminal(r.Status) {
-				continue
-			}
-			e.rtc = &r
-		case protocol.UpdTurnUpdated:
-			if o.tracer == nil {
-				continue
-			}
-			var t protocol.Turn
-			if json.Unmarshal(u.Data, &t) != nil || !protocol.TurnTerminal(t.Status) || t.TraceParent == "" {
-				continue
-			}
-			e.turn = &t
-		default:
-			continue
+		for _, ch := range u.Changes {
+			o.noteChange(ch)
 		}
-		select {
-		case o.queue <- e:
-		default:
-			metricDropped.Inc()
+	}
+}
+
+func (o *Observer) noteChange(ch protocol.Change) {
+	var e ended
+	switch ch.Type {
+	case protocol.UpdRTCUpdated:
+		var r protocol.RTC
+		if json.Unmarshal(ch.Data, &r) != nil || !protocol.RTCTerminal(r.Status) {
+			return
 		}
+		e.rtc = &r
+	case protocol.UpdTurnUpdated:
+		if o.tracer == nil {
+			return
+		}
+		var t protocol.Turn
+		if json.Unmarshal(ch.Data, &t) != nil || !protocol.TurnTerminal(t.Status) || t.TraceParent == "" {
+			return
+		}
+		e.turn = &t
+	default:
+		return
+	}
+	select {
+	case o.queue <- e:
+	default:
+		metricDropped.Inc()
 	}
 }
 

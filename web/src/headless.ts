@@ -51,6 +51,7 @@ export type {
   TurnResult,
   TurnStatus,
   Update,
+  UpdateChange,
   UpdateListResult,
   UpdateType,
   Usage,

@@ -200,7 +200,11 @@ func (s *Store) attempt(ctx context.Context, fn func(tx store.Tx) error) (retry 
 		conn.Release()
 	}()
 
-	if err := fn(t); err != nil {
+	err = fn(t)
+	if err == nil {
+		err = t.sealAll()
+	}
+	if err != nil {
 		// After a failed statement PostgreSQL refuses everything until rollback, so
 		// a retryable failure dooms the transaction even if fn swallowed it.
 		return t.retry != nil || retryable(err), err

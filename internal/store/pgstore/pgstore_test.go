@@ -91,8 +91,8 @@ func TestJSONBytesKept(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		if len(list) != 1 || string(list[0].Data) != string(u.Data) {
-			return fmt.Errorf("update data changed: %v, wrote %s", list, u.Data)
+		if len(list) != 1 || string(list[0].Changes[0].Data) != string(u.Changes[0].Data) {
+			return fmt.Errorf("update data changed: %v, wrote %s", list, u.Changes[0].Data)
 		}
 		c, err := tx.CheckpointGet("t")
 		if err != nil {

@@ -29,7 +29,7 @@ type tx struct {
 	// seen holds, in a read transaction (one snapshot), the positions read so far.
 	seen    map[string]store.StreamPos
 	tickets []*ticket
-	updates []protocol.Update
+	batch   store.Batch
 	wake    []string
 	// leased are the sessions whose leases this transaction took.
 	leased map[string]bool
@@ -68,8 +68,8 @@ func (t *tx) settle(hook func(store.Commit)) {
 	for _, tk := range t.tickets {
 		tk.wait()
 	}
-	if hook != nil && (len(t.updates) > 0 || len(t.wake) > 0) {
-		hook(store.Commit{Updates: t.updates, Wake: t.wake})
+	if hook != nil && (len(t.batch.Updates) > 0 || len(t.wake) > 0) {
+		hook(store.Commit{Updates: t.batch.Updates, Wake: t.wake})
 	}
 }
 
@@ -158,42 +158,66 @@ func (t *tx) NextOffset(userID string) (int64, error) {
 	}
 	// Locked, so the offset returned is the one the next UpdateAppend assigns.
 	p, err := t.lockStream(userID)
+	if u, ok := t.batch.Open(userID); ok {
+		return u.Offset, err
+	}
 	return p.Top + 1, err
 }
 
+// UpdateAppend adds the change to the user's open update (store.Batch), written
+// when it is sealed.
 func (t *tx) UpdateAppend(userID, typ string, data any) (protocol.Update, error) {
 	p, err := t.lockStream(userID)
 	if err != nil {
 		return protocol.Update{}, err
 	}
-	raw, err := json.Marshal(data)
-	if err != nil {
-		return protocol.Update{}, fmt.Errorf("marshal %s: %w", typ, err)
-	}
-	u := protocol.Update{Offset: p.Top + 1, Epoch: p.Epoch, Type: typ, Data: raw, UserID: userID}
-	payload, err := store.EncodeUpdate(u)
+	u, opened, err := t.batch.Add(userID, p.Epoch, p.Top+1, typ, data)
 	if err != nil {
 		return protocol.Update{}, err
 	}
-	// One statement, sent with the next (pipeline.go): the CTE bumps top, the
-	// INSERT stores the update.
+	if opened {
+		p.Top = u.Offset
+		t.locked[userID] = p
+	}
+	return u, nil
+}
+
+// seal writes the user's open update. One statement, sent with the next
+// (pipeline.go): the CTE bumps top, the INSERT stores the update.
+func (t *tx) seal(userID string) error {
+	u, payload, ok, err := t.batch.Seal(userID)
+	if !ok || err != nil {
+		return err
+	}
 	err = t.later(nil, `WITH bump AS (UPDATE user_streams SET top = $2 WHERE user_id = $1)
 		INSERT INTO updates (user_id, off, payload, created_at) VALUES ($1, $2, $3, $4)`,
 		userID, u.Offset, string(payload), t.now)
 	if err != nil {
-		return protocol.Update{}, fmt.Errorf("append update: %w", err)
+		return fmt.Errorf("append update: %w", err)
 	}
-	p.Top = u.Offset
-	t.locked[userID] = p
-	t.updates = append(t.updates, u)
-	return u, nil
+	return nil
 }
+
+// sealAll writes every open update, before commit.
+func (t *tx) sealAll() error {
+	for _, user := range t.batch.Users() {
+		if err := t.seal(user); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (t *tx) UpdateOpen(userID string) (protocol.Update, bool) { return t.batch.Open(userID) }
 
 func (t *tx) StreamGet(userID string) (store.StreamPos, error) { return t.stream(userID) }
 
 func (t *tx) StreamReset(userID string) (store.StreamPos, error) {
 	p, err := t.lockStream(userID)
 	if err != nil {
+		return p, err
+	}
+	if err := t.seal(userID); err != nil {
 		return p, err
 	}
 	p.Epoch, p.Floor = newEpoch(), p.Top

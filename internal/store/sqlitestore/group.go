@@ -149,8 +149,8 @@ func (g *group) run(batch []*write) {
 	hook := s.hook
 	s.mu.Unlock()
 	for _, w := range ok {
-		if len(w.t.updates) > 0 || len(w.t.wake) > 0 {
-			hook(store.Commit{Updates: w.t.updates, Wake: w.t.Woken()})
+		if len(w.t.batch.Updates) > 0 || len(w.t.wake) > 0 {
+			hook(store.Commit{Updates: w.t.batch.Updates, Wake: w.t.Woken()})
 		}
 	}
 }
@@ -175,5 +175,8 @@ func call(w *write) (err error) {
 			err = fmt.Errorf("panic in write: %v", p)
 		}
 	}()
-	return w.fn(w.t)
+	if err := w.fn(w.t); err != nil {
+		return err
+	}
+	return w.t.sealAll()
 }

@@ -43,7 +43,7 @@ type tx struct {
 	q        querier
 	now      time.Time
 	writable bool
-	updates  []protocol.Update
+	batch    store.Batch
 	wake     []string
 	epoch    string                  // initial epoch of new streams
 	streams  map[string]*streamState // user streams read or written in this transaction
@@ -110,31 +110,55 @@ func (t *tx) NextOffset(userID string) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
+	if u, ok := t.batch.Open(userID); ok {
+		return u.Offset, nil
+	}
 	return st.pos.Top + 1, nil
 }
 
+// UpdateAppend adds the change to the user's open update (store.Batch), written
+// when it is sealed.
 func (t *tx) UpdateAppend(userID, typ string, data any) (protocol.Update, error) {
+	if !t.writable {
+		return protocol.Update{}, errReadOnly
+	}
 	st, err := t.stream(userID, true)
 	if err != nil {
 		return protocol.Update{}, err
 	}
-	p := st.pos
-	raw, err := json.Marshal(data)
-	if err != nil {
-		return protocol.Update{}, fmt.Errorf("marshal %s: %w", typ, err)
-	}
-	u := protocol.Update{Offset: p.Top + 1, Epoch: p.Epoch, Type: typ, Data: raw, UserID: userID}
-	payload, err := store.EncodeUpdate(u)
+	u, opened, err := t.batch.Add(userID, st.pos.Epoch, st.pos.Top+1, typ, data)
 	if err != nil {
 		return protocol.Update{}, err
 	}
-	if _, err := t.exec(`INSERT INTO updates (user_id, offset, payload, created_at) VALUES (?, ?, ?, ?)`, userID, u.Offset, payload, ms(t.now)); err != nil {
-		return protocol.Update{}, fmt.Errorf("insert update: %w", err)
+	if opened {
+		st.pos.Top = u.Offset
 	}
-	st.pos.Top = u.Offset
-	t.updates = append(t.updates, u)
 	return u, nil
 }
+
+// seal writes the user's open update.
+func (t *tx) seal(userID string) error {
+	u, payload, ok, err := t.batch.Seal(userID)
+	if !ok || err != nil {
+		return err
+	}
+	if _, err := t.exec(`INSERT INTO updates (user_id, offset, payload, created_at) VALUES (?, ?, ?, ?)`, userID, u.Offset, payload, ms(t.now)); err != nil {
+		return fmt.Errorf("insert update: %w", err)
+	}
+	return nil
+}
+
+// sealAll writes every open update, before commit.
+func (t *tx) sealAll() error {
+	for _, user := range t.batch.Users() {
+		if err := t.seal(user); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (t *tx) UpdateOpen(userID string) (protocol.Update, bool) { return t.batch.Open(userID) }
 
 func (t *tx) StreamGet(userID string) (store.StreamPos, error) {
 	st, err := t.stream(userID, t.writable)
@@ -147,6 +171,9 @@ func (t *tx) StreamGet(userID string) (store.StreamPos, error) {
 func (t *tx) StreamReset(userID string) (store.StreamPos, error) {
 	st, err := t.stream(userID, true)
 	if err != nil {
+		return store.StreamPos{}, err
+	}
+	if err := t.seal(userID); err != nil {
 		return store.StreamPos{}, err
 	}
 	p := st.pos

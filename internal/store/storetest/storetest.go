@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -43,6 +44,7 @@ type Factory func(t *testing.T, clock *Clock) store.Store
 func Run(t *testing.T, open Factory) {
 	tests := map[string]func(*testing.T, store.Store, *Clock){
 		"OffsetsContiguous":        testOffsets,
+		"OneUpdatePerCommit":       testOneUpdatePerCommit,
 		"ConcurrentOffsets":        testConcurrentOffsets,
 		"RollbackLeavesNothing":    testRollback,
 		"ConcurrentRollback":       testConcurrentRollback,
@@ -142,7 +144,8 @@ func testOffsets(t *testing.T, s store.Store, _ *Clock) {
 			return err
 		})
 	}
-	if got := fmt.Sprint(h.offsets("u1")); got != "[1 2 3 4 5 6]" {
+	// One update per user and commit, carrying that commit's changes in order.
+	if got := fmt.Sprint(h.offsets("u1")); got != "[1 2 3]" {
 		t.Fatalf("u1 hook offsets %s", got)
 	}
 	if got := fmt.Sprint(h.offsets("u2")); got != "[1 2 3]" {
@@ -152,11 +155,68 @@ func testOffsets(t *testing.T, s store.Store, _ *Clock) {
 	var pos store.StreamPos
 	err := s.Read(ctx, func(tx store.Tx) error {
 		var err error
-		list, pos, err = tx.UpdateList("u1", 2, 100, 0)
+		list, pos, err = tx.UpdateList("u1", 1, 100, 0)
 		return err
 	})
-	if err != nil || len(list) != 4 || list[0].Offset != 3 || pos.Top != 6 || pos.Epoch != e1.Epoch || list[0].Epoch != pos.Epoch {
-		t.Fatalf("list after 2: %v %+v %v", len(list), pos, err)
+	if err != nil || len(list) != 2 || list[0].Offset != 2 || pos.Top != 3 || pos.Epoch != e1.Epoch || list[0].Epoch != pos.Epoch {
+		t.Fatalf("list after 1: %v %+v %v", len(list), pos, err)
+	}
+	if c := list[0].Changes; len(c) != 2 || c[0].Type != protocol.UpdSessionUpdated || string(c[0].Data) != `{"i":1}` || c[1].Type != protocol.UpdTurnUpdated {
+		t.Fatalf("changes of offset 2: %+v", c)
+	}
+}
+
+// An entity written twice in one commit travels once, as it is at the end, in
+// the place and with the type of its first change. Inside the transaction the
+// open update is not in the stored history; UpdateOpen shows it.
+func testOneUpdatePerCommit(t *testing.T, s store.Store, _ *Clock) {
+	var h hookRecorder
+	s.SetCommitHook(h.hook)
+	sess := &protocol.Session{ID: "s1", UserID: "u", Title: "first"}
+	turn := &protocol.Turn{ID: "t1", SessionID: "s1", UserID: "u"}
+	write(t, s, func(tx store.Tx) error {
+		if _, err := tx.UpdateAppend("u", protocol.UpdSessionCreated, sess); err != nil {
+			return err
+		}
+		if _, err := tx.UpdateAppend("u", protocol.UpdTurnCreated, turn); err != nil {
+			return err
+		}
+		sess.Title = "second"
+		if _, err := tx.UpdateAppend("u", protocol.UpdSessionUpdated, sess); err != nil {
+			return err
+		}
+		list, pos, err := tx.UpdateList("u", 0, 10, 0)
+		if err != nil || len(list) != 0 || pos.Top != 1 {
+			return fmt.Errorf("stored history inside the transaction: %d updates, top %d, %v", len(list), pos.Top, err)
+		}
+		open, ok := tx.UpdateOpen("u")
+		if !ok || open.Offset != 1 || len(open.Changes) != 2 {
+			return fmt.Errorf("open update: %v %+v", ok, open)
+		}
+		if off, err := tx.NextOffset("u"); err != nil || off != 1 {
+			return fmt.Errorf("next offset with an open update: %d %v", off, err)
+		}
+		_, err = tx.UpdateAppend("u", protocol.UpdTurnUpdated, turn)
+		return err
+	})
+	if got := fmt.Sprint(h.offsets("u")); got != "[1]" {
+		t.Fatalf("offsets %s", got)
+	}
+	var list []protocol.Update
+	_ = s.Read(ctx, func(tx store.Tx) error { list, _, _ = tx.UpdateList("u", 0, 10, 0); return nil })
+	if len(list) != 1 {
+		t.Fatalf("%d updates stored", len(list))
+	}
+	var kinds []string
+	for _, c := range list[0].Changes {
+		kinds = append(kinds, c.Type)
+	}
+	if got := strings.Join(kinds, " "); got != "session.created turn.created" {
+		t.Fatalf("changes: %s", got)
+	}
+	var got protocol.Session
+	if err := json.Unmarshal(list[0].Changes[0].Data, &got); err != nil || got.Title != "second" {
+		t.Fatalf("the session travels as it is at commit: %q %v", got.Title, err)
 	}
 }
 
@@ -579,18 +639,16 @@ func testSessionList(t *testing.T, s store.Store, _ *Clock) {
 func testPageBytes(t *testing.T, s store.Store, _ *Clock) {
 	const n, size, bound = 40, 100 << 10, 512 << 10
 	big := strings.Repeat("x", size)
-	write(t, s, func(tx store.Tx) error {
-		for i := 0; i < n; i++ {
-			data := big
-			if i == 7 {
-				data = big + big + big + big + big + big // one update larger than the bound
-			}
-			if _, err := tx.UpdateAppend("u", protocol.UpdMessageUpdated, map[string]string{"text": data}); err != nil {
-				return err
-			}
+	for i := 0; i < n; i++ {
+		data := big
+		if i == 7 {
+			data = big + big + big + big + big + big // one update larger than the bound
 		}
-		return nil
-	})
+		write(t, s, func(tx store.Tx) error {
+			_, err := tx.UpdateAppend("u", protocol.UpdMessageUpdated, map[string]string{"text": data})
+			return err
+		})
+	}
 	var since int64
 	pages := 0
 	for since < n {
@@ -608,7 +666,9 @@ func testPageBytes(t *testing.T, s store.Store, _ *Clock) {
 					return fmt.Errorf("offset %d after %d", u.Offset, since)
 				}
 				since = u.Offset
-				total += len(u.Data)
+				for _, c := range u.Changes {
+					total += len(c.Data)
+				}
 			}
 			if len(list) > 1 && total > bound {
 				return fmt.Errorf("a page of %d updates holds %d bytes, over %d", len(list), total, bound)

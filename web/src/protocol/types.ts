@@ -243,10 +243,20 @@ export type UpdateType =
   | "message.updated"
   | "rtc.updated";
 
-/** One Topic event. `data` is the whole entity after the change. */
+/**
+ * One Topic event: every entity change one database commit made for the user,
+ * at one offset. `changes` has at least one item; each entity (kind + id)
+ * appears at most once, as it is after the commit, and carries the update's
+ * offset as its own.
+ */
 export interface Update {
   offset: number;
   epoch: string;
+  changes: UpdateChange[];
+}
+
+/** One entity of an update. `data` is the whole entity after the commit. Unknown types are ignored. */
+export interface UpdateChange {
   type: UpdateType | string;
   data: unknown;
 }

@@ -2,8 +2,9 @@
 // describes them, in memory for the UI and persisted in IndexedDB together with
 // the Topic position, so a reloaded page resumes from its stored offset.
 //
-// Every entity carries the offset of the update that produced it; a state is
-// applied only when its offset is higher than the one held. That makes replays,
+// Every entity carries the offset of the update that produced it (all entities
+// one commit changed share that update's offset); a state is applied only when
+// its offset is higher than the one held for that entity. That makes replays,
 // overlapping refills and list results merged in any order harmless.
 //
 // When a write fails (storage full), the page goes on from memory: changes are
@@ -37,7 +38,7 @@ export interface EntityEvents {
 
 const STORE_OF: Record<EntityKind, EntityStoreName> = { session: "sessions", turn: "turns", message: "messages", rtc: "rtcs" };
 
-/** The entity kind an update type changes (`rtc.updated` → `rtc`), or null if unknown. */
+/** The entity kind a change's type names (`rtc.updated` → `rtc`), or null if unknown. */
 export function kindOf(type: string): EntityKind | null {
   const k = type.slice(0, type.indexOf("."));
   return k === "session" || k === "turn" || k === "message" || k === "rtc" ? k : null;
@@ -91,18 +92,24 @@ export class EntityStore {
 
   /**
    * Applies a contiguous run of updates of the current epoch and persists them
-   * with the new position in one transaction. The caller (TopicSync) guarantees
-   * order and contiguity.
+   * with the new position in one transaction; then emits one `change` per
+   * entity that changed, in the order of the updates and of their `changes`.
+   * The caller (TopicSync) guarantees order and contiguity.
    */
   async apply(updates: Update[]): Promise<void> {
     if (updates.length === 0 || !this.pos) return;
     const epoch = this.pos.epoch;
     const changed: EntityChange[] = [];
     for (const u of updates) {
-      const kind = kindOf(u.type);
-      if (kind && isEntity(u.data) && this.setMemory(kind, u.data)) {
-        changed.push({ kind, entity: u.data } as EntityChange);
-        if (u.type === "session.created") this.hydrated.add(u.data.id);
+      // All changes of one update (one commit) apply together, in their order.
+      // They share the update's offset: different entities all apply, and a
+      // re-delivered update finds each of its entities already at that offset.
+      for (const c of Array.isArray(u.changes) ? u.changes : []) {
+        const kind = kindOf(c.type);
+        if (kind && isEntity(c.data) && this.setMemory(kind, c.data)) {
+          changed.push({ kind, entity: c.data } as EntityChange);
+          if (c.type === "session.created") this.hydrated.add(c.data.id);
+        }
       }
       this.pos = { epoch, offset: u.offset };
     }

@@ -70,7 +70,7 @@ async function prepare(name: string): Promise<void> {
   const updates: Update[] = [];
   const upd = (type: string, data: { offset: number }) => {
     data.offset = ++offset;
-    updates.push({ offset, epoch: EPOCH, type, data });
+    updates.push({ offset, epoch: EPOCH, changes: [{ type, data }] });
   };
   let seq = 0;
   for (let i = 0; i < scenario.history; i += 2) {
@@ -101,7 +101,7 @@ async function run(): Promise<{ deltas: number; bytes: number; shown: number; fi
   const text = scenario.text();
   const m = message(session, t, "m-live", 1_000_000, "assistant", "", "streaming");
   m.offset = ++s.offset;
-  await agent.store.apply([{ offset: m.offset, epoch: EPOCH, type: "message.created", data: m }]);
+  await agent.store.apply([{ offset: m.offset, epoch: EPOCH, changes: [{ type: "message.created", data: m }] }]);
   const deltas = split(text, scenario.deltas);
   // The connection hands each Live publication to LiveStreams.delta in its own task.
   const live = (agent as unknown as { live: { delta(d: Delta): void } }).live;
@@ -118,10 +118,17 @@ async function run(): Promise<{ deltas: number; bytes: number; shown: number; fi
   }
   await nextTask();
   performance.mark("bench:end1");
+  // The final message and the ended turn: one commit, one update.
   const final = { ...m, text, status: "complete" as const, offset: ++s.offset };
   await agent.store.apply([
-    { offset: final.offset, epoch: EPOCH, type: "message.updated", data: final },
-    { offset: ++s.offset, epoch: EPOCH, type: "turn.updated", data: { ...t, status: "completed", offset: s.offset } },
+    {
+      offset: final.offset,
+      epoch: EPOCH,
+      changes: [
+        { type: "message.updated", data: final },
+        { type: "turn.updated", data: { ...t, status: "completed", offset: final.offset } },
+      ],
+    },
   ]);
   await settle();
   const node = s.host.shadowRoot!.querySelector(`[data-id="${m.id}"]`);

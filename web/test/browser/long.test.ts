@@ -123,7 +123,7 @@ interface Rig {
   ui: Ui;
   root: ShadowRoot;
   host: HTMLElement;
-  /** Applies entities as the next Topic updates. */
+  /** Applies entities as the next Topic update: one commit, all at its offset. */
   push: (...items: [type: string, data: object][]) => Promise<void>;
   /** Polls `cond` on the rendered UI. */
   until: (what: string, cond: () => unknown) => Promise<void>;
@@ -158,8 +158,9 @@ async function rig(): Promise<Rig> {
     root,
     host,
     push: async (...items) => {
-      const updates: Update[] = items.map(([type, data]) => ({ offset: ++offset, epoch: "e1", type, data: { ...data, offset } }));
-      await agent.store.apply(updates);
+      offset++;
+      const update: Update = { offset, epoch: "e1", changes: items.map(([type, data]) => ({ type, data: { ...data, offset } })) };
+      await agent.store.apply([update]);
     },
     until: async (what, cond) => {
       for (let i = 0; i < 200; i++) {

@@ -9,7 +9,7 @@ import { TopicSync, type Call, type TopicTarget } from "../../src/realtime/topic
 import { eq, ok, test } from "./harness.js";
 import { sleep } from "./context.js";
 
-const upd = (offset: number, epoch = "e1"): Update => ({ offset, epoch, type: "turn.updated", data: { id: `t${offset}`, offset } });
+const upd = (offset: number, epoch = "e1"): Update => ({ offset, epoch, changes: [{ type: "turn.updated", data: { id: `t${offset}`, offset } }] });
 
 class Target implements TopicTarget {
   applied: number[] = [];

@@ -101,7 +101,11 @@ test("backlog: a reconnect backlog larger than one attempt can fetch arrives in 
     return s.position?.offset === server.top ? s : null;
   }, 180_000, 250);
   const seconds = (Date.now() - started) / 1000;
-  const answers = await p.page.evaluate(() => (window as unknown as { __answers: number[] }).__answers);
+  // The position is stored with the entities; their change events follow it.
+  const answers = await until("every long answer's change event", async () => {
+    const a = await p.page.evaluate(() => (window as unknown as { __answers: number[] }).__answers);
+    return a.length >= TURNS ? a : null;
+  }, 30_000, 250).catch(() => p.page.evaluate(() => (window as unknown as { __answers: number[] }).__answers));
   const conn = await p.page.evaluate(() => (document.querySelector("rtc-agent") as unknown as { agent: { conn: { timeoutMs: number } } }).agent.conn.timeoutMs);
   note(`backlog to offset ${server.top} at 150 kB/s: ${seconds.toFixed(1)} s, ${sockets} connection attempts, deadline ${timeout} ms → ${conn} ms, ${snap.stats.refills} refills of ${snap.stats.refilled} updates`);
   eq(answers.length, TURNS, "every long answer arrived");

@@ -1,0 +1,100 @@
+package store
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/rtcagent/rtcagent/internal/protocol"
+)
+
+// Batch is the Topic updates of one write transaction. The entity changes a
+// transaction makes for a user gather in one open update, at one offset; the
+// store writes it when it is sealed: at commit, or before the transaction
+// resets that user's history. An entity written again joins the open
+// update as its latest state, in the place of its first change, and keeps
+// "created" as its type when it was created here.
+type Batch struct {
+	Updates []protocol.Update // sealed and open, in the order their offsets were taken
+	open    map[string]*openUpdate
+}
+
+type openUpdate struct {
+	i    int            // index in Updates
+	keys map[string]int // entity key → index in Changes
+}
+
+// Open returns the user's open update as it stands.
+func (b *Batch) Open(userID string) (protocol.Update, bool) {
+	if o := b.open[userID]; o != nil {
+		u := b.Updates[o.i]
+		u.Changes = slices.Clone(u.Changes)
+		return u, true
+	}
+	return protocol.Update{}, false
+}
+
+// Add adds a change to the user's open update, or opens one at offset next
+// with epoch. It reports whether it opened one (the caller raises the
+// stream's top to next) and returns the update as it stands.
+func (b *Batch) Add(userID, epoch string, next int64, typ string, data any) (protocol.Update, bool, error) {
+	raw, err := json.Marshal(data)
+	if err != nil {
+		return protocol.Update{}, false, fmt.Errorf("marshal %s: %w", typ, err)
+	}
+	o, opened := b.open[userID], false
+	if o == nil {
+		if b.open == nil {
+			b.open = map[string]*openUpdate{}
+		}
+		o, opened = &openUpdate{i: len(b.Updates)}, true
+		b.open[userID] = o
+		b.Updates = append(b.Updates, protocol.Update{Offset: next, Epoch: epoch, UserID: userID})
+	}
+	u := &b.Updates[o.i]
+	k, ok := data.(protocol.Keyed)
+	if !ok {
+		u.Changes = append(u.Changes, protocol.Change{Type: typ, Data: raw})
+		return *u, opened, nil
+	}
+	key := k.TopicKey()
+	if j, seen := o.keys[key]; seen {
+		c := &u.Changes[j]
+		if !strings.HasSuffix(c.Type, ".created") {
+			c.Type = typ
+		}
+		c.Data = raw
+		return *u, opened, nil
+	}
+	if o.keys == nil {
+		o.keys = map[string]int{}
+	}
+	o.keys[key] = len(u.Changes)
+	u.Changes = append(u.Changes, protocol.Change{Type: typ, Data: raw})
+	return *u, opened, nil
+}
+
+// Seal closes the user's open update and returns it with its payload, to be
+// written; later changes open another update.
+func (b *Batch) Seal(userID string) (protocol.Update, []byte, bool, error) {
+	o := b.open[userID]
+	if o == nil {
+		return protocol.Update{}, nil, false, nil
+	}
+	delete(b.open, userID)
+	u := b.Updates[o.i]
+	payload, err := EncodeUpdate(u)
+	return u, payload, true, err
+}
+
+// Users returns the users with an open update, in the order they were opened.
+func (b *Batch) Users() []string {
+	var users []string
+	for _, u := range b.Updates {
+		if o := b.open[u.UserID]; o != nil && b.Updates[o.i].Offset == u.Offset {
+			users = append(users, u.UserID)
+		}
+	}
+	return users
+}
