@@ -18,25 +18,31 @@ type actor struct {
 	execution *protocol.RTCExecution
 }
 
-// auditRTC brings the RTC's audit record up to date with the change just
-// written (from status prev; "" for a new RTC), in the same transaction: a call
-// never exists, runs or ends without its record saying so. act is nil for
-// changes the server makes (creation, delivery, deadline, the end of a turn).
-func auditRTC(tx store.Tx, r *protocol.RTC, prev string, act *actor) error {
+// auditRecord is the RTC's audit record after the change about to be written
+// (from status prev; "" for a new RTC): the caller writes it in the same
+// transaction, so a call never exists, runs or ends without its record saying
+// so. It is built from the RTC and the state the RTC carries (r.Audit), never
+// read back; act is nil for changes the server makes (creation, delivery,
+// deadline, the end of a turn).
+func auditRecord(tx store.Tx, r *protocol.RTC, prev string, act *actor) (*protocol.AuditRecord, error) {
 	now := tx.Now()
 	var a *protocol.AuditRecord
 	var err error
-	if prev != "" {
-		a, err = tx.AuditGet(r.ID)
-	}
 	switch {
-	case prev == "" || errors.Is(err, store.ErrNotFound):
-		// A new RTC has no record yet: nothing to read back.
+	case prev == "":
 		if a, err = newAuditRecord(tx, r, now); err != nil {
-			return err
+			return nil, err
 		}
-	case err != nil:
-		return err
+	case r.Audit != nil:
+		a = protocol.AuditRecordOf(r, r.Audit, traceID(r.TraceParent))
+	default:
+		// Stored before RTCs carried their audit state.
+		if a, err = tx.AuditGet(r.ID); errors.Is(err, store.ErrNotFound) {
+			a, err = newAuditRecord(tx, r, now)
+		}
+		if err != nil {
+			return nil, err
+		}
 	}
 	a.Status, a.Output, a.Error = r.Status, r.Output, r.Error
 	if r.Status == protocol.RTCPending && a.DeliveredAt == nil {
@@ -93,7 +99,7 @@ func auditRTC(tx store.Tx, r *protocol.RTC, prev string, act *actor) error {
 			}
 		}
 	}
-	return tx.AuditPut(a)
+	return a, nil
 }
 
 // newAuditRecord starts the record of a new RTC with the decision its work mode

@@ -73,22 +73,23 @@ func EmitMessage(tx store.Tx, m *protocol.Message, expect, clientID string) erro
 // and brings its audit record up to date. A new RTC arrives as its first
 // rtc.updated.
 func EmitRTC(tx store.Tx, r *protocol.RTC, expect string) error {
-	if err := writeRTC(tx, r, expect); err != nil {
-		return err
-	}
-	return auditRTC(tx, r, expect, nil)
+	return emitRTC(tx, r, expect, true, nil)
 }
 
 // emitRTCBy is EmitRTC for a change a person made through the API.
 func emitRTCBy(tx store.Tx, r *protocol.RTC, expect string, act *actor) error {
-	if err := writeRTC(tx, r, expect); err != nil {
-		return err
-	}
-	return auditRTC(tx, r, expect, act)
+	return emitRTC(tx, r, expect, true, act)
 }
 
 // writeRTC is EmitRTC without the audit record (copies of audited calls).
 func writeRTC(tx store.Tx, r *protocol.RTC, expect string) error {
+	return emitRTC(tx, r, expect, false, nil)
+}
+
+// emitRTC writes r and its Topic change and, when audited, its audit record,
+// whose state r then carries (so the next change writes the record without
+// reading it).
+func emitRTC(tx store.Tx, r *protocol.RTC, expect string, audited bool, act *actor) error {
 	off, err := tx.NextOffset(r.UserID)
 	if err != nil {
 		return err
@@ -96,6 +97,15 @@ func writeRTC(tx store.Tx, r *protocol.RTC, expect string) error {
 	r.Offset, r.UpdatedAt = off, tx.Now()
 	if expect == "" {
 		r.CreatedAt = r.UpdatedAt
+	}
+	var rec *protocol.AuditRecord
+	if audited {
+		if rec, err = auditRecord(tx, r, expect, act); err != nil {
+			return err
+		}
+		r.Audit = rec.State()
+	}
+	if expect == "" {
 		err = tx.RTCInsert(r)
 	} else {
 		err = tx.RTCUpdate(r, expect)
@@ -103,6 +113,11 @@ func writeRTC(tx store.Tx, r *protocol.RTC, expect string) error {
 	if err != nil {
 		return err
 	}
-	_, err = tx.UpdateAppend(r.UserID, protocol.UpdRTCUpdated, r)
-	return err
+	if _, err = tx.UpdateAppend(r.UserID, protocol.UpdRTCUpdated, r); err != nil {
+		return err
+	}
+	if rec == nil {
+		return nil
+	}
+	return tx.AuditPut(rec)
 }

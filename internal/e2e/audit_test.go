@@ -6,6 +6,7 @@ import (
 
 	"github.com/rtcagent/rtcagent/internal/config"
 	"github.com/rtcagent/rtcagent/internal/protocol"
+	"github.com/rtcagent/rtcagent/internal/store"
 )
 
 // auditOf reads the audit records of a session through v1.audit.list.
@@ -130,5 +131,34 @@ func TestAuditDecisions(t *testing.T) {
 	auto.mustCall(protocol.MethodAuditList, protocol.AuditListRequest{Cursor: all.NextCursor}, &rest)
 	if len(rest.Records) != 1 || rest.NextCursor != "" || rest.Records[0].RTCID == all.Records[1].RTCID {
 		t.Fatalf("second page: %+v", rest)
+	}
+}
+
+// A tool round trip writes its call's audit record at each transition from the
+// RTC it read (the record's state travels with the RTC), never reading the
+// record back, and the record comes out whole.
+func TestAuditWrittenWithoutReads(t *testing.T) {
+	s := startServer(t, mustScript(t, oneWriteScript))
+	b := newBrowser(t, s, "alice", "dev-a")
+	warm := b.send("", "warm up")
+	b.waitTurn(warm.TurnID, 10*time.Second)
+	before := store.ReadTableCounts()
+	res := b.send(warm.SessionID, "again")
+	if tr := b.waitTurn(res.TurnID, 10*time.Second); tr.Status != protocol.TurnCompleted {
+		t.Fatalf("turn %s", tr.Status)
+	}
+	got := store.ReadTableCounts().Sub(before)
+	if got["select audit"] != 0 || got["insert audit"] != 3 {
+		t.Fatalf("audit statements of one round trip: %d reads, %d writes; want 0 and 3 (created, executing, completed)", got["select audit"], got["insert audit"])
+	}
+	var rec *protocol.AuditRecord
+	for _, a := range b.auditOf(res.SessionID) {
+		if a.TurnID == res.TurnID {
+			rec = &a
+		}
+	}
+	if rec == nil || rec.Status != protocol.RTCCompleted || rec.DeliveredAt == nil || rec.StartedAt == nil || rec.EndedAt == nil ||
+		rec.Decision.Outcome != protocol.DecisionAllowed || rec.WorkMode != protocol.ModeEdit || rec.DeviceID != "dev-a" || len(rec.Output) == 0 {
+		t.Fatalf("record %+v", rec)
 	}
 }

@@ -89,3 +89,32 @@ type AuditListResult struct {
 	Records    []AuditRecord `json:"records"`
 	NextCursor string        `json:"next_cursor,omitempty"`
 }
+
+// AuditState is what an RTC's audit record holds beyond the RTC itself. The
+// store keeps it with the RTC (it is never sent), so that each transition
+// writes the record from the RTC it read, without reading the record.
+type AuditState struct {
+	DeviceID          string        `json:"device_id"`
+	WorkMode          string        `json:"work_mode"`
+	NeedsConfirmation bool          `json:"needs_confirmation"`
+	Decision          AuditDecision `json:"decision"`
+	DeliveredAt       *time.Time    `json:"delivered_at,omitempty"`
+	StartedAt         *time.Time    `json:"started_at,omitempty"`
+	EndedAt           *time.Time    `json:"ended_at,omitempty"`
+	Execution         *RTCExecution `json:"execution,omitempty"`
+}
+
+// State returns what the record holds beyond its RTC.
+func (a *AuditRecord) State() *AuditState {
+	return &AuditState{DeviceID: a.DeviceID, WorkMode: a.WorkMode, NeedsConfirmation: a.NeedsConfirmation, Decision: a.Decision,
+		DeliveredAt: a.DeliveredAt, StartedAt: a.StartedAt, EndedAt: a.EndedAt, Execution: a.Execution}
+}
+
+// AuditRecordOf is the record of r with state s; traceID is r's trace.
+func AuditRecordOf(r *RTC, s *AuditState, traceID string) *AuditRecord {
+	return &AuditRecord{RTCID: r.ID, UserID: r.UserID, SessionID: r.SessionID, TurnID: r.TurnID, DeviceID: s.DeviceID,
+		ToolName: r.ToolName, ToolCallID: r.ToolCallID, Arguments: r.Arguments, WorkMode: s.WorkMode,
+		NeedsConfirmation: s.NeedsConfirmation, Decision: s.Decision, Status: r.Status, Output: r.Output, Error: r.Error,
+		CreatedAt: r.CreatedAt, DeliveredAt: s.DeliveredAt, StartedAt: s.StartedAt, EndedAt: s.EndedAt,
+		Execution: s.Execution, TraceID: traceID}
+}

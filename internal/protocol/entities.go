@@ -324,6 +324,32 @@ type RTC struct {
 	CreatedAt   time.Time `json:"created_at"`
 	UpdatedAt   time.Time `json:"updated_at"`
 	Offset      int64     `json:"offset"`
+	// Audit is the state of the call's audit record: stored with the RTC
+	// (StoredJSON), never sent.
+	Audit *AuditState `json:"-"`
+}
+
+// rtcStored is how an RTC is stored: the entity and its audit state.
+type rtcStored struct {
+	*rtcPlain
+	Audit *AuditState `json:"audit_state,omitempty"`
+}
+
+type rtcPlain RTC
+
+// StoredJSON is r as the store keeps it: the entity with its audit state.
+func (r *RTC) StoredJSON() ([]byte, error) {
+	return json.Marshal(rtcStored{rtcPlain: (*rtcPlain)(r), Audit: r.Audit})
+}
+
+// UnmarshalJSON reads an RTC as sent or as stored (with its audit state).
+func (r *RTC) UnmarshalJSON(b []byte) error {
+	v := rtcStored{rtcPlain: (*rtcPlain)(r)}
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	r.Audit = v.Audit
+	return nil
 }
 
 // RTCProgress is how far a server call has got, as its MCP server reports it:

@@ -40,6 +40,11 @@ func (c *Client) execLoop() {
 }
 
 func (c *Client) run(r protocol.RTC) error {
+	if r.Status == protocol.RTCQueued {
+		// Listed by v1.rtc.pending while it waits behind another call of its
+		// turn: it is delivered (pending) later, as the browser SDK waits.
+		return nil
+	}
 	if r.Executor == protocol.RTCExecutorServer {
 		return c.confirmServerCall(r)
 	}

@@ -22,8 +22,9 @@ var (
 
 // Commit is what a committed write transaction produced.
 type Commit struct {
-	Updates []protocol.Update // in offset order per user
-	Wake    []string          // session ids that got inbox items
+	Updates []protocol.Update       // in offset order per user
+	Wake    []string                // session ids that got inbox items
+	Audits  []*protocol.AuditRecord // the audit records written, in order (an RTC's may repeat)
 }
 
 // Store is the durable state. Implementations: sqlitestore (embedded default).

@@ -27,8 +27,9 @@ type Observer struct {
 
 // ended is a turn or an RTC that reached a terminal status.
 type ended struct {
-	turn *protocol.Turn
-	rtc  *protocol.RTC
+	turn  *protocol.Turn
+	rtc   *protocol.RTC
+	audit *protocol.AuditRecord
 }
 
 const queueSize = 4096
@@ -45,21 +46,30 @@ func NewObserver(st store.Store, tracer *Tracer, log *slog.Logger) *Observer {
 }
 
 // OnCommit notes the turns and RTCs a commit ended. Call it from the store's
-// commit hook.
+// commit hook. An ended call is observed with the audit record the commit
+// wrote for it; a call without one (a copy made by a fork) was not run here.
 func (o *Observer) OnCommit(c store.Commit) {
 	for _, u := range c.Updates {
 		for _, ch := range u.Changes {
-			o.noteChange(ch)
+			o.noteChange(ch, c.Audits)
 		}
 	}
 }
 
-func (o *Observer) noteChange(ch protocol.Change) {
+func (o *Observer) noteChange(ch protocol.Change, audits []*protocol.AuditRecord) {
 	var e ended
 	switch ch.Type {
 	case protocol.UpdRTCUpdated:
 		var r protocol.RTC
 		if json.Unmarshal(ch.Data, &r) != nil || !protocol.RTCTerminal(r.Status) {
+			return
+		}
+		for _, a := range audits {
+			if a.RTCID == r.ID {
+				e.audit = a // the last one written
+			}
+		}
+		if e.audit == nil {
 			return
 		}
 		e.rtc = &r
@@ -112,28 +122,23 @@ func (o *Observer) handle(e ended) {
 		o.tracer.turnSpan(e.turn)
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	var a *protocol.AuditRecord
 	var turnParent string
-	err := o.store.Read(ctx, func(tx store.Tx) error {
-		var err error
-		if a, err = tx.AuditGet(e.rtc.ID); err != nil {
-			return err
-		}
-		if o.tracer != nil && e.rtc.TraceParent != "" {
+	if o.tracer != nil && e.rtc.TraceParent != "" {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		err := o.store.Read(ctx, func(tx store.Tx) error {
 			t, err := tx.TurnGet(e.rtc.TurnID)
-			if err != nil {
-				return err
+			if err == nil {
+				turnParent = t.TraceParent
 			}
-			turnParent = t.TraceParent
+			return err
+		})
+		if err != nil {
+			o.log.Warn("read the turn of an ended call", "rtc", e.rtc.ID, "err", err)
+			return
 		}
-		return nil
-	})
-	if err != nil {
-		o.log.Warn("read the audit record of an ended call", "rtc", e.rtc.ID, "err", err)
-		return
 	}
+	a := e.audit
 	observeRTC(e.rtc, a)
 	o.tracer.rtcSpans(e.rtc, a, turnParent)
 }

@@ -30,6 +30,7 @@ type tx struct {
 	seen    map[string]store.StreamPos
 	tickets []*ticket
 	batch   store.Batch
+	audits  []*protocol.AuditRecord
 	wake    []string
 	// leased are the sessions whose leases this transaction took.
 	leased map[string]bool
@@ -69,7 +70,7 @@ func (t *tx) settle(hook func(store.Commit)) {
 		tk.wait()
 	}
 	if hook != nil && (len(t.batch.Updates) > 0 || len(t.wake) > 0) {
-		hook(store.Commit{Updates: t.batch.Updates, Wake: t.wake})
+		hook(store.Commit{Updates: t.batch.Updates, Wake: t.wake, Audits: t.audits})
 	}
 }
 

@@ -16,12 +16,14 @@ func (t *tx) AuditPut(a *protocol.AuditRecord) error {
 	if err != nil {
 		return err
 	}
-	_, err = t.exec(`INSERT INTO audit (rtc_id, user_id, session_id, created_at, ended_at, data) VALUES ($1, $2, $3, $4, $5, $6)
+	// Sent with the next statement (pipeline.go): nothing here needs its answer.
+	err = t.later(nil, `INSERT INTO audit (rtc_id, user_id, session_id, created_at, ended_at, data) VALUES ($1, $2, $3, $4, $5, $6)
 		ON CONFLICT (rtc_id) DO UPDATE SET ended_at = EXCLUDED.ended_at, data = EXCLUDED.data`,
 		a.RTCID, a.UserID, a.SessionID, a.CreatedAt, a.EndedAt, string(data))
 	if err != nil {
 		return fmt.Errorf("write audit record: %w", err)
 	}
+	t.audits = append(t.audits, a)
 	return nil
 }
 

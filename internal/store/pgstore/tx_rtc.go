@@ -13,7 +13,7 @@ import (
 )
 
 func rtcCols(r *protocol.RTC) (open bool, deadline *time.Time, data string) {
-	b, _ := json.Marshal(r)
+	b, _ := r.StoredJSON()
 	return !protocol.RTCTerminal(r.Status), r.DeadlineAt, string(b)
 }
 

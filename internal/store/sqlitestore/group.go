@@ -150,7 +150,7 @@ func (g *group) run(batch []*write) {
 	s.mu.Unlock()
 	for _, w := range ok {
 		if len(w.t.batch.Updates) > 0 || len(w.t.wake) > 0 {
-			hook(store.Commit{Updates: w.t.batch.Updates, Wake: w.t.Woken()})
+			hook(store.Commit{Updates: w.t.batch.Updates, Wake: w.t.Woken(), Audits: w.t.audits})
 		}
 	}
 }

@@ -44,6 +44,7 @@ type tx struct {
 	now      time.Time
 	writable bool
 	batch    store.Batch
+	audits   []*protocol.AuditRecord
 	wake     []string
 	epoch    string                  // initial epoch of new streams
 	streams  map[string]*streamState // user streams read or written in this transaction

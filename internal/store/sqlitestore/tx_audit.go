@@ -25,6 +25,7 @@ func (t *tx) AuditPut(a *protocol.AuditRecord) error {
 	if err != nil {
 		return fmt.Errorf("write audit record: %w", err)
 	}
+	t.audits = append(t.audits, a)
 	return nil
 }
 

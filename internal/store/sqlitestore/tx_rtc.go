@@ -18,7 +18,7 @@ func rtcCols(r *protocol.RTC) (open int, deadline any, data []byte) {
 	if r.DeadlineAt != nil {
 		deadline = ms(*r.DeadlineAt)
 	}
-	data, _ = json.Marshal(r)
+	data, _ = r.StoredJSON()
 	return
 }
 
