@@ -71,8 +71,8 @@ func TestPipelinedWriteFailureRollsBack(t *testing.T) {
 		if err := tx.TurnInsert(turn("t1")); err != nil { // a duplicate id, not sent yet
 			return err
 		}
-		_, readErr = tx.TurnGet("t1") // carries the insert: fails
-		return nil                    // and fn ignores it
+		_, readErr = tx.TurnNextQueued("s") // carries the insert: fails
+		return nil                          // and fn ignores it
 	})
 	if readErr == nil || errors.Is(readErr, store.ErrNotFound) {
 		t.Fatalf("read after a failing write: %v, want the write's error", readErr)

@@ -30,6 +30,7 @@ type tx struct {
 	seen    map[string]store.StreamPos
 	tickets []*ticket
 	batch   store.Batch
+	rows    store.RowCache // write transactions only
 	audits  []*protocol.AuditRecord
 	wake    []string
 	// leased are the sessions whose leases this transaction took.

@@ -16,6 +16,7 @@ func (t *tx) SessionInsert(s *protocol.Session) error {
 	if err := t.later(nil, `INSERT INTO sessions (id, user_id, data) VALUES ($1, $2, $3)`, s.ID, s.UserID, string(data)); err != nil {
 		return fmt.Errorf("insert session: %w", err)
 	}
+	t.rows.Put("session", s.ID, data)
 	return nil
 }
 
@@ -28,9 +29,26 @@ func (t *tx) SessionInsert(s *protocol.Session) error {
 //
 // Unless the transaction holds the lock already, the lock is taken first, found
 // through the session (its user never changes), and the session read by the
-// next statement, after the lock: two statements in one exchange.
+// next statement, after the lock: two statements in one exchange. Read under
+// the lock, the session is read once per transaction (store.RowCache).
 func (t *tx) SessionGet(id string) (*protocol.Session, error) {
 	var s protocol.Session
+	if data, ok := t.rows.Get("session", id); ok && t.writable {
+		return &s, json.Unmarshal(data, &s)
+	}
+	data, err := t.sessionData(id)
+	if err == nil && t.writable {
+		t.rows.Put("session", id, data)
+	}
+	if err != nil {
+		return &s, err
+	}
+	return &s, json.Unmarshal(data, &s)
+}
+
+// sessionData reads the session's data, in a write transaction under its
+// user's stream lock.
+func (t *tx) sessionData(id string) ([]byte, error) {
 	var data []byte
 	if t.writable && len(t.locked) == 0 && t.failed == nil {
 		var userID string
@@ -52,9 +70,9 @@ func (t *tx) SessionGet(id string) (*protocol.Session, error) {
 		}
 		switch {
 		case found && err == nil:
-			return &s, json.Unmarshal(data, &s)
+			return data, nil
 		case found || err != nil && !errors.Is(err, pgx.ErrNoRows):
-			return &s, err
+			return nil, err
 		}
 		// No session, or (not expected) no stream row yet: the general path.
 	}
@@ -62,20 +80,20 @@ func (t *tx) SessionGet(id string) (*protocol.Session, error) {
 	var userID string
 	err := t.queryRow(sel, id).Scan(&userID, &data)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return &s, store.ErrNotFound
+		return nil, store.ErrNotFound
 	}
 	if err != nil {
-		return &s, err
+		return nil, err
 	}
 	if _, held := t.locked[userID]; t.writable && !held {
 		if _, err := t.lockStream(userID); err != nil {
-			return &s, err
+			return nil, err
 		}
 		if err := t.queryRow(`SELECT data FROM sessions WHERE id = $1`, id).Scan(&data); err != nil {
-			return &s, err
+			return nil, err
 		}
 	}
-	return &s, json.Unmarshal(data, &s)
+	return data, nil
 }
 
 func (t *tx) SessionList(userID, beforeID string, limit int) ([]protocol.Session, error) {
@@ -92,7 +110,10 @@ func (t *tx) SessionList(userID, beforeID string, limit int) ([]protocol.Session
 func (t *tx) SessionUpdate(s *protocol.Session) error {
 	data, _ := json.Marshal(s)
 	tag, err := t.exec(`UPDATE sessions SET data = $2 WHERE id = $1`, s.ID, string(data))
-	return t.casResult(tag, err, "sessions", s.ID)
+	if err = t.casResult(tag, err, "sessions", s.ID); err == nil {
+		t.rows.Put("session", s.ID, data)
+	}
+	return err
 }
 
 func (t *tx) TurnInsert(tr *protocol.Turn) error {
@@ -102,12 +123,32 @@ func (t *tx) TurnInsert(tr *protocol.Turn) error {
 	if err != nil {
 		return fmt.Errorf("insert turn: %w", err)
 	}
+	t.rows.Put("turn", tr.ID, data)
 	return nil
 }
 
+// TurnGet reads a turn once per transaction when it was read (or written)
+// under its user's stream lock (store.RowCache).
 func (t *tx) TurnGet(id string) (*protocol.Turn, error) {
 	var tr protocol.Turn
-	return &tr, t.getJSON(&tr, `SELECT data FROM turns WHERE id = $1`, id)
+	if data, ok := t.rows.Get("turn", id); ok && t.writable {
+		return &tr, json.Unmarshal(data, &tr)
+	}
+	var data []byte
+	err := t.queryRow(`SELECT data FROM turns WHERE id = $1`, id).Scan(&data)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return &tr, store.ErrNotFound
+	}
+	if err != nil {
+		return &tr, err
+	}
+	if err := json.Unmarshal(data, &tr); err != nil {
+		return &tr, err
+	}
+	if _, held := t.locked[tr.UserID]; held && t.writable {
+		t.rows.Put("turn", id, data)
+	}
+	return &tr, nil
 }
 
 func (t *tx) TurnList(sessionID string, p store.Page) ([]protocol.Turn, error) {
@@ -118,7 +159,10 @@ func (t *tx) TurnList(sessionID string, p store.Page) ([]protocol.Turn, error) {
 func (t *tx) TurnUpdate(tr *protocol.Turn, expectStatus string) error {
 	data, _ := json.Marshal(tr)
 	tag, err := t.exec(`UPDATE turns SET status = $2, data = $3 WHERE id = $1 AND status = $4`, tr.ID, tr.Status, string(data), expectStatus)
-	return t.casResult(tag, err, "turns", tr.ID)
+	if err = t.casResult(tag, err, "turns", tr.ID); err == nil {
+		t.rows.Put("turn", tr.ID, data)
+	}
+	return err
 }
 
 func (t *tx) TurnNextQueued(sessionID string) (*protocol.Turn, error) {

@@ -44,6 +44,7 @@ type tx struct {
 	now      time.Time
 	writable bool
 	batch    store.Batch
+	rows     store.RowCache // write transactions only
 	audits   []*protocol.AuditRecord
 	wake     []string
 	epoch    string                  // initial epoch of new streams
@@ -285,6 +286,25 @@ func (t *tx) getJSON(v any, query string, args ...any) error {
 	}
 	if err != nil {
 		return err
+	}
+	return json.Unmarshal(data, v)
+}
+
+// getRow is getJSON of the row kind/id, read once per write transaction.
+func (t *tx) getRow(v any, kind, id, query string) error {
+	if !t.writable {
+		return t.getJSON(v, query, id)
+	}
+	data, ok := t.rows.Get(kind, id)
+	if !ok {
+		err := t.q.QueryRowContext(t.ctx, query, id).Scan(&data)
+		if errors.Is(err, sql.ErrNoRows) {
+			return store.ErrNotFound
+		}
+		if err != nil {
+			return err
+		}
+		t.rows.Put(kind, id, data)
 	}
 	return json.Unmarshal(data, v)
 }

@@ -15,12 +15,15 @@ func (t *tx) SessionInsert(s *protocol.Session) error {
 	if err != nil {
 		return fmt.Errorf("insert session: %w", err)
 	}
+	t.rows.Put("session", s.ID, data)
 	return nil
 }
 
+// SessionGet reads a session once per write transaction (store.RowCache: the
+// writer is alone, so what it read stays true until it writes).
 func (t *tx) SessionGet(id string) (*protocol.Session, error) {
 	var s protocol.Session
-	return &s, t.getJSON(&s, `SELECT data FROM sessions WHERE id = ?`, id)
+	return &s, t.getRow(&s, "session", id, `SELECT data FROM sessions WHERE id = ?`)
 }
 
 func (t *tx) SessionList(userID, beforeID string, limit int) ([]protocol.Session, error) {
@@ -37,7 +40,10 @@ func (t *tx) SessionList(userID, beforeID string, limit int) ([]protocol.Session
 func (t *tx) SessionUpdate(s *protocol.Session) error {
 	data, _ := json.Marshal(s)
 	res, err := t.exec(`UPDATE sessions SET data = ? WHERE id = ?`, data, s.ID)
-	return t.casResult(res, err, "sessions", s.ID)
+	if err = t.casResult(res, err, "sessions", s.ID); err == nil {
+		t.rows.Put("session", s.ID, data)
+	}
+	return err
 }
 
 func (t *tx) TurnInsert(tr *protocol.Turn) error {
@@ -46,12 +52,13 @@ func (t *tx) TurnInsert(tr *protocol.Turn) error {
 	if err != nil {
 		return fmt.Errorf("insert turn: %w", err)
 	}
+	t.rows.Put("turn", tr.ID, data)
 	return nil
 }
 
 func (t *tx) TurnGet(id string) (*protocol.Turn, error) {
 	var tr protocol.Turn
-	return &tr, t.getJSON(&tr, `SELECT data FROM turns WHERE id = ?`, id)
+	return &tr, t.getRow(&tr, "turn", id, `SELECT data FROM turns WHERE id = ?`)
 }
 
 func (t *tx) TurnList(sessionID string, p store.Page) ([]protocol.Turn, error) {
@@ -61,7 +68,10 @@ func (t *tx) TurnList(sessionID string, p store.Page) ([]protocol.Turn, error) {
 func (t *tx) TurnUpdate(tr *protocol.Turn, expectStatus string) error {
 	data, _ := json.Marshal(tr)
 	res, err := t.exec(`UPDATE turns SET status = ?, data = ? WHERE id = ? AND status = ?`, tr.Status, data, tr.ID, expectStatus)
-	return t.casResult(res, err, "turns", tr.ID)
+	if err = t.casResult(res, err, "turns", tr.ID); err == nil {
+		t.rows.Put("turn", tr.ID, data)
+	}
+	return err
 }
 
 func (t *tx) TurnNextQueued(sessionID string) (*protocol.Turn, error) {

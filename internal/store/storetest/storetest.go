@@ -45,6 +45,7 @@ func Run(t *testing.T, open Factory) {
 	tests := map[string]func(*testing.T, store.Store, *Clock){
 		"OffsetsContiguous":        testOffsets,
 		"OneUpdatePerCommit":       testOneUpdatePerCommit,
+		"ReadOncePerWrite":         testReadOncePerWrite,
 		"ConcurrentOffsets":        testConcurrentOffsets,
 		"RollbackLeavesNothing":    testRollback,
 		"ConcurrentRollback":       testConcurrentRollback,
@@ -218,6 +219,56 @@ func testOneUpdatePerCommit(t *testing.T, s store.Store, _ *Clock) {
 	if err := json.Unmarshal(list[0].Changes[0].Data, &got); err != nil || got.Title != "second" {
 		t.Fatalf("the session travels as it is at commit: %q %v", got.Title, err)
 	}
+}
+
+// A write transaction reads a session or a turn it holds (under its user's
+// stream lock) once: reading it again sends no statement and returns what the
+// transaction last wrote.
+func testReadOncePerWrite(t *testing.T, s store.Store, _ *Clock) {
+	write(t, s, func(tx store.Tx) error {
+		if err := tx.SessionInsert(&protocol.Session{ID: "s1", UserID: "u", Title: "a"}); err != nil {
+			return err
+		}
+		return tx.TurnInsert(&protocol.Turn{ID: "t1", SessionID: "s1", UserID: "u", Seq: 1, Status: protocol.TurnRunning})
+	})
+	reads := func() int64 {
+		c := store.ReadTableCounts()
+		return c["select sessions"] + c["select turns"]
+	}
+	write(t, s, func(tx store.Tx) error {
+		sess, err := tx.SessionGet("s1")
+		if err != nil {
+			return err
+		}
+		if _, err := tx.NextOffset("u"); err != nil { // the lock, as a transition takes it
+			return err
+		}
+		tr, err := tx.TurnGet("t1")
+		if err != nil {
+			return err
+		}
+		before := reads()
+		sess.Title = "b"
+		if err := tx.SessionUpdate(sess); err != nil {
+			return err
+		}
+		tr.Status = protocol.TurnWaiting
+		if err := tx.TurnUpdate(tr, protocol.TurnRunning); err != nil {
+			return err
+		}
+		again, err := tx.SessionGet("s1")
+		if err != nil || again.Title != "b" {
+			return fmt.Errorf("session read again: %+v %v", again, err)
+		}
+		turn, err := tx.TurnGet("t1")
+		if err != nil || turn.Status != protocol.TurnWaiting {
+			return fmt.Errorf("turn read again: %+v %v", turn, err)
+		}
+		if n := reads() - before; n != 0 {
+			return fmt.Errorf("reading them again sent %d statements", n)
+		}
+		return nil
+	})
 }
 
 func testConcurrentOffsets(t *testing.T, s store.Store, _ *Clock) {
