@@ -1,7 +1,6 @@
 package core
 
 import (
-	"errors"
 	"time"
 
 	"github.com/rtcagent/rtcagent/internal/protocol"
@@ -73,16 +72,18 @@ const CheckpointGrace = time.Hour
 // keepCheckpoint makes the turn's checkpoint last at least CheckpointGrace past
 // deadline.
 func keepCheckpoint(tx store.Tx, turnID string, deadline time.Time) error {
-	cp, err := tx.CheckpointGet(turnID)
-	if errors.Is(err, store.ErrNotFound) {
-		return nil // none to keep: the turn's resumption fails visibly as expired
-	}
+	t, err := tx.TurnGet(turnID)
 	if err != nil {
 		return err
 	}
+	cp := t.Checkpoint
+	if cp == nil || !cp.ExpiresAt.After(tx.Now()) {
+		return nil // none to keep: the turn's resumption fails visibly as expired
+	}
 	if want := deadline.Add(CheckpointGrace); cp.ExpiresAt.Before(want) {
 		cp.ExpiresAt = want
-		return tx.CheckpointPut(cp)
+		// Nothing a client sees changed: the row, not its Topic change.
+		return tx.TurnUpdate(t, t.Status)
 	}
 	return nil
 }

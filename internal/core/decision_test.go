@@ -117,7 +117,12 @@ func TestRevokeReachesQueuedCalls(t *testing.T) {
 	})
 	ids := f.queueCalls(t, 2, "write", "write", protocol.RTCExecutorBrowser, false, true)
 	write(t, f.st, func(tx store.Tx) error { // as the step planned it: for two quick calls
-		return tx.CheckpointPut(&store.Checkpoint{TurnID: f.turn, Data: []byte(`{}`), ExpiresAt: tx.Now().Add(2 * time.Minute)})
+		tr, err := tx.TurnGet(f.turn)
+		if err != nil {
+			return err
+		}
+		tr.Checkpoint = &protocol.TurnCheckpoint{ExpiresAt: tx.Now().Add(2 * time.Minute), Data: []byte(`{}`)}
+		return tx.TurnUpdate(tr, tr.Status)
 	})
 	revoke(f, t, "write")
 	f.finishCall(t, ids[0])
@@ -128,8 +133,7 @@ func TestRevokeReachesQueuedCalls(t *testing.T) {
 	if next.TimeoutMS != 3_600_000 || next.DeadlineAt == nil || next.DeadlineAt.Before(time.Now().Add(50*time.Minute)) {
 		t.Fatalf("budget %d ms, deadline %v: want the person's", next.TimeoutMS, next.DeadlineAt)
 	}
-	var cp *store.Checkpoint
-	_ = f.st.Read(ctx, func(tx store.Tx) error { var err error; cp, err = tx.CheckpointGet(f.turn); return err })
+	cp := f.getTurn(t, f.turn).Checkpoint
 	if cp == nil || cp.ExpiresAt.Before(*next.DeadlineAt) {
 		t.Fatalf("checkpoint %+v ends before the person's deadline %v", cp, next.DeadlineAt)
 	}

@@ -23,8 +23,8 @@ func (l LiveText) Partial(id string) (string, int64, bool) { s, ok := l[id]; ret
 
 // EndTurn moves a turn to a terminal status (compare-and-set from its stored
 // status), closes its streaming messages as interrupted with the text they showed
-// (read from live, which may be nil), fails its open RTCs with reason, drops its
-// checkpoint, marks the session idle, adds the turn's token usage to the session
+// (read from live, which may be nil), drops its checkpoint, fails its open RTCs
+// with reason, marks the session idle, adds the turn's token usage to the session
 // and queues the session's next turn if one waits. A message of an ended turn
 // never stays streaming, whoever ends it (a stop, a failure, a give-up) and
 // wherever its streamer is (a dead node's stream has no one to close it). It
@@ -32,7 +32,7 @@ func (l LiveText) Partial(id string) (string, int64, bool) { s, ok := l[id]; ret
 // once the transaction committed (a dead streamer's is dropped by no one else).
 func EndTurn(tx store.Tx, t *protocol.Turn, status string, terr *protocol.TurnError, reason string, live Live) ([]string, error) {
 	prev := t.Status
-	t.Status, t.Error = status, terr
+	t.Status, t.Error, t.Checkpoint = status, terr, nil
 	if err := EmitTurn(tx, t, prev); err != nil {
 		return nil, err
 	}
@@ -46,8 +46,8 @@ func EndTurn(tx store.Tx, t *protocol.Turn, status string, terr *protocol.TurnEr
 	return closed, nil
 }
 
-// endTurnRest is EndTurn after the turn's messages: its calls, checkpoint,
-// session and the next turn.
+// endTurnRest is EndTurn after the turn's messages: its calls, session and the
+// next turn.
 func endTurnRest(tx store.Tx, t *protocol.Turn, reason string) error {
 	rtcs, err := tx.RTCListOpenByTurn(t.ID)
 	if err != nil {
@@ -60,9 +60,6 @@ func endTurnRest(tx store.Tx, t *protocol.Turn, reason string) error {
 		if err := EmitRTC(tx, r, was); err != nil {
 			return err
 		}
-	}
-	if err := tx.CheckpointDelete(t.ID); err != nil {
-		return err
 	}
 	s, err := tx.SessionGet(t.SessionID)
 	if err != nil {

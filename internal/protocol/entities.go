@@ -197,6 +197,39 @@ type Turn struct {
 	CreatedAt   time.Time `json:"created_at"`
 	UpdatedAt   time.Time `json:"updated_at"`
 	Offset      int64     `json:"offset"`
+	// Checkpoint is what a waiting turn resumes from: stored with the turn
+	// (StoredJSON), never sent.
+	Checkpoint *TurnCheckpoint `json:"-"`
+}
+
+// TurnCheckpoint is a suspended turn's checkpoint: until ExpiresAt the turn
+// can resume; Data is the step it suspended at (agent.Checkpoint).
+type TurnCheckpoint struct {
+	ExpiresAt time.Time       `json:"expires_at"`
+	Data      json.RawMessage `json:"data,omitempty"`
+}
+
+// turnStored is how a turn is stored: the entity and its checkpoint.
+type turnStored struct {
+	*turnPlain
+	Checkpoint *TurnCheckpoint `json:"checkpoint,omitempty"`
+}
+
+type turnPlain Turn
+
+// StoredJSON is t as the store keeps it: the entity with its checkpoint.
+func (t *Turn) StoredJSON() ([]byte, error) {
+	return json.Marshal(turnStored{turnPlain: (*turnPlain)(t), Checkpoint: t.Checkpoint})
+}
+
+// UnmarshalJSON reads a turn as sent or as stored (with its checkpoint).
+func (t *Turn) UnmarshalJSON(b []byte) error {
+	v := turnStored{turnPlain: (*turnPlain)(t)}
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	t.Checkpoint = v.Checkpoint
+	return nil
 }
 
 // Message roles and statuses.

@@ -133,7 +133,8 @@ func checkpointTTL(rtcs []protocol.RTC) time.Duration {
 	return d
 }
 
-// saveCheckpoint writes the turn's checkpoint with the given time to live.
+// saveCheckpoint sets the turn's checkpoint with the given time to live; the
+// turn's write that follows stores it.
 func saveCheckpoint(tx store.Tx, t *protocol.Turn, msg *protocol.Message, calls []llm.ToolCall, model string, ttl time.Duration) error {
 	cp := agent.Checkpoint{Version: agent.CheckpointVersion, TurnID: t.ID, Step: t.Step, MessageID: msg.ID, Model: model, SavedAt: tx.Now()}
 	for _, c := range calls {
@@ -143,7 +144,8 @@ func saveCheckpoint(tx store.Tx, t *protocol.Turn, msg *protocol.Message, calls 
 	if err != nil {
 		return err
 	}
-	return tx.CheckpointPut(&store.Checkpoint{TurnID: t.ID, Data: data, ExpiresAt: tx.Now().Add(ttl)})
+	t.Checkpoint = &protocol.TurnCheckpoint{ExpiresAt: tx.Now().Add(ttl), Data: data}
+	return nil
 }
 
 func countTurnRTCs(tr agent.Transcript, turnID string) int {

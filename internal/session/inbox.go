@@ -72,7 +72,7 @@ func (r *Runner) begin(tx store.Tx, item *store.InboxItem) (*protocol.Turn, []st
 		}
 		return t, nil, nil
 	case item.Kind == core.KindTurnResume && t.Status == protocol.TurnWaiting:
-		if _, err := tx.CheckpointGet(t.ID); errors.Is(err, store.ErrNotFound) {
+		if cp := t.Checkpoint; cp == nil || !cp.ExpiresAt.After(tx.Now()) {
 			terr := &protocol.TurnError{Category: "checkpoint_expired", Message: "The turn waited longer than its checkpoint is kept and was ended. Send the message again to continue."}
 			if err := addErrorMessage(tx, t, terr); err != nil {
 				return nil, nil, err
@@ -83,8 +83,6 @@ func (r *Runner) begin(tx store.Tx, item *store.InboxItem) (*protocol.Turn, []st
 			}
 			_, _, err = done()
 			return nil, closed, err
-		} else if err != nil {
-			return nil, nil, err
 		}
 		t.Status = protocol.TurnRunning
 		return t, nil, core.EmitTurn(tx, t, protocol.TurnWaiting)

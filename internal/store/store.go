@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"time"
 
@@ -60,13 +59,6 @@ type Lease struct {
 	SessionID string
 	Holder    string
 	Token     int64 // fencing token, grows with every new acquisition
-	ExpiresAt time.Time
-}
-
-// Checkpoint is the small, versioned state needed to resume a suspended turn.
-type Checkpoint struct {
-	TurnID    string
-	Data      json.RawMessage
 	ExpiresAt time.Time
 }
 
@@ -200,7 +192,4 @@ type Tx interface {
 	// AuditPrune deletes the records of calls that ended before the given time.
 	AuditPrune(before time.Time) (int64, error)
 
-	CheckpointPut(c *Checkpoint) error
-	CheckpointGet(turnID string) (*Checkpoint, error) // ErrNotFound when missing or expired
-	CheckpointDelete(turnID string) error
 }

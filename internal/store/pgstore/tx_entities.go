@@ -117,7 +117,7 @@ func (t *tx) SessionUpdate(s *protocol.Session) error {
 }
 
 func (t *tx) TurnInsert(tr *protocol.Turn) error {
-	data, _ := json.Marshal(tr)
+	data, _ := tr.StoredJSON()
 	err := t.later(nil, `INSERT INTO turns (id, session_id, seq, status, data) VALUES ($1, $2, $3, $4, $5)`,
 		tr.ID, tr.SessionID, tr.Seq, tr.Status, string(data))
 	if err != nil {
@@ -157,7 +157,7 @@ func (t *tx) TurnList(sessionID string, p store.Page) ([]protocol.Turn, error) {
 }
 
 func (t *tx) TurnUpdate(tr *protocol.Turn, expectStatus string) error {
-	data, _ := json.Marshal(tr)
+	data, _ := tr.StoredJSON()
 	tag, err := t.exec(`UPDATE turns SET status = $2, data = $3 WHERE id = $1 AND status = $4`, tr.ID, tr.Status, string(data), expectStatus)
 	if err = t.casResult(tag, err, "turns", tr.ID); err == nil {
 		t.rows.Put("turn", tr.ID, data)

@@ -1,7 +1,6 @@
 package pgstore
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -193,31 +192,3 @@ func (t *tx) LeaseRelease(l store.Lease) error {
 		l.SessionID, l.Holder, l.Token)
 }
 
-func (t *tx) CheckpointPut(c *store.Checkpoint) error {
-	err := t.later(nil, `INSERT INTO checkpoints (turn_id, data, expires_at) VALUES ($1, $2, $3)
-		ON CONFLICT (turn_id) DO UPDATE SET data = excluded.data, expires_at = excluded.expires_at`,
-		c.TurnID, string(c.Data), c.ExpiresAt)
-	if err != nil {
-		return fmt.Errorf("put checkpoint %s: %w", c.TurnID, err)
-	}
-	return nil
-}
-
-func (t *tx) CheckpointGet(turnID string) (*store.Checkpoint, error) {
-	c := store.Checkpoint{TurnID: turnID}
-	var data string
-	err := t.queryRow(`SELECT data, expires_at FROM checkpoints WHERE turn_id = $1 AND expires_at > $2`, turnID, t.now).
-		Scan(&data, &c.ExpiresAt)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, store.ErrNotFound
-	}
-	if err != nil {
-		return nil, fmt.Errorf("get checkpoint %s: %w", turnID, err)
-	}
-	c.Data, c.ExpiresAt = json.RawMessage(data), c.ExpiresAt.UTC()
-	return &c, nil
-}
-
-func (t *tx) CheckpointDelete(turnID string) error {
-	return t.later(nil, `DELETE FROM checkpoints WHERE turn_id = $1`, turnID)
-}

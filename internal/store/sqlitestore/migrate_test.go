@@ -58,6 +58,10 @@ func TestMigrateFrom004WithData(t *testing.T) {
 			a.RTCID, a.UserID, a.SessionID, t0.UnixMilli(), mustJSON(t, a))
 	}
 	exec(`INSERT INTO inbox (session_id, kind, turn_id, created_at) VALUES ('s1', 'turn.start', 't1', ?), ('s1', 'turn.resume', 't1', ?)`, t0.UnixMilli(), t0.UnixMilli())
+	// A waiting turn with its checkpoint in the table of its own (before 008).
+	tw := protocol.Turn{ID: "t1", SessionID: "s1", UserID: "a", Seq: 1, Status: protocol.TurnWaiting}
+	exec(`INSERT INTO turns (id, session_id, seq, status, data) VALUES (?, ?, ?, ?, ?)`, tw.ID, tw.SessionID, tw.Seq, tw.Status, mustJSON(t, tw))
+	exec(`INSERT INTO checkpoints (turn_id, data, expires_at) VALUES ('t1', '{"version":1,"step":2}', ?)`, now.Add(time.Hour).UnixMilli())
 	if err := db.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -77,6 +81,16 @@ func TestMigrateFrom004WithData(t *testing.T) {
 			if pos != w || int64(len(list)) != w.Top-w.Floor || (len(list) > 0 && list[0].Offset != w.Floor+1) {
 				return fmt.Errorf("stream %s: %+v with %d updates, want %+v", user, pos, len(list), w)
 			}
+		}
+		// Updates of one change each, in the form of one update per commit.
+		list, _, err := tx.UpdateList("a", 1, 1, 0)
+		if err != nil || len(list) != 1 || len(list[0].Changes) != 1 || list[0].Offset != 2 || list[0].Epoch != "e0" ||
+			list[0].Changes[0].Type != protocol.UpdTurnUpdated || string(list[0].Changes[0].Data) != `{"i":2}` {
+			return fmt.Errorf("an update from before 008: %+v %v", list, err)
+		}
+		tr, err := tx.TurnGet("t1")
+		if err != nil || tr.Checkpoint == nil || !tr.Checkpoint.ExpiresAt.Equal(now.Add(time.Hour)) || string(tr.Checkpoint.Data) != `{"version":1,"step":2}` {
+			return fmt.Errorf("the turn's checkpoint after 008: %+v %v", tr, err)
 		}
 		ss, err := tx.SessionList("a", "", 10)
 		if err != nil || len(ss) != 3 || ss[0].ID != "s3" || ss[2].ID != "s1" {

@@ -47,7 +47,7 @@ func (t *tx) SessionUpdate(s *protocol.Session) error {
 }
 
 func (t *tx) TurnInsert(tr *protocol.Turn) error {
-	data, _ := json.Marshal(tr)
+	data, _ := tr.StoredJSON()
 	_, err := t.exec(`INSERT INTO turns (id, session_id, seq, status, data) VALUES (?, ?, ?, ?, ?)`, tr.ID, tr.SessionID, tr.Seq, tr.Status, data)
 	if err != nil {
 		return fmt.Errorf("insert turn: %w", err)
@@ -66,7 +66,7 @@ func (t *tx) TurnList(sessionID string, p store.Page) ([]protocol.Turn, error) {
 }
 
 func (t *tx) TurnUpdate(tr *protocol.Turn, expectStatus string) error {
-	data, _ := json.Marshal(tr)
+	data, _ := tr.StoredJSON()
 	res, err := t.exec(`UPDATE turns SET status = ?, data = ? WHERE id = ? AND status = ?`, tr.Status, data, tr.ID, expectStatus)
 	if err = t.casResult(res, err, "turns", tr.ID); err == nil {
 		t.rows.Put("turn", tr.ID, data)

@@ -2,7 +2,6 @@ package sqlitestore
 
 import (
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -174,31 +173,3 @@ func (t *tx) LeaseRelease(l store.Lease) error {
 	return err
 }
 
-func (t *tx) CheckpointPut(c *store.Checkpoint) error {
-	_, err := t.exec(`INSERT INTO checkpoints (turn_id, data, expires_at) VALUES (?, ?, ?)
-		ON CONFLICT (turn_id) DO UPDATE SET data = excluded.data, expires_at = excluded.expires_at`, c.TurnID, string(c.Data), ms(c.ExpiresAt))
-	if err != nil {
-		return fmt.Errorf("put checkpoint %s: %w", c.TurnID, err)
-	}
-	return nil
-}
-
-func (t *tx) CheckpointGet(turnID string) (*store.Checkpoint, error) {
-	var c store.Checkpoint
-	var data string
-	var exp int64
-	err := t.q.QueryRowContext(t.ctx, `SELECT data, expires_at FROM checkpoints WHERE turn_id = ? AND expires_at > ?`, turnID, ms(t.now)).Scan(&data, &exp)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, store.ErrNotFound
-	}
-	if err != nil {
-		return nil, fmt.Errorf("get checkpoint %s: %w", turnID, err)
-	}
-	c.TurnID, c.Data, c.ExpiresAt = turnID, json.RawMessage(data), time.UnixMilli(exp).UTC()
-	return &c, nil
-}
-
-func (t *tx) CheckpointDelete(turnID string) error {
-	_, err := t.exec(`DELETE FROM checkpoints WHERE turn_id = ?`, turnID)
-	return err
-}

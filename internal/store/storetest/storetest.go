@@ -562,27 +562,32 @@ func testInbox(t *testing.T, s store.Store, clock *Clock) {
 	}
 }
 
-func testCheckpoint(t *testing.T, s store.Store, clock *Clock) {
+// A turn's checkpoint is stored with the turn, read back with it (byte for
+// byte), and never part of the turn as sent.
+func testCheckpoint(t *testing.T, s store.Store, _ *Clock) {
+	at := time.Date(2026, 12, 5, 10, 0, 0, 0, time.UTC)
+	turn := &protocol.Turn{ID: "t", SessionID: "s", UserID: "u", Seq: 1, Status: protocol.TurnRunning}
+	write(t, s, func(tx store.Tx) error { return tx.TurnInsert(turn) })
 	write(t, s, func(tx store.Tx) error {
-		return tx.CheckpointPut(&store.Checkpoint{TurnID: "t", Data: []byte(`{"v":1}`), ExpiresAt: tx.Now().Add(time.Hour)})
+		turn.Status, turn.Checkpoint = protocol.TurnWaiting, &protocol.TurnCheckpoint{ExpiresAt: at, Data: json.RawMessage(`{"v":2}`)}
+		return tx.TurnUpdate(turn, protocol.TurnRunning)
 	})
-	write(t, s, func(tx store.Tx) error {
-		return tx.CheckpointPut(&store.Checkpoint{TurnID: "t", Data: []byte(`{"v":2}`), ExpiresAt: tx.Now().Add(time.Hour)})
-	})
-	err := s.Read(ctx, func(tx store.Tx) error {
-		c, err := tx.CheckpointGet("t")
-		if err == nil && string(c.Data) != `{"v":2}` {
-			err = fmt.Errorf("data %s", c.Data)
-		}
-		return err
-	})
-	if err != nil {
+	var got *protocol.Turn
+	if err := s.Read(ctx, func(tx store.Tx) error { var err error; got, err = tx.TurnGet("t"); return err }); err != nil {
 		t.Fatal(err)
 	}
-	clock.Advance(2 * time.Hour)
-	err = s.Read(ctx, func(tx store.Tx) error { _, err := tx.CheckpointGet("t"); return err })
-	if !errors.Is(err, store.ErrNotFound) {
-		t.Fatalf("expired checkpoint: %v", err)
+	if c := got.Checkpoint; c == nil || !c.ExpiresAt.Equal(at) || string(c.Data) != `{"v":2}` {
+		t.Fatalf("checkpoint read back: %+v", c)
+	}
+	if wire, _ := json.Marshal(got); strings.Contains(string(wire), "checkpoint") || strings.Contains(string(wire), `"v":2`) {
+		t.Fatalf("the checkpoint is sent: %s", wire)
+	}
+	write(t, s, func(tx store.Tx) error {
+		got.Status, got.Checkpoint = protocol.TurnCompleted, nil
+		return tx.TurnUpdate(got, protocol.TurnWaiting)
+	})
+	if err := s.Read(ctx, func(tx store.Tx) error { var err error; got, err = tx.TurnGet("t"); return err }); err != nil || got.Checkpoint != nil {
+		t.Fatalf("checkpoint after it was dropped: %+v %v", got.Checkpoint, err)
 	}
 }
 
