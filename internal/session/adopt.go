@@ -38,9 +38,9 @@ func (r *Runner) Adopt(tx store.Tx) (func(committed bool), error) {
 	}
 	var claims []claim
 	fail := func(id string, err error) (func(bool), error) {
-		r.unreserve(id)
+		r.endReservation(id)
 		for _, c := range claims {
-			r.unreserve(c.id)
+			r.endReservation(c.id)
 		}
 		return nil, err
 	}
@@ -50,7 +50,7 @@ func (r *Runner) Adopt(tx store.Tx) (func(committed bool), error) {
 		}
 		lease, err := tx.LeaseAcquire(id, r.cfg.Holder, r.cfg.LeaseTTL)
 		if errors.Is(err, store.ErrConflict) {
-			r.unreserve(id) // held elsewhere: its holder drains the item
+			r.endReservation(id) // held elsewhere: its holder drains the item
 			continue
 		}
 		if err != nil {
@@ -68,7 +68,7 @@ func (r *Runner) Adopt(tx store.Tx) (func(committed bool), error) {
 	return func(committed bool) {
 		for _, c := range claims {
 			if !committed {
-				r.unreserve(c.id)
+				r.endReservation(c.id)
 				continue
 			}
 			r.mu.Lock()
@@ -81,7 +81,7 @@ func (r *Runner) Adopt(tx store.Tx) (func(committed bool), error) {
 				// Run ended meanwhile: give the lease back so the work resumes
 				// elsewhere without waiting for it to expire.
 				r.releaseLease(c.lease)
-				r.unreserve(c.id)
+				r.endReservation(c.id)
 				continue
 			}
 			go r.work(ctx, c.id, func() (store.Lease, *taken, error) { return c.lease, c.first, nil })

@@ -73,6 +73,9 @@ type Runner struct {
 	mu     sync.Mutex
 	ctx    context.Context // Run's, while it runs; nil before and after
 	active map[string]bool // sessions drained by this process
+	// missed: sessions woken while drained here; their drain may have read the
+	// inbox before the work committed, so a claim pass follows it.
+	missed map[string]bool
 	// backlog: the latest claim pass found sessions with work and no free slot;
 	// until a pass takes all it finds, new work waits its turn there (Adopt
 	// declines), oldest first.
@@ -115,7 +118,7 @@ func New(cfg Config) *Runner {
 	}
 	cfg.Limits = cfg.Limits.WithDefaults()
 	return &Runner{cfg: cfg, log: cfg.Logger.With("component", "session"), wake: make(chan struct{}, 1),
-		sem: make(chan struct{}, cfg.Concurrency), active: map[string]bool{},
+		sem: make(chan struct{}, cfg.Concurrency), active: map[string]bool{}, missed: map[string]bool{},
 		parts: cfg.Partials, tcache: newTranscriptCache()}
 }
 
@@ -133,6 +136,8 @@ func (r *Runner) Wake(sessionIDs []string) {
 	}
 }
 
+// allActive reports whether every session is drained here; if so, each is
+// noted as missed, for a claim pass when its drain ends.
 func (r *Runner) allActive(ids []string) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -140,6 +145,9 @@ func (r *Runner) allActive(ids []string) bool {
 		if !r.active[id] {
 			return false
 		}
+	}
+	for _, id := range ids {
+		r.missed[id] = true
 	}
 	return true
 }
@@ -258,11 +266,24 @@ func (r *Runner) reserve(id string) (ok, full bool) {
 	return true, false
 }
 
-func (r *Runner) unreserve(id string) {
+// endReservation is unreserve followed by the claim pass it asks for.
+func (r *Runner) endReservation(id string) {
+	if r.unreserve(id) {
+		r.Wake(nil)
+	}
+}
+
+// unreserve ends the session's drain here and frees its slot. It reports
+// whether a claim pass should follow: the session was woken while drained, or
+// a pass found more work than slots.
+func (r *Runner) unreserve(id string) (pass bool) {
 	r.mu.Lock()
 	delete(r.active, id)
+	pass = r.missed[id] || r.backlog
+	delete(r.missed, id)
 	r.mu.Unlock()
 	<-r.sem
+	return pass
 }
 
 // work drains a reserved session after claim took its lease and first item.
@@ -275,9 +296,10 @@ func (r *Runner) work(ctx context.Context, id string, claim func() (store.Lease,
 	if err == nil {
 		r.drain(ctx, lease, first)
 	}
-	r.unreserve(id)
-	if err == nil || errors.Is(err, errEmpty) {
-		r.Wake(nil) // work may have arrived while this worker held the session
+	// The drain took every item committed before its last read of the inbox;
+	// one committed after it woke the session while it was drained here.
+	if r.unreserve(id) && (err == nil || errors.Is(err, errEmpty)) {
+		r.Wake(nil)
 	}
 	// Otherwise another worker holds the lease or the store failed: the next
 	// poll tries again.

@@ -22,7 +22,7 @@ var (
 // Commit is what a committed write transaction produced.
 type Commit struct {
 	Updates []protocol.Update       // in offset order per user
-	Wake    []string                // session ids that got inbox items
+	Wake    []string                // session ids that got inbox items and whose lease the transaction does not hold
 	Audits  []*protocol.AuditRecord // the audit records written, in order (an RTC's may repeat)
 }
 
@@ -191,5 +191,4 @@ type Tx interface {
 	AuditList(q AuditQuery) ([]protocol.AuditRecord, error)
 	// AuditPrune deletes the records of calls that ended before the given time.
 	AuditPrune(before time.Time) (int64, error)
-
 }

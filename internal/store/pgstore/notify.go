@@ -38,10 +38,7 @@ func (t *tx) notifyNotLeased(ch string) (queued bool) {
 			queued = true
 		}
 	}
-	for _, id := range t.wake {
-		if t.leased[id] {
-			continue
-		}
+	for _, id := range t.wakes.Pending() {
 		if payload.Len()+len(id)+1 > notifyMax {
 			flush()
 		}
@@ -112,9 +109,4 @@ func (s *Store) listenOnce(ctx context.Context, wake func([]string)) error {
 }
 
 // markLeased notes that this transaction holds the session's lease.
-func (t *tx) markLeased(sessionID string) {
-	if t.leased == nil {
-		t.leased = map[string]bool{}
-	}
-	t.leased[sessionID] = true
-}
+func (t *tx) markLeased(sessionID string) { t.wakes.Hold(sessionID) }

@@ -32,9 +32,7 @@ type tx struct {
 	batch   store.Batch
 	rows    store.RowCache // write transactions only
 	audits  []*protocol.AuditRecord
-	wake    []string
-	// leased are the sessions whose leases this transaction took.
-	leased map[string]bool
+	wakes   store.Wakes
 	// retry is the first failure after which running fn again can succeed.
 	retry error
 	// pending are writes not sent yet; failed is the failure of one sent
@@ -47,7 +45,7 @@ var errReadOnly = errors.New("pgstore: write in a read transaction")
 
 func (t *tx) Now() time.Time { return t.now }
 
-func (t *tx) Woken() []string { return t.wake }
+func (t *tx) Woken() []string { return t.wakes.All() }
 
 // note remembers a retryable failure (the transaction is dead after it, whatever fn
 // does with the error) and returns err.
@@ -70,8 +68,8 @@ func (t *tx) settle(hook func(store.Commit)) {
 	for _, tk := range t.tickets {
 		tk.wait()
 	}
-	if hook != nil && (len(t.batch.Updates) > 0 || len(t.wake) > 0) {
-		hook(store.Commit{Updates: t.batch.Updates, Wake: t.wake, Audits: t.audits})
+	if wake := t.wakes.Pending(); hook != nil && (len(t.batch.Updates) > 0 || len(wake) > 0) {
+		hook(store.Commit{Updates: t.batch.Updates, Wake: wake, Audits: t.audits})
 	}
 }
 

@@ -72,7 +72,7 @@ func (t *tx) InboxInsert(item *store.InboxItem) error {
 	if err != nil {
 		return fmt.Errorf("insert inbox item: %w", err)
 	}
-	t.wake = append(t.wake, item.SessionID)
+	t.wakes.Add(item.SessionID)
 	return nil
 }
 
@@ -187,8 +187,8 @@ func (t *tx) LeaseRenew(l store.Lease, ttl time.Duration) (store.Lease, error) {
 }
 
 func (t *tx) LeaseRelease(l store.Lease) error {
+	t.wakes.Let(l.SessionID)
 	// Keep the row (and its token) so the next holder's token is higher.
 	return t.later(nil, `UPDATE leases SET expires_at = 'epoch' WHERE session_id = $1 AND holder = $2 AND token = $3`,
 		l.SessionID, l.Holder, l.Token)
 }
-

@@ -149,8 +149,8 @@ func (g *group) run(batch []*write) {
 	hook := s.hook
 	s.mu.Unlock()
 	for _, w := range ok {
-		if len(w.t.batch.Updates) > 0 || len(w.t.wake) > 0 {
-			hook(store.Commit{Updates: w.t.batch.Updates, Wake: w.t.Woken(), Audits: w.t.audits})
+		if wake := w.t.wakes.Pending(); len(w.t.batch.Updates) > 0 || len(wake) > 0 {
+			hook(store.Commit{Updates: w.t.batch.Updates, Wake: wake, Audits: w.t.audits})
 		}
 	}
 }

@@ -46,7 +46,7 @@ type tx struct {
 	batch    store.Batch
 	rows     store.RowCache // write transactions only
 	audits   []*protocol.AuditRecord
-	wake     []string
+	wakes    store.Wakes
 	epoch    string                  // initial epoch of new streams
 	streams  map[string]*streamState // user streams read or written in this transaction
 }
@@ -71,7 +71,7 @@ func (t *tx) exec(query string, args ...any) (sql.Result, error) {
 	return t.q.ExecContext(t.ctx, query, args...)
 }
 
-func (t *tx) Woken() []string { return t.wake }
+func (t *tx) Woken() []string { return t.wakes.All() }
 
 func ms(tm time.Time) int64 { return tm.UnixMilli() }
 

@@ -72,7 +72,7 @@ func (t *tx) InboxInsert(item *store.InboxItem) error {
 		return fmt.Errorf("insert inbox item: %w", err)
 	}
 	item.ID, _ = res.LastInsertId()
-	t.wake = append(t.wake, item.SessionID)
+	t.wakes.Add(item.SessionID)
 	return nil
 }
 
@@ -138,6 +138,7 @@ func (t *tx) LeaseAcquire(sessionID, holder string, ttl time.Duration) (store.Le
 	if err != nil {
 		return l, fmt.Errorf("acquire lease %s: %w", sessionID, err)
 	}
+	t.wakes.Hold(sessionID)
 	return l, nil
 }
 
@@ -150,6 +151,9 @@ func (t *tx) LeaseCheck(l store.Lease) error {
 	}
 	if n != 1 {
 		return store.ErrLeaseLost
+	}
+	if t.writable {
+		t.wakes.Hold(l.SessionID)
 	}
 	return nil
 }
@@ -168,8 +172,8 @@ func (t *tx) LeaseRenew(l store.Lease, ttl time.Duration) (store.Lease, error) {
 }
 
 func (t *tx) LeaseRelease(l store.Lease) error {
+	t.wakes.Let(l.SessionID)
 	// Keep the row (and its token) so the next holder's token is higher.
 	_, err := t.exec(`UPDATE leases SET expires_at = 0 WHERE session_id = ? AND holder = ? AND token = ?`, l.SessionID, l.Holder, l.Token)
 	return err
 }
-

@@ -533,6 +533,49 @@ func testInbox(t *testing.T, s store.Store, clock *Clock) {
 	if len(h.commits) != 1 || len(h.commits[0].Wake) < 2 {
 		t.Fatalf("hook wake %+v", h.commits)
 	}
+	// Work for a session whose lease the transaction holds wakes no one (its
+	// holder takes it); once the transaction let the lease go, it does.
+	wakeOf := func(release bool) []string {
+		h.commits = nil
+		write(t, s, func(tx store.Tx) error {
+			l, err := tx.LeaseAcquire("s9", "A", time.Second)
+			if err != nil {
+				return err
+			}
+			if err := tx.InboxInsert(&store.InboxItem{SessionID: "s9", Kind: "a", TurnID: "t9"}); err != nil {
+				return err
+			}
+			if release {
+				return tx.LeaseRelease(l)
+			}
+			return nil
+		})
+		var wake []string
+		for _, c := range h.commits {
+			wake = append(wake, c.Wake...)
+		}
+		return wake
+	}
+	if w := wakeOf(false); len(w) != 0 {
+		t.Fatalf("work for a held session woke %v", w)
+	}
+	if w := wakeOf(true); len(w) != 1 || w[0] != "s9" {
+		t.Fatalf("work for a session released in the same transaction woke %v", w)
+	}
+	write(t, s, func(tx store.Tx) error {
+		for {
+			it, err := tx.InboxNext("s9")
+			if errors.Is(err, store.ErrNotFound) {
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			if err := tx.InboxDelete(it.ID); err != nil {
+				return err
+			}
+		}
+	})
 	write(t, s, func(tx store.Tx) error { _, err := tx.LeaseAcquire("s2", "A", time.Second); return err })
 	var ids []string
 	var first *store.InboxItem

@@ -1,0 +1,42 @@
+package session
+
+import "testing"
+
+// A drain that nobody woke while it held its session ends without a claim
+// pass; a wake-up for the session while it was drained here (its work may have
+// committed after the drain's last read of the inbox) is not dropped: the
+// drain's end asks for the pass.
+func TestWakeDuringDrainIsKept(t *testing.T) {
+	r := New(Config{Store: openStore(t), Model: helloModel(t)})
+	pending := func() bool {
+		select {
+		case <-r.wake:
+			return true
+		default:
+			return false
+		}
+	}
+	if ok, _ := r.reserve("s"); !ok {
+		t.Fatal("reserve")
+	}
+	if r.unreserve("s") {
+		t.Fatal("a drain nobody woke asked for a claim pass")
+	}
+	if ok, _ := r.reserve("s"); !ok {
+		t.Fatal("reserve again")
+	}
+	r.Wake([]string{"s"})
+	if pending() {
+		t.Fatal("a wake-up for a session drained here started a pass at once")
+	}
+	if !r.unreserve("s") {
+		t.Fatal("the wake-up during the drain was dropped")
+	}
+	if ok, _ := r.reserve("s"); !ok || r.unreserve("s") {
+		t.Fatal("the wake-up was kept past the drain it was for")
+	}
+	r.Wake([]string{"s"})
+	if !pending() {
+		t.Fatal("a wake-up for a session not drained here started no pass")
+	}
+}
