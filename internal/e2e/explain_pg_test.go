@@ -14,7 +14,9 @@ import (
 
 	"github.com/rtcagent/rtcagent/internal/config"
 	"github.com/rtcagent/rtcagent/internal/protocol"
+	"github.com/rtcagent/rtcagent/internal/server"
 	"github.com/rtcagent/rtcagent/internal/store/pgstore"
+	"github.com/rtcagent/rtcagent/internal/testserver"
 )
 
 // Every statement a tool round trip sends to PostgreSQL can be served by an
@@ -128,3 +130,43 @@ func seqScans(t *testing.T, plan string) []string {
 }
 
 func oneLine(q string) string { return strings.Join(strings.Fields(q), " ") }
+
+// lsScript: five tool round trips (ls), then an answer.
+const lsScript = `{"name": "ls-5", "turns": [{"steps": [
+  {"tool_calls": [{"name": "ls", "arguments": {}}]},
+  {"tool_calls": [{"name": "ls", "arguments": {}}]},
+  {"tool_calls": [{"name": "ls", "arguments": {}}]},
+  {"tool_calls": [{"name": "ls", "arguments": {}}]},
+  {"tool_calls": [{"name": "ls", "arguments": {}}]},
+  {"chunks": ["done"]}
+]}]}`
+
+// What a tool round trip costs on PostgreSQL, counted (a turn of five, its
+// start and answer shared among them; the browser reports executing, three
+// transitions a call): the ceiling is what the data path costs today and comes
+// down as it gets leaner (the goal is 12 statements and 6 exchanges); a change
+// that adds statements to the round trip fails here.
+func TestRoundTripStatementBudget(t *testing.T) {
+	const maxStatements, maxExchanges = 47.0, 28.5
+	db := requirePostgres(t)
+	s := &testServer{testserver.Start(t, mustScript(t, lsScript), testserver.Options{
+		// The backstop poll is timed, not per round trip: out of the count.
+		Config: func(c *config.Config) { c.DBURL, c.PollInterval = db, time.Hour },
+		Server: server.Options{}, // no transcript verification: the round trip as it runs
+	})}
+	b := newBrowser(t, s, "alice", "dev-a")
+	warm := b.send("", "warm up")
+	b.waitTurn(warm.TurnID, 10*time.Second)
+	before := pgstore.ReadCounts()
+	res := b.send(warm.SessionID, "again")
+	if tr := b.waitTurn(res.TurnID, 10*time.Second); tr.Status != protocol.TurnCompleted {
+		t.Fatalf("turn %s", tr.Status)
+	}
+	got := pgstore.ReadCounts().Sub(before)
+	st, ex := float64(got.Statements)/5, float64(got.Exchanges)/5
+	t.Logf("per round trip: %.1f statements, %.1f exchanges, %.1f write and %.1f read transactions",
+		st, ex, float64(got.Writes)/5, float64(got.Reads)/5)
+	if st > maxStatements || ex > maxExchanges {
+		t.Fatalf("a round trip costs %.1f statements and %.1f exchanges; at most %.0f and %.0f", st, ex, maxStatements, maxExchanges)
+	}
+}
