@@ -134,19 +134,28 @@ func TestAuditDecisions(t *testing.T) {
 	}
 }
 
+// secondTurn runs a turn in a new session, calls before, then runs a second
+// turn of the session to its completion: what a warm server does.
+func (b *browser) secondTurn(before func()) protocol.MessageSendResult {
+	b.t.Helper()
+	warm := b.send("", "warm up")
+	b.waitTurn(warm.TurnID, 10*time.Second)
+	before()
+	res := b.send(warm.SessionID, "again")
+	if tr := b.waitTurn(res.TurnID, 10*time.Second); tr.Status != protocol.TurnCompleted {
+		b.t.Fatalf("turn %s", tr.Status)
+	}
+	return res
+}
+
 // A tool round trip writes its call's audit record at each transition from the
 // RTC it read (the record's state travels with the RTC), never reading the
 // record back, and the record comes out whole.
 func TestAuditWrittenWithoutReads(t *testing.T) {
 	s := startServer(t, mustScript(t, oneWriteScript))
 	b := newBrowser(t, s, "alice", "dev-a")
-	warm := b.send("", "warm up")
-	b.waitTurn(warm.TurnID, 10*time.Second)
-	before := store.ReadTableCounts()
-	res := b.send(warm.SessionID, "again")
-	if tr := b.waitTurn(res.TurnID, 10*time.Second); tr.Status != protocol.TurnCompleted {
-		t.Fatalf("turn %s", tr.Status)
-	}
+	var before store.TableCounts
+	res := b.secondTurn(func() { before = store.ReadTableCounts() })
 	got := store.ReadTableCounts().Sub(before)
 	if got["select audit"] != 0 || got["insert audit"] != 3 {
 		t.Fatalf("audit statements of one round trip: %d reads, %d writes; want 0 and 3 (created, executing, completed)", got["select audit"], got["insert audit"])

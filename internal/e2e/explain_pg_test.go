@@ -155,13 +155,8 @@ func TestRoundTripStatementBudget(t *testing.T) {
 		Server: server.Options{}, // no transcript verification: the round trip as it runs
 	})}
 	b := newBrowser(t, s, "alice", "dev-a")
-	warm := b.send("", "warm up")
-	b.waitTurn(warm.TurnID, 10*time.Second)
-	before := pgstore.ReadCounts()
-	res := b.send(warm.SessionID, "again")
-	if tr := b.waitTurn(res.TurnID, 10*time.Second); tr.Status != protocol.TurnCompleted {
-		t.Fatalf("turn %s", tr.Status)
-	}
+	var before pgstore.Counts
+	b.secondTurn(func() { before = pgstore.ReadCounts() })
 	got := pgstore.ReadCounts().Sub(before)
 	st, ex := float64(got.Statements)/5, float64(got.Exchanges)/5
 	t.Logf("per round trip: %.1f statements, %.1f exchanges, %.1f write and %.1f read transactions",

@@ -75,26 +75,30 @@ func (b *Batch) Add(userID, epoch string, next int64, typ string, data any) (pro
 	return *u, opened, nil
 }
 
-// Seal closes the user's open update and returns it with its payload, to be
-// written; later changes open another update.
-func (b *Batch) Seal(userID string) (protocol.Update, []byte, bool, error) {
+// Seal closes the user's open update, if any, and hands it with its payload to
+// write; later changes open another update.
+func (b *Batch) Seal(userID string, write func(u protocol.Update, payload []byte) error) error {
 	o := b.open[userID]
 	if o == nil {
-		return protocol.Update{}, nil, false, nil
+		return nil
 	}
 	delete(b.open, userID)
 	u := b.Updates[o.i]
 	payload, err := EncodeUpdate(u)
-	return u, payload, true, err
+	if err != nil {
+		return err
+	}
+	return write(u, payload)
 }
 
-// Users returns the users with an open update, in the order they were opened.
-func (b *Batch) Users() []string {
-	var users []string
+// SealAll seals every open update, in the order they were opened (at commit).
+func (b *Batch) SealAll(write func(u protocol.Update, payload []byte) error) error {
 	for _, u := range b.Updates {
 		if o := b.open[u.UserID]; o != nil && b.Updates[o.i].Offset == u.Offset {
-			users = append(users, u.UserID)
+			if err := b.Seal(u.UserID, write); err != nil {
+				return err
+			}
 		}
 	}
-	return users
+	return nil
 }

@@ -202,7 +202,7 @@ func (s *Store) attempt(ctx context.Context, fn func(tx store.Tx) error) (retry 
 
 	err = fn(t)
 	if err == nil {
-		err = t.sealAll()
+		err = t.batch.SealAll(t.writeUpdate)
 	}
 	if err != nil {
 		// After a failed statement PostgreSQL refuses everything until rollback, so

@@ -182,28 +182,14 @@ func (t *tx) UpdateAppend(userID, typ string, data any) (protocol.Update, error)
 	return u, nil
 }
 
-// seal writes the user's open update. One statement, sent with the next
-// (pipeline.go): the CTE bumps top, the INSERT stores the update.
-func (t *tx) seal(userID string) error {
-	u, payload, ok, err := t.batch.Seal(userID)
-	if !ok || err != nil {
-		return err
-	}
-	err = t.later(nil, `WITH bump AS (UPDATE user_streams SET top = $2 WHERE user_id = $1)
+// writeUpdate writes a sealed update (store.Batch). One statement, sent with
+// the next (pipeline.go): the CTE bumps top, the INSERT stores the update.
+func (t *tx) writeUpdate(u protocol.Update, payload []byte) error {
+	err := t.later(nil, `WITH bump AS (UPDATE user_streams SET top = $2 WHERE user_id = $1)
 		INSERT INTO updates (user_id, off, payload, created_at) VALUES ($1, $2, $3, $4)`,
-		userID, u.Offset, string(payload), t.now)
+		u.UserID, u.Offset, string(payload), t.now)
 	if err != nil {
 		return fmt.Errorf("append update: %w", err)
-	}
-	return nil
-}
-
-// sealAll writes every open update, before commit.
-func (t *tx) sealAll() error {
-	for _, user := range t.batch.Users() {
-		if err := t.seal(user); err != nil {
-			return err
-		}
 	}
 	return nil
 }
@@ -217,7 +203,7 @@ func (t *tx) StreamReset(userID string) (store.StreamPos, error) {
 	if err != nil {
 		return p, err
 	}
-	if err := t.seal(userID); err != nil {
+	if err := t.batch.Seal(userID, t.writeUpdate); err != nil {
 		return p, err
 	}
 	p.Epoch, p.Floor = newEpoch(), p.Top

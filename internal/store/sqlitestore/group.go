@@ -178,5 +178,5 @@ func call(w *write) (err error) {
 	if err := w.fn(w.t); err != nil {
 		return err
 	}
-	return w.t.sealAll()
+	return w.t.batch.SealAll(w.t.writeUpdate)
 }

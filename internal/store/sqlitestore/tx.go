@@ -138,24 +138,10 @@ func (t *tx) UpdateAppend(userID, typ string, data any) (protocol.Update, error)
 	return u, nil
 }
 
-// seal writes the user's open update.
-func (t *tx) seal(userID string) error {
-	u, payload, ok, err := t.batch.Seal(userID)
-	if !ok || err != nil {
-		return err
-	}
-	if _, err := t.exec(`INSERT INTO updates (user_id, offset, payload, created_at) VALUES (?, ?, ?, ?)`, userID, u.Offset, payload, ms(t.now)); err != nil {
+// writeUpdate writes a sealed update (store.Batch).
+func (t *tx) writeUpdate(u protocol.Update, payload []byte) error {
+	if _, err := t.exec(`INSERT INTO updates (user_id, offset, payload, created_at) VALUES (?, ?, ?, ?)`, u.UserID, u.Offset, payload, ms(t.now)); err != nil {
 		return fmt.Errorf("insert update: %w", err)
-	}
-	return nil
-}
-
-// sealAll writes every open update, before commit.
-func (t *tx) sealAll() error {
-	for _, user := range t.batch.Users() {
-		if err := t.seal(user); err != nil {
-			return err
-		}
 	}
 	return nil
 }
@@ -175,7 +161,7 @@ func (t *tx) StreamReset(userID string) (store.StreamPos, error) {
 	if err != nil {
 		return store.StreamPos{}, err
 	}
-	if err := t.seal(userID); err != nil {
+	if err := t.batch.Seal(userID, t.writeUpdate); err != nil {
 		return store.StreamPos{}, err
 	}
 	p := st.pos
