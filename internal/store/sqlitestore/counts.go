@@ -3,6 +3,7 @@ package sqlitestore
 import (
 	"database/sql"
 	"sync/atomic"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promauto"
@@ -16,18 +17,21 @@ type Counts struct {
 	Commits int64 // transactions committed (a group of writes is one)
 	Writes  int64 // Write calls committed
 	Pages   int64 // pages written to the WAL by those commits (WAL frames)
+	// Held is how long the writer held the database for those commits, in
+	// nanoseconds: from BEGIN to the end of COMMIT, the writes run inside.
+	Held int64
 }
 
 // Sub returns c minus old.
 func (c Counts) Sub(old Counts) Counts {
-	return Counts{Commits: c.Commits - old.Commits, Writes: c.Writes - old.Writes, Pages: c.Pages - old.Pages}
+	return Counts{Commits: c.Commits - old.Commits, Writes: c.Writes - old.Writes, Pages: c.Pages - old.Pages, Held: c.Held - old.Held}
 }
 
-var counts struct{ commits, writes, pages atomic.Int64 }
+var counts struct{ commits, writes, pages, held atomic.Int64 }
 
 // ReadCounts returns the process's counts so far.
 func ReadCounts() Counts {
-	return Counts{Commits: counts.commits.Load(), Writes: counts.writes.Load(), Pages: counts.pages.Load()}
+	return Counts{Commits: counts.commits.Load(), Writes: counts.writes.Load(), Pages: counts.pages.Load(), Held: counts.held.Load()}
 }
 
 func init() {
@@ -38,13 +42,15 @@ func init() {
 	c("commits_total", "Transactions committed to SQLite (a group of writes is one).", &counts.commits)
 	c("writes_total", "Writes committed to SQLite.", &counts.writes)
 	c("wal_pages_total", "Pages written to the SQLite WAL (frames).", &counts.pages)
+	c("writer_held_nanoseconds_total", "Time the SQLite writer held the database for committed groups (BEGIN to the end of COMMIT).", &counts.held)
 }
 
-// countCommit adds a committed group of writes and the pages the writer's
-// connection wrote since the previous call (SQLite's cache-write counter, which
-// it reads and resets).
-func countCommit(c *sql.Conn, writes int) {
+// countCommit adds a committed group of writes, held the time the writer held
+// the database for it, and the pages the writer's connection wrote since the
+// previous call (SQLite's cache-write counter, which it reads and resets).
+func countCommit(c *sql.Conn, writes int, held time.Duration) {
 	counts.commits.Add(1)
+	counts.held.Add(int64(held))
 	counts.writes.Add(int64(writes))
 	_ = c.Raw(func(dc any) error {
 		if st, ok := dc.(sqlite.DBStatus); ok {

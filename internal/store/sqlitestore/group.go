@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/rtcagent/rtcagent/internal/store"
 )
@@ -95,6 +96,7 @@ func (g *group) run(batch []*write) {
 			close(w.done)
 		}
 	}()
+	began := time.Now()
 	if err := s.wc.begin(context.Background(), true); err != nil {
 		for _, w := range batch {
 			w.err = err
@@ -144,7 +146,7 @@ func (g *group) run(batch []*write) {
 		}
 		return
 	}
-	countCommit(s.wc.c, len(ok))
+	countCommit(s.wc.c, len(ok), time.Since(began))
 	s.mu.Lock()
 	hook := s.hook
 	s.mu.Unlock()
