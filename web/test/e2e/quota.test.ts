@@ -63,13 +63,15 @@ test("quota: a result whose journal write fails is still submitted; a banner say
   eq(submits.length, 1, "one submission");
   eq((submits[0]!.data as { ok?: boolean }).ok, true, "an ok result, not interrupted or timed out");
   ok(!p.noErrors().some((e) => /JS_FreeRuntime|Uncaught/.test(e)), `no page errors: ${p.noErrors().join("\n")}`);
+  await p.page.evaluate(() => void ((window as unknown as { __keepFull?: boolean }).__keepFull = false));
   await cdp.send("Storage.overrideQuotaForOrigin", { origin });
 });
 
 /**
  * Runs in the page: writes random (incompressible) bytes to a database of its
  * own in ever smaller pieces until not even 64 bytes fit, then tries a 200-byte
- * write in another database.
+ * write in another database, and goes on taking what frees up until the test
+ * ends (window.__keepFull).
  */
 async function fillQuota(): Promise<{ bytes: number; usage: number; probe: string }> {
   const open = (name: string) =>
@@ -101,8 +103,18 @@ async function fillQuota(): Promise<{ bytes: number; usage: number; probe: strin
       while ((await put(filler, random(chunk))) === "written") (bytes += chunk), wrote++;
     }
   }
-  filler.close();
   const probe = await put(other, "x".repeat(200));
   other.close();
+  // Chromium frees space after failed writes now and then (compaction): keep
+  // taking whatever frees up, so the page's own small writes keep failing.
+  const w = window as unknown as { __keepFull?: boolean };
+  w.__keepFull = true;
+  void (async () => {
+    while (w.__keepFull) {
+      for (let chunk = 4096; chunk >= 64; chunk >>= 1) while ((await put(filler, random(chunk))) === "written") bytes += chunk;
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    filler.close();
+  })();
   return { bytes, usage: (await navigator.storage.estimate()).usage ?? 0, probe };
 }
