@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os/exec"
+	"regexp"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -297,11 +298,23 @@ func TestHandlerServesExamples(t *testing.T) {
 	}
 	r := get("/examples/shop/")
 	body, _ := io.ReadAll(r.Body)
-	if r.StatusCode != 200 || !strings.HasPrefix(r.Header.Get("Content-Type"), "text/html") || !strings.Contains(string(body), `"@rtc-agent/web": "/sdk/rtc-agent.js"`) {
+	if r.StatusCode != 200 || !strings.HasPrefix(r.Header.Get("Content-Type"), "text/html") || !strings.Contains(string(body), `<script type="module" src="app.js"></script>`) {
 		t.Fatalf("/examples/shop/: %d %v %.200s", r.StatusCode, r.Header, body)
 	}
-	if r := get("/examples/shop/app.js"); r.StatusCode != 200 || !strings.HasPrefix(r.Header.Get("Content-Type"), "text/javascript") || r.Header.Get("X-Content-Type-Options") != "nosniff" {
-		t.Fatalf("app.js: %d %v", r.StatusCode, r.Header)
+	app := get("/examples/shop/app.js")
+	if app.StatusCode != 200 || !strings.HasPrefix(app.Header.Get("Content-Type"), "text/javascript") || app.Header.Get("X-Content-Type-Options") != "nosniff" {
+		t.Fatalf("app.js: %d %v", app.StatusCode, app.Header)
+	}
+	// The app bundles the SDK; its chunks (the chat UI, code loaded on first use) are served next to it.
+	code, _ := io.ReadAll(app.Body)
+	chunks := regexp.MustCompile(`"\./([\w-]+\.js)"`).FindAllStringSubmatch(string(code), -1)
+	if len(chunks) == 0 {
+		t.Fatalf("app.js imports no chunk")
+	}
+	for _, c := range chunks {
+		if r := get("/examples/shop/" + c[1]); r.StatusCode != 200 || !strings.HasPrefix(r.Header.Get("Content-Type"), "text/javascript") {
+			t.Errorf("%s: %d %v", c[1], r.StatusCode, r.Header)
+		}
 	}
 	if r := get("/examples/shop"); r.StatusCode != http.StatusMovedPermanently || r.Header.Get("Location") != "/examples/shop/" {
 		t.Fatalf("/examples/shop: %d %v", r.StatusCode, r.Header)

@@ -1,6 +1,9 @@
-// Builds the shop into dist/: app.js (the app, React and @rtc-agent/react) next to
-// index.html and styles.css. @rtc-agent/web is not bundled: index.html's import map
-// loads it from the RTC Agent server, next to the sandbox page it needs.
+// Builds the shop into dist/: app.js (the app, React, @rtc-agent/react and
+// @rtc-agent/web) and its chunks (the SDK's chat UI, loaded when <AgentChat/>
+// first mounts; code loaded on first use) next to index.html and styles.css. One
+// script file and no inline script, so the host-site CSP of the SDK's README
+// allows the page; the script sandbox comes from the RTC Agent server (sandboxUrl
+// in src/token.ts).
 // Usage: node build.mjs [outdir]
 import { build } from "esbuild";
 import { copyFile, mkdir } from "node:fs/promises";
@@ -13,13 +16,13 @@ await mkdir(out, { recursive: true });
 await build({
   entryPoints: { app: join(root, "src/main.tsx") },
   bundle: true,
+  splitting: true,
   format: "esm",
   target: "es2022",
   outdir: out,
   minify: true,
   sourcemap: true,
   jsx: "automatic",
-  external: ["@rtc-agent/web", "@rtc-agent/web/*"],
   define: { "process.env.NODE_ENV": '"production"' },
   logLevel: "warning",
 });

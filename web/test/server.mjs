@@ -61,6 +61,12 @@ export async function startServer({ distDir, testDir, internalSdk }) {
       }
       return send(res, 200, JSON.stringify(probes), { "Content-Type": "application/json" });
     }
+    if (path.startsWith("/sdk-bare/")) {
+      // The SDK's code without its sandbox page next to it, as in a host's own bundle.
+      const manifest = JSON.parse(await readFile(join(distDir, "headers.json"), "utf8"));
+      if (internalSdk && path === `/sdk-bare/${INTERNAL_SDK}`) return send(res, 200, await readFile(internalSdk), manifest["rtc-agent.js"]);
+      return send(res, 404, "not found", { "Content-Type": "text/plain" });
+    }
     if (path.startsWith("/sdk/") || path.startsWith("/sdk-nocsp/")) {
       const withCsp = path.startsWith("/sdk/");
       const name = path.slice(path.indexOf("/", 1) + 1);

@@ -7,7 +7,7 @@ import { AgentChat, AgentProvider, useAgent } from "@rtc-agent/react";
 import { Approvals } from "./approvals.js";
 import { Assistant } from "./assistant.js";
 import { Cart, Catalog } from "./catalog.js";
-import { getToken, serverUrl, userId } from "./token.js";
+import { getToken, sandboxUrl, serverUrl, userId } from "./token.js";
 import { ShopTools } from "./tools.js";
 
 export function App({ variant }: { variant: "headless" | "element" }) {
@@ -22,7 +22,7 @@ export function App({ variant }: { variant: "headless" | "element" }) {
 }
 
 function HeadlessAssistant() {
-  const { agent, error } = useAgent({ serverUrl, userId, getToken });
+  const { agent, error } = useAgent({ serverUrl, userId, getToken, sandboxUrl });
   if (error) return <p role="alert">The assistant could not start: {error.message}</p>;
   return (
     <AgentProvider agent={agent}>
@@ -33,9 +33,11 @@ function HeadlessAssistant() {
   );
 }
 
+const chatOptions = { sandboxUrl };
+
 function ElementAssistant() {
   return (
-    <AgentChat serverUrl={serverUrl} userId={userId} getToken={getToken} title="Shop assistant" className="chat">
+    <AgentChat serverUrl={serverUrl} userId={userId} getToken={getToken} options={chatOptions} title="Shop assistant" className="chat">
       <ShopTools />
     </AgentChat>
   );

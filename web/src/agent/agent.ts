@@ -87,13 +87,16 @@ export class AgentCore implements Agent {
     this.serverUrl = options.serverUrl ?? location.origin;
     this.defaultWorkMode = options.workMode ?? "edit";
     this.store = new EntityStore(db);
+    // Named in the sandbox's error when the default location (next to the SDK's code) fails.
+    const serverSandboxUrl = `${this.serverUrl.replace(/\/+$/, "")}/sdk/sandbox.html`;
     this.script = new ScriptRunner({
       vfs,
       sandboxUrl: options.sandboxUrl,
+      serverSandboxUrl,
       timeoutMs: options.scriptTimeoutMs,
       memoryLimitBytes: options.scriptMemoryLimitBytes,
     });
-    this.search = new SearchClient({ sandboxUrl: options.sandboxUrl, timeoutMs: options.searchTimeoutMs });
+    this.search = new SearchClient({ sandboxUrl: options.sandboxUrl, serverSandboxUrl, timeoutMs: options.searchTimeoutMs });
     let pendingToken = firstToken;
     this.conn = new Connection({
       url: websocketUrl(this.serverUrl),

@@ -34,7 +34,11 @@ export interface AgentOptions {
    * when the browser has it) as host tools. Default true.
    */
   webmcp?: boolean;
-  /** URL of sandbox.html for the script tool. Default: next to rtc-agent.js. */
+  /**
+   * URL of sandbox.html for the script tool (and grep/find). Default: next to the
+   * SDK's code, right when the SDK is loaded from the server's `/sdk/`. An SDK
+   * bundled into your app must set it: `${serverUrl}/sdk/sandbox.html`.
+   */
   sandboxUrl?: string;
   /** Deadline of one script run. Default 30 000 ms. */
   scriptTimeoutMs?: number;

@@ -2,7 +2,7 @@ import { isVfsError, type VirtualFS } from "../vfs/index.js";
 import { serveCall, toWire, type HostFunction, type HostFunctionLookup } from "./host-api.js";
 import { sha256Hex } from "../util/hash.js";
 import type { LogLevel, RpcMethod, RunMessage, RunMode, WireError, WorkerToHost } from "./protocol.js";
-import { SandboxFrame } from "./sandbox-frame.js";
+import { SandboxError, SandboxFrame, sandboxLocation, type SandboxLocation } from "./sandbox-frame.js";
 
 /** Options of {@link ScriptRunner}. Every limit has a default. */
 export interface ScriptRunnerOptions {
@@ -12,6 +12,11 @@ export interface ScriptRunnerOptions {
    * server's `/sdk/sandbox.html` when the SDK is loaded from `/sdk/rtc-agent.js`.
    */
   sandboxUrl?: string | URL;
+  /**
+   * The RTC Agent server's sandbox page: when `sandboxUrl` is not given and the
+   * default fails (an SDK bundled into the host's app), the error says to set it.
+   */
+  serverSandboxUrl?: string;
   /** Host functions callable as `rtcAgent.call(name, args)`. */
   functions?: Record<string, HostFunction>;
   /** Run deadline; the sandbox is torn down when it passes. Default 30 000 ms. */
@@ -103,7 +108,7 @@ export function scriptPath(name: string): string {
  * tearing the frame down at a deadline never takes another run with it.
  */
 export class ScriptRunner {
-  private readonly sandboxUrl: string;
+  private readonly sandbox: SandboxLocation;
   private readonly functions = new Map<string, HostFunction>();
   private readonly lookup: HostFunctionLookup;
   private frame: SandboxFrame | null = null;
@@ -111,6 +116,8 @@ export class ScriptRunner {
   private queue: Promise<unknown> = Promise.resolve();
   private nextRun = 1;
   private disposed = false;
+  /** Set once the console was told that the sandbox cannot start. */
+  private warned = false;
   private readonly abortActive = new Set<(error: string) => void>();
 
   readonly timeoutMs: number;
@@ -122,7 +129,7 @@ export class ScriptRunner {
   private readonly memoryLimitBytes: number;
 
   constructor(private readonly options: ScriptRunnerOptions) {
-    this.sandboxUrl = String(options.sandboxUrl ?? new URL("./sandbox.html", import.meta.url));
+    this.sandbox = sandboxLocation(options.sandboxUrl, options.serverSandboxUrl);
     this.timeoutMs = options.timeoutMs ?? 30_000;
     this.memoryLimitBytes = options.memoryLimitBytes ?? DEFAULT_SCRIPT_MEMORY_LIMIT_BYTES;
     if (!Number.isSafeInteger(this.memoryLimitBytes) || this.memoryLimitBytes < 1024 * 1024) {
@@ -208,7 +215,7 @@ export class ScriptRunner {
   private ensureFrame(): Promise<SandboxFrame> {
     if (this.disposed) return Promise.reject(new Error("the script runner was shut down"));
     if (this.frame?.alive) return Promise.resolve(this.frame);
-    this.starting ??= SandboxFrame.start(this.sandboxUrl, this.bootTimeoutMs, "script", this.memoryLimitBytes).then(
+    this.starting ??= SandboxFrame.start(this.sandbox, this.bootTimeoutMs, "script", this.memoryLimitBytes).then(
       (frame) => {
         this.starting = null;
         if (this.disposed) {
@@ -220,6 +227,11 @@ export class ScriptRunner {
       },
       (err: unknown) => {
         this.starting = null;
+        // The model reads it as the script's error; the page's developer reads it here.
+        if (err instanceof SandboxError && !this.warned) {
+          this.warned = true;
+          console.warn(`rtc-agent: scripts cannot run: ${err.message}`);
+        }
         throw err;
       },
     );

@@ -18,6 +18,28 @@ export class SandboxError extends Error {
   override readonly name = "SandboxError";
 }
 
+/**
+ * How long a loaded frame may take to announce itself as the sandbox page before
+ * it is taken for another page. Its boot script posts before the load event, so
+ * this only covers the two messages crossing processes out of order.
+ */
+const LOAD_GRACE_MS = 2_000;
+
+/** Where the sandbox page is, and whether that is the SDK's default or the host's choice. */
+export interface SandboxLocation {
+  url: string;
+  /** True when no `sandboxUrl` was given: `url` is the default, next to the SDK's code. */
+  byDefault: boolean;
+  /** The RTC Agent server's sandbox page, named in the error when the default fails. */
+  serverSandboxUrl?: string;
+}
+
+/** The sandbox page of `sandboxUrl`, or by default the one next to the SDK's code (`import.meta.url`). */
+export function sandboxLocation(sandboxUrl: string | URL | undefined, serverSandboxUrl?: string): SandboxLocation {
+  if (sandboxUrl !== undefined && sandboxUrl !== "") return { url: String(sandboxUrl), byDefault: false, serverSandboxUrl };
+  return { url: String(new URL("./sandbox.html", import.meta.url)), byDefault: true, serverSandboxUrl };
+}
+
 type WorkerErrorHandler = (runId: string, message: string) => void;
 
 /** One live sandbox frame with its control port. */
@@ -38,9 +60,11 @@ export class SandboxFrame {
 
   /**
    * Appends the frame to `document.body` (not to a shadow tree: moving an iframe
-   * reloads it) and resolves once the sandbox reports ready.
+   * reloads it) and resolves once the sandbox reports ready. When it cannot start,
+   * rejects with a SandboxError whose message says what to fix.
    */
-  static start(url: string, bootTimeoutMs: number, role: SandboxRole = "script", memoryLimitBytes?: number): Promise<SandboxFrame> {
+  static start(where: SandboxLocation, bootTimeoutMs: number, role: SandboxRole = "script", memoryLimitBytes?: number): Promise<SandboxFrame> {
+    const url = where.url;
     const sandboxOrigin = new URL(url, document.baseURI).origin;
     const iframe = document.createElement("iframe");
     iframe.setAttribute("sandbox", "allow-scripts");
@@ -50,15 +74,28 @@ export class SandboxFrame {
     iframe.referrerPolicy = "no-referrer";
     iframe.style.cssText = "position:absolute;width:0;height:0;border:0;visibility:hidden";
     iframe.src = url;
+    // The fix that names the option: only when the URL is the default (no sandboxUrl
+    // given), which is wrong whenever the SDK is bundled into the host's app.
+    const server = where.serverSandboxUrl && where.serverSandboxUrl !== url ? where.serverSandboxUrl : null;
+    const setOption = server
+      ? `set the sandboxUrl option (createAgent, or the element's .options) to your RTC Agent server's sandbox page, "${server}"`
+      : `set the sandboxUrl option (createAgent, or the element's .options) to the URL of a sandbox.html served with its headers (your RTC Agent server's /sdk/sandbox.html)`;
+    const byDefault = `no sandboxUrl option was given, so the SDK tried ${url}, next to its own code`;
 
     return new Promise<SandboxFrame>((resolve, reject) => {
       const channel = new MessageChannel();
+      let settled = false;
+      let loadGrace: ReturnType<typeof setTimeout> | undefined;
       const cleanup = () => {
         clearTimeout(timer);
+        clearTimeout(loadGrace);
+        iframe.removeEventListener("load", onLoad);
         window.removeEventListener("message", onWindowMessage);
         document.removeEventListener("securitypolicyviolation", onViolation);
       };
       const fail = (message: string) => {
+        if (settled) return;
+        settled = true;
         cleanup();
         channel.port1.close();
         iframe.remove();
@@ -70,17 +107,39 @@ export class SandboxFrame {
         // control port can be transferred once).
         if (helloSent || e.source !== iframe.contentWindow || e.data?.[SANDBOX_MARKER] !== "frame-loaded") return;
         helloSent = true;
+        clearTimeout(loadGrace);
         const hello: HelloMessage = { [SANDBOX_MARKER]: "hello", version: SANDBOX_PROTOCOL_VERSION, role, memoryLimitBytes };
         iframe.contentWindow?.postMessage(hello, "*", [channel.port2]);
+      };
+      // The sandbox page announces itself from its boot script, before its load
+      // event: a page that loaded without doing so is not the sandbox (a 404, the
+      // host's own page, an error page). Say so now rather than at the boot deadline.
+      const onLoad = () => {
+        if (helloSent) return;
+        clearTimeout(loadGrace);
+        loadGrace = setTimeout(() => {
+          if (helloSent) return;
+          fail(
+            where.byDefault
+              ? `the script sandbox did not start: ${byDefault}, and what loaded there is not the sandbox page. If the SDK is bundled into your app, ${setOption}`
+              : `the script sandbox did not start: the page at sandboxUrl ${url} loaded but is not the sandbox page (not served there?); serve the SDK's sandbox.html there with the headers of its headers.json, or point sandboxUrl at your RTC Agent server's /sdk/sandbox.html`,
+          );
+        }, Math.min(LOAD_GRACE_MS, bootTimeoutMs));
       };
       const onViolation = (e: SecurityPolicyViolationEvent) => {
         if (!["frame-src", "child-src", "default-src"].includes(e.effectiveDirective)) return;
         if (!e.blockedURI.startsWith(sandboxOrigin)) return;
-        fail(`this page's Content-Security-Policy blocks the script sandbox; add ${sandboxOrigin} to its frame-src (or child-src) directive`);
+        fail(
+          where.byDefault
+            ? `this page's Content-Security-Policy blocks the script sandbox (frame-src): ${byDefault}. If the SDK is bundled into your app, ${setOption} (and allow that origin in frame-src); ` +
+                `to serve sandbox.html at ${url} yourself instead, add ${sandboxOrigin} to frame-src`
+            : `this page's Content-Security-Policy blocks the script sandbox at ${url}; add ${sandboxOrigin} to its frame-src (or child-src) directive`,
+        );
       };
       channel.port1.onmessage = (e: MessageEvent) => {
         const m = e.data as FrameToHost;
         if (m?.t === "ready") {
+          settled = true;
           cleanup();
           resolve(new SandboxFrame(iframe, channel.port1));
         } else if (m?.t === "fatal") {
@@ -90,11 +149,15 @@ export class SandboxFrame {
       const timer = setTimeout(
         () =>
           fail(
-            `the script sandbox at ${url} did not start within ${bootTimeoutMs} ms; check that the server serves it, ` +
-              `and, if this page has a Content-Security-Policy, that ${sandboxOrigin} is allowed in frame-src`,
+            where.byDefault
+              ? `the script sandbox did not start within ${bootTimeoutMs} ms: ${byDefault}. If the SDK is bundled into your app, ${setOption}; ` +
+                  `if this page has a Content-Security-Policy, its frame-src must allow the sandbox's origin`
+              : `the script sandbox at ${url} did not start within ${bootTimeoutMs} ms; check that the server serves it, ` +
+                  `and, if this page has a Content-Security-Policy, that ${sandboxOrigin} is allowed in frame-src`,
           ),
         bootTimeoutMs,
       );
+      iframe.addEventListener("load", onLoad);
       window.addEventListener("message", onWindowMessage);
       document.addEventListener("securitypolicyviolation", onViolation);
       (document.body ?? document.documentElement).appendChild(iframe);

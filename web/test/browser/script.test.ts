@@ -236,6 +236,35 @@ test("script: a sandbox page served without its CSP is refused", async () => {
   includes(r.error ?? "", "the script sandbox refused to start: sandbox page has no Content-Security-Policy in force");
 });
 
+test("script: an SDK without sandboxUrl whose default location has no sandbox says to set sandboxUrl", async () => {
+  for (const r of runners.splice(0)) r.dispose();
+  const vfs = await freshVfs();
+  const server = `${ctx.sdkOrigin}/sdk/sandbox.html`;
+  // The SDK's code served where no sandbox.html is, as when a host bundles it: on the
+  // SDK's origin (the frame loads a 404) and on the page's own (its CSP's frame-src blocks it).
+  for (const [origin, cause] of [[ctx.sdkOrigin, "is not the sandbox page"], [location.origin, "Content-Security-Policy blocks"]] as const) {
+    const bare = (await import(/* runtime URL */ `${origin}/sdk-bare/rtc-agent-internal.js`)) as typeof ctx.sdk;
+    const runner = new bare.ScriptRunner({ vfs, timeoutMs: 5000, serverSandboxUrl: server });
+    runners.push(runner);
+    const started = performance.now();
+    const r = await runner.eval("1 + 1");
+    const ms = performance.now() - started;
+    eq(r.ok, false);
+    const tried = `${origin}/sdk-bare/sandbox.html`;
+    includes(r.error ?? "", cause);
+    includes(r.error ?? "", `no sandboxUrl option was given, so the SDK tried ${tried}`);
+    includes(r.error ?? "", `set the sandboxUrl option (createAgent, or the element's .options) to your RTC Agent server's sandbox page, "${server}"`);
+    ok(ms < 5000, `told in ${Math.round(ms)} ms, not at the 10 s boot deadline`);
+    eq(frames().length, 0, "the failed frame is removed");
+    // The fix it names works.
+    const fixed = new bare.ScriptRunner({ vfs, timeoutMs: 5000, sandboxUrl: server });
+    runners.push(fixed);
+    eq((await fixed.eval("1 + 1")).result, 2, `with sandboxUrl set (SDK from ${origin})`);
+    fixed.dispose();
+    console.info(`[note] ${r.error}`);
+  }
+});
+
 test("script: runs are serialised and dispose stops everything", async () => {
   const { runner } = await setup();
   const results = await Promise.all([runner.eval("1"), runner.eval("2"), runner.eval("3")]);

@@ -2,15 +2,17 @@
 // into a fresh project (offline: its only dependencies are type packages web/ has installed), the samples of
 // test/pack/ type-checked there with `tsc --strict` (api.ts: what must and must
 // not compile), bundled with esbuild from the installed package, then run in
-// Chromium from a host site on another origin against the real Go server: the
-// headless entry with the page's own approval dialog, the element entry from
-// the same bundle, and the plain-HTML embed that loads the SDK from the server.
-// Each sends a message whose scripted answer calls the page's host tool; the
-// tool's result must reach the answer.
+// Chromium from a host site on another origin against the real Go server, each
+// page under the host-site CSP web/README.md documents (after `default-src
+// 'none'`): the headless entry with the page's own approval dialog, the element
+// entry from the same bundle, and the two plain-HTML pages that load the SDK from
+// the server (with dev-token, and with the host's token endpoint). Each sends a
+// message whose scripted answer runs a script in the sandbox and calls the page's
+// host tool; both results must reach the answer, and no CSP violation may occur.
 
 import { build } from "esbuild";
 import { execFile } from "node:child_process";
-import { copyFile, mkdir, mkdtemp, readFile, readdir, rm, stat, writeFile } from "node:fs/promises";
+import { cp, mkdir, mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
 import { tmpdir } from "node:os";
 import { extname, join } from "node:path";
@@ -19,19 +21,22 @@ import { promisify } from "node:util";
 import { gzipSync } from "node:zlib";
 import { paths } from "./context.js";
 import { defer, eq, includes, note, ok, test, until } from "./harness.js";
-import { AgentPage, call, newProfile, turn } from "./pages.js";
-import { GoServer } from "./servers.js";
+import { AgentPage, call, cspViolations, newProfile, turn } from "./pages.js";
+import { GoServer, readmeHostCsp } from "./servers.js";
 
 const run = promisify(execFile);
 const PLACEHOLDER = "https://agent.example.com";
 const ANSWER = '{"added":"MUG-BLUE","items":1}';
+/** The script's result, as the answer quotes it: it ran in the sandbox frame. */
+const SCRIPTED = '"result": 42';
 
 const script = {
   name: "pack",
   turns: [
     turn("(?i)mug", [
+      { text: "Checking the price.", tool_calls: [call("script", { action: "eval", code: "return 6 * 7;" })] },
       { text: "Adding the mug.", tool_calls: [call("addToCart", { sku: "MUG-BLUE" })] },
-      { chunks: ["The cart says: ", "{{last_result}}"] },
+      { chunks: ["The cart says: ", "{{last_result}}", "; the script said ", '{{find:"result": \\d+}}'] },
     ]),
   ],
 };
@@ -78,7 +83,7 @@ async function installTarball(): Promise<App> {
   });
   const bare = Object.values(meta.metafile.inputs).flatMap((i) => i.imports.filter((x) => x.external).map((x) => x.path));
   eq(bare, [], "the bundles import no package");
-  for (const f of await readdir(join(paths.web, "test/pack"))) await copyFile(join(paths.web, "test/pack", f), join(dir, "src", f));
+  await cp(join(paths.web, "test/pack"), join(dir, "src"), { recursive: true });
   return { dir, tarball };
 }
 
@@ -107,8 +112,12 @@ async function typecheck(app: App, moduleResolution: "Bundler" | "NodeNext"): Pr
   }
 }
 
-/** The host site: the sample pages with the server's URL, their bundles, and a token endpoint. */
+/**
+ * The host site: the sample pages with the server's URL, their bundles, and a
+ * token endpoint; its pages under the README's host-site CSP.
+ */
 async function hostSite(app: App, go: GoServer): Promise<string> {
+  const csp = await readmeHostCsp(paths, go.port);
   const types: Record<string, string> = { ".html": "text/html; charset=utf-8", ".js": "text/javascript; charset=utf-8" };
   const server: Server = createServer((req, res) => {
     void (async () => {
@@ -122,10 +131,12 @@ async function hostSite(app: App, go: GoServer): Promise<string> {
         }
         if (path === "/favicon.ico") return res.writeHead(204).end();
         const file = path.startsWith("/out/") ? join(app.dir, "out", path.slice(5)) : join(app.dir, "src", path.slice(1));
-        if (!/^\/(out\/)?[\w.-]+\.(html|js)$/.test(path)) return res.writeHead(404).end();
+        if (!/^\/([\w-]+\/)?[\w.-]+\.(html|js)$/.test(path)) return res.writeHead(404).end();
         let body = await readFile(file, "utf8");
         body = body.replaceAll(PLACEHOLDER, go.url); // the samples name a placeholder server
-        res.writeHead(200, { "Content-Type": types[extname(path)]!, "Cache-Control": "no-cache" }).end(body);
+        const headers: Record<string, string> = { "Content-Type": types[extname(path)]!, "Cache-Control": "no-cache" };
+        if (extname(path) === ".html") headers["Content-Security-Policy"] = csp;
+        res.writeHead(200, headers).end(body);
       } catch {
         res.writeHead(404).end();
       }
@@ -140,6 +151,20 @@ async function hostSite(app: App, go: GoServer): Promise<string> {
   return `http://localhost:${(server.address() as { port: number }).port}`;
 }
 
+/** Allows each confirmation the element shows until an answer containing `needle` arrives. */
+async function allowUntilAnswer(p: AgentPage, needle: string): Promise<string> {
+  const allow = p.page.locator("rtc-agent .prompt.confirm").getByRole("button", { name: "Allow", exact: true });
+  return until(
+    `an answer containing ${JSON.stringify(needle)}`,
+    async () => {
+      if ((await allow.count()) > 0) await allow.first().click({ timeout: 2_000 }).catch(() => undefined);
+      return (await p.page.locator("rtc-agent .msg.assistant[data-status='complete'] .md").allInnerTexts()).find((t) => t.includes(needle));
+    },
+    30_000,
+    200,
+  );
+}
+
 const kib = (n: number) => `${(n / 1024).toFixed(1)} KiB`;
 
 test("pack: the tarball installs, type-checks with tsc --strict, bundles, and its entries run against the server", async () => {
@@ -151,9 +176,11 @@ test("pack: the tarball installs, type-checks with tsc --strict, bundles, and it
   eq(headless, HEADLESS_EXPORTS, "exports of @rtc-agent/web/headless");
   eq(Object.keys(await import(pathToFileURL(join(dist, "rtc-agent.js")).href)).sort(), MAIN_EXPORTS, "exports of @rtc-agent/web");
 
-  // The README's "Embed in five minutes" shows these files as they are.
+  // The README shows these files as they are ("Embed in five minutes", "Embedding").
   const readme = await readFile(join(paths.web, "README.md"), "utf8");
-  includes(readme, (await readFile(join(paths.web, "test/pack/embed.html"), "utf8")).trimEnd(), "README: the plain-HTML variant is embed.html");
+  for (const f of ["embed/index.html", "embed/shop.js", "embedding/index.html", "embedding/shop.js"]) {
+    includes(readme, (await readFile(join(paths.web, "test/pack", f), "utf8")).trimEnd(), `README: test/pack/${f} as it is`);
+  }
   const sample = (await readFile(join(paths.web, "test/pack/headless.ts"), "utf8")).replace(/^(\/\/.*\n)+/, "").trim();
   includes(readme, sample, "README: the headless variant is headless.ts");
 
@@ -211,6 +238,7 @@ test("pack: the tarball installs, type-checks with tsc --strict, bundles, and it
 
   // 1. Headless: the page's own form, dialog and list of answers.
   const ctx = await newProfile();
+  const violations = await cspViolations(ctx);
   const page = await ctx.newPage();
   const errors: string[] = [];
   page.on("pageerror", (e) => errors.push(e.message));
@@ -222,7 +250,8 @@ test("pack: the tarball installs, type-checks with tsc --strict, bundles, and it
     dialogs.push(d.message());
     void d.accept();
   });
-  await page.goto(`${site}/headless.html`);
+  const response = await page.goto(`${site}/headless.html`);
+  includes((await response?.allHeaders())?.["content-security-policy"] ?? "", `default-src 'none'; script-src 'self' ${go.url}`, "the pages run under the README's CSP");
   await page
     .locator("button:not([disabled])")
     .waitFor({ timeout: 20_000 })
@@ -233,23 +262,27 @@ test("pack: the tarball installs, type-checks with tsc --strict, bundles, and it
   await page.click("button");
   const answer = await until("the headless page's answer", async () => (await page.locator("#answers p").allInnerTexts()).find((t) => t.includes("The cart says")), 30_000);
   includes(answer, ANSWER, "the host tool's result reached the answer");
-  eq(dialogs, ['Allow addToCart {"sku":"MUG-BLUE"}?'], "the page's own dialog asked once");
+  includes(answer, SCRIPTED, "the script ran in the sandbox (sandboxUrl)");
+  eq(dialogs, ['Allow script {"action":"eval","code":"return 6 * 7;"}?', 'Allow addToCart {"sku":"MUG-BLUE"}?'], "the page's own dialog asked once a call");
   eq(errors, [], "no page errors (headless)");
+  eq(violations, [], "no CSP violation (headless)");
 
-  // 2. The element entry, bundled by the host.
-  const el = await AgentPage.open(await newProfile(), `${site}/element.html`);
-  await el.send("Another mug please");
-  const confirm = el.page.locator("rtc-agent .prompt.confirm");
-  await confirm.getByRole("button", { name: "Allow", exact: true }).click();
-  includes(await el.waitForAnswer("The cart says", 30_000), ANSWER, "the element's round trip");
-  eq(el.noErrors(), [], "no page errors (element)");
-
-  // 3. Plain HTML: the SDK loaded from the server, the element with dev-token.
-  const plain = await AgentPage.open(await newProfile(), `${site}/embed.html`);
-  await plain.send("A blue mug");
-  await plain.page.locator("rtc-agent .prompt.confirm").getByRole("button", { name: "Allow", exact: true }).click();
-  includes(await plain.waitForAnswer("The cart says", 30_000), ANSWER, "the plain page's round trip");
-  eq(plain.noErrors(), [], "no page errors (plain HTML)");
+  // 2. The element entry, bundled by the host; 3. plain HTML: the SDK loaded from
+  // the server, the element with dev-token; 4. the same with the host's token endpoint.
+  for (const [name, path] of [["element", "element.html"], ["plain HTML", "embed/index.html"], ["plain HTML with getToken", "embedding/index.html"]]) {
+    const profile = await newProfile();
+    const blocked = await cspViolations(profile);
+    const p = await AgentPage.open(profile, `${site}/${path}`).catch((err: Error) => {
+      throw new Error(`${name}: ${err.message}\nCSP violations: ${blocked.join("\n")}`);
+    });
+    await p.send("A blue mug please");
+    const reply = await allowUntilAnswer(p, "The cart says");
+    includes(reply, ANSWER, `${name}: the host tool's result reached the answer`);
+    includes(reply, SCRIPTED, `${name}: the script ran in the sandbox`);
+    eq(await p.page.locator("rtc-agent").evaluate((e) => Math.round(e.getBoundingClientRect().height)), path === "element.html" ? 640 : 600, `${name}: the element's height`);
+    eq(p.noErrors(), [], `no page errors (${name})`);
+    eq(blocked, [], `no CSP violation (${name})`);
+  }
 
   // The server serves the declarations next to the bundle.
   const types = await fetch(`${go.url}/sdk/rtc-agent.d.ts`);

@@ -17,6 +17,26 @@ export async function newProfile(viewport = { width: 1200, height: 800 }): Promi
   return ctx;
 }
 
+/**
+ * Every Content Security Policy violation of the profile's pages, as it happens:
+ * the top document's `securitypolicyviolation` events (reported to the console by
+ * an init script) and the browser's console reports of blocked content. The
+ * sandbox frame's own CSP blocks things on purpose; its events are not counted.
+ */
+export async function cspViolations(ctx: BrowserContext): Promise<string[]> {
+  const seen: string[] = [];
+  await ctx.addInitScript(() => {
+    if (window.top !== window) return;
+    document.addEventListener("securitypolicyviolation", (e) =>
+      console.error(`CSP violation: ${e.effectiveDirective} blocked ${e.blockedURI || "inline content"} at ${e.sourceFile || e.documentURI}:${e.lineNumber}`),
+    );
+  });
+  ctx.on("console", (m) => {
+    if (/CSP violation|Content Security Policy/i.test(m.text())) seen.push(m.text());
+  });
+  return seen;
+}
+
 export interface Snapshot {
   state: string;
   executor: boolean;

@@ -1,10 +1,11 @@
 // @rtc-agent/react as an integrator gets it: both packages packed (npm pack),
 // installed from their tarballs into a fresh copy of the example shop
 // (examples/shop) with React from the registry, type-checked with `tsc --strict`,
-// bundled by the example's own esbuild build, and run in Chromium from a host site
-// on another origin, which serves the installed @rtc-agent/web's dist/ as /sdk/
-// (the page's import map points there), against the real server and the demo
-// model's shop turn; the ?ui=element variant runs <AgentChat/> from the tarball.
+// bundled by the example's own esbuild build (the SDK bundled in, no import map),
+// and run in Chromium from a host site on another origin under the host-site CSP
+// of web/README.md, against the real server and the demo model's shop turn and
+// script turn (the sandbox comes from the server: sandboxUrl); the ?ui=element
+// variant runs <AgentChat/> from the tarball. No CSP violation may occur.
 
 import { execFile } from "node:child_process";
 import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
@@ -13,9 +14,9 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { defer, eq, includes, ok, test, until } from "./harness.js";
 import { paths } from "./context.js";
-import { AgentPage, newProfile } from "./pages.js";
-import { GoServer } from "./servers.js";
-import { sdkMount, staticSite } from "./static.js";
+import { AgentPage, cspViolations, newProfile } from "./pages.js";
+import { GoServer, readmeHostCsp } from "./servers.js";
+import { staticSite } from "./static.js";
 
 const run = promisify(execFile);
 
@@ -58,14 +59,24 @@ test("react package: packed, installed from its tarball with the SDK's, type-che
   const out = join(shop, "out");
   await run("node", ["build.mjs", out], { cwd: shop });
   const bundle = await readFile(join(out, "app.js"), "utf8");
-  includes(bundle, '"@rtc-agent/web/headless"', "the SDK is loaded by the import map, not bundled");
-  ok(!bundle.includes("customElements.define"), "no SDK code in the app bundle");
+  ok(!bundle.includes("@rtc-agent/web"), "the SDK is bundled, not imported by name (no import map)");
+  ok(!bundle.includes("customElements.define"), "the chat UI is a chunk of its own, loaded when <AgentChat/> mounts");
+
+  // The page as the READMEs show it: no inline script, so the host-site CSP allows it.
+  const html = (await readFile(join(example, "index.html"), "utf8")).trimEnd();
+  includes(await readFile(join(paths.web, "README.md"), "utf8"), html, "web/README.md shows examples/shop/index.html as it is");
+  includes(await readFile(join(paths.web, "react/README.md"), "utf8"), html, "react/README.md shows examples/shop/index.html as it is");
 
   const go = await GoServer.start({ script: JSON.parse(await readFile(join(paths.repo, "internal/llm/scripted/demo.json"), "utf8")) as object });
-  const site = await staticSite([{ prefix: "/", dir: out }, await sdkMount(join(shop, "node_modules/@rtc-agent/web/dist"))]);
-  const p = new AgentPage(await (await newProfile()).newPage());
+  // The README's host-site CSP, after the shop's own needs: its stylesheet and its data: icon.
+  const csp = (await readmeHostCsp(paths, go.port)).replace("default-src 'none';", "default-src 'none'; style-src 'self'; img-src data:;");
+  const site = await staticSite([{ prefix: "/", dir: out, headers: { "Content-Security-Policy": csp } }]);
+  const profile = await newProfile();
+  const violations = await cspViolations(profile);
+  const p = new AgentPage(await profile.newPage());
   const page = p.page;
-  await page.goto(`${site}/?server=${encodeURIComponent(go.url)}&user=pack-user`);
+  const response = await page.goto(`${site}/?server=${encodeURIComponent(go.url)}&user=pack-user`);
+  eq((await response?.allHeaders())?.["content-security-policy"], csp, "the shop runs under the README's CSP");
   await page.locator(".chat-panel .conn[data-state='connected']").waitFor();
   await page.getByLabel("Message").fill("Buy me a mug");
   await page.getByRole("button", { name: "Send" }).click();
@@ -78,10 +89,21 @@ test("react package: packed, installed from its tarball with the SDK's, type-che
   const answer = await until("the checkout's answer", async () => (await page.locator(".msg.assistant[data-status='complete']", { hasText: "The checkout answered" }).allInnerTexts())[0]);
   includes(answer, '"orderId":"order-1"');
   eq(await page.locator(".chat-panel .tool").evaluateAll((els) => els.map((e) => `${e.getAttribute("data-tool")}:${e.getAttribute("data-state")}`)), ["listProducts:done", "addToCart:done", "checkout:done"]);
+  // A script runs in the server's sandbox page (the bundled SDK has none next to it).
+  await page.getByLabel("Message").fill("Compute something with a script");
+  await page.getByRole("button", { name: "Send" }).click();
+  await dialog.waitFor();
+  eq(await dialog.getAttribute("data-tool"), "script");
+  await dialog.getByRole("button", { name: "Approve" }).click();
+  const computed = await until("the script's answer", async () => (await page.locator(".msg.assistant[data-status='complete']", { hasText: "The script ran" }).allInnerTexts())[0]);
+  includes(computed, '"sum": 10945', "the script ran in the sandbox (sandboxUrl)");
   eq(p.noErrors(), [], "no page errors");
+  eq(violations, [], "no CSP violation");
 
   // <AgentChat/> from the tarball: the element loads on mount; the tools under it register on its agent.
-  const e = new AgentPage(await (await newProfile()).newPage());
+  const profile2 = await newProfile();
+  const violations2 = await cspViolations(profile2);
+  const e = new AgentPage(await profile2.newPage());
   await e.page.goto(`${site}/?ui=element&server=${encodeURIComponent(go.url)}&user=pack-element-user`);
   await e.connected();
   const tools = await until("the shop tools on the element's agent", () =>
@@ -91,5 +113,10 @@ test("react package: packed, installed from its tarball with the SDK's, type-che
     }),
   );
   eq(tools, ["listProducts", "addToCart", "viewCart", "checkout"]);
+  // The script sandbox of <AgentChat options={{ sandboxUrl }}>.
+  await e.setMode("bypass");
+  await e.send("Compute something with a script");
+  includes(await e.waitForAnswer("The script ran", 30_000), '"sum": 10945', "the element's script ran in the sandbox");
   eq(e.noErrors(), [], "no page errors");
+  eq(violations2, [], "no CSP violation (element)");
 });

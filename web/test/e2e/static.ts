@@ -12,6 +12,8 @@ export interface Mount {
   prefix: string;
   dir: string;
   manifest?: Record<string, Record<string, string>>;
+  /** Headers added to every HTML page of the mount (e.g. a Content-Security-Policy). */
+  headers?: Record<string, string>;
 }
 
 const TYPES: Record<string, string> = { ".html": "text/html; charset=utf-8", ".js": "text/javascript; charset=utf-8", ".css": "text/css; charset=utf-8", ".map": "application/json" };
@@ -33,7 +35,8 @@ export async function staticSite(mounts: Mount[]): Promise<string> {
           return res.writeHead(200, m.manifest[name]).end(body);
         }
         const body = await readFile(join(m.dir, name));
-        res.writeHead(200, { "Content-Type": TYPES[extname(name)] ?? "application/octet-stream", "Cache-Control": "no-cache" }).end(body);
+        const page = extname(name) === ".html" ? (m.headers ?? {}) : {};
+        res.writeHead(200, { "Content-Type": TYPES[extname(name)] ?? "application/octet-stream", "Cache-Control": "no-cache", ...page }).end(body);
       } catch {
         res.writeHead(404).end();
       }

@@ -4,6 +4,8 @@ import "@rtc-agent/web/element";
 import { ReloginRequired } from "@rtc-agent/web";
 
 const el = document.querySelector("rtc-agent")!; // an RtcAgentElement
+// Bundled, the SDK's code is on this site, where no sandbox page is: scripts run in the server's.
+el.options = { sandboxUrl: `${el.getAttribute("server-url")}/sdk/sandbox.html` };
 el.getToken = async () => {
   const r = await fetch("/my-backend/rtc-agent-token");
   if (r.status === 401) throw new ReloginRequired("signed out");

@@ -4,7 +4,7 @@
 // worker), under a deadline. A request that overruns it ends with a timeout
 // error; its frame is removed and the next request gets a fresh frame and worker.
 
-import { SandboxFrame, SandboxError } from "../../script/sandbox-frame.js";
+import { SandboxFrame, SandboxError, sandboxLocation, type SandboxLocation } from "../../script/sandbox-frame.js";
 import type { FindRequest, FindResult, GrepRequest, GrepResult } from "./engine.js";
 import { searchInPage } from "./in-page.js";
 import type { SearchReply, SearchRequest, WorkerGrep } from "./protocol.js";
@@ -15,6 +15,8 @@ export const DEFAULT_SEARCH_TIMEOUT_MS = 10_000;
 export interface SearchClientOptions {
   /** URL of sandbox.html; defaults to the file next to the SDK bundle. */
   sandboxUrl?: string | URL;
+  /** The RTC Agent server's sandbox page, named in the error when the default fails. */
+  serverSandboxUrl?: string;
   /** Deadline of one request. Default 10 000 ms. */
   timeoutMs?: number;
   /** How long the frame may take to start. Default 10 000 ms. */
@@ -54,7 +56,7 @@ interface Live {
 
 export class SearchClient {
   readonly timeoutMs: number;
-  private readonly sandboxUrl: string;
+  private readonly sandbox: SandboxLocation;
   private readonly bootTimeoutMs: number;
   private readonly keepBytes: number;
   private frame: Promise<SandboxFrame> | null = null;
@@ -68,7 +70,7 @@ export class SearchClient {
   restarts = 0;
 
   constructor(options: SearchClientOptions = {}) {
-    this.sandboxUrl = String(options.sandboxUrl ?? new URL("./sandbox.html", import.meta.url));
+    this.sandbox = sandboxLocation(options.sandboxUrl, options.serverSandboxUrl);
     this.timeoutMs = options.timeoutMs ?? DEFAULT_SEARCH_TIMEOUT_MS;
     this.bootTimeoutMs = options.bootTimeoutMs ?? 10_000;
     this.keepBytes = options.keepBytes ?? 32 * 1024 * 1024;
@@ -187,7 +189,7 @@ export class SearchClient {
   private async ensureWorker(): Promise<Live | null> {
     if (this.inPage) return null;
     if (this.worker) return this.worker;
-    this.frame ??= SandboxFrame.start(this.sandboxUrl, this.bootTimeoutMs, "search");
+    this.frame ??= SandboxFrame.start(this.sandbox, this.bootTimeoutMs, "search");
     let frame: SandboxFrame;
     try {
       frame = await this.frame;
