@@ -1,5 +1,6 @@
-import { normalizePath } from "../vfs/index.js";
+import { gramQuery, normalizePath } from "../vfs/index.js";
 import { argsObject, guard, optionalBool, optionalString, requiredString } from "./args.js";
+import { requiredLiterals } from "./search/literals.js";
 import { runSearch } from "./search/run.js";
 import type { ToolContext, ToolResult, ToolSpec } from "./types.js";
 
@@ -36,7 +37,12 @@ export function grep(args: unknown, { vfs, search }: ToolContext): Promise<ToolR
     const pattern = requiredString("grep", a, "pattern", { nonEmpty: true });
     const path = normalizePath(optionalString("grep", a, "path", "/"));
     const ignoreCase = optionalBool("grep", a, "ignore_case", false);
-    const entries = (await vfs.walk(path)).filter((e) => e.type === "file");
+    // Start the search worker now: it boots while the files are read.
+    void search?.warm();
+    // Only files whose trigram filter may hold the pattern's literal text are read;
+    // the rest cannot match (vfs/grams.ts, search/literals.ts).
+    const literals = requiredLiterals(pattern);
+    const { files: entries, total } = await vfs.walkFiles(path, literals && gramQuery(literals));
     const files = (await vfs.readFiles(entries)).map((f) => ({
       path: f.path,
       key: `${f.version}:${f.mtime}`,
@@ -44,7 +50,7 @@ export function grep(args: unknown, { vfs, search }: ToolContext): Promise<ToolR
     }));
     const req = { pattern, ignoreCase, files, maxMatches: GREP_MAX_MATCHES, maxLineChars: GREP_MAX_LINE_CHARS };
     const { lines, capped } = await runSearch(search, "grep", req);
-    const n = files.length;
+    const n = total;
     if (lines.length === 0) return `No matches for /${pattern}/ in ${n} file${n === 1 ? "" : "s"} under ${path}`;
     if (capped) lines.push("", `[Stopped after ${GREP_MAX_MATCHES} matches; narrow the pattern or the path to see the rest.]`);
     return lines.join("\n");
