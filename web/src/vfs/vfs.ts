@@ -91,6 +91,8 @@ type Change = Omit<VfsChangeEvent, "local">;
 export class VirtualFS {
   private closed = false;
   private readonly cache: ContentCache;
+  /** Trigram filters read before, by path, valid while the node keeps that version and mtime. */
+  private readonly filters = new Map<string, { version: number; mtime: number; filter: string }>();
 
   private constructor(
     private readonly db: IDBDatabase,
@@ -105,6 +107,11 @@ export class VirtualFS {
     hub.subscribe((ev) => {
       this.cache.deleteTree(ev.path);
       if (ev.oldPath) this.cache.deleteTree(ev.oldPath);
+      for (const p of [ev.path, ev.oldPath]) {
+        if (p === undefined) continue;
+        const prefix = p === "/" ? "/" : p + "/";
+        for (const k of [...this.filters.keys()]) if (k === p || k.startsWith(prefix)) this.filters.delete(k);
+      }
     });
     // Let a newer SDK version in another tab upgrade the schema instead of
     // blocking forever; our later calls then fail with EIO.
@@ -152,6 +159,7 @@ export class VirtualFS {
     if (this.closed) return;
     this.closed = true;
     this.cache.clear();
+    this.filters.clear();
     this.db.close();
     this.hub.close();
   }
@@ -307,15 +315,24 @@ export class VirtualFS {
     return this.read([STORE_NODES, STORE_GRAMS], async (tx) => {
       const node = await mustGet(tx, p);
       const range = node.type === "file" ? p : descendantsRange(p);
-      // Both requests at once; nodes are the list (a file without a filter is kept).
-      const [rows, filters] = await Promise.all([
-        request(tx.objectStore(STORE_NODES).getAll(range)) as Promise<NodeRecord[]>,
-        query === null ? Promise.resolve([]) : (request(tx.objectStore(STORE_GRAMS).getAll(range)) as Promise<GramsRecord[]>),
-      ]);
+      const rows = (await request(tx.objectStore(STORE_NODES).getAll(range))) as NodeRecord[];
       const all = rows.filter((n) => n.type === "file");
       if (query === null) return { files: all.map(toStat), total: all.length };
-      const byPath = new Map(filters.map((g) => [g.path, g.filter]));
-      return { files: all.filter((n) => mayContain(byPath.get(n.path), query)).map(toStat), total: all.length };
+      const known = (n: NodeRecord) => {
+        const f = this.filters.get(n.path);
+        return f && f.version === n.version && f.mtime === n.mtime ? f.filter : undefined;
+      };
+      // Filters are read once (in this same transaction, so they match the nodes)
+      // and kept: a repeated grep reads only the nodes.
+      if (!all.every((n) => known(n) !== undefined)) {
+        const read = (await request(tx.objectStore(STORE_GRAMS).getAll(range))) as GramsRecord[];
+        const byPath = new Map(read.map((g) => [g.path, g.filter]));
+        for (const n of all) {
+          const filter = byPath.get(n.path);
+          if (filter !== undefined) this.filters.set(n.path, { version: n.version, mtime: n.mtime, filter });
+        }
+      }
+      return { files: all.filter((n) => mayContain(known(n), query)).map(toStat), total: all.length };
     });
   }
 
