@@ -207,3 +207,23 @@ test("grams: a large tree reads only the files that may match", async () => {
   eq(await grep(vfs, "no_such_token", "/big"), `No matches for /no_such_token/ in ${n} files under /big`);
   console.info(`[note] ${n} files: walkFiles kept ${files.length} in ${ms.toFixed(0)} ms`);
 });
+
+test("grams: grep read in chunks stops at the cap and prints what one search prints", async () => {
+  const vfs = await freshVfs({ maxTotalBytes: 10 * 1024 * 1024 });
+  const filler = "lorem ipsum dolor sit amet\n".repeat(4000); // ~105 KB: several files per chunk
+  for (let i = 0; i < 12; i++) {
+    const extra = [
+      i % 2 === 0 ? "hit here\n".repeat(30) : "",
+      i === 1 || i === 10 ? "twohundred\n".repeat(100) : "",
+      i === 1 ? "twohundredone\n" : "",
+      i === 11 ? "only_in_last\n" : "",
+    ].join("");
+    await vfs.writeFile(`/c/f${String(i).padStart(2, "0")}.txt`, filler + extra);
+  }
+  for (const p of ["hit", "twohundred$", "twohundred", "only_in_last", "lorem ipsum", "nothing here", "[0-9]"]) {
+    const out = await grep(vfs, p, "/c");
+    eq(out, await grepAll(vfs, p, "/c"), p);
+  }
+  eq((await grep(vfs, "twohundred$", "/c")).split("\n").length, 200, "exactly 200 matches are not capped");
+  ok((await grep(vfs, "twohundred", "/c")).endsWith("narrow the pattern or the path to see the rest.]"), "201 are");
+});
