@@ -48,7 +48,10 @@ export async function runToolsBench({ distDir = join(root, "dist"), smoke = fals
     for (const phase of ["setup", "tools", "breakdown", "cleanup"]) {
       const done = new Promise((res) => (settle = res));
       await page.goto(`${server.hostOrigin}/test/?sdkOrigin=${encodeURIComponent(server.sdkOrigin)}&device=${device}&phase=${phase}`);
-      const report = await Promise.race([done, new Promise((_, rej) => setTimeout(() => rej(new Error(`${phase} did not finish in ${PHASE_TIMEOUT_MS / 1000} s`)), PHASE_TIMEOUT_MS))]);
+      let timer;
+      const late = new Promise((_, rej) => (timer = setTimeout(() => rej(new Error(`${phase} did not finish in ${PHASE_TIMEOUT_MS / 1000} s`)), PHASE_TIMEOUT_MS)));
+      // The timer is cleared, or it would keep the process alive for its whole length.
+      const report = await Promise.race([done, late]).finally(() => clearTimeout(timer));
       if (phase !== "cleanup") out.push(report);
       if (report.startsWith("bench failed")) throw new Error(report);
     }

@@ -38,15 +38,15 @@ export function grep(args: unknown, { vfs, search }: ToolContext): Promise<ToolR
     const pattern = requiredString("grep", a, "pattern", { nonEmpty: true });
     const path = normalizePath(optionalString("grep", a, "path", "/"));
     const ignoreCase = optionalBool("grep", a, "ignore_case", false);
-    // Start the search worker now: it boots while the files are read.
-    void search?.warm();
     // Only files whose trigram filter may hold the pattern's literal text are read;
     // the rest cannot match (vfs/grams.ts, search/literals.ts).
     const literals = requiredLiterals(pattern);
     const { files: entries, total } = await vfs.walkFiles(path, literals && gramQuery(literals));
     // Read and search in chunks that grow fourfold, stopping once the matches are
     // capped: a pattern that matches often reads the first files only. The first
-    // chunk is small enough to be searched in the page while the worker starts.
+    // chunk is small enough to be searched in the page when the worker is not
+    // running yet (that search starts it, for the chunks after and the next grep;
+    // starting it earlier only slowed the reading down on two cores).
     const lines: string[] = [];
     let capped = false;
     let next = 0;

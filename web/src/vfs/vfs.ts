@@ -315,6 +315,10 @@ export class VirtualFS {
     return this.read([STORE_NODES, STORE_GRAMS], async (tx) => {
       const node = await mustGet(tx, p);
       const range = node.type === "file" ? p : descendantsRange(p);
+      const readFilters = () => request(tx.objectStore(STORE_GRAMS).getAll(range)) as Promise<GramsRecord[]>;
+      // None kept yet (the first grep of this page): ask for both at once.
+      const early = query !== null && this.filters.size === 0 ? readFilters() : null;
+      early?.catch(() => undefined); // unused when there is no file; its failure fails the transaction anyway
       const rows = (await request(tx.objectStore(STORE_NODES).getAll(range))) as NodeRecord[];
       const all = rows.filter((n) => n.type === "file");
       if (query === null) return { files: all.map(toStat), total: all.length };
@@ -325,7 +329,7 @@ export class VirtualFS {
       // Filters are read once (in this same transaction, so they match the nodes)
       // and kept: a repeated grep reads only the nodes.
       if (!all.every((n) => known(n) !== undefined)) {
-        const read = (await request(tx.objectStore(STORE_GRAMS).getAll(range))) as GramsRecord[];
+        const read = await (early ?? readFilters());
         const byPath = new Map(read.map((g) => [g.path, g.filter]));
         for (const n of all) {
           const filter = byPath.get(n.path);
