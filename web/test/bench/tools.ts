@@ -86,7 +86,7 @@ async function tools(sdk: Sdk, vfs: Vfs, search: InstanceType<Sdk["SearchClient"
   await time("grep regex value=9\\d{4}$", () => tool("grep", { pattern: "value=9\\d{4}$", path: DIR }));
   await time("grep ignore-case needle_42", () => tool("grep", { pattern: "needle_42", path: DIR, ignore_case: true }));
   await time("find *-0[0-4]?7.txt", () => tool("find", { pattern: "*-0[0-4]?7.txt", path: DIR }));
-  await time("ls 1,000 entries", () => tool("ls", { path: "/flat" }));
+  await time(`ls ${FILES.toLocaleString("en")} entries`, () => tool("ls", { path: "/flat" }));
   const mib = "0123456789abcdef".repeat(65536);
   await time("write 1 MiB", async () => `${(await vfs.writeFile("/big.txt", mib)).bytes} bytes`);
   await time("read 1 MiB", async () => `${(await vfs.readFile("/big.txt")).length} chars`);
