@@ -1,8 +1,12 @@
 // File tool benchmark in headless Chromium: grep (literal, regex, ignore-case),
-// find, ls of 1,000 entries, 1 MiB write and read. Prints a table; no assertions.
-// Usage: node test/bench-tools.mjs [distDir]   (run `npm run build` first). The
-// tools are bundled from this checkout (test/browser/sdk.ts); distDir supplies the
-// sandbox page, so to compare before and after a change run it in both checkouts.
+// find, ls of 1,000 entries, 1 MiB write and read, and the first grep after a page
+// load step by step. Three page loads on one namespace (setup, tools, breakdown;
+// see test/bench/tools.ts), so the first grep of a page is timed as a person meets
+// it. Prints a table; no assertions. `npm run bench` runs it after the rendering
+// scenarios.
+// Usage: node test/bench-tools.mjs [distDir] [--smoke]   (run `npm run build` first).
+// The tools are bundled from this checkout (test/browser/sdk.ts); distDir supplies
+// the sandbox page, so to compare before and after a change run it in both checkouts.
 import { build } from "esbuild";
 import { copyFile, mkdir } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
@@ -11,27 +15,55 @@ import { chromium } from "playwright-core";
 import { buildInternalSdk, startServer } from "./server.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
-const distDir = resolve(process.argv[2] ?? join(root, "dist"));
-const buildDir = join(root, "test/.build/bench");
-await mkdir(buildDir, { recursive: true });
-await build({ entryPoints: [join(root, "test/bench/tools.ts")], bundle: true, format: "esm", target: "es2022", outfile: join(buildDir, "tests.js"), logLevel: "warning" });
-await copyFile(join(root, "test/page.html"), join(buildDir, "index.html"));
-const internalSdk = join(buildDir, "sdk-internal.js");
-await buildInternalSdk(internalSdk);
-const server = await startServer({ distDir, testDir: buildDir, internalSdk });
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
-  args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run"],
-});
-try {
-  const page = await browser.newPage();
-  page.on("pageerror", (err) => console.log(`[page error] ${err.message}`));
-  const done = new Promise((res) => page.exposeFunction("__benchDone", res));
-  await page.goto(`${server.hostOrigin}/test/?sdkOrigin=${encodeURIComponent(server.sdkOrigin)}`);
-  const out = await Promise.race([done, new Promise((_, rej) => setTimeout(() => rej(new Error("bench did not finish in 300 s")), 300_000))]);
-  console.log(`dist: ${distDir}`);
-  console.log(out);
-} finally {
-  await browser.close();
-  await server.close();
+const PHASE_TIMEOUT_MS = 300_000;
+
+/** Runs the benchmark against `distDir`'s sandbox page and returns its report. */
+export async function runToolsBench({ distDir = join(root, "dist"), smoke = false } = {}) {
+  const buildDir = join(root, "test/.build/bench-tools");
+  await mkdir(buildDir, { recursive: true });
+  await build({
+    entryPoints: [join(root, "test/bench/tools.ts")],
+    bundle: true,
+    format: "esm",
+    target: "es2022",
+    outfile: join(buildDir, "tests.js"),
+    define: { __RTC_BENCH_SCALE__: smoke ? "0.1" : "1" },
+    logLevel: "warning",
+  });
+  await copyFile(join(root, "test/page.html"), join(buildDir, "index.html"));
+  const internalSdk = join(buildDir, "sdk-internal.js");
+  await buildInternalSdk(internalSdk);
+  const server = await startServer({ distDir, testDir: buildDir, internalSdk });
+  const browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
+    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run"],
+  });
+  const out = [`dist: ${distDir}`];
+  try {
+    const page = await browser.newPage();
+    page.on("pageerror", (err) => out.push(`[page error] ${err.message}`));
+    let settle = () => undefined;
+    await page.exposeFunction("__benchDone", (s) => settle(s));
+    const device = `bench-${Date.now()}`;
+    for (const phase of ["setup", "tools", "breakdown", "cleanup"]) {
+      const done = new Promise((res) => (settle = res));
+      await page.goto(`${server.hostOrigin}/test/?sdkOrigin=${encodeURIComponent(server.sdkOrigin)}&device=${device}&phase=${phase}`);
+      let timer;
+      const late = new Promise((_, rej) => (timer = setTimeout(() => rej(new Error(`${phase} did not finish in ${PHASE_TIMEOUT_MS / 1000} s`)), PHASE_TIMEOUT_MS)));
+      // The timer is cleared, or it would keep the process alive for its whole length.
+      const report = await Promise.race([done, late]).finally(() => clearTimeout(timer));
+      if (phase !== "cleanup") out.push(report);
+      if (report.startsWith("bench failed")) throw new Error(report);
+    }
+  } finally {
+    await browser.close();
+    await server.close();
+  }
+  return out.join("\n");
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const args = process.argv.slice(2);
+  const dist = args.find((a) => !a.startsWith("--"));
+  console.log(await runToolsBench({ distDir: dist ? resolve(dist) : undefined, smoke: args.includes("--smoke") }));
 }

@@ -3,6 +3,8 @@
 // spent (from a Chromium trace and the CDP Performance domain), in wall time and
 // in thread CPU time (the fair figure when other processes compete for the CPU). It prints figures
 // and asserts none: targets live in docs/benchmarks.md, not in a timed check.
+// Then it runs the file tools benchmark (test/bench-tools.mjs) unless the filter
+// names a rendering scenario ("grep" or "files" runs only that).
 // Usage: node test/bench.mjs [name-filter] [--smoke]   (run `npm run build` first)
 //   --smoke runs every scenario on a tenth of its input, to check it completes.
 import { build } from "esbuild";
@@ -10,6 +12,7 @@ import { copyFile, mkdir } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
+import { runToolsBench } from "./bench-tools.mjs";
 import { startServer } from "./server.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -116,6 +119,15 @@ try {
 }
 console.log(smoke ? "\nsmoke run (inputs scaled to 1/10):" : "");
 console.table(rows);
+// The file tools (grep first after a page load and repeated), unless a filter names a scenario.
+if (!filter || "files grep".includes(filter)) {
+  try {
+    console.log(`\nfile tools${smoke ? " (100 files)" : ""}:\n${await runToolsBench({ smoke })}`);
+  } catch (err) {
+    console.log(`file tools FAILED: ${err.message}`);
+    failed = true;
+  }
+}
 if (failed) process.exitCode = 1;
 
 async function taskDuration(cdp) {

@@ -1,5 +1,7 @@
-import { normalizePath } from "../vfs/index.js";
+import { gramQuery, normalizePath, type VfsStat } from "../vfs/index.js";
 import { argsObject, guard, optionalBool, optionalString, requiredString } from "./args.js";
+import { IN_PAGE_MAX_CHARS } from "./search/client.js";
+import { requiredLiterals } from "./search/literals.js";
 import { runSearch } from "./search/run.js";
 import type { ToolContext, ToolResult, ToolSpec } from "./types.js";
 
@@ -36,15 +38,34 @@ export function grep(args: unknown, { vfs, search }: ToolContext): Promise<ToolR
     const pattern = requiredString("grep", a, "pattern", { nonEmpty: true });
     const path = normalizePath(optionalString("grep", a, "path", "/"));
     const ignoreCase = optionalBool("grep", a, "ignore_case", false);
-    const entries = (await vfs.walk(path)).filter((e) => e.type === "file");
-    const files = (await vfs.readFiles(entries)).map((f) => ({
-      path: f.path,
-      key: `${f.version}:${f.mtime}`,
-      content: f.content,
-    }));
-    const req = { pattern, ignoreCase, files, maxMatches: GREP_MAX_MATCHES, maxLineChars: GREP_MAX_LINE_CHARS };
-    const { lines, capped } = await runSearch(search, "grep", req);
-    const n = files.length;
+    // Only files whose trigram filter may hold the pattern's literal text are read;
+    // the rest cannot match (vfs/grams.ts, search/literals.ts).
+    const literals = requiredLiterals(pattern);
+    const { files: entries, total } = await vfs.walkFiles(path, literals && gramQuery(literals));
+    // Read and search in chunks that grow fourfold, stopping once the matches are
+    // capped: a pattern that matches often reads the first files only. The first
+    // chunk is small enough to be searched in the page when the worker is not
+    // running yet (that search starts it, for the chunks after and the next grep;
+    // starting it earlier only slowed the reading down on two cores).
+    const lines: string[] = [];
+    let capped = false;
+    let next = 0;
+    let budget = IN_PAGE_MAX_CHARS;
+    do {
+      const chunk: VfsStat[] = [];
+      let size = 0;
+      while (next < entries.length && (chunk.length === 0 || size + entries[next]!.size <= budget)) {
+        size += entries[next]!.size;
+        chunk.push(entries[next++]!);
+      }
+      budget *= 4;
+      const files = (await vfs.readFiles(chunk)).map((f) => ({ path: f.path, key: `${f.version}:${f.mtime}`, content: f.content }));
+      const req = { pattern, ignoreCase, files, maxMatches: GREP_MAX_MATCHES - lines.length, maxLineChars: GREP_MAX_LINE_CHARS };
+      const found = await runSearch(search, "grep", req);
+      lines.push(...found.lines);
+      capped = found.capped;
+    } while (!capped && next < entries.length);
+    const n = total;
     if (lines.length === 0) return `No matches for /${pattern}/ in ${n} file${n === 1 ? "" : "s"} under ${path}`;
     if (capped) lines.push("", `[Stopped after ${GREP_MAX_MATCHES} matches; narrow the pattern or the path to see the rest.]`);
     return lines.join("\n");

@@ -3,14 +3,21 @@
 // transaction commits or aborts (a thrown VfsError must roll back partial writes).
 
 import { VfsError } from "./errors.js";
+import { gramFilter } from "./grams.js";
 
-/** Object store names and the record shape of each (schema version 1). */
+/**
+ * Object store names and the record shape of each. Version 1: nodes, contents,
+ * meta. Version 2 adds `grams`: per file, the trigram filter of its content (see
+ * grams.ts), in a store of its own so that listing nodes does not read them;
+ * opening a version 1 database fills it for every file.
+ */
 export const STORE_NODES = "nodes";
 export const STORE_CONTENTS = "contents";
+export const STORE_GRAMS = "grams";
 export const STORE_META = "meta";
 export const INDEX_PARENT = "parent";
 export const META_USAGE = "usage";
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 2;
 
 /** One row of the `nodes` store: everything about an entry except file content. */
 export interface NodeRecord {
@@ -26,6 +33,12 @@ export interface NodeRecord {
   version: number;
 }
 
+/** One row of the `grams` store, keyed by the file's path. A file without one may contain anything. */
+export interface GramsRecord {
+  path: string;
+  filter: string;
+}
+
 export function request<T>(req: IDBRequest<T>): Promise<T> {
   return new Promise((resolve, reject) => {
     req.onsuccess = () => resolve(req.result);
@@ -37,17 +50,22 @@ export function request<T>(req: IDBRequest<T>): Promise<T> {
 export function openDatabase(factory: IDBFactory, name: string): Promise<IDBDatabase> {
   return new Promise((resolve, reject) => {
     const req = factory.open(name, SCHEMA_VERSION);
-    req.onupgradeneeded = () => {
+    req.onupgradeneeded = (ev) => {
       const db = req.result;
-      // Version 1 is the first schema; later versions add branches on oldVersion here.
-      const nodes = db.createObjectStore(STORE_NODES, { keyPath: "path" });
-      nodes.createIndex(INDEX_PARENT, "parent", { unique: false });
-      db.createObjectStore(STORE_CONTENTS);
-      const meta = db.createObjectStore(STORE_META);
-      const now = Date.now();
-      const root: NodeRecord = { path: "/", parent: "", type: "dir", size: 0, ctime: now, mtime: now, version: 1 };
-      nodes.put(root);
-      meta.put(0, META_USAGE);
+      if (ev.oldVersion < 1) {
+        const nodes = db.createObjectStore(STORE_NODES, { keyPath: "path" });
+        nodes.createIndex(INDEX_PARENT, "parent", { unique: false });
+        db.createObjectStore(STORE_CONTENTS);
+        const meta = db.createObjectStore(STORE_META);
+        const now = Date.now();
+        const root: NodeRecord = { path: "/", parent: "", type: "dir", size: 0, ctime: now, mtime: now, version: 1 };
+        nodes.put(root);
+        meta.put(0, META_USAGE);
+      }
+      if (ev.oldVersion < 2) {
+        db.createObjectStore(STORE_GRAMS, { keyPath: "path" });
+        if (ev.oldVersion >= 1) addGramFilters(req.transaction as IDBTransaction);
+      }
     };
     req.onsuccess = () => resolve(req.result);
     req.onerror = () => reject(toVfsError(req.error, "open database"));
@@ -55,6 +73,31 @@ export function openDatabase(factory: IDBFactory, name: string): Promise<IDBData
     // `versionchange` (see VirtualFS), so this resolves once it has.
     req.onblocked = () => undefined;
   });
+}
+
+/**
+ * Schema 1 → 2, inside the upgrade transaction (so it happens wholly or not at
+ * all): the trigram filter of every file's content. Nodes and contents stay as
+ * they were (versions and mtimes too, so cached copies stay valid).
+ */
+function addGramFilters(tx: IDBTransaction): void {
+  const nodes = tx.objectStore(STORE_NODES);
+  const contents = tx.objectStore(STORE_CONTENTS);
+  const grams = tx.objectStore(STORE_GRAMS);
+  const cursor = nodes.openCursor();
+  cursor.onsuccess = () => {
+    const c = cursor.result;
+    if (!c) return;
+    const node = c.value as NodeRecord;
+    if (node.type === "file") {
+      const get = contents.get(node.path);
+      get.onsuccess = () => {
+        const content = typeof get.result === "string" ? get.result : "";
+        grams.put({ path: node.path, filter: gramFilter(content) } satisfies GramsRecord);
+      };
+    }
+    c.continue();
+  };
 }
 
 /**

@@ -12,3 +12,4 @@ export {
   type VfsUsage,
   type WriteResult,
 } from "./vfs.js";
+export { gramQuery, type GramQuery } from "./grams.js";

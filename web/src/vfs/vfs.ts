@@ -1,10 +1,12 @@
 import { ContentCache, DEFAULT_CONTENT_CACHE_BYTES } from "./cache.js";
 import { VfsError } from "./errors.js";
 import { ChangeHub, type VfsChangeEvent, type VfsChangeListener } from "./events.js";
+import { gramFilter, mayContain, type GramQuery } from "./grams.js";
 import {
   INDEX_PARENT,
   META_USAGE,
   STORE_CONTENTS,
+  STORE_GRAMS,
   STORE_META,
   STORE_NODES,
   descendantsRange,
@@ -12,6 +14,7 @@ import {
   openDatabase,
   request,
   toVfsError,
+  type GramsRecord,
   type NodeRecord,
 } from "./idb.js";
 import { ancestorsOf, baseName, describeType, isWithin, normalizePath, parentOf } from "./path.js";
@@ -75,7 +78,7 @@ export interface VfsUsage {
   maxFileBytes: number;
 }
 
-const ALL_STORES = [STORE_NODES, STORE_CONTENTS, STORE_META];
+const ALL_STORES = [STORE_NODES, STORE_CONTENTS, STORE_GRAMS, STORE_META];
 /** Lookups, removal and the source of a move accept names stored before format characters were refused. */
 const EXISTING = { existing: true };
 type Change = Omit<VfsChangeEvent, "local">;
@@ -88,6 +91,8 @@ type Change = Omit<VfsChangeEvent, "local">;
 export class VirtualFS {
   private closed = false;
   private readonly cache: ContentCache;
+  /** Trigram filters read before, by path, valid while the node keeps that version and mtime. */
+  private readonly filters = new Map<string, { version: number; mtime: number; filter: string }>();
 
   private constructor(
     private readonly db: IDBDatabase,
@@ -102,6 +107,11 @@ export class VirtualFS {
     hub.subscribe((ev) => {
       this.cache.deleteTree(ev.path);
       if (ev.oldPath) this.cache.deleteTree(ev.oldPath);
+      for (const p of [ev.path, ev.oldPath]) {
+        if (p === undefined) continue;
+        const prefix = p === "/" ? "/" : p + "/";
+        for (const k of [...this.filters.keys()]) if (k === p || k.startsWith(prefix)) this.filters.delete(k);
+      }
     });
     // Let a newer SDK version in another tab upgrade the schema instead of
     // blocking forever; our later calls then fail with EIO.
@@ -149,6 +159,7 @@ export class VirtualFS {
     if (this.closed) return;
     this.closed = true;
     this.cache.clear();
+    this.filters.clear();
     this.db.close();
     this.hub.close();
   }
@@ -228,6 +239,8 @@ export class VirtualFS {
     if (bytes > this.maxFileBytes) {
       throw new VfsError("EFBIG", `${p} would be ${bytes} bytes; the limit is ${this.maxFileBytes} bytes per file`, p);
     }
+    // Computed before the transaction: it must not wait on this thread's work.
+    const grams = gramFilter(content);
     return this.write(async (tx, changes) => {
       const now = Date.now();
       await ensureDirs(tx, ancestorsOf(p), now, changes);
@@ -248,6 +261,7 @@ export class VirtualFS {
       };
       tx.objectStore(STORE_NODES).put(node);
       tx.objectStore(STORE_CONTENTS).put(content, p);
+      tx.objectStore(STORE_GRAMS).put({ path: p, filter: grams } satisfies GramsRecord);
       tx.objectStore(STORE_META).put(next, META_USAGE);
       changes.push({ kind: old ? "update" : "create", path: p, type: "file" });
       return { path: p, bytes, created: !old };
@@ -290,6 +304,42 @@ export class VirtualFS {
     });
   }
 
+  /**
+   * Of the files {@link walk} lists (the file itself, or every file below the
+   * directory, in path order), those whose content may contain `query` (see
+   * grams.ts; all of them when it is null): a file left out certainly does not.
+   * `total` counts the files walked.
+   */
+  async walkFiles(path: string, query: GramQuery | null): Promise<{ files: VfsStat[]; total: number }> {
+    const p = normalizePath(path, EXISTING);
+    return this.read([STORE_NODES, STORE_GRAMS], async (tx) => {
+      const node = await mustGet(tx, p);
+      const range = node.type === "file" ? p : descendantsRange(p);
+      const readFilters = () => request(tx.objectStore(STORE_GRAMS).getAll(range)) as Promise<GramsRecord[]>;
+      // None kept yet (the first grep of this page): ask for both at once.
+      const early = query !== null && this.filters.size === 0 ? readFilters() : null;
+      early?.catch(() => undefined); // unused when there is no file; its failure fails the transaction anyway
+      const rows = (await request(tx.objectStore(STORE_NODES).getAll(range))) as NodeRecord[];
+      const all = rows.filter((n) => n.type === "file");
+      if (query === null) return { files: all.map(toStat), total: all.length };
+      const known = (n: NodeRecord) => {
+        const f = this.filters.get(n.path);
+        return f && f.version === n.version && f.mtime === n.mtime ? f.filter : undefined;
+      };
+      // Filters are read once (in this same transaction, so they match the nodes)
+      // and kept: a repeated grep reads only the nodes.
+      if (!all.every((n) => known(n) !== undefined)) {
+        const read = await (early ?? readFilters());
+        const byPath = new Map(read.map((g) => [g.path, g.filter]));
+        for (const n of all) {
+          const filter = byPath.get(n.path);
+          if (filter !== undefined) this.filters.set(n.path, { version: n.version, mtime: n.mtime, filter });
+        }
+      }
+      return { files: all.filter((n) => mayContain(known(n), query)).map(toStat), total: all.length };
+    });
+  }
+
   /** Removes a file, or a directory with everything below it. */
   async remove(path: string): Promise<{ path: string; removed: number }> {
     const p = normalizePath(path, EXISTING);
@@ -298,6 +348,7 @@ export class VirtualFS {
       const node = await mustGet(tx, p);
       const nodes = tx.objectStore(STORE_NODES);
       const contents = tx.objectStore(STORE_CONTENTS);
+      const grams = tx.objectStore(STORE_GRAMS);
       let freed = node.size;
       let removed = 1;
       if (node.type === "dir") {
@@ -307,9 +358,11 @@ export class VirtualFS {
         removed += below.length;
         nodes.delete(range);
         contents.delete(range);
+        grams.delete(range);
       }
       nodes.delete(p);
       contents.delete(p);
+      grams.delete(p);
       tx.objectStore(STORE_META).put(Math.max(0, (await getUsage(tx)) - freed), META_USAGE);
       changes.push({ kind: "delete", path: p, type: node.type });
       return { path: p, removed };
@@ -333,6 +386,7 @@ export class VirtualFS {
       await ensureDirs(tx, ancestorsOf(dst), now, changes);
       const nodes = tx.objectStore(STORE_NODES);
       const contents = tx.objectStore(STORE_CONTENTS);
+      const grams = tx.objectStore(STORE_GRAMS);
       const moving = [node];
       if (node.type === "dir") moving.push(...((await request(nodes.getAll(descendantsRange(src)))) as NodeRecord[]));
       for (const n of moving) {
@@ -344,6 +398,9 @@ export class VirtualFS {
           const content = await request(contents.get(n.path));
           contents.put(content ?? "", newPath);
           contents.delete(n.path);
+          const g = (await request(grams.get(n.path))) as GramsRecord | undefined;
+          grams.put({ path: newPath, filter: g?.filter ?? gramFilter(typeof content === "string" ? content : "") } satisfies GramsRecord);
+          grams.delete(n.path);
         }
       }
       changes.push({ kind: "rename", path: dst, oldPath: src, type: node.type });

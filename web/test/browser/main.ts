@@ -6,6 +6,7 @@ import { runAll, type TestReport } from "./harness.js";
 import "./vfs.test.js";
 import "./tools.test.js";
 import "./search.test.js";
+import "./grams.test.js";
 import "./paths.test.js";
 import "./script.test.js";
 import "./memory.test.js";

@@ -8,3 +8,5 @@ export * from "../../src/vfs/index.js";
 export * from "../../src/tools/index.js";
 export * from "../../src/script/index.js";
 export { bridgeWebMcp, hostToolName, resultOf } from "../../src/agent/webmcp.js";
+export { requiredLiterals } from "../../src/tools/search/literals.js";
+export { grepFiles } from "../../src/tools/search/engine.js";

@@ -28,6 +28,14 @@ export interface SearchClientOptions {
 /** Largest batch of contents in one message (UTF-16 bytes): its copy must not stall the page. */
 const PUT_BATCH_BYTES = 1024 * 1024;
 
+/**
+ * While the worker is still starting, a request over at most this many
+ * characters (contents for grep, paths for find) runs in the page instead of
+ * waiting: RE2 takes linear time, so that is a few milliseconds of the page's
+ * time, against the frame's ~300 ms to start.
+ */
+export const IN_PAGE_MAX_CHARS = 256 * 1024;
+
 /** A request that ran past its deadline and was stopped. */
 export class SearchTimeoutError extends Error {
   override readonly name = "SearchTimeoutError";
@@ -61,6 +69,8 @@ export class SearchClient {
   private readonly keepBytes: number;
   private frame: Promise<SandboxFrame> | null = null;
   private worker: Live | null = null;
+  /** The worker being started (one at a time). */
+  private starting: Promise<Live | null> | null = null;
   private queue: Promise<unknown> = Promise.resolve();
   private nextId = 1;
   private disposed = false;
@@ -104,6 +114,10 @@ export class SearchClient {
 
   private async request(msg: Job, timeoutMs: number): Promise<GrepResult | FindResult> {
     if (this.disposed) throw new Error("the search service was shut down");
+    if (!this.worker && !this.inPage && charsOf(msg) <= IN_PAGE_MAX_CHARS) {
+      void this.warm();
+      return searchInPage(msg.t, msg.req);
+    }
     let live: Live | null;
     try {
       live = await this.ensureWorker();
@@ -186,9 +200,14 @@ export class SearchClient {
     if (drop.length > 0) live.port.postMessage({ t: "drop", paths: drop } satisfies SearchRequest);
   }
 
-  private async ensureWorker(): Promise<Live | null> {
-    if (this.inPage) return null;
-    if (this.worker) return this.worker;
+  private ensureWorker(): Promise<Live | null> {
+    if (this.inPage) return Promise.resolve(null);
+    if (this.worker) return Promise.resolve(this.worker);
+    this.starting ??= this.startWorker().finally(() => (this.starting = null));
+    return this.starting;
+  }
+
+  private async startWorker(): Promise<Live | null> {
     this.frame ??= SandboxFrame.start(this.sandbox, this.bootTimeoutMs, "search");
     let frame: SandboxFrame;
     try {
@@ -218,6 +237,11 @@ export class SearchClient {
       };
       frame.startSearch(live.runId, channel.port2);
     });
+    if (this.disposed) {
+      live.port.close();
+      if (frame.alive) frame.drop(live.runId);
+      throw new Error("the search service was shut down");
+    }
     this.worker = live;
     return live;
   }
@@ -231,6 +255,14 @@ export class SearchClient {
     live.port.close();
     void this.frame?.then((f) => f.alive && f.drop(live.runId), () => undefined);
   }
+}
+
+/** Characters a request hands the engine. */
+function charsOf(msg: Job): number {
+  let n = 0;
+  if (msg.t === "grep") for (const f of msg.req.files) n += f.content.length;
+  else for (const s of msg.req.subjects) n += s.length;
+  return n;
 }
 
 /** A content key for files given without one (FNV-1a over the text). */
