@@ -6,6 +6,7 @@
 // and asserts none: targets live in docs/benchmarks.md, not in a timed check.
 // Usage: node test/bench.mjs [name-filter] [--smoke]   (run `npm run build` first)
 //   --smoke runs every scenario on a tenth of its input, to check it completes.
+//   BENCH_LOG=1 prints the page's console; BENCH_PROFILE=1 (or cpu) where the time goes.
 import { build } from "esbuild";
 import { copyFile, mkdir } from "node:fs/promises";
 import { dirname, join } from "node:path";
@@ -46,6 +47,7 @@ let failed = false;
 try {
   const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
   page.on("pageerror", (err) => console.log(`  [page error] ${err.message}`));
+  page.on("console", (m) => process.env.BENCH_LOG && console.log(`  [page] ${m.text()}`));
   const cdp = await page.context().newCDPSession(page);
   await cdp.send("Performance.enable");
   await page.goto(`${server.hostOrigin}/test/`);

@@ -130,6 +130,8 @@ select { border: 1px solid var(--rtc-border); border-radius: 7px; padding: 3px 6
 .tool details { border-top: 1px solid var(--rtc-border); padding: 4px 10px; }
 .tool summary { cursor: pointer; color: var(--rtc-muted); font-size: 12px; }
 .tool pre { margin: 4px 0; max-height: 240px; overflow: auto; font: 12px/1.45 var(--rtc-mono); white-space: pre-wrap; overflow-wrap: anywhere; }
+/* A step of many calls: the browser skips the style, layout and paint of cards out of view (the height a card had, or a collapsed card's until it is shown). */
+.msg.many > .tool { content-visibility: auto; contain-intrinsic-size: auto 62px; }
 .prompt { border-top: 1px solid var(--rtc-border); padding: 10px; background: var(--rtc-bg); border-radius: 0 0 8px 8px; }
 .prompt .q { font-weight: 600; margin: 0 0 6px; }
 .prompt .chip { display: inline-block; font-size: 11px; padding: 0 6px; border-radius: 8px; background: var(--rtc-user); margin-right: 6px; font-weight: 500; }
