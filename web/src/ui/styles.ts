@@ -175,6 +175,10 @@ select { border: 1px solid var(--rtc-border); border-radius: 7px; padding: 3px 6
 .files ul { list-style: none; margin: 0; padding: 0 6px 8px; overflow: auto; flex: 1; font: 12px/1.6 var(--rtc-mono); min-height: 80px; }
 .files li { padding: 1px 6px; border-radius: 5px; cursor: pointer; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
 .files li.dir { color: var(--rtc-muted); cursor: default; }
+.files ul.virtual { position: relative; }
+.files ul.virtual > li[data-path] { position: absolute; left: 6px; right: 6px; }
+.files ul.virtual > li.sizer { padding: 0; visibility: hidden; }
+.files .new-path { padding: 0 12px 6px; } .files .new-path[hidden] { display: none; } .files .new-path input { width: 100%; box-sizing: border-box; }
 .files li.active, .files li:not(.dir):hover { background: var(--rtc-bg); }
 .files .editor { border-top: 1px solid var(--rtc-border); display: flex; flex-direction: column; flex: 1.4; min-height: 0; padding: 8px; gap: 6px; }
 .files .editor .path { font: 12px var(--rtc-mono); overflow-wrap: anywhere; }

@@ -1,10 +1,12 @@
 // Linear rendering (#26, items 2-3): a change to one tool call of a large step
 // updates that call's card only; calls added or removed leave the other cards
-// alone. The chat UI runs on a real agent fed with Topic updates (long.test.ts's
-// rig); nothing reaches a server.
+// alone; the Files panel renders only the rows of a long folder that are in view.
+// The UI runs on a real agent fed with Topic updates (long.test.ts's rig);
+// nothing reaches a server.
 
 import type { Message, Rtc } from "../../src/protocol/types.js";
 import { eq, note, ok, test } from "./harness.js";
+import { fillFolder } from "../bench/vfsfill.js";
 import { at, msg, open, rig, turnOf } from "./long.test.js";
 
 const N = 500;
@@ -71,6 +73,64 @@ test("render: a change to one tool call of 500 updates its card in place and re-
     const shrunk = cardsOf();
     ok(!shrunk.includes(cards[100]!), "the removed call's card is gone");
     ok(shrunk.every((c, i) => c === cards[i < 100 ? i : i + 1]), "the other cards are the same elements, in order");
+  } finally {
+    await r.close();
+  }
+});
+
+test("render: the Files panel with 20,001 entries renders the rows in view; scrolling, keys and selection work", async () => {
+  const r = await rig();
+  try {
+    const paths = await fillFolder(r.agent.vfs, "/big", 20_000);
+    const t0 = performance.now();
+    r.q<HTMLButtonElement>(".files-toggle")!.click();
+    await r.until("the first rows", () => r.q('aside.files li[data-path="/big"]'));
+    note(`20,001 entries: first rows shown after ${(performance.now() - t0).toFixed(0)} ms`);
+    const tree = r.q<HTMLElement>('aside.files [role="tree"]')!;
+    const rows = () => r.qa('aside.files li[data-path]');
+    ok(rows().length > 10 && rows().length < 200, `far fewer rows than entries: ${rows().length}`);
+    eq(rows()[0]!.getAttribute("aria-setsize"), "20001", "each row tells how many there are");
+    ok(tree.scrollHeight > 20_001 * 15, `the list is as high as all its rows: ${tree.scrollHeight} px`);
+
+    // Selection: the open file's row is marked, and still is when rendered again.
+    const fifth = r.q<HTMLElement>(`aside.files li[data-path="${paths[4]}"]`)!;
+    fifth.click();
+    await r.until("the editor", () => !r.q<HTMLElement>("aside.files .editor")!.hidden);
+    ok(fifth.classList.contains("active"), "the opened file's row is active");
+
+    // Scrolling to the end shows the last entry, in view.
+    tree.scrollTop = tree.scrollHeight;
+    const last = paths[paths.length - 1]!;
+    await r.until("the last row", () => r.q(`aside.files li[data-path="${last}"]`));
+    const box = tree.getBoundingClientRect();
+    const lastBox = r.q(`aside.files li[data-path="${last}"]`)!.getBoundingClientRect();
+    ok(lastBox.top >= box.top && lastBox.bottom <= box.bottom + 1, "the last row is in view");
+    ok(rows().length < 200, `still few rows: ${rows().length}`);
+    eq(r.q(`aside.files li[data-path="${paths[4]}"]`), null, "rows scrolled far away are gone");
+    tree.scrollTop = 0;
+    await r.until("the first rows again", () => r.q(`aside.files li[data-path="${paths[4]}"]`));
+    ok(r.q(`aside.files li[data-path="${paths[4]}"]`)!.classList.contains("active"), "the open file's row is still marked");
+
+    // Keys: down, End, Home and Enter, from the focused row.
+    const press = (key: string) => (r.root.activeElement as HTMLElement).dispatchEvent(new KeyboardEvent("keydown", { key, bubbles: true, cancelable: true }));
+    r.q<HTMLElement>(`aside.files li[data-path="${paths[0]}"]`)!.focus();
+    press("ArrowDown");
+    eq((r.root.activeElement as HTMLElement).dataset.path, paths[1], "ArrowDown moves to the next row");
+    press("End");
+    eq((r.root.activeElement as HTMLElement).dataset.path, last, "End moves to the last row, rendered for it");
+    await r.until("the list scrolled to it", () => tree.scrollTop > 20_000 * 15);
+    press("Enter");
+    await r.until("the last file open", () => r.q("aside.files .editor .path")?.textContent === last);
+    ok(r.q(`aside.files li[data-path="${last}"]`)!.classList.contains("active"), "Enter opened it");
+    press("Home");
+    eq((r.root.activeElement as HTMLElement).dataset.path, "/big", "Home moves to the first row");
+
+    // A new file shows up; rows whose entry did not change are kept.
+    const kept = r.q(`aside.files li[data-path="${paths[2]}"]`);
+    await r.agent.vfs.writeFile("/big/file-000002a.txt", "new");
+    await r.until("the new row", () => r.q('aside.files li[data-path="/big/file-000002a.txt"]'));
+    ok(r.q(`aside.files li[data-path="${paths[2]}"]`) === kept, "an unchanged row is the same element");
+    eq(r.root.activeElement, r.q('aside.files li[data-path="/big"]'), "the focused row kept the focus");
   } finally {
     await r.close();
   }
