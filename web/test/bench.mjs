@@ -6,9 +6,10 @@
 // and asserts none: targets live in docs/benchmarks.md, not in a timed check.
 // Usage: node test/bench.mjs [name-filter] [--smoke]   (run `npm run build` first)
 //   --smoke runs every scenario on a tenth of its input, to check it completes.
-//   BENCH_LOG=1 prints the page's console; BENCH_PROFILE=1 (or cpu) where the time goes.
+//   BENCH_LOG=1 prints the page's console; BENCH_PROFILE=1 (or cpu) where the time goes;
+//   BENCH_TRACE=/tmp/x writes each scenario's trace to /tmp/x-<n>.json.
 import { build } from "esbuild";
-import { copyFile, mkdir } from "node:fs/promises";
+import { copyFile, mkdir, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
@@ -88,6 +89,7 @@ try {
     const wall = Date.now() - started;
     if (process.env.BENCH_PROFILE === "cpu") printProfile((await cdp.send("Profiler.stop")).profile);
     const trace = JSON.parse((await browser.stopTracing()).toString("utf8"));
+    if (process.env.BENCH_TRACE) await writeFile(`${process.env.BENCH_TRACE}-${rows.length}.json`, JSON.stringify(trace));
     const after = await taskDuration(cdp);
     const tasks = mainThreadTasks(trace);
     if (process.env.BENCH_PROFILE) printKinds(trace);

@@ -112,6 +112,7 @@ select { border: 1px solid var(--rtc-border); border-radius: 7px; padding: 3px 6
 .md li.task { list-style: none; margin-left: -1.2em; }
 .md table { border-collapse: collapse; } .md th, .md td { border: 1px solid var(--rtc-border); padding: 3px 8px; }
 .md .plain { white-space: pre-wrap; }
+.md > .pending > .settled { content-visibility: auto; contain-intrinsic-size: auto 600px; }
 .md hr { border: none; border-top: 1px solid var(--rtc-border); }
 .cursor::after { content: "▍"; animation: blink 1s steps(2) infinite; color: var(--rtc-muted); }
 @keyframes blink { 50% { opacity: 0; } }

@@ -137,6 +137,9 @@ async function run(): Promise<Result> {
     { offset: ++s.offset, epoch: EPOCH, type: "turn.updated", data: { ...t, status: "completed", offset: s.offset } },
   ]);
   await settle();
+  // A long text is formatted over several tasks: the run ends when no raw text is left.
+  await until(() => !s.host.shadowRoot!.querySelector(`[data-id="${m.id}"] .md .plain`), 120_000);
+  await settle();
   const node = s.host.shadowRoot!.querySelector(`[data-id="${m.id}"]`);
   return { deltas: deltas.length, bytes: text.length, shown: node?.textContent?.length ?? 0, fifth: Math.floor(deltas.length / 5) };
 }
@@ -207,8 +210,8 @@ async function filesPanel(s: State, n: number): Promise<Result> {
 }
 
 /** Polls once a frame until `get` answers something (10 s at most). */
-async function until<T>(get: () => T | null | undefined): Promise<T> {
-  const end = performance.now() + 10_000;
+async function until<T>(get: () => T | null | undefined, ms = 10_000): Promise<T> {
+  const end = performance.now() + ms;
   for (;;) {
     const v = get();
     if (v) return v;
