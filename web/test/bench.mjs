@@ -1,4 +1,5 @@
-// Rendering benchmark: streams answers into the real chat UI in Chromium and
+// Rendering benchmark: streams answers into the real chat UI in Chromium (and
+// feeds a step of 500 tool calls, opens the Files panel on 20,000 files) and
 // prints, per scenario, the longest main-thread task and the main-thread time
 // spent (from a Chromium trace and the CDP Performance domain), in wall time and
 // in thread CPU time (the fair figure when other processes compete for the CPU). It prints figures
@@ -7,8 +8,10 @@
 // names a rendering scenario ("grep" or "files" runs only that).
 // Usage: node test/bench.mjs [name-filter] [--smoke]   (run `npm run build` first)
 //   --smoke runs every scenario on a tenth of its input, to check it completes.
+//   BENCH_LOG=1 prints the page's console; BENCH_PROFILE=1 (or cpu) where the time goes;
+//   BENCH_TRACE=/tmp/x writes each scenario's trace to /tmp/x-<n>.json.
 import { build } from "esbuild";
-import { copyFile, mkdir } from "node:fs/promises";
+import { copyFile, mkdir, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
@@ -48,6 +51,7 @@ let failed = false;
 try {
   const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
   page.on("pageerror", (err) => console.log(`  [page error] ${err.message}`));
+  page.on("console", (m) => process.env.BENCH_LOG && console.log(`  [page] ${m.text()}`));
   const cdp = await page.context().newCDPSession(page);
   await cdp.send("Performance.enable");
   await page.goto(`${server.hostOrigin}/test/`);
@@ -88,6 +92,7 @@ try {
     const wall = Date.now() - started;
     if (process.env.BENCH_PROFILE === "cpu") printProfile((await cdp.send("Profiler.stop")).profile);
     const trace = JSON.parse((await browser.stopTracing()).toString("utf8"));
+    if (process.env.BENCH_TRACE) await writeFile(`${process.env.BENCH_TRACE}-${rows.length}.json`, JSON.stringify(trace));
     const after = await taskDuration(cdp);
     const tasks = mainThreadTasks(trace);
     if (process.env.BENCH_PROFILE) printKinds(trace);
@@ -104,7 +109,7 @@ try {
       "CPU ms/delta first fifth": perDelta?.start.toFixed(2) ?? "",
       "CPU ms/delta last fifth": perDelta?.end.toFixed(2) ?? "",
       "wall s": (wall / 1000).toFixed(1),
-      shown: error ? `ERROR ${error}` : `${result.shown}/${result.bytes} chars, ${result.deltas} deltas`,
+      shown: error ? `ERROR ${error}` : (result.note ?? `${result.shown}/${result.bytes} chars, ${result.deltas} deltas`),
     });
     console.log(`done: ${name}`);
   }

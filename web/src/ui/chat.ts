@@ -3,23 +3,51 @@
 // their RTC state and, inline, the open prompts; compaction summaries as
 // collapsed cards; failed or stopped turns with a Retry button. Nodes are keyed
 // and rebuilt only when their content changes; open forms are reused so typing
-// is never lost to a re-render.
+// is never lost to a re-render. A tool call is keyed on its own: its change
+// updates its card in place, and a message's calls added or removed re-arrange
+// the message without touching the other cards, so an update costs what the
+// changed call costs, not what the step's other calls cost.
 
 import type { Agent } from "../agent/types.js";
 import type { Prompt } from "../executor/prompts.js";
 import type { Message, Rtc, Turn } from "../protocol/types.js";
-import { h, replaceChildren } from "./dom.js";
+import { arrange, h, replaceChildren } from "./dom.js";
 import { promptForm } from "./forms.js";
 import { copyButton } from "./code.js";
 import { MarkdownView } from "./mdview.js";
-import { toolCard, toolKey } from "./toolcard.js";
+import { toolCard, toolKey, updateToolCard } from "./toolcard.js";
 
 interface Rendered {
+  /** What the message's own parts are built from (its calls are keyed apart). */
   key: string;
   node: HTMLElement;
   /** An assistant message's text: kept across rebuilds, updated as it streams. */
   body?: MarkdownView;
+  /** An assistant message's tool calls by call id, and its parts around them. */
+  calls?: Map<string, CallView>;
+  head?: HTMLElement[];
+  tail?: HTMLElement[];
+  /** Shown as raw text after a render that threw: built anew when its key changes. */
+  failed?: boolean;
 }
+
+/** One tool call of a message: its card and the questions its server asks, under it. */
+interface CallView {
+  key: string;
+  card: HTMLElement;
+  asks: HTMLElement[];
+}
+
+/** What the calls of one update are shown from. */
+interface CallState {
+  rtcs: Map<string, Rtc>;
+  prompts: Map<string, Prompt>;
+  /** Open questions of server calls (MCP elicitations) by the call's RTC id. */
+  asks: Map<string, Prompt[]>;
+}
+
+/** Above this many tool calls, a message's cards out of view are skipped by layout (class `many`). */
+const MANY_CALLS = 20;
 
 export interface ChatActions {
   /** Shows another session (a fork's). */
@@ -139,25 +167,31 @@ export class ChatView {
     }
     for (const key of this.forms.keys()) if (!open.has(key)) this.forms.delete(key);
     const retry = this.retryable(id);
+    const calls: CallState = { rtcs, prompts, asks: serverQuestions(prompts) };
 
     const wanted: HTMLElement[] = [];
     const seen = new Set<string>();
     for (const m of messages) {
       seen.add(m.id);
       const canRetry = retry?.id === m.turn_id && m.status === "error" ? retry : undefined;
-      const key = `${this.keyOf(m, rtcs, prompts)}|${canRetry ? `retry:${this.retrying.has(canRetry.id)}` : ""}|${this.forking?.id === m.id ? "fork" : ""}|${m.role === "summary" ? this.replacedBy(m) : ""}`;
+      const key = `${this.keyOf(m)}|${canRetry ? `retry:${this.retrying.has(canRetry.id)}` : ""}|${this.forking?.id === m.id ? "fork" : ""}|${m.role === "summary" ? this.replacedBy(m) : ""}`;
       let r = this.nodes.get(m.id);
-      if (!r || r.key !== key) {
-        const body = r?.body ?? (m.role === "assistant" ? this.markdownView() : undefined);
-        let node: HTMLElement;
-        try {
-          node = this.render(m, rtcs, prompts, canRetry, body, r?.node);
-        } catch (err) {
-          node = this.failed(m, err);
+      try {
+        if (!r || r.key !== key) {
+          const body = r?.body ?? (m.role === "assistant" ? this.markdownView() : undefined);
+          // The node is set below: the assistant's kept or new element, or a new one.
+          const next: Rendered = { key, node: r?.node ?? this.root, body };
+          if (m.role === "assistant" && body) this.assistant(m, calls, canRetry, body, r, next);
+          else next.node = this.render(m);
+          // A summary the person opened stays open when its node is rebuilt.
+          if (r && next.node instanceof HTMLDetailsElement && r.node instanceof HTMLDetailsElement) next.node.open = r.node.open;
+          r = next;
+          this.nodes.set(m.id, r);
+        } else if (r.calls) {
+          this.syncCalls(m, calls, r);
         }
-        // A summary the person opened stays open when its node is rebuilt.
-        if (r && node instanceof HTMLDetailsElement && r.node instanceof HTMLDetailsElement) node.open = r.node.open;
-        r = { key, node, body };
+      } catch (err) {
+        r = { key, node: this.failed(m, err), body: r?.body, failed: true };
         this.nodes.set(m.id, r);
       }
       if (r.body) this.syncBody(r.body, m);
@@ -174,10 +208,7 @@ export class ChatView {
       wanted.push(this.tail);
     }
     // Move nodes only where the order differs, so focus and selection survive.
-    wanted.forEach((node, i) => {
-      if (this.root.children[i] !== node) this.root.insertBefore(node, this.root.children[i] ?? null);
-    });
-    while (this.root.children.length > wanted.length) this.root.lastElementChild!.remove();
+    arrange(this.root, wanted);
     this.stickToEnd();
   }
 
@@ -267,7 +298,8 @@ export class ChatView {
     const text = this.agent.messageText(m);
     body.set(text, m.status === "streaming");
     // An error message's text is its error, shown once, in the note below.
-    body.root.hidden = !text || (m.status === "error" && text === m.error?.message);
+    const hidden = !text || (m.status === "error" && text === m.error?.message);
+    if (body.root.hidden !== hidden) body.root.hidden = hidden;
   }
 
   /** A message that could not be shown: its raw text and a notice, so later updates go on. */
@@ -280,50 +312,78 @@ export class ChatView {
     );
   }
 
-  private keyOf(m: Message, rtcs: Map<string, Rtc>, prompts: Map<string, Prompt>): string {
+  private keyOf(m: Message): string {
     // An assistant message's text is not part of its key: its MarkdownView follows
-    // the text by itself. A summary is rebuilt when its text changes.
-    let key = `${m.offset}:${m.status}:${m.role === "summary" ? this.agent.messageText(m).length : ""}`;
-    for (const c of m.tool_calls ?? []) {
-      const r = rtcs.get(`${m.id}/${c.id}`);
-      key += "|" + toolKey(c, r, r ? prompts.get(r.id) : undefined);
-      for (const q of serverQuestions(r, prompts)) key += `|ask:${q.id}`;
-    }
-    return key;
+    // the text by itself. A summary is rebuilt when its text changes. Tool calls
+    // have keys of their own (syncCalls).
+    return `${m.offset}:${m.status}:${m.role === "summary" ? this.agent.messageText(m).length : ""}`;
   }
 
-  private render(m: Message, rtcs: Map<string, Rtc>, prompts: Map<string, Prompt>, retry: Turn | undefined, body: MarkdownView | undefined, old: HTMLElement | undefined): HTMLElement {
+  /** A user message (or the form forking it) or a summary, built anew. */
+  private render(m: Message): HTMLElement {
     if (m.role === "user") return this.forking?.id === m.id ? this.forking.form : this.userMessage(m);
-    if (m.role === "summary" || !body) return this.summary(m);
-    // Sections of its tool cards the person opened stay open when they are
-    // rebuilt (a status change, a running call's progress every second).
-    const opened = old ? openSections(old) : undefined;
-    let node: HTMLElement;
-    if (old && body.root.parentNode === old) {
-      // The same message changed (status, tool calls): keep its element and the
-      // text in it, so a long answer is not detached, restyled and laid out anew.
-      node = old;
-      for (const c of Array.from(node.children)) if (c !== body.root) c.remove();
-      node.dataset.status = m.status;
-    } else {
-      node = h("div", { class: "msg assistant", attrs: { "data-id": m.id, "data-status": m.status } }, body.root);
-    }
+    return this.summary(m);
+  }
+
+  /**
+   * An assistant message whose own parts changed (its status, its calls added or
+   * removed): its element and the text in it are kept (a long answer is not
+   * detached, restyled and laid out anew), the parts around its cards are built
+   * again, and its cards are kept or updated by syncCalls.
+   */
+  private assistant(m: Message, calls: CallState, retry: Turn | undefined, body: MarkdownView, old: Rendered | undefined, r: Rendered): void {
+    const keep = !!old && !old.failed && body.root.parentNode === old.node;
+    if (!keep) r.node = h("div", { class: "msg assistant" });
+    r.node.dataset.id = m.id;
+    r.node.dataset.status = m.status;
+    r.head = [body.root];
     if (m.status !== "streaming" && this.agent.messageText(m) && m.status !== "error") {
-      node.append(h("div", { class: "actions-bar" }, copyButton(() => body.current, "Copy", "Copy this answer as Markdown")));
+      r.head.push(h("div", { class: "actions-bar" }, copyButton(() => body.current, "Copy", "Copy this answer as Markdown")));
     }
-    for (const c of m.tool_calls ?? []) {
-      const r = rtcs.get(`${m.id}/${c.id}`);
-      const p = r ? prompts.get(r.id) : undefined;
-      const card = toolCard(c, r, p ? this.formFor(p) : null);
-      if (opened) reopen(card, opened);
-      node.append(card);
-      for (const q of serverQuestions(r, prompts)) node.append(this.formFor(q));
-    }
-    if (m.status === "interrupted") node.append(h("div", { class: "note" }, "Stopped before the answer was complete."));
+    r.tail = [];
+    if (m.status === "interrupted") r.tail.push(h("div", { class: "note" }, "Stopped before the answer was complete."));
     if (m.status === "error") {
-      node.append(h("div", { class: "note bad", attrs: { role: "alert" } }, m.error?.message || "The turn failed.", retry ? this.retryButton(retry) : null));
+      r.tail.push(h("div", { class: "note bad", attrs: { role: "alert" } }, m.error?.message || "The turn failed.", retry ? this.retryButton(retry) : null));
     }
-    return node;
+    r.calls = keep ? old!.calls : undefined;
+    this.syncCalls(m, calls, r, true);
+  }
+
+  /**
+   * Shows the message's tool calls: a card whose key changed is updated in place,
+   * a new call gets a card; the message's children are re-arranged only when
+   * calls or their questions were added or removed (or when `rearrange`).
+   */
+  private syncCalls(m: Message, state: CallState, r: Rendered, rearrange = false): void {
+    const prev = r.calls;
+    const next = new Map<string, CallView>();
+    let changed = rearrange || !prev;
+    const els: HTMLElement[] = [];
+    for (const [i, c] of (m.tool_calls ?? []).entries()) {
+      const id = next.has(c.id) ? `${c.id}#${i}` : c.id;
+      const rtc = state.rtcs.get(`${m.id}/${c.id}`);
+      const p = rtc ? state.prompts.get(rtc.id) : undefined;
+      const asks = rtc?.executor === "server" ? (state.asks.get(rtc.id) ?? []) : [];
+      let key = toolKey(c, rtc, p);
+      for (const q of asks) key += `|ask:${q.id}`;
+      let v = prev?.get(id);
+      if (!v) {
+        v = { key, card: toolCard(c, rtc, p ? this.formFor(p) : null), asks: asks.map((q) => this.formFor(q)) };
+        changed = true;
+      } else if (v.key !== key) {
+        updateToolCard(v.card, c, rtc, p ? this.formFor(p) : null);
+        const forms = asks.map((q) => this.formFor(q));
+        const old = v.asks;
+        if (forms.length !== old.length || forms.some((f, j) => f !== old[j])) changed = true;
+        v = { key, card: v.card, asks: forms };
+      }
+      next.set(id, v);
+      els.push(v.card, ...v.asks);
+    }
+    if (prev && prev.size !== next.size) changed = true;
+    r.calls = next;
+    r.node.classList.toggle("many", next.size > MANY_CALLS);
+    if (changed) arrange(r.node, [...(r.head ?? []), ...els, ...(r.tail ?? [])]);
   }
 
   private userMessage(m: Message): HTMLElement {
@@ -432,28 +492,19 @@ export class ChatView {
 }
 
 /**
- * The open questions a tool's server asks during a call (MCP elicitations): askUser
- * RTCs whose tool_call_id is `elicit:<the call's RTC id>:<n>`, in no message of
- * their own, shown under the call's card.
+ * The open questions tools' servers ask during calls (MCP elicitations), by the
+ * call's RTC id: askUser RTCs whose tool_call_id is `elicit:<the call's RTC id>:<n>`,
+ * in no message of their own, shown under the call's card.
  */
-function serverQuestions(r: Rtc | undefined, prompts: Map<string, Prompt>): Prompt[] {
-  if (!r || r.executor !== "server") return [];
-  const prefix = `elicit:${r.id}:`;
-  return [...prompts.values()].filter((p) => p.rtc.tool_call_id.startsWith(prefix));
-}
-
-/** The tool-card sections (arguments, result, error) open in `node`, as `call/section`. */
-function openSections(node: HTMLElement): Set<string> {
-  const open = new Set<string>();
-  for (const d of node.querySelectorAll<HTMLDetailsElement>(".tool[data-call] > details[open]")) {
-    open.add(`${d.parentElement!.dataset.call}/${d.className}`);
+function serverQuestions(prompts: Map<string, Prompt>): Map<string, Prompt[]> {
+  const out = new Map<string, Prompt[]>();
+  for (const p of prompts.values()) {
+    const id = p.rtc.tool_call_id;
+    if (!id.startsWith("elicit:")) continue;
+    const rtcId = id.slice("elicit:".length, id.lastIndexOf(":"));
+    const list = out.get(rtcId);
+    if (list) list.push(p);
+    else out.set(rtcId, [p]);
   }
-  return open;
-}
-
-/** Opens the sections of `card` that were open before it was rebuilt. */
-function reopen(card: HTMLElement, open: Set<string>): void {
-  for (const d of card.querySelectorAll<HTMLDetailsElement>(":scope > details")) {
-    if (open.has(`${card.dataset.call}/${d.className}`)) d.open = true;
-  }
+  return out;
 }

@@ -53,3 +53,17 @@ export function ago(iso: string, now = Date.now()): string {
   if (s < 86400) return `${Math.floor(s / 3600)} h ago`;
   return new Date(iso).toLocaleDateString();
 }
+
+/**
+ * Makes `wanted` the element children of `parent`, in order, moving a node only
+ * where the order differs (so focus, selection and the state of untouched nodes
+ * survive) and removing the others.
+ */
+export function arrange(parent: Element, wanted: readonly Element[]): void {
+  const kids = parent.children;
+  for (let i = 0; i < wanted.length; i++) {
+    const node = wanted[i]!;
+    if (kids[i] !== node) parent.insertBefore(node, kids[i] ?? null);
+  }
+  while (kids.length > wanted.length) kids[kids.length - 1]!.remove();
+}

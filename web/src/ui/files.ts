@@ -1,14 +1,20 @@
 // The file explorer over the virtual file system: a tree of every entry, a
 // viewer/editor for text files (save, delete, new file). It follows changes made
-// by tools, by scripts and by other tabs (VirtualFS.onChange).
+// by tools, by scripts and by other tabs (VirtualFS.onChange). The tree renders
+// only the rows in view (rows.ts), so a folder of 20,000 files opens as fast as
+// one of 20; arrow keys, Home and End move between rows, Enter opens a file.
 
 import { showInvisible, type VfsStat, type VirtualFS } from "../vfs/index.js";
-import { h, replaceChildren } from "./dom.js";
+import { h } from "./dom.js";
+import { VirtualRows } from "./rows.js";
 import { storageLine } from "./storage.js";
 
 export class FilesView {
   readonly root: HTMLElement;
   private readonly tree = h("ul", { attrs: { "aria-label": "Files", role: "tree" } });
+  private readonly rows: VirtualRows<VfsStat>;
+  /** Where a new file's path is typed. */
+  private readonly newFile = h("div", { class: "new-path", attrs: { hidden: true } });
   private readonly editor = h("div", { class: "editor", attrs: { hidden: true } });
   private readonly text = h("textarea", { attrs: { "aria-label": "File content", spellcheck: "false" } });
   private readonly pathLabel = h("div", { class: "path" });
@@ -48,9 +54,16 @@ export class FilesView {
       { class: "files", attrs: { "aria-label": "Files in this browser", hidden: true } },
       h("div", { class: "tools" }, h("span", { class: "label" }, "Files"), h("button", { class: "new-file", on: { click: () => void this.create() } }, "+ New")),
       this.storage,
+      this.newFile,
       this.tree,
       this.editor,
     );
+    this.rows = new VirtualRows<VfsStat>({
+      list: this.tree,
+      key: (e) => `${e.type}:${e.size}:${e.path}`,
+      render: (e) => this.row(e),
+    });
+    this.tree.addEventListener("keydown", (e) => this.move(e));
     this.off = vfs.onChange(() => this.schedule());
   }
 
@@ -62,6 +75,7 @@ export class FilesView {
 
   dispose(): void {
     this.off();
+    this.rows.dispose();
     if (this.timer) clearTimeout(this.timer);
   }
 
@@ -80,32 +94,46 @@ export class FilesView {
     try {
       entries = (await this.vfs.walk("/")).filter((e) => e.path !== "/").sort((a, b) => (a.path < b.path ? -1 : 1));
     } catch (err) {
-      replaceChildren(this.tree, h("li", { class: "dir" }, `Cannot read files: ${(err as Error).message}`));
+      this.rows.setItems([], h("li", { class: "dir" }, `Cannot read files: ${(err as Error).message}`));
       return;
     }
-    const items = entries.map((e) => {
-      const depth = e.path.split("/").length - 2;
-      const active = this.open?.path === e.path;
-      const li = h(
-        "li",
-        {
-          class: `${e.type}${active ? " active" : ""}`,
-          title: e.type === "file" ? `${showInvisible(e.path)} (${e.size} bytes)` : showInvisible(e.path),
-          attrs: { "data-path": e.path, role: "treeitem", tabindex: e.type === "file" ? 0 : -1 },
-          on:
-            e.type === "file"
-              ? { click: () => void this.view(e.path), keydown: (ev) => ev.key === "Enter" && void this.view(e.path) }
-              : {},
-        },
-        // Names stored before bidi/zero-width characters were refused show them escaped.
-        e.type === "dir" ? `${showInvisible(e.name)}/` : showInvisible(e.name),
-      );
-      // CSSOM, not a style attribute: pages with a strict style-src CSP allow it.
-      li.style.paddingLeft = `${6 + depth * 14}px`;
-      return li;
-    });
-    replaceChildren(this.tree, items.length ? items : h("li", { class: "dir" }, "No files yet. Tools write here."));
+    this.rows.setItems(entries, h("li", { class: "dir" }, "No files yet. Tools write here."));
     if (this.open) await this.syncOpen();
+  }
+
+  /** One entry's row: a file opens on click and Enter; a folder is a heading. */
+  private row(e: VfsStat): HTMLElement {
+    const depth = e.path.split("/").length - 2;
+    const active = this.open?.path === e.path;
+    const li = h(
+      "li",
+      {
+        class: `${e.type}${active ? " active" : ""}`,
+        title: e.type === "file" ? `${showInvisible(e.path)} (${e.size} bytes)` : showInvisible(e.path),
+        attrs: { "data-path": e.path, role: "treeitem", tabindex: e.type === "file" ? 0 : -1 },
+        on:
+          e.type === "file"
+            ? { click: () => void this.view(e.path), keydown: (ev) => ev.key === "Enter" && void this.view(e.path) }
+            : {},
+      },
+      // Names stored before bidi/zero-width characters were refused show them escaped.
+      e.type === "dir" ? `${showInvisible(e.name)}/` : showInvisible(e.name),
+    );
+    // CSSOM, not a style attribute: pages with a strict style-src CSP allow it.
+    li.style.paddingLeft = `${6 + depth * 14}px`;
+    return li;
+  }
+
+  /** Arrow keys, Home and End move the focus between rows, rendering the one they reach. */
+  private move(e: KeyboardEvent): void {
+    const keys: Record<string, number> = { ArrowDown: 1, ArrowUp: -1, Home: -Infinity, End: Infinity, PageDown: 10, PageUp: -10 };
+    const step = keys[e.key];
+    if (step === undefined || e.altKey || e.ctrlKey || e.metaKey) return;
+    const from = this.rows.indexOf(e.target as Element);
+    if (from < 0) return;
+    e.preventDefault();
+    const to = Math.min(this.rows.size - 1, Math.max(0, from + step));
+    this.rows.reveal(to)?.focus();
   }
 
   async view(path: string): Promise<void> {
@@ -116,7 +144,7 @@ export class FilesView {
       this.text.value = content;
       this.status.textContent = `${st.size} bytes`;
       this.editor.hidden = false;
-      for (const li of this.tree.querySelectorAll("li")) li.classList.toggle("active", li.dataset.path === path);
+      for (const li of this.rows.rendered()) li.classList.toggle("active", li.dataset.path === path);
     } catch (err) {
       this.status.textContent = (err as Error).message;
     }
@@ -168,20 +196,23 @@ export class FilesView {
   private close(): void {
     this.open = null;
     this.editor.hidden = true;
-    for (const li of this.tree.querySelectorAll("li.active")) li.classList.remove("active");
+    for (const li of this.rows.rendered()) li.classList.remove("active");
   }
 
   private async create(): Promise<void> {
+    const shown = this.newFile.querySelector("input");
+    if (shown) return shown.focus();
     const input = h("input", { props: { type: "text", placeholder: "/notes/new.md" }, attrs: { "aria-label": "New file path" } });
-    const li = h("li", null, input);
-    this.tree.prepend(li);
+    this.newFile.replaceChildren(input);
+    this.newFile.hidden = false;
     input.focus();
     let finished = false;
     const done = async (ok: boolean) => {
       if (finished) return;
       finished = true;
       const path = input.value.trim();
-      li.remove();
+      input.remove();
+      this.newFile.hidden = !this.newFile.firstChild;
       if (!ok || !path) return;
       try {
         if (!(await this.vfs.exists(path))) await this.vfs.writeFile(path, "");

@@ -97,64 +97,101 @@ const HEADINGS = new Set(["h1", "h2", "h3", "h4", "h5", "h6"]);
 
 /** Appends the DOM of block tokens to `parent`. */
 export function renderTokens(tokens: Token[], parent: Node, doc: Document = document, opts: CodeOptions = {}): void {
-  const stack: Node[] = [parent];
-  const top = () => stack[stack.length - 1]!;
-  // Which opening tokens pushed an element, so closing tokens pop only those.
-  const pushed: boolean[] = [];
-  const open = (e: HTMLElement, into: HTMLElement = e) => {
-    top().appendChild(e);
-    stack.push(into);
-    pushed.push(true);
-  };
-  for (let i = 0; i < tokens.length; i++) {
-    const t = tokens[i]!;
-    if (t.nesting === -1) {
-      if (pushed.pop()) stack.pop();
-      continue;
-    }
-    switch (t.type) {
-      case "inline":
-        inline(t.children ?? [], top(), doc);
-        break;
-      case "fence":
-      case "code_block":
-        top().appendChild(codeBlock(t.content.replace(/\n$/, ""), t.type === "fence" ? (t.info.trim().split(/\s+/)[0] ?? "") : "", doc, opts));
-        break;
-      case "hr":
-        top().appendChild(doc.createElement("hr"));
-        break;
-      case "heading_open":
-        open(doc.createElement(HEADINGS.has(t.tag) ? t.tag : "p"));
-        break;
-      case "table_open": {
-        const wrap = doc.createElement("div");
-        wrap.className = "table";
-        open(wrap, wrap.appendChild(doc.createElement("table")));
-        break;
+  new TokenRenderer(tokens, parent, doc, opts).run(Infinity);
+}
+
+/**
+ * Appends the DOM of block tokens to `parent` in parts: each run() renders about
+ * `budget` more tokens (those of a paragraph's text included), so one long block
+ * can be built over several tasks into a detached parent. The same DOM as
+ * renderTokens, which is one run of it.
+ */
+export class TokenRenderer {
+  private i = 0;
+  private readonly stack: Node[];
+  /** Which opening tokens pushed an element, so closing tokens pop only those. */
+  private readonly pushed: boolean[] = [];
+  /** The text of the block being rendered (an `inline` token's children). */
+  private inline: InlineRenderer | null = null;
+
+  constructor(
+    private readonly tokens: Token[],
+    parent: Node,
+    private readonly doc: Document = document,
+    private readonly opts: CodeOptions = {},
+  ) {
+    this.stack = [parent];
+  }
+
+  /** Renders about `budget` more tokens; true when every token is rendered. */
+  run(budget: number): boolean {
+    const { tokens, doc, stack, pushed } = this;
+    const top = () => stack[stack.length - 1]!;
+    const open = (e: HTMLElement, into: HTMLElement = e) => {
+      top().appendChild(e);
+      stack.push(into);
+      pushed.push(true);
+    };
+    while (budget > 0) {
+      if (this.inline) {
+        budget = this.inline.run(budget);
+        if (!this.inline.done) return false;
+        this.inline = null;
+        continue;
       }
-      default: {
-        const tag = BLOCK_TAGS[t.type];
-        if (t.nesting === 1) {
-          if (!tag || t.hidden) {
-            pushed.push(false);
-            break;
+      if (this.i >= tokens.length) return true;
+      const i = this.i++;
+      const t = tokens[i]!;
+      budget--;
+      if (t.nesting === -1) {
+        if (pushed.pop()) stack.pop();
+        continue;
+      }
+      switch (t.type) {
+        case "inline":
+          this.inline = new InlineRenderer(t.children ?? [], top(), doc);
+          break;
+        case "fence":
+        case "code_block":
+          top().appendChild(codeBlock(t.content.replace(/\n$/, ""), t.type === "fence" ? (t.info.trim().split(/\s+/)[0] ?? "") : "", doc, this.opts));
+          break;
+        case "hr":
+          top().appendChild(doc.createElement("hr"));
+          break;
+        case "heading_open":
+          open(doc.createElement(HEADINGS.has(t.tag) ? t.tag : "p"));
+          break;
+        case "table_open": {
+          const wrap = doc.createElement("div");
+          wrap.className = "table";
+          open(wrap, wrap.appendChild(doc.createElement("table")));
+          break;
+        }
+        default: {
+          const tag = BLOCK_TAGS[t.type];
+          if (t.nesting === 1) {
+            if (!tag || t.hidden) {
+              pushed.push(false);
+              break;
+            }
+            const e = doc.createElement(tag);
+            if (tag === "ol") {
+              const start = Number(attr(t, "start") || 1);
+              if (Number.isSafeInteger(start) && start !== 1) e.setAttribute("start", String(start));
+            }
+            if (tag === "th" || tag === "td") {
+              const align = /^text-align:(left|center|right)$/.exec(attr(t, "style"))?.[1];
+              if (align) e.style.textAlign = align;
+            }
+            open(e);
+            if (tag === "li") taskItem(tokens, i, e, doc);
+          } else if (t.content) {
+            top().appendChild(doc.createTextNode(t.content));
           }
-          const e = doc.createElement(tag);
-          if (tag === "ol") {
-            const start = Number(attr(t, "start") || 1);
-            if (Number.isSafeInteger(start) && start !== 1) e.setAttribute("start", String(start));
-          }
-          if (tag === "th" || tag === "td") {
-            const align = /^text-align:(left|center|right)$/.exec(attr(t, "style"))?.[1];
-            if (align) e.style.textAlign = align;
-          }
-          open(e);
-          if (tag === "li") taskItem(tokens, i, e, doc);
-        } else if (t.content) {
-          top().appendChild(doc.createTextNode(t.content));
         }
       }
     }
+    return this.i >= tokens.length && !this.inline;
   }
 }
 
@@ -177,54 +214,76 @@ function taskItem(tokens: Token[], i: number, li: HTMLElement, doc: Document): v
 
 const INLINE_TAGS: Record<string, string> = { strong_open: "strong", em_open: "em", s_open: "del" };
 
-function inline(tokens: Token[], parent: Node, doc: Document): void {
-  const stack: Node[] = [parent];
-  const top = () => stack[stack.length - 1]!;
-  // Which opening tokens pushed an element, so their closing tokens pop only those.
-  const pushed: boolean[] = [];
-  for (const [i, t] of tokens.entries()) {
-    if (t.nesting === -1) {
-      if (pushed.pop()) stack.pop();
-      continue;
-    }
-    switch (t.type) {
-      case "text":
-      case "text_special":
-        top().appendChild(doc.createTextNode(t.content));
-        break;
-      case "softbreak":
-        top().appendChild(doc.createTextNode("\n"));
-        break;
-      case "hardbreak":
-        top().appendChild(doc.createElement("br"));
-        break;
-      case "code_inline":
-        top().appendChild(doc.createElement("code")).textContent = t.content;
-        break;
-      case "image": {
-        const src = attr(t, "src");
-        const label = `[image: ${t.content || src}]`;
-        top().appendChild(safeUrl(src) ? link(doc, src, label) : doc.createTextNode(label));
-        break;
+/** The text of one block (an `inline` token's children), rendered in parts like TokenRenderer. */
+class InlineRenderer {
+  private i = 0;
+  private readonly stack: Node[];
+  /** Which opening tokens pushed an element, so their closing tokens pop only those. */
+  private readonly pushed: boolean[] = [];
+
+  constructor(
+    private readonly tokens: Token[],
+    parent: Node,
+    private readonly doc: Document,
+  ) {
+    this.stack = [parent];
+  }
+
+  get done(): boolean {
+    return this.i >= this.tokens.length;
+  }
+
+  /** Renders up to `budget` tokens; returns the budget left. */
+  run(budget: number): number {
+    const { tokens, doc, stack, pushed } = this;
+    const top = () => stack[stack.length - 1]!;
+    for (; budget > 0 && this.i < tokens.length; budget--) {
+      const i = this.i++;
+      const t = tokens[i]!;
+      if (t.nesting === -1) {
+        if (pushed.pop()) stack.pop();
+        continue;
       }
-      case "link_open": {
-        const href = attr(t, "href");
-        const ok = safeUrl(href) && !(t.markup === "linkify" && cutCredentials(tokens, i));
-        pushed.push(ok);
-        if (ok) stack.push(top().appendChild(link(doc, href, "")));
-        break;
-      }
-      default: {
-        const tag = INLINE_TAGS[t.type];
-        if (t.nesting === 1) {
-          pushed.push(!!tag);
-          if (tag) stack.push(top().appendChild(doc.createElement(tag)));
-        } else if (t.content) {
-          // html_inline (never produced with html off) and anything unknown: as text.
+      switch (t.type) {
+        case "text":
+        case "text_special":
           top().appendChild(doc.createTextNode(t.content));
+          break;
+        case "softbreak":
+          top().appendChild(doc.createTextNode("\n"));
+          break;
+        case "hardbreak":
+          top().appendChild(doc.createElement("br"));
+          break;
+        case "code_inline":
+          top().appendChild(doc.createElement("code")).textContent = t.content;
+          break;
+        case "image": {
+          const src = attr(t, "src");
+          const label = `[image: ${t.content || src}]`;
+          top().appendChild(safeUrl(src) ? link(doc, src, label) : doc.createTextNode(label));
+          break;
+        }
+        case "link_open": {
+          const href = attr(t, "href");
+          const ok = safeUrl(href) && !(t.markup === "linkify" && cutCredentials(tokens, i));
+          pushed.push(ok);
+          if (ok) stack.push(top().appendChild(link(doc, href, "")));
+          break;
+        }
+        default: {
+          const tag = INLINE_TAGS[t.type];
+          if (t.nesting === 1) {
+            pushed.push(!!tag);
+            if (tag) stack.push(top().appendChild(doc.createElement(tag)));
+          } else if (t.content) {
+            // html_inline (never produced with html off) and anything unknown: as text.
+            top().appendChild(doc.createTextNode(t.content));
+          }
         }
       }
     }
+    return budget;
   }
 }
 

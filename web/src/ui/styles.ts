@@ -112,6 +112,7 @@ select { border: 1px solid var(--rtc-border); border-radius: 7px; padding: 3px 6
 .md li.task { list-style: none; margin-left: -1.2em; }
 .md table { border-collapse: collapse; } .md th, .md td { border: 1px solid var(--rtc-border); padding: 3px 8px; }
 .md .plain { white-space: pre-wrap; }
+.md > .pending > .settled { content-visibility: auto; contain-intrinsic-size: auto 600px; }
 .md hr { border: none; border-top: 1px solid var(--rtc-border); }
 .cursor::after { content: "▍"; animation: blink 1s steps(2) infinite; color: var(--rtc-muted); }
 @keyframes blink { 50% { opacity: 0; } }
@@ -130,6 +131,8 @@ select { border: 1px solid var(--rtc-border); border-radius: 7px; padding: 3px 6
 .tool details { border-top: 1px solid var(--rtc-border); padding: 4px 10px; }
 .tool summary { cursor: pointer; color: var(--rtc-muted); font-size: 12px; }
 .tool pre { margin: 4px 0; max-height: 240px; overflow: auto; font: 12px/1.45 var(--rtc-mono); white-space: pre-wrap; overflow-wrap: anywhere; }
+/* A step of many calls: the browser skips the style, layout and paint of cards out of view (the height a card had, or a collapsed card's until it is shown). */
+.msg.many > .tool { content-visibility: auto; contain-intrinsic-size: auto 62px; }
 .prompt { border-top: 1px solid var(--rtc-border); padding: 10px; background: var(--rtc-bg); border-radius: 0 0 8px 8px; }
 .prompt .q { font-weight: 600; margin: 0 0 6px; }
 .prompt .chip { display: inline-block; font-size: 11px; padding: 0 6px; border-radius: 8px; background: var(--rtc-user); margin-right: 6px; font-weight: 500; }
@@ -173,6 +176,10 @@ select { border: 1px solid var(--rtc-border); border-radius: 7px; padding: 3px 6
 .files ul { list-style: none; margin: 0; padding: 0 6px 8px; overflow: auto; flex: 1; font: 12px/1.6 var(--rtc-mono); min-height: 80px; }
 .files li { padding: 1px 6px; border-radius: 5px; cursor: pointer; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
 .files li.dir { color: var(--rtc-muted); cursor: default; }
+.files ul.virtual { position: relative; }
+.files ul.virtual > li[data-path] { position: absolute; left: 6px; right: 6px; }
+.files ul.virtual > li.sizer { padding: 0; visibility: hidden; }
+.files .new-path { padding: 0 12px 6px; } .files .new-path[hidden] { display: none; } .files .new-path input { width: 100%; box-sizing: border-box; }
 .files li.active, .files li:not(.dir):hover { background: var(--rtc-bg); }
 .files .editor { border-top: 1px solid var(--rtc-border); display: flex; flex-direction: column; flex: 1.4; min-height: 0; padding: 8px; gap: 6px; }
 .files .editor .path { font: 12px var(--rtc-mono); overflow-wrap: anywhere; }

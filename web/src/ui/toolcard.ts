@@ -7,7 +7,7 @@ import type { Prompt } from "../executor/prompts.js";
 import type { Rtc, RtcProgress, ToolCall } from "../protocol/types.js";
 import { showInvisible, showPath } from "../vfs/path.js";
 import { codeBlock } from "./code.js";
-import { h } from "./dom.js";
+import { arrange, h } from "./dom.js";
 
 const STATUS_TEXT: Record<string, string> = {
   requested: "requested",
@@ -21,34 +21,83 @@ const STATUS_TEXT: Record<string, string> = {
   rejected: "rejected",
 };
 
+/** What a card keeps between updates: the parts that are kept when they do not change. */
+interface CardParts {
+  /** The arguments shown, as JSON with the tool's name: the section is rebuilt only when they change. */
+  argsKey: string;
+  args: HTMLDetailsElement;
+  result: HTMLDetailsElement | null;
+  error: HTMLDetailsElement | null;
+  form: HTMLElement | null;
+}
+
+const parts = new WeakMap<HTMLElement, CardParts>();
+
+/** A new card for `call` (see updateToolCard). */
 export function toolCard(call: ToolCall, rtc: Rtc | undefined, form: HTMLElement | null): HTMLElement {
+  const card = h("div", { class: "tool" });
+  updateToolCard(card, call, rtc, form);
+  return card;
+}
+
+/**
+ * Shows the call's current state in its card, in place: the card element stays,
+ * its arguments section is kept while the arguments are the same (so a long
+ * argument is not rendered again, and a section the person opened stays open),
+ * the result and error keep whether they are open, and the form is not moved
+ * when it is already there (typing in it is never interrupted).
+ */
+export function updateToolCard(card: HTMLElement, call: ToolCall, rtc: Rtc | undefined, form: HTMLElement | null): void {
   const status = rtc?.status ?? "requested";
   const args = rtc?.arguments ?? call.arguments;
-  const card = h(
+  const prev = parts.get(card);
+  card.dataset.tool = call.name;
+  card.dataset.call = call.id;
+  card.dataset.status = status;
+  if (rtc) card.dataset.rtc = rtc.id;
+  else delete card.dataset.rtc;
+  const summary = showInvisible(summarize(call.name, args));
+  const head = h(
     "div",
-    { class: "tool", attrs: { "data-tool": call.name, "data-call": call.id, "data-status": status, "data-rtc": rtc?.id } },
-    h(
-      "div",
-      { class: "head" },
-      h("span", { class: "name" }, call.name),
-      h("span", { class: "summary", title: showInvisible(summarize(call.name, args)) }, showInvisible(summarize(call.name, args))),
-      h("span", { class: "status", attrs: { "data-s": status } }, rtc?.status === "pending" && rtc.needs_confirmation ? "needs approval" : (Object.hasOwn(STATUS_TEXT, status) ? STATUS_TEXT[status] : status)),
-    ),
-    // Open while the person is asked to approve: they decide on what it will do.
-    h("details", { class: "args", props: { open: !!form && call.name !== "askUser" } }, h("summary", null, call.name === "script" ? "Code and arguments" : "Arguments"), argumentsView(call.name, args)),
+    { class: "head" },
+    h("span", { class: "name" }, call.name),
+    h("span", { class: "summary", title: summary }, summary),
+    h("span", { class: "status", attrs: { "data-s": status } }, rtc?.status === "pending" && rtc.needs_confirmation ? "needs approval" : (Object.hasOwn(STATUS_TEXT, status) ? STATUS_TEXT[status] : status)),
   );
+  const argsKey = `${call.name}\u0000${json(args)}`;
+  let argsEl = prev?.args;
+  if (!argsEl || prev!.argsKey !== argsKey) {
+    argsEl = h("details", { class: "args", props: { open: argsEl?.open ?? false } }, h("summary", null, call.name === "script" ? "Code and arguments" : "Arguments"), argumentsView(call.name, args));
+  }
+  // Opened when the person is asked to approve: they decide on what it will do.
+  if (form && form !== prev?.form && call.name !== "askUser") argsEl.open = true;
+  const kids: HTMLElement[] = [head, argsEl];
   if (rtc?.status === "executing" && rtc.progress) {
     const view = progressView(rtc.progress);
-    if (view) card.append(view);
+    if (view) kids.push(view);
   }
+  let result: HTMLDetailsElement | null = null;
   if (rtc && (rtc.status === "completed" || rtc.output !== undefined)) {
-    card.append(h("details", { class: "result" }, h("summary", null, "Result"), h("pre", null, pretty(rtc.output ?? ""))));
+    result = h("details", { class: "result", props: { open: prev?.result?.open ?? false } }, h("summary", null, "Result"), h("pre", null, pretty(rtc.output ?? "")));
+    kids.push(result);
   }
+  let error: HTMLDetailsElement | null = null;
   if (rtc?.error && rtc.status !== "completed") {
-    card.append(h("details", { class: "error", props: { open: true } }, h("summary", null, rtc.status === "rejected" ? "Reason" : "Error"), h("pre", null, showInvisible(rtc.error))));
+    error = h("details", { class: "error", props: { open: prev?.error?.open ?? true } }, h("summary", null, rtc.status === "rejected" ? "Reason" : "Error"), h("pre", null, showInvisible(rtc.error)));
+    kids.push(error);
   }
-  if (form) card.append(form);
-  return card;
+  if (form) kids.push(form);
+  arrange(card, kids);
+  parts.set(card, { argsKey, args: argsEl, result, error, form });
+}
+
+/** JSON of a value for comparing arguments (a string that cannot be one for what JSON cannot write). */
+function json(v: unknown): string {
+  try {
+    return JSON.stringify(v) ?? "undefined";
+  } catch {
+    return `\u0000${String(v)}`;
+  }
 }
 
 /**

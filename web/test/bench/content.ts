@@ -43,6 +43,21 @@ export function total(rows: Row[]): number {
 `;
 }
 
+/**
+ * One paragraph of about `bytes` bytes: sentences with inline markup (strong,
+ * emphasis, code, links, autolinks) and soft line breaks, never a blank line.
+ */
+export function longParagraph(bytes: number): string {
+  const parts: string[] = [];
+  let n = 0;
+  for (let i = 1; n < bytes; i++) {
+    const s = `Row ${i} of \`/data/report.csv\` holds **${i * 17} cents**, see [note ${i}](https://example.com/notes/${i}) and *the totals* at https://example.com/t/${i} for ~~old~~ new figures.${i % 4 === 0 ? "\n" : " "}`;
+    parts.push(s);
+    n += s.length;
+  }
+  return parts.join("").slice(0, bytes);
+}
+
 /** `**a ` repeated to `bytes` bytes: thousands of unmatched emphasis openers. */
 export function strongRun(bytes: number): string {
   return "**a ".repeat(Math.ceil(bytes / 4)).slice(0, bytes);

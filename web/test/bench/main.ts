@@ -3,14 +3,18 @@
 // hands them over) and the real chat UI in a shadow root. prepare() builds a
 // scenario's state untimed; run() streams its answer, one delta per task at a
 // steady pace, then finishes the message and waits until the chat shows it.
+// Scenarios with a run of their own: a step of many tool calls (their RTCs
+// created, then ended, one update per task) and the Files panel opened on a
+// large folder and scrolled to its end.
 
 import { AgentCore as Agent } from "../../src/agent/agent.js";
-import type { Delta, Message, Session, Turn, Update } from "../../src/protocol/types.js";
+import type { Delta, Message, Rtc, Session, Turn, Update } from "../../src/protocol/types.js";
 import { openStateDb, stateDbName } from "../../src/state/db.js";
 import { Ui } from "../../src/ui/app.js";
 import { parse } from "../../src/ui/markdown.js";
 import { VirtualFS } from "../../src/vfs/vfs.js";
-import { longAnswer, longUrl, nestedBrackets, split, storedAnswer, strongRun } from "./content.js";
+import { longAnswer, longParagraph, longUrl, nestedBrackets, split, storedAnswer, strongRun } from "./content.js";
+import { fillFolder } from "./vfsfill.js";
 
 interface Scenario {
   /** The answer to stream. */
@@ -18,6 +22,20 @@ interface Scenario {
   deltas: number;
   /** Messages already in the session (half user, half assistant). */
   history: number;
+  /** Untimed setup after the session is built (before the UI attaches). */
+  setup?: (s: State) => Promise<void>;
+  /** A run of its own instead of streaming `text`. */
+  run?: (s: State) => Promise<Result>;
+}
+
+interface Result {
+  /** Updates (deltas, entity updates) fed, and marks at a fifth of them (see bench.mjs). */
+  deltas: number;
+  fifth: number;
+  bytes: number;
+  shown: number;
+  /** What the scenario ended showing, when not characters of text. */
+  note?: string;
 }
 
 /** 1, or 0.1 for a smoke run (test/bench.mjs --smoke). */
@@ -31,6 +49,10 @@ const SCENARIOS: Record<string, Scenario> = {
   "10,000-character URL, 500 deltas": { text: () => longUrl(k(10_000)), deltas: k(500), history: 0 },
   "8 KB answer, 400 deltas, empty session": { text: () => longAnswer(k(8_000)), deltas: k(400), history: 0 },
   "8 KB answer, 400 deltas, 200-message session": { text: () => longAnswer(k(8_000)), deltas: k(400), history: k(200) & ~1 },
+  "2 MB answer in one delta": { text: () => longAnswer(k(2_000_000)), deltas: 1, history: 0 },
+  "80 KB paragraph, 2,000 deltas": { text: () => longParagraph(k(80_000)), deltas: k(2000), history: 0 },
+  "500 tool calls in one step": { text: () => "", deltas: 0, history: 0, run: (s) => toolCalls(s, k(500)) },
+  "Files panel, 20,000 entries": { text: () => "", deltas: 0, history: 0, setup: (s) => fillFolder(s.agent.vfs, "/big", k(20_000)).then(() => undefined), run: (s) => filesPanel(s, k(20_000)) },
 };
 
 /** Milliseconds between two deltas: about 500 a second, faster than models write. */
@@ -84,20 +106,23 @@ async function prepare(name: string): Promise<void> {
   upd("message.created", message(session, t, "m-question", ++seq, "user", "Please explain it all in detail.", "complete"));
   await agent.store.apply(updates);
   await agent.store.merge([{ kind: "session", entity: { ...session, active_turn_id: t.id, offset: ++offset } }]);
+  const st = { agent, session, turn: t, offset, scenario } as State;
+  await scenario.setup?.(st);
 
   const host = document.getElementById("host")!;
   const shadow = host.shadowRoot ?? host.attachShadow({ mode: "open" });
   localStorage.setItem(`rtc-agent:selected:${userId}`, session.id);
   const ui = new Ui(shadow);
   ui.attach(agent, "Benchmark");
-  state = { agent, ui, host, session, turn: t, offset, scenario };
+  state = Object.assign(st, { ui, host });
   await settle();
 }
 
-async function run(): Promise<{ deltas: number; bytes: number; shown: number; fifth: number }> {
+async function run(): Promise<Result> {
   const s = state;
   if (!s) throw new Error("prepare first");
   const { agent, session, turn: t, scenario } = s;
+  if (scenario.run) return scenario.run(s);
   const text = scenario.text();
   const m = message(session, t, "m-live", 1_000_000, "assistant", "", "streaming");
   m.offset = ++s.offset;
@@ -105,19 +130,7 @@ async function run(): Promise<{ deltas: number; bytes: number; shown: number; fi
   const deltas = split(text, scenario.deltas);
   // The connection hands each Live publication to LiveStreams.delta in its own task.
   const live = (agent as unknown as { live: { delta(d: Delta): void } }).live;
-  const start = performance.now();
-  // Marks in the trace at the first delta, after a fifth, at four fifths and after
-  // the last: bench.mjs prints the main-thread time per delta at the start and end.
-  const marks = new Map([[0, "bench:start0"], [Math.floor(deltas.length / 5), "bench:start1"], [deltas.length - Math.floor(deltas.length / 5), "bench:end0"]]);
-  for (let i = 0; i < deltas.length; i++) {
-    const wait = start + i * PACE_MS - performance.now();
-    await (wait >= 1 ? sleep(wait) : nextTask());
-    const mark = marks.get(i);
-    if (mark) performance.mark(mark);
-    live.delta({ type: "message.delta", session_id: session.id, message_id: m.id, seq: i + 1, kind: "text", delta: deltas[i]! });
-  }
-  await nextTask();
-  performance.mark("bench:end1");
+  await paced(deltas.length, (i) => live.delta({ type: "message.delta", session_id: session.id, message_id: m.id, seq: i + 1, kind: "text", delta: deltas[i]! }));
   // The final message and the ended turn: one commit, one update.
   const final = { ...m, text, status: "complete" as const, offset: ++s.offset };
   await agent.store.apply([
@@ -131,8 +144,94 @@ async function run(): Promise<{ deltas: number; bytes: number; shown: number; fi
     },
   ]);
   await settle();
+  // A long text is formatted over several tasks: the run ends when no raw text is left.
+  await until(() => !s.host.shadowRoot!.querySelector(`[data-id="${m.id}"] .md .plain`), 120_000);
+  await settle();
   const node = s.host.shadowRoot!.querySelector(`[data-id="${m.id}"]`);
   return { deltas: deltas.length, bytes: text.length, shown: node?.textContent?.length ?? 0, fifth: Math.floor(deltas.length / 5) };
+}
+
+/**
+ * Calls `step(i)` for i < n, one call per task at PACE_MS, with marks in the
+ * trace at the first, after a fifth, at four fifths and after the last:
+ * bench.mjs prints the main-thread time per step at the start and the end.
+ */
+async function paced(n: number, step: (i: number) => void | Promise<void>): Promise<void> {
+  const start = performance.now();
+  const marks = new Map([[0, "bench:start0"], [Math.floor(n / 5), "bench:start1"], [n - Math.floor(n / 5), "bench:end0"]]);
+  for (let i = 0; i < n; i++) {
+    const wait = start + i * PACE_MS - performance.now();
+    await (wait >= 1 ? sleep(wait) : nextTask());
+    const mark = marks.get(i);
+    if (mark) performance.mark(mark);
+    await step(i);
+  }
+  await nextTask();
+  performance.mark("bench:end1");
+}
+
+/**
+ * One model step of `n` tool calls: the assistant message with its calls, then
+ * each call's RTC as the server creates it (sent to this device), then each one
+ * completed with its output; one Topic update per task. Ends with the turn.
+ */
+async function toolCalls(s: State, n: number): Promise<Result> {
+  const { agent, session, turn: t } = s;
+  const calls = Array.from({ length: n }, (_, i) => ({ id: `call-${i}`, name: "read", arguments: { path: `/data/report-${i}.csv` } }));
+  const m = { ...message(session, t, "m-live", 1_000_000, "assistant", "", "complete"), tool_calls: calls, offset: ++s.offset };
+  await agent.store.apply([{ offset: m.offset, epoch: EPOCH, changes: [{ type: "message.created", data: m }] }]);
+  const created = new Date().toISOString();
+  const rtc = (i: number, status: Rtc["status"], extra: Partial<Rtc> = {}): Rtc => ({
+    id: `rtc-${i}`, session_id: session.id, turn_id: t.id, user_id: session.user_id, message_id: m.id, tool_call_id: calls[i]!.id, seq: i + 1, step: 1,
+    tool_name: "read", arguments: calls[i]!.arguments, status, needs_confirmation: false, timeout_ms: 300_000, created_at: created, updated_at: now(), offset: ++s.offset, ...extra,
+  });
+  await paced(2 * n, (i) => {
+    const r = i < n ? rtc(i, "sent") : rtc(i - n, "completed", { output: `date,amount\n2024-01-01,${i}\n` });
+    return agent.store.apply([{ offset: r.offset, epoch: EPOCH, changes: [{ type: "rtc.updated", data: r }] }]);
+  });
+  const end = ++s.offset; // the ended turn and the idle session: one commit, one update
+  await agent.store.apply([
+    {
+      offset: end,
+      epoch: EPOCH,
+      changes: [
+        { type: "turn.updated", data: { ...t, status: "completed", offset: end } },
+        { type: "session.updated", data: { ...session, active_turn_id: undefined, offset: end } },
+      ],
+    },
+  ]);
+  await settle();
+  const done = s.host.shadowRoot!.querySelectorAll(`[data-id="${m.id}"] .tool[data-status="completed"]`).length;
+  return { deltas: 2 * n, fifth: Math.floor((2 * n) / 5), bytes: 0, shown: done, note: `${done}/${n} cards completed, ${2 * n} updates` };
+}
+
+/** Opens the Files panel on a folder of `n` files, then scrolls its list to the end and waits for the last file's row. */
+async function filesPanel(s: State, n: number): Promise<Result> {
+  const root = s.host.shadowRoot!;
+  const last = `/big/file-${String(n - 1).padStart(6, "0")}.txt`;
+  performance.mark("bench:start0");
+  root.querySelector<HTMLElement>(".files-toggle")!.click();
+  const tree = await until(() => (root.querySelector("aside.files li[data-path]") ? root.querySelector<HTMLElement>('aside.files [role="tree"]') : null));
+  performance.mark("bench:start1");
+  const opened = tree.querySelectorAll("li[data-path]").length;
+  await nextTask();
+  performance.mark("bench:end0");
+  tree.scrollTop = tree.scrollHeight;
+  await until(() => tree.querySelector(`li[data-path="${last}"]`));
+  performance.mark("bench:end1");
+  const rows = tree.querySelectorAll("li[data-path]").length;
+  return { deltas: 0, fifth: 0, bytes: 0, shown: rows, note: `${opened} rows on opening, ${rows} at the end, ${n + 1} entries` };
+}
+
+/** Polls once a frame until `get` answers something (10 s at most). */
+async function until<T>(get: () => T | null | undefined, ms = 10_000): Promise<T> {
+  const end = performance.now() + ms;
+  for (;;) {
+    const v = get();
+    if (v) return v;
+    if (performance.now() > end) throw new Error("timed out");
+    await new Promise((r) => requestAnimationFrame(r));
+  }
 }
 
 async function dispose(): Promise<void> {

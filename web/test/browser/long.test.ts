@@ -116,9 +116,9 @@ test("idempotent calls: every attempt carries the same client_id; refusals are n
 // ---- the chat UI on a real agent fed with Topic updates ------------------------
 
 const T0 = Date.parse("2026-03-01T10:00:00Z");
-const at = (n: number) => new Date(T0 + n * 1000).toISOString();
+export const at = (n: number) => new Date(T0 + n * 1000).toISOString();
 
-interface Rig {
+export interface Rig {
   agent: Agent;
   ui: Ui;
   root: ShadowRoot;
@@ -135,7 +135,7 @@ interface Rig {
 
 let rigs = 0;
 
-async function rig(): Promise<Rig> {
+export async function rig(): Promise<Rig> {
   const n = rigs++;
   const device = `ui-device-${Date.now()}-${n}`;
   const user = `ui-user-${n}`;
@@ -182,7 +182,7 @@ async function rig(): Promise<Rig> {
   return r;
 }
 
-const msg = (id: string, seq: number, role: Message["role"], text: string, extra: Partial<Message> = {}): Message => ({
+export const msg = (id: string, seq: number, role: Message["role"], text: string, extra: Partial<Message> = {}): Message => ({
   id,
   session_id: "s1",
   turn_id: "t1",
@@ -197,7 +197,7 @@ const msg = (id: string, seq: number, role: Message["role"], text: string, extra
   ...extra,
 });
 
-const turnOf = (id: string, seq: number, status: Turn["status"], extra: Partial<Turn> = {}): Turn => ({
+export const turnOf = (id: string, seq: number, status: Turn["status"], extra: Partial<Turn> = {}): Turn => ({
   id,
   session_id: "s1",
   user_id: "ui-user",
@@ -212,7 +212,7 @@ const turnOf = (id: string, seq: number, status: Turn["status"], extra: Partial<
 });
 
 /** Selects a session through the session list, as a person would. */
-async function open(r: Rig, id: string): Promise<void> {
+export async function open(r: Rig, id: string): Promise<void> {
   await r.until("the session in the list", () => r.q(`aside.sessions li[data-id="${id}"]`));
   r.q(`aside.sessions li[data-id="${id}"]`)!.click();
   await r.until("the conversation shown", () => r.q(".messages .msg"));

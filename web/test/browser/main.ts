@@ -23,6 +23,7 @@ import "./mdview.test.js";
 import "./toolcard.test.js";
 import "./live.test.js";
 import "./long.test.js";
+import "./render.test.js";
 import "./webmcp.test.js";
 import "./storage.test.js";
 import { dropDbs } from "./entities.test.js";

@@ -4,7 +4,9 @@
 
 import { renderMarkdown } from "../../src/ui/markdown.js";
 import { MarkdownView } from "../../src/ui/mdview.js";
-import { eq, includes, ok, test } from "./harness.js";
+import { STYLES } from "../../src/ui/styles.js";
+import { longAnswer, longParagraph } from "../bench/content.js";
+import { eq, includes, note, ok, test } from "./harness.js";
 import { unpagedHtml as html } from "./mdhtml.js";
 
 function oneShot(md: string): string {
@@ -150,4 +152,124 @@ test("mdview: a block after a blank line is re-parsed alone; without one, with t
   eq(v.root.querySelector("h1")?.textContent, "second grows", "a setext underline turns the paragraph into a heading");
   v.set("para one\n\nsecond grows\n===\n- a\nlazy", false);
   eq(html(v.root), oneShot("para one\n\nsecond grows\n===\n- a\nlazy"));
+});
+
+/** The HTML of a render with code blocks as their text, highlighted or not (highlighting lands later, in its own time). */
+function unhighlighted(root: HTMLElement): string {
+  const copy = root.cloneNode(true) as HTMLElement;
+  for (const code of Array.from(copy.querySelectorAll("code.hljs"))) {
+    code.textContent = code.textContent;
+    code.classList.remove("hljs");
+    if (!code.classList.length) code.removeAttribute("class");
+  }
+  return html(copy);
+}
+
+/** A box in a shadow root with the element's styles (settled pages and raw chunks are skipped off screen there). */
+function styledBox(): { box: HTMLElement; remove: () => void } {
+  const host = document.createElement("div");
+  const shadow = host.attachShadow({ mode: "open" });
+  const style = document.createElement("style");
+  style.textContent = STYLES;
+  const box = document.createElement("div");
+  box.style.cssText = "width: 700px; height: 400px; overflow: auto";
+  shadow.append(style, box);
+  document.body.append(host);
+  return { box, remove: () => host.remove() };
+}
+
+/** Longest task (ms) while `fn` runs and until `done` resolves, from the Long Tasks API (0 when none over 50 ms). */
+async function longestTask(fn: () => Promise<void>): Promise<number> {
+  let max = 0;
+  const po = new PerformanceObserver((l) => {
+    for (const e of l.getEntries()) max = Math.max(max, e.duration);
+  });
+  po.observe({ type: "longtask" });
+  try {
+    await fn();
+    await new Promise((r) => setTimeout(r, 50));
+  } finally {
+    po.disconnect();
+  }
+  return max;
+}
+
+test("mdview: a 2 MB delta shows as text at once, is formatted in slices, and ends as the one-shot render", async () => {
+  const v = new MarkdownView();
+  const { box, remove } = styledBox();
+  box.append(v.root);
+  try {
+    const text = longAnswer(2_000_000);
+    let t = 0;
+    let raw = 0;
+    const longest = await longestTask(async () => {
+      const t0 = performance.now();
+      v.set(text, true);
+      t = performance.now() - t0;
+      raw = v.root.querySelector(".pending")?.textContent?.length ?? 0;
+      ok(v.root.querySelector(".pending")?.textContent?.endsWith(text.slice(-300)), "the end of the text shows at once, as text");
+      ok(raw > 1_000_000, `most of it is raw text after the first task: ${raw} characters`);
+      eq(v.root.querySelectorAll(".pending > .plain:not(.settled)").length, 1, "only the last raw chunk is laid out off screen");
+      await new Promise((r) => setTimeout(r, 100));
+      ok(v.root.querySelector(".page h2"), "formatting goes on in the next tasks");
+      // More text while the slices run: it shows at once, raw, after the rest.
+      v.set(text + "\n\nand **more**", true);
+      ok(v.root.querySelector(".pending")!.textContent!.endsWith("and **more**"), "a delta during the slices shows at once");
+      await v.rendered();
+    });
+    note(`2 MB in one delta: set() ${t.toFixed(0)} ms (${raw} characters left raw), longest task until formatted ${longest.toFixed(0)} ms`);
+    eq(v.root.querySelector(".pending"), null, "no raw text left");
+    v.set(text + "\n\nand **more**", false);
+    await v.rendered();
+    eq(v.root.querySelectorAll(".plain").length, 0);
+    const one = document.createElement("div");
+    one.append(renderMarkdown(text + "\n\nand **more**"));
+    const [a, b] = [unhighlighted(v.root), unhighlighted(one)];
+    let d = 0;
+    while (d < a.length && a[d] === b[d]) d++;
+    ok(a === b, `the final DOM is the one-shot render (they differ from character ${d}: ${JSON.stringify(a.slice(d, d + 80))})`);
+  } finally {
+    remove();
+  }
+});
+
+test("mdview: a long paragraph is raw from its first render while it streams; its final parse and DOM are separate tasks", async () => {
+  const v = new MarkdownView();
+  const { box, remove } = styledBox();
+  box.append(v.root);
+  try {
+    const text = `# Notes\n\n${longParagraph(80_000)}`;
+    v.set(text, true);
+    eq(v.root.querySelector("h1")?.textContent, "Notes", "the blocks before it are formatted");
+    eq(v.root.querySelectorAll("strong").length, 0, "the long paragraph is not parsed on its first render");
+    ok((v.root.textContent ?? "").endsWith(text.slice(-200)), "it shows as text");
+    const longest = await longestTask(async () => {
+      v.set(text, false);
+      ok(v.root.querySelector(".plain"), "the final parse's DOM is built in a later task");
+      await v.rendered();
+    });
+    note(`80 KB paragraph: longest task of the final render ${longest.toFixed(0)} ms`);
+    eq(v.root.querySelectorAll(".plain").length, 0);
+    ok(html(v.root) === oneShot(text), "the final DOM is the one-shot render");
+  } finally {
+    remove();
+  }
+});
+
+test("mdview: raw text is cut into chunks between characters, never inside a surrogate pair", async () => {
+  const v = new MarkdownView();
+  document.body.append(v.root);
+  try {
+    const text = `x${"😀".repeat(40_000)}`;
+    v.set(text, true);
+    const chunks = Array.from(v.root.querySelectorAll(".pending > .plain"), (c) => c.textContent ?? "");
+    ok(chunks.length > 2, `in chunks: ${chunks.length}`);
+    eq(chunks.join(""), text, "the chunks hold the text");
+    ok(chunks.every((c) => !/^[\uDC00-\uDFFF]/.test(c) && !/[\uD800-\uDBFF]$/.test(c)), "no chunk starts or ends inside a pair");
+    v.set(text, false);
+    await v.rendered();
+    eq(html(v.root), oneShot(text));
+  } finally {
+    v.root.remove();
+  }
 });
