@@ -104,6 +104,8 @@ func emitRTC(tx store.Tx, r *protocol.RTC, expect string, audited bool, act *act
 			return err
 		}
 		r.Audit = rec.State()
+	} else {
+		r.Audit = nil // a copy carries no record of its own
 	}
 	if expect == "" {
 		err = tx.RTCInsert(r)
