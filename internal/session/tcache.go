@@ -77,7 +77,11 @@ func (c *transcriptCache) take(tx store.Tx, sessionID, userID string) (*cachedTr
 		c.bytes -= e.size
 	}
 	c.mu.Unlock()
-	if e != nil && e.catchUp(tx, sessionID, userID, pos) {
+	// The store's history is read up to its last stored update; this
+	// transaction's own open update is folded from memory.
+	open, isOpen := tx.UpdateOpen(userID)
+	stored := storedTop(pos, open, isOpen)
+	if e != nil && e.catchUp(tx, sessionID, userID, pos, stored, open, isOpen) {
 		metricTranscripts.WithLabelValues("cache").Inc()
 	} else {
 		e = &cachedTranscript{userID: userID}
@@ -86,8 +90,7 @@ func (c *transcriptCache) take(tx store.Tx, sessionID, userID string) (*cachedTr
 		}
 		metricTranscripts.WithLabelValues("store").Inc()
 	}
-	open, isOpen := tx.UpdateOpen(userID)
-	e.epoch, e.top, e.size = pos.Epoch, storedTop(pos, open, isOpen), sizeOf(e.tr)
+	e.epoch, e.top, e.size = pos.Epoch, stored, sizeOf(e.tr)
 	return e, nil
 }
 
@@ -144,12 +147,10 @@ func sizeOf(tr agent.Transcript) int {
 
 // catchUp applies the updates after e.top, the transaction's own open one
 // last; false means the transcript must be read again.
-func (e *cachedTranscript) catchUp(tx store.Tx, sessionID, userID string, pos store.StreamPos) bool {
+func (e *cachedTranscript) catchUp(tx store.Tx, sessionID, userID string, pos store.StreamPos, stored int64, open protocol.Update, isOpen bool) bool {
 	if e.userID != userID || e.epoch != pos.Epoch || e.top < pos.Floor || e.top > pos.Top || pos.Top-e.top > maxCatchUp {
 		return false
 	}
-	open, isOpen := tx.UpdateOpen(userID)
-	stored := storedTop(pos, open, isOpen)
 	if e.top > stored {
 		return false
 	}

@@ -7,37 +7,22 @@
 // Usage: node test/bench-tools.mjs [distDir] [--smoke]   (run `npm run build` first).
 // The tools are bundled from this checkout (test/browser/sdk.ts); distDir supplies
 // the sandbox page, so to compare before and after a change run it in both checkouts.
-import { build } from "esbuild";
-import { copyFile, mkdir } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { chromium } from "playwright-core";
-import { buildInternalSdk, startServer } from "./server.mjs";
+import { launchChromium, serveInPage } from "./server.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const PHASE_TIMEOUT_MS = 300_000;
 
 /** Runs the benchmark against `distDir`'s sandbox page and returns its report. */
 export async function runToolsBench({ distDir = join(root, "dist"), smoke = false } = {}) {
-  const buildDir = join(root, "test/.build/bench-tools");
-  await mkdir(buildDir, { recursive: true });
-  await build({
-    entryPoints: [join(root, "test/bench/tools.ts")],
-    bundle: true,
-    format: "esm",
-    target: "es2022",
-    outfile: join(buildDir, "tests.js"),
+  const server = await serveInPage({
+    entry: join(root, "test/bench/tools.ts"),
+    buildDir: join(root, "test/.build/bench-tools"),
+    distDir,
     define: { __RTC_BENCH_SCALE__: smoke ? "0.1" : "1" },
-    logLevel: "warning",
   });
-  await copyFile(join(root, "test/page.html"), join(buildDir, "index.html"));
-  const internalSdk = join(buildDir, "sdk-internal.js");
-  await buildInternalSdk(internalSdk);
-  const server = await startServer({ distDir, testDir: buildDir, internalSdk });
-  const browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run"],
-  });
+  const browser = await launchChromium();
   const out = [`dist: ${distDir}`];
   try {
     const page = await browser.newPage();

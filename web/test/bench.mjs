@@ -14,16 +14,14 @@ import { build } from "esbuild";
 import { copyFile, mkdir, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { chromium } from "playwright-core";
 import { runToolsBench } from "./bench-tools.mjs";
-import { startServer } from "./server.mjs";
+import { launchChromium, startServer } from "./server.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const buildDir = join(root, "test/.build/bench");
 const args = process.argv.slice(2);
 const smoke = args.includes("--smoke");
 const filter = args.find((a) => !a.startsWith("--")) ?? "";
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const SCENARIO_TIMEOUT_MS = 180_000;
 
 await mkdir(buildDir, { recursive: true });
@@ -42,10 +40,7 @@ await build({
 await copyFile(join(root, "test/bench/page.html"), join(buildDir, "index.html"));
 
 const server = await startServer({ distDir: join(root, "dist"), testDir: buildDir });
-const browser = await chromium.launch({
-  executablePath: CHROMIUM,
-  args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run"],
-});
+const browser = await launchChromium();
 const rows = [];
 let failed = false;
 try {

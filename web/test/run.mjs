@@ -2,19 +2,16 @@
 // runs the suite in Debian's Chromium through playwright-core and prints one line
 // per test. Exits non-zero on any failure.
 // Usage: node test/run.mjs [name-filter]    (run `npm run build` first)
-import { build } from "esbuild";
-import { copyFile, mkdir, readdir, readFile, stat } from "node:fs/promises";
+import { readdir, readFile, stat } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { chromium } from "playwright-core";
-import { buildInternalSdk, startServer } from "./server.mjs";
+import { launchChromium, serveInPage } from "./server.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const distDir = join(root, "dist");
 const buildDir = join(root, "test/.build");
 const filter = process.argv[2] ?? "";
 const SUITE_TIMEOUT_MS = 300_000;
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 
 async function main() {
   const started = Date.now();
@@ -23,24 +20,8 @@ async function main() {
   } catch {
     throw new Error("dist/rtc-agent.js is missing: run `npm run build` first");
   }
-  await mkdir(buildDir, { recursive: true });
-  await build({
-    entryPoints: [join(root, "test/browser/main.ts")],
-    bundle: true,
-    format: "esm",
-    target: "es2022",
-    outfile: join(buildDir, "tests.js"),
-    logLevel: "warning",
-  });
-  await copyFile(join(root, "test/page.html"), join(buildDir, "index.html"));
-  const internalSdk = join(buildDir, "sdk-internal.js");
-  await buildInternalSdk(internalSdk);
-
-  const server = await startServer({ distDir, testDir: buildDir, internalSdk });
-  const browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run"],
-  });
+  const server = await serveInPage({ entry: join(root, "test/browser/main.ts"), buildDir, distDir });
+  const browser = await launchChromium();
   let passed = 0;
   let failed = 0;
   try {

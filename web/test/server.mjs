@@ -4,7 +4,8 @@
 // the browser.
 import { build } from "esbuild";
 import { createServer } from "node:http";
-import { readFile } from "node:fs/promises";
+import { copyFile, mkdir, readFile } from "node:fs/promises";
+import { chromium } from "playwright-core";
 import { dirname, extname, join, normalize } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -28,6 +29,28 @@ export async function buildInternalSdk(outfile) {
     outfile,
     logLevel: "warning",
   });
+}
+
+/** Debian's Chromium, headless, as every browser test and bench runs it. */
+export function launchChromium() {
+  return chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
+    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run"],
+  });
+}
+
+/**
+ * Bundles an in-page suite (`entry`, with `define`) to buildDir/tests.js beside
+ * the test page and the SDK's internals, and serves them with distDir
+ * (startServer).
+ */
+export async function serveInPage({ entry, buildDir, distDir, define }) {
+  await mkdir(buildDir, { recursive: true });
+  await build({ entryPoints: [entry], bundle: true, format: "esm", target: "es2022", outfile: join(buildDir, "tests.js"), define, logLevel: "warning" });
+  await copyFile(join(root, "test/page.html"), join(buildDir, "index.html"));
+  const internalSdk = join(buildDir, "sdk-internal.js");
+  await buildInternalSdk(internalSdk);
+  return startServer({ distDir, testDir: buildDir, internalSdk });
 }
 
 const TYPES = { ".js": "text/javascript; charset=utf-8", ".html": "text/html; charset=utf-8" };
