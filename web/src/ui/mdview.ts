@@ -91,7 +91,11 @@ const MAX_SLICE_BYTES = 512 * 1024;
 const SLICE_MS = 12;
 /** A parse of more source than this builds its DOM in the next task. */
 const SPLIT_BYTES = 32 * 1024;
-/** Raw text up to this long continues the last block; more goes in chunks below it. */
+/**
+ * Raw text up to this long continues the last block; more goes in chunks below it.
+ * So does all raw text after a long last block: text added inside a block lays the
+ * whole block out again, text in a chunk below it only that chunk.
+ */
 const INLINE_RAW = 16 * 1024;
 /** Characters per chunk of raw text. */
 const RAW_CHUNK = 16 * 1024;
@@ -432,10 +436,10 @@ export class MarkdownView {
     if (!this.rawBox.parentNode) this.root.appendChild(this.rawBox);
   }
 
-  /** The element raw text continues: the last element of the last block, as deep as text flows. */
+  /** The element raw text continues: the last element of the last block, as deep as text flows (none after a long block). */
   private inlineTarget(): Element | null {
     const last = this.shown[this.shown.length - 1];
-    if (!last) return null;
+    if (!last || last.end - last.start > Math.min(INLINE_RAW, this.plainBytes)) return null;
     let into: Element | null = null;
     for (let i = last.nodes.length - 1; i >= 0 && !into; i--) if (last.nodes[i] instanceof Element) into = last.nodes[i] as Element;
     if (!into) return null;

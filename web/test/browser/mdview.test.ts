@@ -120,6 +120,7 @@ test("mdview: a long streaming paragraph is shown as raw text between full rende
     v.onRender = () => rendered();
     let sawPlain = false;
     let sawEscaped = false;
+    let sawBelow = false;
     for (let i = step; i < text.length + step; i += step) {
       const upTo = text.slice(0, i);
       const done = new Promise<void>((r) => (rendered = r));
@@ -130,9 +131,14 @@ test("mdview: a long streaming paragraph is shown as raw text between full rende
         sawPlain = true;
         eq(plain.children.length, 0, "raw text holds no element");
         if ((plain.textContent ?? "").includes("<b>x</b>")) sawEscaped = true;
+        const block = plain.closest("p, li, pre, h1");
+        if (block) ok(block.textContent!.length - plain.textContent!.length <= 2048, "raw text continues only a short block");
+        const ps = Array.from(v.root.querySelectorAll("p")).filter((p) => !p.closest(".pending"));
+        if (!block && (ps[ps.length - 1]?.textContent?.length ?? 0) > 2048) sawBelow = true;
       }
     }
     ok(sawPlain, "the long paragraph was shown with raw text at its end while it streamed");
+    ok(sawBelow, "raw text after the long rendered paragraph went below it, not into it");
     ok(sawEscaped, "markup in the raw text stays text");
     v.set(text, false);
     eq(v.root.querySelectorAll(".plain").length, 0, "no raw text once the stream ended");
