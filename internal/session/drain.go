@@ -183,13 +183,7 @@ func (r *Runner) writeItem(ctx context.Context, o *owner, item *store.InboxItem,
 // the lease in the same transaction, saving the drain a round trip. It reports
 // whether it released.
 func finishItem(tx store.Tx, o *owner, item *store.InboxItem) (bool, error) {
-	if err := tx.InboxDelete(item.ID); err != nil {
-		return false, err
-	}
-	if _, err := tx.InboxNext(item.SessionID); !errors.Is(err, store.ErrNotFound) {
-		return false, err
-	}
-	return true, tx.LeaseRelease(o.get())
+	return tx.InboxFinish(item.ID, o.get())
 }
 
 // releaseOnShutdown gives the lease back when the runner stops mid-drain, so the

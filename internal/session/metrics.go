@@ -32,6 +32,10 @@ var (
 		Namespace: "rtcagent", Name: "transcript_loads_total",
 		Help: "Transcripts loaded for a model step, by source: cache (brought up to date from updates) or store (read whole).",
 	}, []string{"source"})
+	metricCatchUps = promauto.NewCounterVec(prometheus.CounterOpts{
+		Namespace: "rtcagent", Name: "transcript_catch_ups_total",
+		Help: "Cached transcripts brought up to date with stored updates, by source: feed (updates this process committed, in memory) or store (read back).",
+	}, []string{"source"})
 	metricExpired = promauto.NewCounter(prometheus.CounterOpts{
 		Namespace: "rtcagent", Name: "rtc_timeouts_total",
 		Help: "RTCs the server ended because their deadline passed.",

@@ -122,6 +122,11 @@ func New(cfg Config) *Runner {
 		parts: cfg.Partials, tcache: newTranscriptCache()}
 }
 
+// Committed hands the runner the updates of a commit of this process (from the
+// store's commit hook), so the transcripts it caches catch up without reading
+// them back. It never blocks on anything but a short lock.
+func (r *Runner) Committed(ups []protocol.Update) { r.tcache.feed.add(ups) }
+
 // Wake is a hint that sessions got inbox work. It never blocks. Sessions a worker
 // of this process drains need no claim (the worker takes their new items before
 // it lets go, and wakes the runner when it does), so a hint naming only those is

@@ -24,6 +24,8 @@ const (
 // its session's transcript up to date from the user's Topic updates since it was
 // last read, instead of reading every turn, message and RTC again: every change
 // to those entities commits together with an update carrying the whole entity.
+// The updates this process committed come from memory (commitFeed); only the
+// others (another node's) are read from the store.
 // When the updates are gone (history pruned or reset), too many, or a summary
 // was completed (the part worth keeping changes), the transcript is read again.
 //
@@ -31,6 +33,7 @@ const (
 // is used by one step at a time; the transcript a step got must not be used after
 // the session's next load.
 type transcriptCache struct {
+	feed    *commitFeed // updates this process committed: a catch-up reads the store only for the rest
 	mu      sync.Mutex
 	tick    int64
 	bytes   int // sum of the entries' sizes
@@ -47,7 +50,7 @@ type cachedTranscript struct {
 }
 
 func newTranscriptCache() *transcriptCache {
-	return &transcriptCache{entries: map[string]*cachedTranscript{}}
+	return &transcriptCache{feed: newCommitFeed(), entries: map[string]*cachedTranscript{}}
 }
 
 // load returns the session's transcript as of tx's snapshot.
@@ -81,7 +84,7 @@ func (c *transcriptCache) take(tx store.Tx, sessionID, userID string) (*cachedTr
 	// transaction's own open update is folded from memory.
 	open, isOpen := tx.UpdateOpen(userID)
 	stored := storedTop(pos, open, isOpen)
-	if e != nil && e.catchUp(tx, sessionID, userID, pos, stored, open, isOpen) {
+	if e != nil && e.catchUp(tx, c.feed, sessionID, userID, pos, stored, open, isOpen) {
 		metricTranscripts.WithLabelValues("cache").Inc()
 	} else {
 		e = &cachedTranscript{userID: userID}
@@ -145,9 +148,10 @@ func sizeOf(tr agent.Transcript) int {
 	return n + 256*len(tr.Turns)
 }
 
-// catchUp applies the updates after e.top, the transaction's own open one
-// last; false means the transcript must be read again.
-func (e *cachedTranscript) catchUp(tx store.Tx, sessionID, userID string, pos store.StreamPos, stored int64, open protocol.Update, isOpen bool) bool {
+// catchUp applies the updates after e.top (from the feed when it holds them
+// all, else from the store), the transaction's own open one last; false means
+// the transcript must be read again.
+func (e *cachedTranscript) catchUp(tx store.Tx, feed *commitFeed, sessionID, userID string, pos store.StreamPos, stored int64, open protocol.Update, isOpen bool) bool {
 	if e.userID != userID || e.epoch != pos.Epoch || e.top < pos.Floor || e.top > pos.Top || pos.Top-e.top > maxCatchUp {
 		return false
 	}
@@ -156,10 +160,16 @@ func (e *cachedTranscript) catchUp(tx store.Tx, sessionID, userID string, pos st
 	}
 	var ups []protocol.Update
 	if stored > e.top {
-		var err error
-		ups, _, err = tx.UpdateList(userID, e.top, int(stored-e.top), 0)
-		if err != nil || int64(len(ups)) != stored-e.top {
-			return false
+		var ok bool
+		if ups, ok = feed.span(userID, pos.Epoch, e.top, stored); !ok {
+			metricCatchUps.WithLabelValues("store").Inc()
+			var err error
+			ups, _, err = tx.UpdateList(userID, e.top, int(stored-e.top), 0)
+			if err != nil || int64(len(ups)) != stored-e.top {
+				return false
+			}
+		} else {
+			metricCatchUps.WithLabelValues("feed").Inc()
 		}
 	}
 	if isOpen {

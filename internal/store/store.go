@@ -151,6 +151,8 @@ type Tx interface {
 	RTCListExpired(now time.Time, limit int) ([]protocol.RTC, error)
 	RTCUpdate(r *protocol.RTC, expectStatus string) error
 
+	// InboxInsert queues an item; its ID is set by the transaction's next
+	// statement or its commit, whichever comes first.
 	InboxInsert(item *InboxItem) error
 	// Woken returns the sessions this transaction inserted inbox items for so
 	// far (the Wake of its Commit), in order, possibly repeated.
@@ -158,6 +160,10 @@ type Tx interface {
 	// InboxNext returns the oldest item of the session, or ErrNotFound.
 	InboxNext(sessionID string) (*InboxItem, error)
 	InboxDelete(id int64) error
+	// InboxFinish deletes the session's item id and, when the session has no
+	// other item, releases l as LeaseRelease does, reporting whether it did: how
+	// a drain ends an item and, with the inbox empty, itself, in one statement.
+	InboxFinish(id int64, l Lease) (released bool, err error)
 	// InboxSessions returns up to limit sessions that have inbox items and no live
 	// lease (none, an expired one, or one held by a node whose liveness record
 	// expired), oldest work first.

@@ -66,12 +66,16 @@ func (t *tx) InboxInsert(item *store.InboxItem) error {
 	if !t.writable {
 		return errReadOnly
 	}
-	item.CreatedAt = t.now
-	err := t.queryRow(`INSERT INTO inbox (session_id, kind, turn_id, created_at) VALUES ($1, $2, $3, $4) RETURNING id`,
-		item.SessionID, item.Kind, item.TurnID, t.now).Scan(&item.ID)
-	if err != nil {
-		return fmt.Errorf("insert inbox item: %w", err)
+	if t.failed != nil {
+		return t.failed
 	}
+	// Sent with the transaction's next statement (item.ID is set then).
+	item.CreatedAt = t.now
+	t.pending = append(t.pending, deferred{
+		sql:    `INSERT INTO inbox (session_id, kind, turn_id, created_at) VALUES ($1, $2, $3, $4) RETURNING id`,
+		args:   []any{item.SessionID, item.Kind, item.TurnID, t.now},
+		row:    func(r pgx.Row) error { return r.Scan(&item.ID) },
+		mapErr: func(err error) error { return fmt.Errorf("insert inbox item: %w", err) }})
 	t.wakes.Add(item.SessionID)
 	return nil
 }
@@ -92,6 +96,29 @@ func (t *tx) InboxNext(sessionID string) (*store.InboxItem, error) {
 
 func (t *tx) InboxDelete(id int64) error {
 	return t.later(nil, `DELETE FROM inbox WHERE id = $1`, id)
+}
+
+// InboxFinish is one statement: the delete, the look for another item of the
+// session (in the statement's snapshot, which the delete does not change: any
+// id but this one) and the release when there is none.
+func (t *tx) InboxFinish(id int64, l store.Lease) (bool, error) {
+	if !t.writable {
+		return false, errReadOnly
+	}
+	var released bool
+	err := t.queryRow(`WITH gone AS (DELETE FROM inbox WHERE id = $1),
+		more AS (SELECT EXISTS (SELECT 1 FROM inbox WHERE session_id = $2 AND id > $1)
+			OR EXISTS (SELECT 1 FROM inbox WHERE session_id = $2 AND id < $1) AS found),
+		release AS (UPDATE leases SET expires_at = 'epoch'
+			WHERE session_id = $2 AND holder = $3 AND token = $4 AND NOT (SELECT found FROM more))
+		SELECT NOT found FROM more`, id, l.SessionID, l.Holder, l.Token).Scan(&released)
+	if err != nil {
+		return false, fmt.Errorf("finish inbox item: %w", err)
+	}
+	if released {
+		t.wakes.Let(l.SessionID)
+	}
+	return released, nil
 }
 
 // InboxSessions lists candidates only; the claim is LeaseAcquire (see the package

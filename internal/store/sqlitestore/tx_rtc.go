@@ -96,6 +96,16 @@ func (t *tx) InboxDelete(id int64) error {
 	return err
 }
 
+func (t *tx) InboxFinish(id int64, l store.Lease) (bool, error) {
+	if err := t.InboxDelete(id); err != nil {
+		return false, err
+	}
+	if _, err := t.InboxNext(l.SessionID); !errors.Is(err, store.ErrNotFound) {
+		return false, err
+	}
+	return true, t.LeaseRelease(l)
+}
+
 func (t *tx) InboxSessions(limit int) ([]string, error) {
 	rows, err := t.q.QueryContext(t.ctx, `SELECT i.session_id FROM inbox i
 		LEFT JOIN leases l ON l.session_id = i.session_id AND l.expires_at > ?

@@ -55,6 +55,7 @@ func Run(t *testing.T, open Factory) {
 		"Lease":                    testLease,
 		"NodeLiveness":             testNodeLiveness,
 		"Inbox":                    testInbox,
+		"InboxFinish":              testInboxFinish,
 		"Checkpoint":               testCheckpoint,
 		"HistoryResetAndPrune":     testHistory,
 		"RTCQueries":               testRTCQueries,
@@ -607,6 +608,96 @@ func testInbox(t *testing.T, s store.Store, clock *Clock) {
 
 // A turn's checkpoint is stored with the turn, read back with it (byte for
 // byte), and never part of the turn as sent.
+// InboxFinish deletes an item and releases the lease only when it was the
+// session's last; work queued in the same transaction keeps the lease, and a
+// release in it wakes the work others queued.
+func testInboxFinish(t *testing.T, s store.Store, _ *Clock) {
+	var h hookRecorder
+	s.SetCommitHook(h.hook)
+	var l store.Lease
+	items := make([]*store.InboxItem, 3)
+	write(t, s, func(tx store.Tx) error {
+		var err error
+		if l, err = tx.LeaseAcquire("s", "A", time.Minute); err != nil {
+			return err
+		}
+		for i := range items {
+			items[i] = &store.InboxItem{SessionID: "s", Kind: "k", TurnID: fmt.Sprint("t", i)}
+			if err := tx.InboxInsert(items[i]); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	finish := func(it *store.InboxItem) bool {
+		var released bool
+		write(t, s, func(tx store.Tx) error {
+			var err error
+			released, err = tx.InboxFinish(it.ID, l)
+			return err
+		})
+		return released
+	}
+	held := func() bool {
+		err := s.Write(ctx, func(tx store.Tx) error { return tx.LeaseCheck(l) })
+		if err != nil && !errors.Is(err, store.ErrLeaseLost) {
+			t.Fatal(err)
+		}
+		return err == nil
+	}
+	// The middle one first: items before and after it keep the drain going.
+	if finish(items[1]) || !held() {
+		t.Fatal("finishing an item while others wait released the lease")
+	}
+	if finish(items[0]) || !held() {
+		t.Fatal("finishing the oldest while one waits released the lease")
+	}
+	h.commits = nil
+	if !finish(items[2]) || held() {
+		t.Fatal("finishing the last item kept the lease")
+	}
+	err := s.Read(ctx, func(tx store.Tx) error { _, err := tx.InboxNext("s"); return err })
+	if !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("items left: %v", err)
+	}
+	// An item queued by the holder in the transaction that then finishes the
+	// last one: the drain goes on (the lease is kept) and no one is woken.
+	extra := store.InboxItem{SessionID: "s", Kind: "k", TurnID: "t4"}
+	write(t, s, func(tx store.Tx) error {
+		var err error
+		if l, err = tx.LeaseAcquire("s", "A", time.Minute); err != nil {
+			return err
+		}
+		return tx.InboxInsert(&store.InboxItem{SessionID: "s", Kind: "k", TurnID: "t3"})
+	})
+	h.commits = nil
+	write(t, s, func(tx store.Tx) error {
+		if err := tx.LeaseCheck(l); err != nil { // the drain's fenced write
+			return err
+		}
+		if err := tx.InboxInsert(&extra); err != nil {
+			return err
+		}
+		it, err := tx.InboxNext("s")
+		if err != nil {
+			return err
+		}
+		released, err := tx.InboxFinish(it.ID, l)
+		if released {
+			t.Error("released with an item queued in the same transaction")
+		}
+		return err
+	})
+	if !held() {
+		t.Fatal("the lease went with work left")
+	}
+	for _, c := range h.commits {
+		if len(c.Wake) > 0 {
+			t.Fatalf("work for a held session woke %v", c.Wake)
+		}
+	}
+}
+
 func testCheckpoint(t *testing.T, s store.Store, _ *Clock) {
 	at := time.Date(2026, 12, 5, 10, 0, 0, 0, time.UTC)
 	turn := &protocol.Turn{ID: "t", SessionID: "s", UserID: "u", Seq: 1, Status: protocol.TurnRunning}
