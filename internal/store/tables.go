@@ -54,6 +54,7 @@ var (
 	sqlUpdate = regexp.MustCompile(`(?i)\bUPDATE\s+(\w+)(?:\s+AS\s+\w+)?\s+SET\b`)
 	sqlDelete = regexp.MustCompile(`(?i)\bDELETE\s+FROM\s+(\w+)`)
 	sqlRead   = regexp.MustCompile(`(?i)\b(DELETE\s+)?(?:FROM|JOIN)\s+(\w+)`)
+	sqlCTE    = regexp.MustCompile(`(?i)(?:\bWITH|,)\s*(\w+)\s+AS\s*\(`)
 	sqlCache  sync.Map // query text → []string, the statement's entries
 )
 
@@ -73,14 +74,23 @@ func CountStatement(query string) {
 }
 
 // classify names what query does to which tables.
+// A table counts once per statement and verb; a CTE's name is not a table.
 func classify(query string) []string {
 	var out []string
+	skip := map[string]bool{}
+	for _, m := range sqlCTE.FindAllStringSubmatch(query, -1) {
+		skip["select "+strings.ToLower(m[1])] = true
+	}
 	add := func(verb string, re *regexp.Regexp, group int) {
 		for _, m := range re.FindAllStringSubmatch(query, -1) {
 			if verb == "select" && m[1] != "" {
 				continue // DELETE FROM is a delete
 			}
-			out = append(out, verb+" "+strings.ToLower(m[group]))
+			k := verb + " " + strings.ToLower(m[group])
+			if !skip[k] {
+				skip[k] = true
+				out = append(out, k)
+			}
 		}
 	}
 	add("insert", sqlInsert, 1)

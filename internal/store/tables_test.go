@@ -12,7 +12,8 @@ func TestClassify(t *testing.T) {
 		`INSERT INTO leases AS l (session_id) VALUES ($1) ON CONFLICT (session_id) DO UPDATE SET holder = excluded.holder`:             {"insert leases"},
 		`UPDATE leases AS l SET holder = $2 FROM (SELECT session_id FROM leases WHERE session_id = $1 FOR UPDATE SKIP LOCKED) AS free`: {"update leases", "select leases"},
 		`DELETE FROM inbox WHERE id = $1`: {"delete inbox"},
-		`SELECT s.data FROM sessions s JOIN user_streams us ON us.user_id = s.user_id WHERE s.id = $1 FOR UPDATE OF us`: {"select sessions", "select user_streams"},
+		`WITH gone AS (DELETE FROM inbox WHERE id = $1), more AS (SELECT EXISTS (SELECT 1 FROM inbox WHERE id > $1) OR EXISTS (SELECT 1 FROM inbox WHERE id < $1) AS found), release AS (UPDATE leases SET expires_at = 0 WHERE NOT (SELECT found FROM more)) SELECT NOT found FROM more`: {"update leases", "delete inbox", "select inbox"},
+		`SELECT s.data FROM sessions s JOIN user_streams us ON us.user_id = s.user_id WHERE s.id = $1 FOR UPDATE OF us`:                                                                                                                                                                   {"select sessions", "select user_streams"},
 	} {
 		if got := classify(q); !reflect.DeepEqual(got, want) {
 			t.Errorf("%s: %v, want %v", q, got, want)

@@ -27,9 +27,42 @@ func (t *tx) RTCInsert(r *protocol.RTC) error {
 	return nil
 }
 
+// RTCGet in a write transaction that holds no user's stream yet first locks
+// the stream of the RTC's user, found through the RTC and its session (neither
+// changes), then reads the session and the RTC after the lock: three
+// statements in one exchange. Every write of an RTC happens under that lock
+// (its update takes an offset), so the RTC read is the one the transaction
+// overwrites, and the session is read once (store.RowCache).
 func (t *tx) RTCGet(id string) (*protocol.RTC, error) {
 	var r protocol.RTC
-	return &r, t.getJSON(&r, `SELECT data FROM rtcs WHERE id = $1`, id)
+	const sel = `SELECT data FROM rtcs WHERE id = $1`
+	if !t.writable || len(t.locked) > 0 || t.failed != nil {
+		return &r, t.getJSON(&r, sel, id)
+	}
+	var userID, sessionID string
+	var p store.StreamPos
+	var session []byte
+	t.pending = append(t.pending, deferred{sql: `SELECT us.user_id, us.epoch, us.top, us.floor, s.id FROM rtcs r
+		JOIN sessions s ON s.id = r.session_id JOIN user_streams us ON us.user_id = s.user_id
+		WHERE r.id = $1 FOR UPDATE OF us`, args: []any{id},
+		row: func(row pgx.Row) error { return noRowsIsNil(row.Scan(&userID, &p.Epoch, &p.Top, &p.Floor, &sessionID)) }},
+		deferred{sql: `SELECT s.data FROM rtcs r JOIN sessions s ON s.id = r.session_id WHERE r.id = $1`, args: []any{id},
+			row: func(row pgx.Row) error { return noRowsIsNil(row.Scan(&session)) }})
+	err := t.getJSON(&r, sel, id)
+	if userID != "" {
+		t.holdStream(userID, p)
+		if session != nil {
+			t.rows.Put("session", sessionID, session)
+		}
+	}
+	return &r, err
+}
+
+func noRowsIsNil(err error) error {
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil
+	}
+	return err
 }
 
 func (t *tx) RTCListByTurn(turnID string) ([]protocol.RTC, error) {
