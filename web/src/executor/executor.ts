@@ -18,7 +18,7 @@
 import { RTC_TERMINAL, RpcError, type Rtc, type RtcListResult, type RtcStatus } from "../protocol/types.js";
 import type { EntityStore } from "../realtime/entities.js";
 import type { Call } from "../realtime/topic.js";
-import type { ToolContext } from "../tools/types.js";
+import type { ToolContext, ToolDefinition } from "../tools/types.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import { Emitter, SerialQueue, backoffMs, sleep } from "../util/emitter.js";
 import { INTERRUPTED, type Journal, type Outcome, type RtcRef } from "./journal.js";
@@ -26,7 +26,7 @@ import type { Leadership } from "./leader.js";
 import { fitOutput, type Outbox } from "./outbox.js";
 import { formatAnswers, validateQuestions } from "./ask.js";
 import type { Prompt, PromptAnswer, PromptBoard, PromptKind } from "./prompts.js";
-import { allowableForChat, allowedForChat, decideCall, scriptCallAsk } from "./permissions.js";
+import { allowableForChat, allowedForChat, decideCall, scriptCallAsk, type ScriptCallAsk } from "./permissions.js";
 import { previewOfCall, type ScriptPreview } from "../script/pin.js";
 import { argsObject } from "../tools/args.js";
 import type { ScriptAuthorizer } from "../script/runner.js";
@@ -176,7 +176,7 @@ export class Executor {
       if (!checked.ok) return void (await this.finish(rtc, ref, { kind: "result", ok: false, error: fitOutput(checked.error) }));
       args = checked.value;
     }
-    const need = rtc.tool_name === "askUser" ? { ask: false, standing: false } : await this.needsConfirmation(rtc, args);
+    const need = rtc.tool_name === "askUser" ? { ask: false, standing: false, byTool: false } : await this.needsConfirmation(rtc, args);
     const kind: PromptKind | null = rtc.tool_name === "askUser" ? "ask" : need.ask ? "confirm" : null;
     // What the server records as the decision: a standing "Allow for this chat", or the person's answer below.
     let approval: Approval | undefined = need.standing ? { scope: "session", standing: true } : undefined;
@@ -202,7 +202,7 @@ export class Executor {
         }
         const allowForChat = kind === "confirm" && !script && allowableForChat(rtc.tool_name, tool?.kind, rtc.arguments);
         const shown = new Date();
-        const answer = await this.promptFor(rtc, { id: rtc.id, kind, ...(script ? { script } : {}), ...(again ? { again } : {}), ...(allowForChat ? { allowForChat } : {}) });
+        const answer = await this.promptFor(rtc, { id: rtc.id, kind, ...(script ? { script } : {}), ...(again ? { again } : {}), ...(allowForChat ? { allowForChat } : {}), ...(need.byTool ? { byTool: true } : {}) });
         if (!answer) return this.d.journal.close(ref, tab); // ended on the server meanwhile
         if (kind === "ask") {
           // The person's time answering is the call's execution (human time in the trace).
@@ -266,31 +266,20 @@ export class Executor {
    * mode that runs them: `false` never asks, `true` always asks (bypass too), a
    * function asks when it returns true (with the validated arguments).
    */
-  private async needsConfirmation(rtc: Rtc, args: unknown): Promise<{ ask: boolean; standing: boolean }> {
+  private async needsConfirmation(rtc: Rtc, args: unknown): Promise<{ ask: boolean; standing: boolean; byTool: boolean }> {
     const tool = this.d.tools.get(rtc.tool_name);
     const chat = allowedForChat(this.d.store.sessions.get(rtc.session_id)?.approvals, rtc.tool_name, tool?.kind, rtc.arguments);
-    if (rtc.needs_confirmation) return { ask: true, standing: false };
-    if (!tool) return { ask: false, standing: false }; // an unknown tool fails without running anything
+    const own = await hostRule(tool, args);
+    const byTool = own === true;
+    if (rtc.needs_confirmation) return { ask: true, standing: false, byTool };
+    if (!tool) return { ask: false, standing: false, byTool }; // an unknown tool fails without running anything
     const d = decideCall(this.modeOf(rtc), tool.kind, rtc.arguments);
     // A call the matrix refuses (plan mode now) but the server sent: the person decides.
-    if (d.refused) return { ask: true, standing: false };
-    let ask = d.needsConfirmation;
-    if (tool.kind === "host" && tool.approval !== undefined) {
-      // The host's own rule replaces the matrix's row, and is a floor no work
-      // mode lowers: `true` (or a function that says so) asks in bypass too.
-      if (tool.approval === "never") ask = false;
-      else if (tool.approval === "always") ask = true;
-      else if (tool.needsApproval) {
-        try {
-          ask = await tool.needsApproval(args);
-        } catch {
-          ask = true; // a failing check asks rather than runs
-        }
-      }
-    }
+    if (d.refused) return { ask: true, standing: false, byTool };
+    const ask = own ?? d.needsConfirmation;
     // "Allow for this chat" (stored on the session by the server) covers what would ask.
-    if (ask && chat) return { ask: false, standing: true };
-    return { ask, standing: false };
+    if (ask && chat) return { ask: false, standing: true, byTool };
+    return { ask, standing: false, byTool };
   }
 
   private modeOf(rtc: Rtc): string | undefined {
@@ -326,16 +315,30 @@ export class Executor {
    */
   private authorizer(rtc: Rtc): ScriptAuthorizer {
     let n = 0;
-    return (method, args) => {
-      const call = scriptCallAsk(this.modeOf(rtc), method, args);
-      if (!call) return null;
-      // A host tool allowed for this chat runs from a script without asking too.
-      if (method === "call" && allowedForChat(this.d.store.sessions.get(rtc.session_id)?.approvals, call.tool, this.d.tools.get(call.tool)?.kind, call.args)) return null;
-      return this.promptFor(rtc, { id: `${rtc.id}/call-${++n}`, kind: "confirm", call }).then((a) => {
+    const ask = (call: ScriptCallAsk) =>
+      this.promptFor(rtc, { id: `${rtc.id}/call-${++n}`, kind: "confirm", call }).then((a) => {
         if (a?.type === "confirm" && a.approved) return null;
         const why = a?.type === "confirm" && a.reason ? `: ${a.reason}` : "";
         return `the user declined this call (${call.title})${why}`;
       });
+    return (method, args) => {
+      const tool = method === "call" ? this.d.tools.get(String(args[0])) : undefined;
+      const chat = () => allowedForChat(this.d.store.sessions.get(rtc.session_id)?.approvals, tool!.name, tool!.kind, args[1]);
+      if (tool?.kind === "host" && tool.approval !== undefined) {
+        // The host's own rule, as for a direct call: it replaces the work mode's.
+        const asked = async () => {
+          const checked = tool.validate ? await tool.validate(args[1]) : { ok: true as const, value: args[1] };
+          // Arguments the schema refuses cannot be judged by the rule: ask.
+          const own = checked.ok ? await hostRule(tool, checked.value) : true;
+          return own && !chat() ? ask({ tool: tool.name, args: args[1], title: `The script calls the host tool ${tool.name}`, byTool: true }) : null;
+        };
+        return asked();
+      }
+      const call = scriptCallAsk(this.modeOf(rtc), method, args);
+      if (!call) return null;
+      // A host tool allowed for this chat runs from a script without asking too.
+      if (tool && chat()) return null;
+      return ask(call);
     };
   }
 
@@ -396,3 +399,19 @@ export class Executor {
   }
 }
 
+/**
+ * A host tool's own approval rule for a call: true (ask) or false (never ask)
+ * when the tool declares `needsApproval`, undefined when the work mode decides.
+ * It is a floor no work mode lowers: `true`, or a function that returns true,
+ * asks in bypass too; a function that throws asks rather than runs.
+ */
+async function hostRule(tool: ToolDefinition | undefined, args: unknown): Promise<boolean | undefined> {
+  if (tool?.kind !== "host" || tool.approval === undefined) return undefined;
+  if (tool.approval === "never") return false;
+  if (tool.approval === "always" || !tool.needsApproval) return true;
+  try {
+    return await tool.needsApproval(args);
+  } catch {
+    return true;
+  }
+}

@@ -93,6 +93,8 @@ export interface ScriptCallAsk {
   args: unknown;
   /** One line for the prompt. */
   title: string;
+  /** The host tool's own `needsApproval` asked (not the work mode). */
+  byTool?: boolean;
 }
 
 const FS_CHANGES: ReadonlySet<RpcMethod> = new Set(["fs.write", "fs.remove", "fs.rename", "fs.mkdir"]);

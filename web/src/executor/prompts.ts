@@ -27,6 +27,8 @@ export interface Prompt {
   again?: string;
   /** "Allow for this chat" may be offered: not for scripts, script calls or protected paths. */
   allowForChat?: boolean;
+  /** The host tool's own `needsApproval` asks for this call (not only the work mode). */
+  byTool?: boolean;
 }
 
 /** One answered askUser question. */

@@ -74,7 +74,11 @@ function confirmBody(p: Prompt): HTMLElement[] {
   if (p.call) {
     return [
       h("p", { class: "q" }, `Allow the running script to call ${p.call.tool}?`),
-      h("div", { class: "note" }, `${showInvisible(p.call.title)}. A direct call would ask in this work mode, so this one does too. Its arguments:`),
+      h(
+        "div",
+        { class: "note" },
+        `${showInvisible(p.call.title)}. ${p.call.byTool ? "The site asks before this tool runs, from a script too." : "A direct call would ask in this work mode, so this one does too."} Its arguments:`,
+      ),
       h("pre", { class: "call-args" }, showInvisible(pretty(p.call.args))),
     ];
   }
@@ -98,7 +102,9 @@ function confirmBody(p: Prompt): HTMLElement[] {
       { class: "note" },
       root
         ? `${root} holds the site's instructions or saved scripts, so changing it asks every time (so does changing a path that reads as it). Its arguments are shown above.`
-        : "The current work mode asks before this tool runs. Its arguments are shown above.",
+        : p.byTool
+          ? "The site asks before this tool runs, in every work mode. Its arguments are shown above."
+          : "The current work mode asks before this tool runs. Its arguments are shown above.",
     ),
   ];
 }

@@ -7,6 +7,7 @@
 import { Journal } from "../../src/executor/journal.js";
 import { RTC_TERMINAL, type Rtc } from "../../src/protocol/types.js";
 import type { ToolContext } from "../../src/tools/types.js";
+import type { ToolRegistry } from "../../src/tools/registry.js";
 import { decide, decideCall, isProtectedPath, scriptCallAsk, touchesProtected } from "../../src/executor/permissions.js";
 import { type Leadership } from "../../src/executor/leader.js";
 import { sha256Hex } from "../../src/util/hash.js";
@@ -17,7 +18,7 @@ import { formatAnswers, validateQuestions } from "../../src/executor/ask.js";
 import type { AskAnswer, PromptAnswer } from "../../src/executor/prompts.js";
 import { STYLES } from "../../src/ui/styles.js";
 import { ctx, sleep } from "./context.js";
-import { freshDb, rtc } from "./entities.test.js";
+import { freshDb, rtc, session } from "./entities.test.js";
 import { FakeServer, counterCall, done, tab, waitFor, type Tab } from "./executor.test.js";
 import { eq, includes, ok, test } from "./harness.js";
 
@@ -187,6 +188,75 @@ test("security: an approved script that calls a host tool twice asks each time; 
   includes(out, "counted 1");
   includes(out, "PermissionError: the user declined this call (The script calls the host tool counter)");
   runner.dispose();
+  done(t);
+});
+
+test("security: a script's host calls follow the tool's own needsApproval, as direct calls do; the prompt says the site asks", async () => {
+  const server = new FakeServer();
+  const calls: string[] = [];
+  const extra: Partial<ToolContext> = {};
+  const t = await tab(server, await freshDb(), `ap-na${n++}`, undefined, extra);
+  const runner = (extra.script = runnerFor(t, calls));
+  const tools = (t.ex as unknown as { d: { tools: ToolRegistry } }).d.tools;
+  const ran: string[] = [];
+  tools.registerHostTool({ name: "peek", description: "x", parameters: { type: "object" }, needsApproval: false, execute: () => (ran.push("peek"), "seen") });
+  tools.registerHostTool({ name: "payInvoice", description: "x", parameters: { type: "object" }, needsApproval: true, execute: () => (ran.push("invoice"), "invoiced") });
+  tools.registerHostTool({
+    name: "pay",
+    description: "x",
+    parameters: { type: "object", properties: { amount: { type: "number" } }, required: ["amount"], additionalProperties: false } as const,
+    needsApproval: (a) => a.amount > 100,
+    execute: (a) => (ran.push(`pay ${a.amount}`), "paid"),
+  });
+  for (const name of ["peek", "payInvoice", "pay"]) runner.setFunction(name, (a) => tools.callHost(name, a));
+  await waitFor("leadership", () => t.ex.isLeader);
+
+  // s4 is in edit mode, where a host call from a script asks unless the tool says otherwise.
+  const code = "return [await rtcAgent.call('peek', {}), await rtcAgent.call('pay', {amount: 5}), await rtcAgent.call('pay', {amount: 500})];";
+  await server.deliver(rtc("n1", 0, { session_id: "s4", tool_name: "script", arguments: { action: "eval", code }, needs_confirmation: true }));
+  await waitFor("the script's prompt", () => promptIds(t).includes("n1"));
+  t.prompts.answer("n1", { type: "confirm", approved: true });
+  await waitFor("the large payment's prompt", () => promptIds(t).includes("n1/call-1"));
+  eq(ran, ["peek", "pay 5"], "needsApproval false and a function returning false run unasked");
+  const p = t.prompts.get("n1/call-1")!;
+  eq([p.call?.tool, p.call?.args, p.call?.byTool], ["pay", { amount: 500 }, true], "the tool's own rule asked");
+  includes(promptForm(p, () => undefined).textContent ?? "", "The site asks before this tool runs, from a script too.");
+  t.prompts.answer("n1/call-1", { type: "confirm", approved: true });
+  await waitFor("the result", () => server.rtcs.get("n1")?.status === "completed");
+  eq(ran, ["peek", "pay 5", "pay 500"]);
+
+  // Bypass lowers the work mode's asking, not the tool's: needsApproval true asks.
+  await t.store.merge([{ kind: "session", entity: session("sb", 500, { work_mode: "bypass" }) }]);
+  await server.deliver(rtc("n2", 0, { session_id: "sb", tool_name: "script", arguments: { action: "eval", code: "return await rtcAgent.call('payInvoice', {})" } }));
+  await waitFor("the invoice's prompt", () => promptIds(t).includes("n2/call-1"));
+  eq(ran.length, 3, "not run before the answer");
+  t.prompts.answer("n2/call-1", { type: "confirm", approved: true });
+  await waitFor("the invoice result", () => server.rtcs.get("n2")?.status === "completed");
+  eq(ran, ["peek", "pay 5", "pay 500", "invoice"]);
+  runner.dispose();
+  done(t);
+});
+
+test("approvals: a direct call the tool's own needsApproval asks for says the site asks, not the work mode", async () => {
+  const server = new FakeServer();
+  const t = await tab(server, await freshDb(), `ap-nb${n++}`);
+  const tools = (t.ex as unknown as { d: { tools: ToolRegistry } }).d.tools;
+  tools.registerHostTool({ name: "payInvoice", description: "x", parameters: { type: "object" }, needsApproval: true, execute: () => "invoiced" });
+  tools.registerHostTool({ name: "note", description: "x", parameters: { type: "object" }, execute: () => "noted" });
+  await waitFor("leadership", () => t.ex.isLeader);
+  await server.deliver(rtc("d1", 0, { session_id: "s4", tool_name: "payInvoice", arguments: {}, needs_confirmation: true }));
+  await waitFor("the invoice's prompt", () => promptIds(t).includes("d1"));
+  eq(t.prompts.get("d1")!.byTool, true);
+  includes(promptForm(t.prompts.get("d1")!, () => undefined).textContent ?? "", "The site asks before this tool runs, in every work mode.");
+  t.prompts.answer("d1", { type: "confirm", approved: true });
+  await waitFor("d1 done", () => server.rtcs.get("d1")?.status === "completed");
+  // A host tool without a rule of its own asks because edit mode does.
+  await server.deliver(rtc("d2", 0, { session_id: "s4", tool_name: "note", arguments: {}, needs_confirmation: true }));
+  await waitFor("the note's prompt", () => promptIds(t).includes("d2"));
+  eq(t.prompts.get("d2")!.byTool, undefined);
+  includes(promptForm(t.prompts.get("d2")!, () => undefined).textContent ?? "", "The current work mode asks before this tool runs.");
+  t.prompts.answer("d2", { type: "confirm", approved: true });
+  await waitFor("d2 done", () => server.rtcs.get("d2")?.status === "completed");
   done(t);
 });
 
