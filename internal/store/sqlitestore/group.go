@@ -116,7 +116,7 @@ func (g *group) run(batch []*write) {
 				return
 			}
 		}
-		w.t = &tx{ctx: context.WithoutCancel(w.ctx), q: counted{s.wc}, now: s.now().UTC(), writable: true, epoch: s.epoch}
+		w.t = &tx{ctx: context.WithoutCancel(w.ctx), q: counted{s.wc}, now: s.now().UTC(), writable: true, epoch: s.epoch, known: s.known}
 		w.err = call(w)
 		if single {
 			if w.err != nil {
@@ -137,9 +137,11 @@ func (g *group) run(batch []*write) {
 		}
 		if w.err == nil {
 			ok = append(ok, w)
+			s.known.commit(w.t) // the group's next writes see it; cleared below if the commit fails
 		}
 	}
 	if err := s.wc.end(true); err != nil {
+		clear(s.known)
 		_ = s.wc.end(false) // a failed COMMIT leaves the transaction open
 		for _, w := range ok {
 			w.err = fmt.Errorf("commit: %w", err)
@@ -160,6 +162,7 @@ func (g *group) run(batch []*write) {
 // abort rolls the whole group back after a savepoint could not be handled (the
 // database ended the transaction, for instance on a full disk).
 func (g *group) abort(batch []*write, cause error) {
+	clear(g.s.known)
 	_ = g.s.wc.end(false)
 	for _, w := range batch {
 		if w.err == nil {

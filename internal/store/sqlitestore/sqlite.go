@@ -31,6 +31,7 @@ type Store struct {
 	// epoch is the initial epoch of every user stream: fixed per database, so a
 	// user with no updates yet reads the same epoch before and after the first one.
 	epoch string
+	known knownStreams // the writer's committed stream positions (the group's leader's)
 }
 
 // Options tune a Store; the zero value is fine.
@@ -70,7 +71,7 @@ func Open(ctx context.Context, path string, opt Options) (*Store, error) {
 	}
 	w.SetMaxOpenConns(1)
 	w.SetConnMaxIdleTime(0)
-	s := &Store{w: w, now: opt.Now, hook: func(store.Commit) {}}
+	s := &Store{w: w, now: opt.Now, hook: func(store.Commit) {}, known: knownStreams{}}
 	s.group.init(s)
 	if err := s.migrate(ctx); err != nil {
 		w.Close()

@@ -49,6 +49,11 @@ type tx struct {
 	wakes    store.Wakes
 	epoch    string                  // initial epoch of new streams
 	streams  map[string]*streamState // user streams read or written in this transaction
+	// known are the writer's committed stream positions (write transactions
+	// only); streamsUnknown: this transaction changed streams without
+	// tracking them (a prune), so they are read again after it.
+	known          knownStreams
+	streamsUnknown bool
 }
 
 // streamState is a user's stream as this transaction sees it. Its top offset is
@@ -84,6 +89,9 @@ func newEpoch() string {
 // stream returns the user's stream row, creating it on first write.
 func (t *tx) stream(userID string, create bool) (*streamState, error) {
 	st := t.streams[userID]
+	if st == nil && !t.streamsUnknown {
+		st, _ = t.known.get(userID)
+	}
 	if st == nil {
 		st = &streamState{exists: true}
 		err := t.q.QueryRowContext(t.ctx, `SELECT epoch, floor, MAX(floor, COALESCE((SELECT MAX(offset) FROM updates WHERE user_id = s.user_id), 0))
@@ -93,6 +101,8 @@ func (t *tx) stream(userID string, create bool) (*streamState, error) {
 		} else if err != nil {
 			return nil, fmt.Errorf("user stream %s: %w", userID, err)
 		}
+	}
+	if t.streams[userID] == nil {
 		if t.streams == nil {
 			t.streams = map[string]*streamState{}
 		}
@@ -219,8 +229,10 @@ func (t *tx) UpdatePrune(before time.Time, keep int) (int64, error) {
 	if !t.writable {
 		return 0, errReadOnly
 	}
-	// The cached stream rows are read again after the floors changed.
+	// The stream rows are read again after the floors changed, here and by
+	// the writer's next transactions.
 	defer clear(t.streams)
+	t.streamsUnknown = true
 	rows, err := t.q.QueryContext(t.ctx, `SELECT user_id, floor, cut FROM (
 		SELECT s.user_id, s.floor, MIN(
 			COALESCE((SELECT MAX(u.offset) FROM updates u WHERE u.user_id = s.user_id), s.floor) - ?,
