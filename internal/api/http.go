@@ -45,7 +45,7 @@ func (a *API) HTTPHandler(v *auth.Verifier) http.Handler {
 			writeError(w, protocol.Errorf(protocol.CodeInvalidArgument, "read body: %v", err))
 			return
 		}
-		caller := core.Caller{UserID: claims.UserID, DeviceID: r.Header.Get(DeviceHeader)}
+		caller := core.Caller{UserID: claims.UserID, DeviceID: r.Header.Get(DeviceHeader), Modes: claims.Modes}
 		res, perr := a.Call(r.Context(), caller, method, body)
 		if perr != nil {
 			writeError(w, perr)

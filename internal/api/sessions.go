@@ -80,6 +80,11 @@ func (a *API) sessionUpdate(ctx context.Context, c core.Caller, params json.RawM
 	if req.WorkMode != nil && !protocol.ValidWorkMode(*req.WorkMode) {
 		return nil, protocol.Errorf(protocol.CodeInvalidArgument, "work_mode %q: one of manual, edit, plan, bypass", *req.WorkMode)
 	}
+	if req.WorkMode != nil {
+		if err := c.CheckMode(*req.WorkMode); err != nil {
+			return nil, err
+		}
+	}
 	if len(req.RevokeApprovals) > maxRevokeApprovals {
 		return nil, protocol.Errorf(protocol.CodeTooLarge, "revoke_approvals: at most %d tool names", maxRevokeApprovals)
 	}

@@ -6,9 +6,12 @@ package auth
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
+
+	"github.com/rtcagent/rtcagent/internal/protocol"
 )
 
 // MaxTokenBytes bounds a token before it is parsed.
@@ -21,6 +24,15 @@ var ErrExpired = errors.New("token expired")
 type Claims struct {
 	UserID    string
 	ExpiresAt time.Time // zero when the token has no exp
+	// Modes are the work modes the token allows the user to choose (its
+	// "modes" claim); nil allows every mode.
+	Modes []string
+}
+
+// tokenClaims are the claims a token is parsed into.
+type tokenClaims struct {
+	jwt.RegisteredClaims
+	Modes []string `json:"modes,omitempty"`
 }
 
 // Verifier checks tokens signed with one HS256 secret.
@@ -65,8 +77,9 @@ func (v *Verifier) Verify(token string) (Claims, error) {
 	if v.opt.Issuer != "" {
 		opts = append(opts, jwt.WithIssuer(v.opt.Issuer))
 	}
-	var rc jwt.RegisteredClaims
-	_, err := jwt.ParseWithClaims(token, &rc, func(*jwt.Token) (any, error) { return v.secret, nil }, opts...)
+	var tc tokenClaims
+	_, err := jwt.ParseWithClaims(token, &tc, func(*jwt.Token) (any, error) { return v.secret, nil }, opts...)
+	rc := tc.RegisteredClaims
 	if errors.Is(err, jwt.ErrTokenExpired) {
 		return Claims{}, ErrExpired
 	}
@@ -80,19 +93,44 @@ func (v *Verifier) Verify(token string) (Claims, error) {
 	if rc.ExpiresAt != nil {
 		c.ExpiresAt = rc.ExpiresAt.Time
 	}
+	if tc.Modes != nil {
+		if err := checkModes(tc.Modes); err != nil {
+			return Claims{}, fmt.Errorf("invalid token: %w", err)
+		}
+		c.Modes = tc.Modes
+	}
 	return c, nil
+}
+
+// checkModes accepts a "modes" claim of one to four distinct work modes.
+func checkModes(modes []string) error {
+	if len(modes) == 0 || len(modes) > 4 {
+		return errors.New(`modes must name 1-4 work modes (manual, edit, plan, bypass)`)
+	}
+	for i, m := range modes {
+		if !protocol.ValidWorkMode(m) || slices.Contains(modes[:i], m) {
+			return fmt.Errorf("modes[%d] %q: a work mode (manual, edit, plan, bypass), each once", i, m)
+		}
+	}
+	return nil
 }
 
 // Issue signs a token for userID valid for ttl, with the configured audience and
 // issuer. The server uses it only for the development token endpoint and tests;
 // production sites issue their own.
 func (v *Verifier) Issue(userID string, ttl time.Duration) (string, time.Time, error) {
+	return v.IssueWithModes(userID, ttl, nil)
+}
+
+// IssueWithModes is Issue for a token that allows only the given work modes
+// (nil: all).
+func (v *Verifier) IssueWithModes(userID string, ttl time.Duration, modes []string) (string, time.Time, error) {
 	exp := time.Now().Add(ttl).Truncate(time.Second)
 	rc := jwt.RegisteredClaims{Subject: userID, ExpiresAt: jwt.NewNumericDate(exp), IssuedAt: jwt.NewNumericDate(time.Now()), Issuer: v.opt.Issuer}
 	if v.opt.Audience != "" {
 		rc.Audience = jwt.ClaimStrings{v.opt.Audience}
 	}
-	tok := jwt.NewWithClaims(jwt.SigningMethodHS256, rc)
+	tok := jwt.NewWithClaims(jwt.SigningMethodHS256, tokenClaims{RegisteredClaims: rc, Modes: modes})
 	s, err := tok.SignedString(v.secret)
 	return s, exp, err
 }

@@ -2,6 +2,7 @@ package auth
 
 import (
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -103,6 +104,28 @@ func TestAudienceIssuer(t *testing.T) {
 	for name, tok := range bad {
 		if _, err := plain.Verify(tok); err != nil {
 			t.Errorf("without checks, %s token refused: %v", name, err)
+		}
+	}
+}
+
+// A "modes" claim names the work modes the user may choose; a claim that
+// names none, an unknown mode or one twice makes the token invalid.
+func TestModesClaim(t *testing.T) {
+	v, _ := NewVerifier(secret)
+	tok, _, _ := v.IssueWithModes("alice", time.Minute, []string{"manual", "edit"})
+	if c, err := v.Verify(tok); err != nil || !reflect.DeepEqual(c.Modes, []string{"manual", "edit"}) {
+		t.Fatalf("modes claim: %+v %v", c, err)
+	}
+	all, _, _ := v.Issue("alice", time.Minute)
+	if c, err := v.Verify(all); err != nil || c.Modes != nil {
+		t.Fatalf("no modes claim allows every mode: %+v %v", c, err)
+	}
+	exp := time.Now().Add(time.Minute).Unix()
+	for name, modes := range map[string]any{"none": []string{}, "unknown": []string{"edit", "yolo"}, "twice": []string{"edit", "edit"},
+		"not a list": "edit", "five": []string{"manual", "edit", "plan", "bypass", "edit"}} {
+		tok := sign(t, jwt.SigningMethodHS256, jwt.MapClaims{"sub": "alice", "exp": exp, "modes": modes})
+		if c, err := v.Verify(tok); err == nil {
+			t.Errorf("modes %s accepted: %+v", name, c)
 		}
 	}
 }

@@ -14,6 +14,8 @@ import (
 type Caller struct {
 	UserID   string
 	DeviceID string
+	// Modes are the work modes the token allows (nil: all); see ModeAllowed.
+	Modes []string
 }
 
 // NewID returns a new time-ordered unique id.

@@ -47,7 +47,7 @@ func ForkSession(tx store.Tx, c Caller, req *protocol.SessionForkRequest) (*prot
 		return nil, err
 	}
 	dst := &protocol.Session{ID: NewID(), UserID: c.UserID, DeviceID: c.DeviceID, Title: TitleFrom(src.Title + " (fork)"),
-		WorkMode: src.WorkMode, Status: protocol.SessionOpen}
+		WorkMode: c.modeFor(src.WorkMode), Status: protocol.SessionOpen}
 	if err := EmitSession(tx, dst, protocol.UpdSessionCreated); err != nil {
 		return nil, err
 	}

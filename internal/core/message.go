@@ -57,10 +57,15 @@ func SendMessage(tx store.Tx, c Caller, req *protocol.MessageSendRequest) (*prot
 }
 
 func sessionForMessage(tx store.Tx, c Caller, req *protocol.MessageSendRequest) (*protocol.Session, error) {
+	if req.WorkMode != "" {
+		if err := c.CheckMode(req.WorkMode); err != nil {
+			return nil, err
+		}
+	}
 	if req.SessionID == "" {
 		mode := req.WorkMode
 		if mode == "" {
-			mode = protocol.ModeEdit
+			mode = c.modeFor(protocol.ModeEdit)
 		}
 		s := &protocol.Session{ID: NewID(), UserID: c.UserID, DeviceID: c.DeviceID, Title: TitleFrom(req.Content.Text),
 			WorkMode: mode, Status: protocol.SessionOpen}
@@ -73,8 +78,12 @@ func sessionForMessage(tx store.Tx, c Caller, req *protocol.MessageSendRequest) 
 	if s.Status == protocol.SessionClosed {
 		return nil, protocol.Errorf(protocol.CodeConflict, "session %q is closed; open it before sending", s.ID)
 	}
-	if req.WorkMode != "" && req.WorkMode != s.WorkMode {
-		s.WorkMode = req.WorkMode
+	mode := req.WorkMode
+	if mode == "" {
+		mode = c.modeFor(s.WorkMode) // a mode the site no longer allows ends here
+	}
+	if mode != s.WorkMode {
+		s.WorkMode = mode
 		if err := EmitSession(tx, s, protocol.UpdSessionUpdated); err != nil {
 			return nil, err
 		}

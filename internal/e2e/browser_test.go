@@ -38,9 +38,13 @@ type browser struct {
 	decide    func(r protocol.RTC) (ok bool, output any, errText string, reject bool)
 	execQueue chan protocol.RTC
 	closed    chan struct{}
+	modes     []string // the work modes its tokens allow (nil: all)
 }
 
 type browserOpt func(*browser)
+
+// withModes gives the browser tokens that allow only these work modes.
+func withModes(modes ...string) browserOpt { return func(b *browser) { b.modes = modes } }
 
 func noExecute(b *browser) { b.execute = false }
 
@@ -53,7 +57,7 @@ func newBrowser(t testing.TB, s endpoint, user, device string, opts ...browserOp
 		o(b)
 	}
 	ver := s.verifier()
-	tok, _, err := ver.Issue(user, time.Hour)
+	tok, _, err := ver.IssueWithModes(user, time.Hour, b.modes)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +65,7 @@ func newBrowser(t testing.TB, s endpoint, user, device string, opts ...browserOp
 		Token: tok,
 		Data:  jsonOf(map[string]string{"device_id": device}),
 		GetToken: func(centrifuge.ConnectionTokenEvent) (string, error) {
-			tok, _, err := ver.Issue(user, time.Hour)
+			tok, _, err := ver.IssueWithModes(user, time.Hour, b.modes)
 			return tok, err
 		},
 		MinReconnectDelay: 50 * time.Millisecond,

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/centrifugal/centrifuge"
@@ -66,6 +67,9 @@ type Node struct {
 
 type connInfo struct {
 	deviceID string
+	// modes are the work modes the connection's token allows (nil: all); a
+	// refreshed token replaces them.
+	modes *atomic.Pointer[[]string]
 }
 
 type connKey struct{}
@@ -225,8 +229,10 @@ func (n *Node) onConnecting(ctx context.Context, e centrifuge.ConnectEvent) (cen
 		n.log.Debug("connect refused", "user", claims.UserID, "err", err)
 		return centrifuge.ConnectReply{}, DisconnectBadConnectData
 	}
+	info := connInfo{deviceID: cd.DeviceID, modes: &atomic.Pointer[[]string]{}}
+	info.modes.Store(&claims.Modes)
 	return centrifuge.ConnectReply{
-		Context:           context.WithValue(ctx, connKey{}, connInfo{deviceID: cd.DeviceID}),
+		Context:           context.WithValue(ctx, connKey{}, info),
 		Credentials:       &centrifuge.Credentials{UserID: claims.UserID, ExpireAt: claims.ExpiresAt.Unix()},
 		ClientSideRefresh: true,
 		Subscriptions: map[string]centrifuge.SubscribeOptions{
@@ -245,11 +251,18 @@ func (n *Node) onConnect(c *centrifuge.Client) {
 			cb(centrifuge.RefreshReply{Expired: true}, nil)
 			return
 		}
+		if info.modes != nil {
+			info.modes.Store(&claims.Modes)
+		}
 		cb(centrifuge.RefreshReply{ExpireAt: claims.ExpiresAt.Unix()}, nil)
 	})
 	c.OnRPC(func(e centrifuge.RPCEvent, cb centrifuge.RPCCallback) {
 		ctx, cancel := context.WithTimeout(c.Context(), 30*time.Second)
 		defer cancel()
+		caller := caller
+		if info.modes != nil {
+			caller.Modes = *info.modes.Load()
+		}
 		res, perr := n.cfg.API.Call(ctx, caller, e.Method, e.Data)
 		if perr != nil {
 			cb(centrifuge.RPCReply{}, &centrifuge.Error{Code: protocol.RPCCode(perr.Code), Message: perr.Message,
