@@ -94,7 +94,7 @@ func (v *Verifier) Verify(token string) (Claims, error) {
 		c.ExpiresAt = rc.ExpiresAt.Time
 	}
 	if tc.Modes != nil {
-		if err := checkModes(tc.Modes); err != nil {
+		if err := CheckModes(tc.Modes); err != nil {
 			return Claims{}, fmt.Errorf("invalid token: %w", err)
 		}
 		c.Modes = tc.Modes
@@ -102,8 +102,8 @@ func (v *Verifier) Verify(token string) (Claims, error) {
 	return c, nil
 }
 
-// checkModes accepts a "modes" claim of one to four distinct work modes.
-func checkModes(modes []string) error {
+// CheckModes accepts a "modes" claim of one to four distinct work modes.
+func CheckModes(modes []string) error {
 	if len(modes) == 0 || len(modes) > 4 {
 		return errors.New(`modes must name 1-4 work modes (manual, edit, plan, bypass)`)
 	}

@@ -259,13 +259,15 @@ func (s *Server) devToken(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var req struct {
-		UserID string `json:"user_id"`
+		UserID string   `json:"user_id"`
+		Modes  []string `json:"modes"` // the work modes the token allows (a site's own token service decides this)
 	}
-	if r.Method != http.MethodPost || json.NewDecoder(http.MaxBytesReader(w, r.Body, 4096)).Decode(&req) != nil || req.UserID == "" || len(req.UserID) > 128 {
-		http.Error(w, `{"error":{"code":"invalid_argument","message":"POST {\"user_id\": \"...\"}"}}`, http.StatusBadRequest)
+	if r.Method != http.MethodPost || json.NewDecoder(http.MaxBytesReader(w, r.Body, 4096)).Decode(&req) != nil || req.UserID == "" || len(req.UserID) > 128 ||
+		(req.Modes != nil && auth.CheckModes(req.Modes) != nil) {
+		http.Error(w, `{"error":{"code":"invalid_argument","message":"POST {\"user_id\": \"...\", \"modes\": [\"manual\", ...] (optional)}"}}`, http.StatusBadRequest)
 		return
 	}
-	tok, exp, err := s.verifier.Issue(req.UserID, time.Hour)
+	tok, exp, err := s.verifier.IssueWithModes(req.UserID, time.Hour, req.Modes)
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return

@@ -8,7 +8,7 @@ import { ConnectedLeadership, createLeadership } from "../executor/leader.js";
 import { Outbox } from "../executor/outbox.js";
 import { PromptBoard, type Prompt, type PromptAnswer } from "../executor/prompts.js";
 import type { Message, MessageSendResult, Rtc, Session, SessionResult, Turn, TurnQueuedResult, WorkMode } from "../protocol/types.js";
-import { RpcError, isRetryable } from "../protocol/types.js";
+import { RpcError, WORK_MODES, isRetryable } from "../protocol/types.js";
 import { readAgentMd } from "./context.js";
 import { Connection, type ConnectionState, type ConnectionStatus, websocketUrl } from "../realtime/connection.js";
 import { deviceId as storedDeviceId } from "../realtime/device.js";
@@ -73,6 +73,7 @@ export class AgentCore implements Agent {
   private stopWebMcp: (() => void) | null = null;
   private started = false;
   defaultWorkMode: WorkMode;
+  readonly modes: readonly WorkMode[];
   /** Counters of the Topic rules at work (diagnostics, tests). */
   readonly stats: AgentStats = { refills: 0, refilled: 0, resets: 0, lastReset: "", duplicates: 0 };
 
@@ -85,7 +86,11 @@ export class AgentCore implements Agent {
     firstToken?: string,
   ) {
     this.serverUrl = options.serverUrl ?? location.origin;
-    this.defaultWorkMode = options.workMode ?? "edit";
+    // In the given order: the first is where a chat goes when its mode is not offered (as on the server).
+    this.modes = options.modes ? [...new Set(options.modes.filter((m) => WORK_MODES.includes(m)))] : WORK_MODES;
+    if (this.modes.length === 0) throw new TypeError(`modes: name at least one of ${WORK_MODES.join(", ")}`);
+    const mode = options.workMode ?? "edit";
+    this.defaultWorkMode = this.modes.includes(mode) ? mode : this.modes[0]!;
     this.store = new EntityStore(db);
     // Named in the sandbox's error when the default location (next to the SDK's code) fails.
     const serverSandboxUrl = `${this.serverUrl.replace(/\/+$/, "")}/sdk/sandbox.html`;

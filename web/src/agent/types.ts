@@ -24,8 +24,14 @@ export interface AgentOptions {
   userId?: string;
   /** Overrides the stored device id (tests, or a host that manages its own). */
   deviceId?: string;
-  /** Work mode of new sessions. Default "edit". */
+  /** Work mode of new sessions. Default "edit" (or the first of `modes`). */
   workMode?: WorkMode;
+  /**
+   * The work modes the UI offers (default: all four). The server enforces the
+   * token's `modes` claim; give the same list here so the page offers only
+   * what the server accepts.
+   */
+  modes?: readonly WorkMode[];
   /** Host tools offered to the model with every message (see registerTool). */
   // any: each tool has its own argument type
   tools?: HostToolDefinition<any, any>[];
@@ -164,6 +170,8 @@ export interface Agent {
   readonly stats: Readonly<AgentStats>;
   /** Work mode of new sessions. */
   defaultWorkMode: WorkMode;
+  /** The work modes this page offers (`modes` of the options; all when unset). */
+  readonly modes: readonly WorkMode[];
 
   readonly connectionState: ConnectionState;
   /** The connection's state with the time of the next attempt and the cause of the last failure. */

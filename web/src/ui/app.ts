@@ -132,7 +132,9 @@ export class Ui {
     const key = `rtc-agent:selected:${agent.userId}`;
     const saved = safeGet(key);
     const storedMode = safeGet("rtc-agent:work-mode") as WorkMode | null;
-    if (storedMode && WORK_MODES.includes(storedMode)) agent.defaultWorkMode = storedMode;
+    if (storedMode && agent.modes.includes(storedMode)) agent.defaultWorkMode = storedMode;
+    // Only the modes the site offers (a chat still in another shows it until it is moved).
+    for (const o of Array.from(this.mode.options)) o.hidden = o.disabled = !agent.modes.includes(o.value as WorkMode);
     const ev = agent.events;
     const render = () => this.schedule();
     this.offs.push(

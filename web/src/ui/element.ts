@@ -100,12 +100,20 @@ export class RtcAgentElement extends Base {
     const user = this.getAttribute("user-id");
     if (!user) return null;
     const url = new URL("/api/dev/token", this.serverUrl());
+    // A development token allows the modes the element offers, so the server enforces them too.
+    const modes = this.modesAttr();
     return async () => {
-      const r = await fetch(url, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ user_id: user }) });
+      const r = await fetch(url, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ user_id: user, ...(modes ? { modes } : {}) }) });
       if (r.status === 400 || r.status === 401 || r.status === 403 || r.status === 404) throw new ReloginRequired(`dev token refused (${r.status})`);
       if (!r.ok) throw new Error(`dev token: HTTP ${r.status}`);
       return ((await r.json()) as { token: string }).token;
     };
+  }
+
+  /** The `modes` attribute: the work modes offered, e.g. "manual, plan" (null: all). */
+  private modesAttr(): WorkMode[] | null {
+    const modes = [...new Set(this.getAttribute("modes")?.split(/[\s,]+/).filter((m): m is WorkMode => WORK_MODES.includes(m as WorkMode)))];
+    return modes.length ? modes : null;
   }
 
   private serverUrl(): string {
@@ -130,12 +138,14 @@ export class RtcAgentElement extends Base {
     const ui = this.ui;
     ui.banner("");
     const mode = this.getAttribute("work-mode") as WorkMode | null;
+    const modes = this.modesAttr();
     this.starting = createAgent({
       ...this.optionsValue,
       serverUrl: this.serverUrl(),
       userId: this.getAttribute("user-id") || this.optionsValue.userId,
       getToken,
       ...(mode && WORK_MODES.includes(mode) ? { workMode: mode } : {}),
+      ...(modes ? { modes } : {}),
     });
     this.starting.then(
       (agent) => {

@@ -213,8 +213,8 @@ export class HostServer {
             if (!Object.hasOwn(manifest, name)) return send(404, "not found");
             return send(200, await readFile(join(p.web, "dist", name)), manifest[name]);
           }
-          if (url.pathname === "/late.html" || url.pathname === "/late.js") {
-            // A page that sets the element's options in a script after the element.
+          if (url.pathname === "/late.html" || url.pathname === "/late.js" || url.pathname === "/modes.html") {
+            // Pages of one element on the server named by ?go= (late: options set in a script after it).
             const go = url.searchParams.get("go") ?? "0";
             const body = (await readFile(join(p.web, "test/e2e", url.pathname.slice(1)), "utf8")).replaceAll("__GO__", go);
             return send(200, body, {
