@@ -12,6 +12,16 @@ type Wakes struct {
 // Add notes an inbox item for the session.
 func (w *Wakes) Add(sessionID string) { w.ids = append(w.ids, sessionID) }
 
+// Added reports whether the transaction queued an item for the session.
+func (w *Wakes) Added(sessionID string) bool {
+	for _, id := range w.ids {
+		if id == sessionID {
+			return true
+		}
+	}
+	return false
+}
+
 // All returns the sessions that got items, in order.
 func (w *Wakes) All() []string { return w.ids }
 

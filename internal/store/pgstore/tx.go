@@ -39,6 +39,9 @@ type tx struct {
 	// later, after which nothing more is sent (pipeline.go).
 	pending []deferred
 	failed  error
+	// heads are the oldest inbox items of sessions that had none before this
+	// transaction inserted one (InboxNext answers from them; a delete forgets them).
+	heads map[string]store.InboxItem
 }
 
 var errReadOnly = errors.New("pgstore: write in a read transaction")

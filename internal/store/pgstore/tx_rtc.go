@@ -102,18 +102,41 @@ func (t *tx) InboxInsert(item *store.InboxItem) error {
 	if t.failed != nil {
 		return t.failed
 	}
-	// Sent with the transaction's next statement (item.ID is set then).
+	// Sent with the transaction's next statement (item.ID is set then). The
+	// subquery sees the session's items as before the insert: none means this
+	// one is its oldest, which InboxNext then knows without asking.
 	item.CreatedAt = t.now
 	t.pending = append(t.pending, deferred{
-		sql:    `INSERT INTO inbox (session_id, kind, turn_id, created_at) VALUES ($1, $2, $3, $4) RETURNING id`,
-		args:   []any{item.SessionID, item.Kind, item.TurnID, t.now},
-		row:    func(r pgx.Row) error { return r.Scan(&item.ID) },
+		sql: `INSERT INTO inbox (session_id, kind, turn_id, created_at) VALUES ($1, $2, $3, $4)
+			RETURNING id, NOT EXISTS (SELECT 1 FROM inbox WHERE session_id = $1)`,
+		args: []any{item.SessionID, item.Kind, item.TurnID, t.now},
+		row: func(r pgx.Row) error {
+			var first bool
+			err := r.Scan(&item.ID, &first)
+			if err == nil && first {
+				if t.heads == nil {
+					t.heads = map[string]store.InboxItem{}
+				}
+				t.heads[item.SessionID] = *item
+			}
+			return err
+		},
 		mapErr: func(err error) error { return fmt.Errorf("insert inbox item: %w", err) }})
 	t.wakes.Add(item.SessionID)
 	return nil
 }
 
 func (t *tx) InboxNext(sessionID string) (*store.InboxItem, error) {
+	if t.writable && t.wakes.Added(sessionID) {
+		// This transaction queued work for the session: its insert tells
+		// whether that is the oldest item (sent now, if it was not yet).
+		if err := t.flush(); err != nil {
+			return nil, err
+		}
+		if it, ok := t.heads[sessionID]; ok {
+			return &it, nil
+		}
+	}
 	var it store.InboxItem
 	err := t.queryRow(`SELECT id, session_id, kind, turn_id, created_at FROM inbox WHERE session_id = $1 ORDER BY id LIMIT 1`, sessionID).
 		Scan(&it.ID, &it.SessionID, &it.Kind, &it.TurnID, &it.CreatedAt)
@@ -128,6 +151,7 @@ func (t *tx) InboxNext(sessionID string) (*store.InboxItem, error) {
 }
 
 func (t *tx) InboxDelete(id int64) error {
+	clear(t.heads)
 	return t.later(nil, `DELETE FROM inbox WHERE id = $1`, id)
 }
 
@@ -138,6 +162,7 @@ func (t *tx) InboxFinish(id int64, l store.Lease) (bool, error) {
 	if !t.writable {
 		return false, errReadOnly
 	}
+	clear(t.heads)
 	var released bool
 	err := t.queryRow(`WITH gone AS (DELETE FROM inbox WHERE id = $1),
 		more AS (SELECT EXISTS (SELECT 1 FROM inbox WHERE session_id = $2 AND id > $1)

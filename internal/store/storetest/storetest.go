@@ -56,6 +56,7 @@ func Run(t *testing.T, open Factory) {
 		"NodeLiveness":             testNodeLiveness,
 		"Inbox":                    testInbox,
 		"InboxFinish":              testInboxFinish,
+		"InboxNextAfterInsert":     testInboxNextAfterInsert,
 		"Checkpoint":               testCheckpoint,
 		"HistoryResetAndPrune":     testHistory,
 		"RTCQueries":               testRTCQueries,
@@ -696,6 +697,43 @@ func testInboxFinish(t *testing.T, s store.Store, _ *Clock) {
 			t.Fatalf("work for a held session woke %v", c.Wake)
 		}
 	}
+}
+
+// InboxNext in the transaction that queued work answers as a fresh read would:
+// the session's oldest item, the new one only when the session had none, and
+// nothing of an item the transaction deleted.
+func testInboxNextAfterInsert(t *testing.T, s store.Store, _ *Clock) {
+	var older store.InboxItem
+	write(t, s, func(tx store.Tx) error {
+		older = store.InboxItem{SessionID: "busy", Kind: "old", TurnID: "t0"}
+		return tx.InboxInsert(&older)
+	})
+	write(t, s, func(tx store.Tx) error {
+		if err := tx.InboxInsert(&store.InboxItem{SessionID: "busy", Kind: "new", TurnID: "t1"}); err != nil {
+			return err
+		}
+		if it, err := tx.InboxNext("busy"); err != nil || it.ID != older.ID || it.Kind != "old" {
+			t.Errorf("a session with an older item: next is %+v (%v), want the older one", it, err)
+		}
+		first := store.InboxItem{SessionID: "idle", Kind: "a", TurnID: "t2"}
+		if err := tx.InboxInsert(&first); err != nil {
+			return err
+		}
+		if err := tx.InboxInsert(&store.InboxItem{SessionID: "idle", Kind: "b", TurnID: "t3"}); err != nil {
+			return err
+		}
+		it, err := tx.InboxNext("idle")
+		if err != nil || it.ID != first.ID || it.ID == 0 || it.Kind != "a" || it.TurnID != "t2" || it.CreatedAt.IsZero() {
+			t.Errorf("an idle session: next is %+v (%v), want its first new item %+v", it, err, first)
+		}
+		if err := tx.InboxDelete(first.ID); err != nil {
+			return err
+		}
+		if it, err := tx.InboxNext("idle"); err != nil || it.Kind != "b" {
+			t.Errorf("after deleting it: next is %+v (%v), want the second", it, err)
+		}
+		return nil
+	})
 }
 
 func testCheckpoint(t *testing.T, s store.Store, _ *Clock) {
