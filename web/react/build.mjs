@@ -78,7 +78,12 @@ await copyFile(join(example, "styles.css"), join(out, "styles.css"));
 const base = { "Cache-Control": "no-cache", "X-Content-Type-Options": "nosniff" };
 const types = { ".html": "text/html; charset=utf-8", ".css": "text/css; charset=utf-8", ".js": "text/javascript; charset=utf-8", ".map": "application/json" };
 const files = ["index.html", "styles.css", ...Object.keys(shop.metafile.outputs).map((f) => relative(out, resolve(web, f)))].sort();
-const headers = Object.fromEntries(files.map((name) => [`shop/${name}`, { ...base, "Content-Type": types[extname(name)] }]));
+// The page is served from the server's own origin, so the README's host CSP reads
+// 'self' for the server; nothing inline, nothing from anywhere else.
+const csp = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; frame-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+const headers = Object.fromEntries(
+  files.map((name) => [`shop/${name}`, { ...base, "Content-Type": types[extname(name)], ...(name.endsWith(".html") ? { "Content-Security-Policy": csp } : {}) }]),
+);
 await writeFile(join(web, "dist/examples/headers.json"), JSON.stringify(headers, null, 2) + "\n");
 
 console.log(`built @rtc-agent/react and examples/shop in ${Date.now() - started} ms`);

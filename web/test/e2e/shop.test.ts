@@ -10,7 +10,7 @@ import { join } from "node:path";
 import type { Page } from "playwright-core";
 import { eq, includes, ok, test, until } from "./harness.js";
 import { paths } from "./context.js";
-import { AgentPage, newProfile } from "./pages.js";
+import { AgentPage, cspViolations, newProfile } from "./pages.js";
 import { GoServer } from "./servers.js";
 
 async function demoServer(): Promise<GoServer> {
@@ -43,9 +43,11 @@ async function approveUntilCheckout(page: Page): Promise<string[]> {
 test("shop: the React example's tools fill the cart, checkout asks in its own dialog, the answer arrives", async () => {
   const go = await demoServer();
   const ctx = await newProfile();
+  const violations = await cspViolations(ctx);
   const p = new AgentPage(await ctx.newPage());
   const page = p.page;
-  await page.goto(`${go.url}/examples/shop/?user=shop-user`);
+  const res = await page.goto(`${go.url}/examples/shop/?user=shop-user`);
+  includes(res?.headers()["content-security-policy"] ?? "", "default-src 'none'", "the served shop has a strict CSP");
   await page.locator(".chat-panel .conn[data-state='connected']").waitFor();
 
   const box = page.getByLabel("Message");
@@ -85,6 +87,7 @@ test("shop: the React example's tools fill the cart, checkout asks in its own di
   eq(await cartLines(page), [["mug", 2]]);
   eq((await toolStates(page)).checkout, "denied");
   eq(p.noErrors(), [], "no page errors");
+  eq(violations, [], "nothing the page needs is blocked by its CSP");
 });
 
 test("shop: the same tools under <AgentChat/>, answered in the element's own dialog", async () => {
