@@ -56,6 +56,7 @@ func New(st store.Store, runner Runner, lim protocol.Limits, log *slog.Logger) *
 		protocol.MethodSessionOpen:     a.sessionOpen,
 		protocol.MethodSessionDelete:   a.sessionDelete,
 		protocol.MethodSessionFork:     a.sessionFork,
+		protocol.MethodSessionMove:     a.sessionMove,
 		protocol.MethodSessionCompact:  a.sessionCompact,
 		protocol.MethodTurnStop:        a.turnStop,
 		protocol.MethodTurnRetry:       a.turnRetry,

@@ -146,6 +146,24 @@ func (a *API) changeSession(ctx context.Context, c core.Caller, id string, ends 
 	return &protocol.SessionResult{Session: *s}, nil
 }
 
+// sessionMove moves a session to the calling device (core.MoveSession).
+func (a *API) sessionMove(ctx context.Context, c core.Caller, params json.RawMessage) (any, error) {
+	id, err := a.sessionID(params)
+	if err != nil {
+		return nil, err
+	}
+	var s *protocol.Session
+	err = a.write(ctx, func(tx store.Tx) error {
+		var err error
+		s, err = core.MoveSession(tx, c, id)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &protocol.SessionResult{Session: *s}, nil
+}
+
 func (a *API) sessionClose(ctx context.Context, c core.Caller, params json.RawMessage) (any, error) {
 	return a.setSessionStatus(ctx, c, params, protocol.SessionClosed)
 }

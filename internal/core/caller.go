@@ -56,7 +56,7 @@ func SessionForDevice(tx store.Tx, c Caller, id string) (*protocol.Session, erro
 		return nil, err
 	}
 	if s.DeviceID != c.DeviceID {
-		return nil, protocol.Errorf(protocol.CodeForbidden, "session %q belongs to another device of this user; only that device runs its tools", id)
+		return nil, protocol.Errorf(protocol.CodeForbidden, "session %q belongs to another device of this user, which runs its tools; continue it on this device first (v1.session.move)", id)
 	}
 	return s, nil
 }

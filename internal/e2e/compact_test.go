@@ -87,6 +87,9 @@ func TestCompactionLongSession(t *testing.T) {
 	calls := 0
 	for _, m := range msgs {
 		switch {
+		case m.Role == protocol.RoleSummary && m.Status == protocol.MessageInterrupted:
+			// A summary cut off by a lease lost on a loaded machine: the next
+			// owner summarizes again, and this one stays in the history.
 		case m.Role == protocol.RoleSummary:
 			summaries = append(summaries, m)
 		case m.Role == protocol.RoleAssistant && len(m.ToolCalls) == 0:

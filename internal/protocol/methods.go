@@ -14,6 +14,7 @@ const (
 	MethodSessionOpen     = "v1.session.open"
 	MethodSessionDelete   = "v1.session.delete"
 	MethodSessionFork     = "v1.session.fork"
+	MethodSessionMove     = "v1.session.move"
 	MethodSessionCompact  = "v1.session.compact"
 	MethodTurnStop        = "v1.turn.stop"
 	MethodTurnRetry       = "v1.turn.retry"

@@ -329,6 +329,10 @@ export class AgentCore implements Agent {
     return this.changeSession("v1.session.update", { session_id: id, revoke_approvals: [tool] });
   }
 
+  moveSessionHere(id: string): Promise<Session> {
+    return this.changeSession("v1.session.move", { session_id: id });
+  }
+
   closeSession(id: string): Promise<Session> {
     return this.changeSession("v1.session.close", { session_id: id });
   }
@@ -376,7 +380,7 @@ export class AgentCore implements Agent {
 
   // ---- internals ----------------------------------------------------------------
 
-  private async changeSession<M extends "v1.session.update" | "v1.session.close" | "v1.session.open" | "v1.session.delete">(method: M, params: MethodParams<M>): Promise<Session> {
+  private async changeSession<M extends "v1.session.update" | "v1.session.move" | "v1.session.close" | "v1.session.open" | "v1.session.delete">(method: M, params: MethodParams<M>): Promise<Session> {
     const res: SessionResult = await this.conn.call<MethodResult<M>>(method, params);
     await this.store.merge([{ kind: "session", entity: res.session }]);
     return res.session;

@@ -218,6 +218,11 @@ export interface Agent {
   setWorkMode(id: string, mode: WorkMode): Promise<Session>;
   /** Takes back "Allow for this chat" of a tool (listed in `session.approvals`): its next calls ask again. */
   revokeApproval(id: string, tool: string): Promise<Session>;
+  /**
+   * "Continue here": this device runs the session's tools and sends to it from
+   * now on (`v1.session.move`). A conflict while a call runs on the other device.
+   */
+  moveSessionHere(id: string): Promise<Session>;
   closeSession(id: string): Promise<Session>;
   openSession(id: string): Promise<Session>;
   deleteSession(id: string): Promise<Session>;

@@ -78,6 +78,8 @@ export class Executor {
         if (c.kind === "session") {
           // Its RTCs may have arrived first (loaded with the session's lists).
           if (c.entity.device_id === this.d.deviceId) for (const r of this.d.store.rtcsOf(c.entity.id)) this.consider(r);
+          // Continued on another device: its questions go there (this device can no longer answer them).
+          else for (const p of this.d.prompts.list()) if (p.rtc.session_id === c.entity.id) this.d.prompts.close(p.id);
           return;
         }
         if (c.kind !== "rtc") return;

@@ -48,6 +48,7 @@ export interface Methods {
   "v1.session.open": { params: { session_id: string }; result: SessionResult };
   "v1.session.delete": { params: { session_id: string }; result: SessionResult };
   "v1.session.fork": { params: { client_id: string; session_id: string; message_id: string; text?: string }; result: MessageSendResult };
+  "v1.session.move": { params: { session_id: string }; result: SessionResult };
   "v1.session.compact": { params: { session_id: string; instruction?: string }; result: TurnQueuedResult };
   "v1.turn.stop": { params: { session_id: string }; result: TurnResult };
   "v1.turn.retry": { params: { session_id: string; turn_id: string; client_id: string }; result: TurnQueuedResult };

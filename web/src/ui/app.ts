@@ -67,6 +67,14 @@ export class Ui {
   private readonly closeBtn = h("button", { class: "close-session", title: "Close this conversation: it takes no messages until it is reopened (a running turn stops)", props: { type: "button", hidden: true } }, "Close chat");
   private readonly reopenBtn = h("button", { class: "primary reopen", props: { type: "button" } }, "Reopen");
   private readonly closedBar = h("div", { class: "closed-bar", attrs: { hidden: true, role: "status" } }, h("span", null, "This conversation is closed: it takes no messages until it is reopened."), this.reopenBtn);
+  private readonly moveBtn = h("button", { class: "primary move-here", props: { type: "button" } }, "Continue here");
+  /** Another device's conversation: shown read-only, with "Continue here". */
+  private readonly otherBar = h(
+    "div",
+    { class: "closed-bar other-device", attrs: { hidden: true, role: "status" } },
+    h("span", null, "This conversation runs on another of your devices, so it is read-only here. Continue it here to send and run its tools on this device (its files stay on the other one)."),
+    this.moveBtn,
+  );
   /** "Allowed in this chat: write ✕": the tools that run without asking in the open conversation. */
   private readonly approvalsBar = h("div", { class: "approvals", attrs: { hidden: true, role: "status", "aria-label": "Tools allowed in this chat" } });
   private approvalsKey = "";
@@ -76,7 +84,7 @@ export class Ui {
 
   constructor(private readonly root: ShadowRoot) {
     const composer = h("form", { class: "composer" }, this.input, this.stopBtn, this.sendBtn);
-    this.main.append(this.connBanner, this.bannerEl, this.approvalsBar, h("div", { class: "messages" }), this.closedBar, composer);
+    this.main.append(this.connBanner, this.bannerEl, this.approvalsBar, h("div", { class: "messages" }), this.closedBar, this.otherBar, composer);
     this.body.append(this.main);
     this.app.append(h("header", { class: "bar" }, this.sessionsToggle, this.title, this.usage, this.conn, this.modeLabel, this.closeBtn, this.toolCallsToggle, this.filesToggle), this.body);
     root.replaceChildren(...styleNodes(root), this.app);
@@ -129,6 +137,7 @@ export class Ui {
     this.mode.addEventListener("change", () => this.changeMode(this.mode.value as WorkMode));
     this.closeBtn.addEventListener("click", () => this.setClosed(true));
     this.reopenBtn.addEventListener("click", () => this.setClosed(false));
+    this.moveBtn.addEventListener("click", () => this.moveHere());
     const key = `rtc-agent:selected:${agent.userId}`;
     const saved = safeGet(key);
     const storedMode = safeGet("rtc-agent:work-mode") as WorkMode | null;
@@ -258,10 +267,11 @@ export class Ui {
     this.input.disabled = !mine || closed;
     this.sendBtn.disabled = !mine || closed;
     this.mode.disabled = !mine;
-    this.input.placeholder = !mine ? "This conversation belongs to another device (read-only here)." : closed ? "This conversation is closed." : PLACEHOLDER;
+    this.input.placeholder = !mine ? "Read-only here: Continue here to send from this device." : closed ? "This conversation is closed." : PLACEHOLDER;
     this.stopBtn.hidden = !(s?.active_turn_id && mine);
     this.closeBtn.hidden = !(s && mine && !closed);
     this.closedBar.hidden = !(s && mine && closed);
+    this.otherBar.hidden = !(s && !mine);
     const usage = sessionUsage(s);
     this.usage.hidden = !usage;
     this.usage.textContent = usage?.text ?? "";
@@ -420,6 +430,24 @@ export class Ui {
       )
       .finally(() => {
         btn.disabled = false;
+        this.render();
+      });
+  }
+
+  /** "Continue here": this device takes the open conversation over. */
+  private moveHere(): void {
+    const agent = this.agent;
+    const id = this.selected;
+    if (!agent || !id) return;
+    this.moveBtn.disabled = true;
+    agent
+      .moveSessionHere(id)
+      .then(
+        () => this.banner(""),
+        (e: Error) => this.banner(`Not moved: ${e.message}`, true),
+      )
+      .finally(() => {
+        this.moveBtn.disabled = false;
         this.render();
       });
   }
