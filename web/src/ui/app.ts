@@ -267,7 +267,7 @@ export class Ui {
     this.input.disabled = !mine || closed;
     this.sendBtn.disabled = !mine || closed;
     this.mode.disabled = !mine;
-    this.input.placeholder = !mine ? "Read-only here: Continue here to send from this device." : closed ? "This conversation is closed." : PLACEHOLDER;
+    this.input.placeholder = !mine ? "Read-only on this device" : closed ? "This conversation is closed." : PLACEHOLDER;
     this.stopBtn.hidden = !(s?.active_turn_id && mine);
     this.closeBtn.hidden = !(s && mine && !closed);
     this.closedBar.hidden = !(s && mine && closed);

@@ -20,6 +20,7 @@ import "./restart.test.js";
 import "./recovery.test.js";
 import "./script.test.js";
 import "./sessions.test.js";
+import "./devices.test.js";
 import "./long.test.js";
 import "./approvals.test.js";
 import "./typed.test.js";
