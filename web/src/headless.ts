@@ -57,7 +57,8 @@ export type {
   Usage,
   WorkMode,
 } from "./protocol/types.js";
-export type { HostToolCall, HostToolDefinition, NeedsApproval, ToolArgs, ToolParameters } from "./tools/typed.js";
+export { defineTool } from "./tools/typed.js";
+export type { AnyHostTool, HostToolCall, HostToolDefinition, HostTools, NeedsApproval, ToolArgs, ToolParameters } from "./tools/typed.js";
 export type { JsonSchema, ToolKind, ToolSpec } from "./tools/types.js";
 export { VfsError, type VfsErrorCode } from "./vfs/errors.js";
 export type { VfsChangeEvent, VfsChangeKind, VfsChangeListener } from "./vfs/events.js";

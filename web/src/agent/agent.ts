@@ -21,14 +21,18 @@ import { SearchClient } from "../tools/search/client.js";
 import { openStateDb, stateDbName } from "../state/db.js";
 import { requestPersistence } from "../state/persist.js";
 import { ToolRegistry } from "../tools/registry.js";
-import type { HostToolDefinition, ToolArgs, ToolParameters } from "../tools/typed.js";
+import type { HostToolDefinition, HostTools, ToolArgs, ToolParameters } from "../tools/typed.js";
 import { bridgeWebMcp } from "./webmcp.js";
 import { Emitter, backoffMs, sleep } from "../util/emitter.js";
 import { VirtualFS } from "../vfs/vfs.js";
 import type { MethodName, MethodParams, MethodResult } from "../protocol/methods.js";
 import type { Agent, AgentEvents, AgentOptions, AgentStats, CallParams, SendOptions } from "./types.js";
 
-/** Creates an agent, opens its storage and connects. */
+/**
+ * Creates an agent, opens its storage and connects. Each of `options.tools` is
+ * typed by its own `parameters` (a misspelt argument does not compile).
+ */
+export async function createAgent<const T extends readonly ToolParameters[] = []>(options: Omit<AgentOptions, "tools"> & { tools?: HostTools<T> }): Promise<Agent>;
 export async function createAgent(options: AgentOptions): Promise<Agent> {
   if (typeof options?.getToken !== "function") throw new TypeError("createAgent needs a getToken function");
   let firstToken: string | undefined;
@@ -146,7 +150,8 @@ export class AgentCore implements Agent {
       prompts: this.promptBoard,
       leadership: this.leadership,
     });
-    for (const t of options.tools ?? []) this.registerTool(t);
+    // Typed where they were written (createAgent, defineTool); checked again at every call.
+    for (const t of options.tools ?? []) this.registerTool(t as HostToolDefinition);
     if (options.webmcp !== false) this.stopWebMcp = bridgeWebMcp(this);
     this.wire();
     // Old journal entries are only needed while their RTCs could still be delivered.

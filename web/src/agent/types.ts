@@ -6,7 +6,7 @@ import type { ConnectionState, ConnectionStatus } from "../realtime/connection.j
 import type { MethodName, MethodParams, MethodResult } from "../protocol/methods.js";
 import type { Message, MessageSendResult, Rtc, Session, Turn, TurnQueuedResult, WorkMode } from "../protocol/types.js";
 import type { Position } from "../state/db.js";
-import type { HostToolDefinition, ToolArgs, ToolParameters } from "../tools/typed.js";
+import type { AnyHostTool, HostToolDefinition, ToolArgs, ToolParameters } from "../tools/typed.js";
 import type { ToolSpec } from "../tools/types.js";
 import type { VirtualFS } from "../vfs/vfs.js";
 
@@ -32,9 +32,12 @@ export interface AgentOptions {
    * what the server accepts.
    */
   modes?: readonly WorkMode[];
-  /** Host tools offered to the model with every message (see registerTool). */
-  // any: each tool has its own argument type
-  tools?: HostToolDefinition<any, any>[];
+  /**
+   * Host tools offered to the model with every message (see registerTool). In
+   * `createAgent({tools})` each is typed by its own `parameters`; elsewhere
+   * (`element.options`) write them with `defineTool`.
+   */
+  tools?: readonly AnyHostTool[];
   /**
    * Offer the tools the page registers with WebMCP (`navigator.modelContext`,
    * when the browser has it) as host tools. Default true.

@@ -35,8 +35,12 @@ export type ToolArgs<P> = P extends StandardSchemaV1
         : unknown
     : unknown;
 
-/** Whether a call needs the person's yes: always, never, or decided from its arguments. */
-export type NeedsApproval<Args> = boolean | ((args: Args) => boolean | Promise<boolean>);
+/**
+ * Whether a call needs the person's yes: always, never, or decided from its
+ * arguments. (The function is a method's type, so a tool typed by its schema
+ * still fits a list of tools of any schema, `AnyHostTool`.)
+ */
+export type NeedsApproval<Args> = boolean | { decide(args: Args): boolean | Promise<boolean> }["decide"];
 
 /** What a host tool's `execute` gets besides its arguments. */
 export interface HostToolCall {
@@ -60,9 +64,9 @@ export interface HostToolDefinition<P = ToolParameters, Args = ToolArgs<P>> {
    * Runs a call with validated arguments. Return a string (given to the model as
    * is) or JSON data (serialised). A thrown error becomes a tool error.
    */
-  execute?: (args: Args, call: HostToolCall) => unknown;
+  execute?(args: Args, call: HostToolCall): unknown;
   /** The earlier name of `execute`; one of the two is required. */
-  handler?: (args: Args, call: HostToolCall) => unknown;
+  handler?(args: Args, call: HostToolCall): unknown;
   /**
    * Whether a call asks the person first. Omitted or `true`: as the work mode says
    * for host tools (asks in manual and edit). `false`: never asks (a tool without
@@ -71,6 +75,26 @@ export interface HostToolDefinition<P = ToolParameters, Args = ToolArgs<P>> {
    * whatever this says.
    */
   needsApproval?: NeedsApproval<Args>;
+}
+
+/**
+ * A host tool whatever its argument type: what a list of tools of different
+ * schemas holds (`AgentOptions.tools`). Each is typed where it is written, by
+ * `defineTool` or by `createAgent({tools})`; written against this type, its
+ * functions get arguments with no fields, so nothing reads a field unchecked.
+ */
+export type AnyHostTool = HostToolDefinition<ToolParameters, Record<never, never>>;
+
+/** The tools of a list, each typed by its own `parameters` (`createAgent({tools})`). */
+export type HostTools<T extends readonly ToolParameters[]> = { [K in keyof T]: HostToolDefinition<T[K]> };
+
+/**
+ * Types a host tool where it is written: `execute` and `needsApproval` get the
+ * arguments its `parameters` describe. Use it for tools kept in a variable or
+ * passed through `element.options`.
+ */
+export function defineTool<const P extends ToolParameters>(def: HostToolDefinition<P>): HostToolDefinition<P> {
+  return def;
 }
 
 /** The result of checking a call's arguments. */

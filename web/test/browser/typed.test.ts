@@ -7,6 +7,9 @@ import { z } from "zod";
 import type { StandardSchemaV1 } from "@standard-schema/spec";
 import type { ToolResult } from "./sdk.js";
 import { ToolRegistry } from "../../src/tools/registry.js";
+import { defineTool } from "../../src/tools/typed.js";
+import { createAgent } from "../../src/agent/agent.js";
+import type { AgentOptions } from "../../src/agent/types.js";
 import { toolState } from "../../src/agent/toolstate.js";
 import type { Rtc } from "../../src/protocol/types.js";
 import { ctx, freshVfs } from "./context.js";
@@ -280,3 +283,37 @@ test("tool states: one mapping from RTC status and prompt to the names UIs use",
   eq(toolState(r("failed")), "error");
   eq(toolState(r("timeout")), "error");
 });
+
+// Compile-time only (`npm run typecheck` fails when an expected error is gone):
+// every tool of `createAgent({tools})` is typed by its own schema, a tool kept in
+// a variable is typed by `defineTool`, and a tool written against the erased
+// `AgentOptions` (element.options) reads no field unchecked.
+export function typedToolsOption(): void {
+  const city = z.object({ city: z.string() });
+  const getToken = async () => "token";
+  void createAgent({
+    getToken,
+    tools: [
+      { name: "ok", description: "x", parameters: city, execute: ({ city }) => city.toUpperCase() },
+      // @ts-expect-error: `citty` is not a field of the tool's zod schema
+      { name: "typo", description: "x", parameters: city, execute: ({ citty }) => citty },
+      {
+        name: "strict",
+        description: "x",
+        parameters: { type: "object", properties: { n: { type: "number" } }, required: ["n"], additionalProperties: false },
+        // @ts-expect-error: `n` is a number by its JSON Schema
+        execute: ({ n }) => n.toUpperCase(),
+      },
+    ],
+  });
+  const kept = [defineTool({ name: "kept", description: "x", parameters: city, needsApproval: ({ city }) => city === "Paris", execute: ({ city }) => city })];
+  void createAgent({ getToken, tools: kept });
+  const options: Partial<AgentOptions> = {
+    tools: [
+      ...kept,
+      // @ts-expect-error: written against AgentOptions, a tool's arguments have no fields until defineTool types them
+      { name: "erased", description: "x", parameters: city, execute: ({ city }) => city },
+    ],
+  };
+  void options;
+}

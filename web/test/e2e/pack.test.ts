@@ -42,7 +42,7 @@ const script = {
 };
 
 /** The exports each entry must have, no more: the deliberate public API. */
-const HEADLESS_EXPORTS = ["ReloginRequired", "RpcError", "VERSION", "VfsError", "WORK_MODES", "createAgent", "toolState"];
+const HEADLESS_EXPORTS = ["ReloginRequired", "RpcError", "VERSION", "VfsError", "WORK_MODES", "createAgent", "defineTool", "toolState"];
 const MAIN_EXPORTS = [...HEADLESS_EXPORTS, "RtcAgentElement", "defineElement"].sort();
 
 interface App {
