@@ -20,6 +20,7 @@ export type {
   SendOptions,
 } from "./agent/types.js";
 export type { Methods, MethodName, MethodParams, MethodResult, PageParams } from "./protocol/methods.js";
+export type { AskOption, AskQuestion } from "./executor/ask.js";
 export { ReloginRequired, type ConnectionState, type ConnectionStatus, type ConnectionProblem, type ConnectionProblemKind } from "./realtime/connection.js";
 export type { EntityChange, EntityKind } from "./realtime/entities.js";
 export { RpcError, WORK_MODES } from "./protocol/types.js";

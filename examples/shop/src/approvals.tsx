@@ -3,7 +3,7 @@
 // ask the customer a question (askUser). The first answer from any tab counts.
 
 import { usePrompts } from "@rtc-agent/react";
-import type { Prompt } from "@rtc-agent/web/headless";
+import type { AskAnswer, Prompt } from "@rtc-agent/web/headless";
 import { useState } from "react";
 import { cart } from "./cart.js";
 
@@ -58,30 +58,27 @@ function Details({ prompt }: { prompt: Prompt }) {
   return <pre>{JSON.stringify(prompt.call?.args ?? prompt.rtc.arguments, null, 2)}</pre>;
 }
 
-interface Question {
-  question: string;
-  header?: string;
-  multiSelect?: boolean;
-  options: { label: string; description?: string }[];
-}
-
-function Ask({ prompt, onAnswer }: { prompt: Prompt; onAnswer: (a: { question: string; selected: string[] }[]) => void }) {
-  const questions = ((prompt.rtc.arguments as { questions?: Question[] }).questions ?? []) as Question[];
+function Ask({ prompt, onAnswer }: { prompt: Prompt; onAnswer: (a: AskAnswer[]) => void }) {
+  const questions = prompt.questions ?? [];
   const [chosen, setChosen] = useState<Record<number, string[]>>({});
+  const [typed, setTyped] = useState<Record<number, string>>({});
   const pick = (i: number, label: string, multi: boolean) =>
     setChosen((c) => ({ ...c, [i]: multi ? (c[i]?.includes(label) ? c[i].filter((x) => x !== label) : [...(c[i] ?? []), label]) : [label] }));
   return (
     <form
       onSubmit={(e) => {
         e.preventDefault();
-        onAnswer(questions.map((q, i) => ({ question: q.question, selected: chosen[i] ?? [] })));
+        onAnswer(questions.map((q, i) => ({ question: q.question, selected: chosen[i] ?? [], ...(typed[i] ? { other: typed[i] } : {}) })));
       }}
     >
       <h2 id="approval-title">The assistant asks</h2>
       {questions.map((q, i) => (
         <fieldset key={i}>
           <legend>{q.question}</legend>
-          {q.options.map((o) => (
+          {q.options?.length ? null : (
+            <input type="text" name={`q${i}`} aria-label={q.question} value={typed[i] ?? ""} onChange={(e) => setTyped((t) => ({ ...t, [i]: e.target.value }))} />
+          )}
+          {(q.options ?? []).map((o) => (
             <label key={o.label}>
               <input type={q.multiSelect ? "checkbox" : "radio"} name={`q${i}`} value={o.label} checked={chosen[i]?.includes(o.label) ?? false} onChange={() => pick(i, o.label, !!q.multiSelect)} /> {o.label}
               {o.description ? <small> {o.description}</small> : null}

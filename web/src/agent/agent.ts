@@ -126,7 +126,7 @@ export class AgentCore implements Agent {
         const m = this.store.messages.get(id);
         return !!m && m.status !== "streaming";
       },
-      onMessage: (m) => void this.store.merge([{ kind: "message", entity: m }]).catch((e) => this.events.emit("error", e)),
+      onMessage: (m) => void this.store.merge([{ kind: "message", entity: m }]).catch((e) => this.events.emit("error", asError(e))),
     });
     const ns = `${encodeURIComponent(userId)}/${encodeURIComponent(deviceId)}`;
     this.promptBoard = new PromptBoard(`rtc-agent-prompts/${ns}`);
@@ -416,7 +416,7 @@ export class AgentCore implements Agent {
       this.events.emit("reset", r);
       this.live.close();
     });
-    this.topic.events.on("error", (e) => this.events.emit("error", e));
+    this.topic.events.on("error", (e) => this.events.emit("error", asError(e)));
     this.store.events.on("change", (ch) => {
       if (ch.kind === "message") {
         if (ch.entity.status === "streaming") this.live.watch(ch.entity);
@@ -425,10 +425,10 @@ export class AgentCore implements Agent {
       this.events.emit("change", ch);
     });
     this.store.events.on("hydrated", (id) => this.events.emit("hydrated", id));
-    this.store.events.on("unsaved", (e) => this.events.emit("error", e));
+    this.store.events.on("unsaved", (e) => this.events.emit("error", asError(e)));
     this.live.events.on("text", (t) => this.events.emit("text", t));
     this.promptBoard.events.on("change", (p) => this.events.emit("prompts", p));
-    this.executor.events.on("error", (e) => this.events.emit("error", e));
+    this.executor.events.on("error", (e) => this.events.emit("error", asError(e)));
     this.leadership.events.on("change", (v) => this.events.emit("leader", v));
   }
 }
@@ -477,3 +477,8 @@ export function subjectOf(token: string): string | undefined {
 }
 
 export { RpcError };
+
+/** What the `error` event carries: the error itself, or one that says what was thrown. */
+function asError(e: unknown): Error {
+  return e instanceof Error ? e : new Error(typeof e === "string" ? e : `non-error thrown: ${String(e)}`);
+}

@@ -99,8 +99,8 @@ export interface AgentEvents {
   leader: boolean;
   /** The lists of a session were loaded. */
   hydrated: string;
-  /** Something failed in the background (logged; the agent keeps going). */
-  error: unknown;
+  /** Something failed in the background (logged; the agent keeps going): an `RpcError` from the server, else an `Error`. */
+  error: Error;
 }
 
 export interface SendOptions {

@@ -24,7 +24,7 @@ import { Emitter, SerialQueue, backoffMs, sleep } from "../util/emitter.js";
 import { INTERRUPTED, type Journal, type Outcome, type RtcRef } from "./journal.js";
 import type { Leadership } from "./leader.js";
 import { fitOutput, type Outbox } from "./outbox.js";
-import { formatAnswers, validateQuestions } from "./ask.js";
+import { formatAnswers, questionsOf, validateQuestions } from "./ask.js";
 import type { Prompt, PromptAnswer, PromptBoard, PromptKind } from "./prompts.js";
 import { allowableForChat, allowedForChat, decideCall, scriptCallAsk, type ScriptCallAsk } from "./permissions.js";
 import { previewOfCall, type ScriptPreview } from "../script/pin.js";
@@ -204,7 +204,16 @@ export class Executor {
         }
         const allowForChat = kind === "confirm" && !script && allowableForChat(rtc.tool_name, tool?.kind, rtc.arguments);
         const shown = new Date();
-        const answer = await this.promptFor(rtc, { id: rtc.id, kind, ...(script ? { script } : {}), ...(again ? { again } : {}), ...(allowForChat ? { allowForChat } : {}), ...(need.byTool ? { byTool: true } : {}) });
+        const questions = kind === "ask" ? questionsOf(rtc.arguments) : null;
+        const answer = await this.promptFor(rtc, {
+          id: rtc.id,
+          kind,
+          ...(script ? { script } : {}),
+          ...(again ? { again } : {}),
+          ...(allowForChat ? { allowForChat } : {}),
+          ...(need.byTool ? { byTool: true } : {}),
+          ...(questions ? { questions } : {}),
+        });
         if (!answer) return this.d.journal.close(ref, tab); // ended on the server meanwhile
         if (kind === "ask") {
           // The person's time answering is the call's execution (human time in the trace).

@@ -8,6 +8,7 @@ import type { Rtc } from "../protocol/types.js";
 import type { ScriptPreview } from "../script/pin.js";
 import type { ScriptCallAsk } from "./permissions.js";
 import { Emitter } from "../util/emitter.js";
+import type { AskQuestion } from "./ask.js";
 
 export type PromptKind = "confirm" | "ask";
 
@@ -29,6 +30,8 @@ export interface Prompt {
   allowForChat?: boolean;
   /** The host tool's own `needsApproval` asks for this call (not only the work mode). */
   byTool?: boolean;
+  /** An askUser prompt's questions, checked (kind "ask"). */
+  questions?: AskQuestion[];
 }
 
 /** One answered askUser question. */

@@ -239,6 +239,7 @@ test("executor: askUser answers become the output", async () => {
   const questions = [{ question: "Size?", options: [{ label: "Small" }, { label: "Large" }] }];
   await server.deliver(rtc("r5", 0, { tool_name: "askUser", arguments: { questions } }));
   await waitFor("the form", () => t.prompts.list().length === 1);
+  eq(t.prompts.get("r5")?.questions, questions, "the prompt carries its checked questions (typed AskQuestion[])");
   t.prompts.answer("r5", { type: "ask", answers: [{ question: "Size?", selected: ["Large"], other: "extra large" }] });
   await waitFor("the answer", () => server.rtcs.get("r5")?.status === "completed");
   eq(server.rtcs.get("r5")?.output, "The user answered:\nQ: Size?\nA: Large, (other) extra large");
