@@ -53,7 +53,7 @@ await writeFile(join(outdir, "sandbox.html"), template.replace("/*BOOT*/", () =>
 //    rtc-agent-headless.js (no UI). Code both use and code loaded on first use
 //    (syntax highlighting and its languages) is split into chunks next to them,
 //    which they import by relative URL, so a page that loads both runs one copy.
-const entries = { "rtc-agent": "src/index.ts", "rtc-agent-headless": "src/headless.ts" };
+const entries = { "rtc-agent": "src/index.ts", "rtc-agent-headless": "src/headless.ts", "rtc-agent-markdown": "src/markdown-entry.ts" };
 const sdk = await build({
   ...common,
   entryPoints: Object.fromEntries(Object.entries(entries).map(([name, src]) => [name, join(root, src)])),

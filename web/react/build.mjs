@@ -36,7 +36,12 @@ const out = join(web, "dist/examples/shop");
 await rm(out, { recursive: true, force: true });
 await mkdir(out, { recursive: true });
 // @rtc-agent/web as its package.json exports it: the built entries in dist/.
-const sdkEntries = { "@rtc-agent/web": "rtc-agent.js", "@rtc-agent/web/element": "rtc-agent.js", "@rtc-agent/web/headless": "rtc-agent-headless.js" };
+const sdkEntries = {
+  "@rtc-agent/web": "rtc-agent.js",
+  "@rtc-agent/web/element": "rtc-agent.js",
+  "@rtc-agent/web/headless": "rtc-agent-headless.js",
+  "@rtc-agent/web/markdown": "rtc-agent-markdown.js",
+};
 const shop = await build({
   entryPoints: { app: join(example, "src/main.tsx") },
   bundle: true,

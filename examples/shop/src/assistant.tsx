@@ -2,7 +2,7 @@
 // (useSessions), the messages with streamed text and tool calls (useMessages) and
 // the connection (useConnection); sending is agent.send.
 
-import { useAgentContext, useConnection, useMessages, useSessions, type ToolPart } from "@rtc-agent/react";
+import { Markdown, useAgentContext, useConnection, useMessages, useSessions, type ToolPart } from "@rtc-agent/react";
 import { useEffect, useRef, useState, type FormEvent } from "react";
 
 const TOOL_LABELS: Record<ToolPart["state"], string> = {
@@ -63,7 +63,7 @@ export function Assistant() {
       <ol className="messages" ref={list}>
         {messages.map((m) => (
           <li key={m.id} className={`msg ${m.role}`} data-status={m.status}>
-            {m.text ? <p>{m.text}</p> : null}
+            {m.text ? m.role === "assistant" ? <Markdown className="md" text={m.text} highlight={m.status !== "streaming"} /> : <p>{m.text}</p> : null}
             {m.tools.map((t) => (
               <span key={t.id} className="tool" data-tool={t.name} data-state={t.state} title={t.error ?? ""}>
                 {t.name}: {TOOL_LABELS[t.state]}

@@ -71,7 +71,7 @@ export class Ui {
   /** Another device's conversation: shown read-only, with "Continue here". */
   private readonly otherBar = h(
     "div",
-    { class: "closed-bar other-device", attrs: { hidden: true, role: "status" } },
+    { class: "other-device", attrs: { hidden: true, role: "status" } },
     h("span", null, "This conversation runs on another of your devices, so it is read-only here. Continue it here to send and run its tools on this device (its files stay on the other one)."),
     this.moveBtn,
   );

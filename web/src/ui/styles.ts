@@ -167,8 +167,8 @@ select { border: 1px solid var(--rtc-border); border-radius: 7px; padding: 3px 6
 .banner { padding: 6px 12px; background: var(--rtc-user); font-size: 13px; display: flex; gap: 8px; align-items: center; }
 .banner.bad { color: var(--rtc-bad); }
 .conn-banner { padding: 6px 12px; font-size: 13px; color: var(--rtc-bad); background: var(--rtc-user); border-bottom: 1px solid var(--rtc-border); }
-.closed-bar button { white-space: nowrap; }
-.closed-bar { display: flex; gap: 8px; align-items: center; justify-content: space-between; padding: 8px 12px; border-top: 1px solid var(--rtc-border); background: var(--rtc-panel); font-size: 13px; color: var(--rtc-muted); }
+.closed-bar button, .other-device button { white-space: nowrap; }
+.closed-bar, .other-device { display: flex; gap: 8px; align-items: center; justify-content: space-between; padding: 8px 12px; border-top: 1px solid var(--rtc-border); background: var(--rtc-panel); font-size: 13px; color: var(--rtc-muted); }
 .composer { display: flex; gap: 8px; padding: 10px 12px; border-top: 1px solid var(--rtc-border); align-items: flex-end; }
 .composer textarea { flex: 1; resize: none; border: 1px solid var(--rtc-border); border-radius: 8px; padding: 8px 10px; min-height: 40px; max-height: 160px; background: var(--rtc-bg); }
 .files { width: 300px; flex: none; border-left: 1px solid var(--rtc-border); display: flex; flex-direction: column; background: var(--rtc-panel); min-height: 0; }

@@ -2,6 +2,7 @@
 // that model output can never become HTML or a script URL.
 
 import { renderMarkdown } from "../../src/ui/markdown.js";
+import { renderMarkdown as publicRender } from "../../src/markdown-entry.js";
 import { eq, includes, ok, test } from "./harness.js";
 
 function bar(lang: string): string {
@@ -73,4 +74,14 @@ test("markdown: URLs in every form become safe links (no stack overflow)", () =>
   const url = "https://example.com/" + "a".repeat(10_000);
   const out = html(url);
   ok(out.startsWith('<p><a href="https://example.com/aaaa') && out.length > 10_000, "a 10,000-character URL renders as a link");
+});
+
+test("markdown: the public renderMarkdown (@rtc-agent/web/markdown) renders with the same allow-list", () => {
+  const div = document.createElement("div");
+  div.append(publicRender("**bold** <img src=x onerror=alert(1)> [x](javascript:alert(1)) [ok](https://e.example)\n\n```js\nlet a = 1;\n```", { highlight: false }));
+  eq(div.querySelector("strong")?.textContent, "bold");
+  eq(div.querySelectorAll("img, script").length, 0, "no element from the text's HTML");
+  eq(Array.from(div.querySelectorAll("a"), (a) => a.getAttribute("href")), ["https://e.example"], "only the http(s) link is a link");
+  eq(div.querySelector("pre code")?.textContent, "let a = 1;");
+  eq(div.querySelectorAll(".hljs").length, 0, "highlight: false leaves code plain");
 });

@@ -57,7 +57,7 @@ async function installTarball(): Promise<App> {
   const packed = await run("npm", ["pack", "--json", "--pack-destination", tmp], { cwd: paths.web });
   const [info] = JSON.parse(packed.stdout) as { filename: string; files: { path: string }[] }[];
   const files = info!.files.map((f) => f.path);
-  for (const want of ["dist/rtc-agent.js", "dist/rtc-agent-headless.js", "dist/sandbox.html", "dist/rtc-agent.d.ts", "dist/rtc-agent-headless.d.ts", "dist/types/index.d.ts", "package.json", "README.md"]) {
+  for (const want of ["dist/rtc-agent.js", "dist/rtc-agent-headless.js", "dist/rtc-agent-markdown.js", "dist/rtc-agent-markdown.d.ts", "dist/sandbox.html", "dist/rtc-agent.d.ts", "dist/rtc-agent-headless.d.ts", "dist/types/index.d.ts", "package.json", "README.md"]) {
     ok(files.includes(want), `the tarball holds ${want}`);
   }
   ok(files.some((f) => /^dist\/rtc-agent-highlight-.*\.js$/.test(f)), "the tarball holds the lazily loaded chunks");
@@ -175,6 +175,7 @@ test("pack: the tarball installs, type-checks with tsc --strict, bundles, and it
   const headless = Object.keys(await import(pathToFileURL(join(dist, "rtc-agent-headless.js")).href)).sort();
   eq(headless, HEADLESS_EXPORTS, "exports of @rtc-agent/web/headless");
   eq(Object.keys(await import(pathToFileURL(join(dist, "rtc-agent.js")).href)).sort(), MAIN_EXPORTS, "exports of @rtc-agent/web");
+  eq(Object.keys(await import(pathToFileURL(join(dist, "rtc-agent-markdown.js")).href)).sort(), ["renderMarkdown"], "exports of @rtc-agent/web/markdown");
 
   // The README shows these files as they are ("Embed in five minutes", "Embedding").
   const readme = await readFile(join(paths.web, "README.md"), "utf8");

@@ -70,6 +70,14 @@ test("shop: the React example's tools fill the cart, checkout asks in its own di
   });
   includes(answer, '"orderId":"order-1"');
   includes(answer, '"total":"€24.00"');
+  // <Markdown/> renders the answer with the SDK's renderer: a code block, code spans, bold, a quote; no raw markup.
+  const md = page.locator(".msg.assistant[data-status='complete'] .md", { hasText: "The checkout answered" }).first();
+  eq(
+    await md.evaluate((el) => ["pre code", "p code", "strong", "blockquote", "hr"].map((s) => el.querySelectorAll(s).length > 0)),
+    [true, true, true, true, true],
+    "the answer's Markdown is rendered",
+  );
+  ok(!answer.includes("```") && !answer.includes("**"), "no Markdown syntax shown raw");
   eq(await cartLines(page), [], "the order emptied the cart");
   eq(await toolStates(page), { listProducts: "done", addToCart: "done", checkout: "done" });
   eq(await page.locator(".dialog").count(), 0, "no question left open");
