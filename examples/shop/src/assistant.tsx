@@ -63,7 +63,8 @@ export function Assistant() {
       <ol className="messages" ref={list}>
         {messages.map((m) => (
           <li key={m.id} className={`msg ${m.role}`} data-status={m.status}>
-            {m.text ? m.role === "assistant" ? <Markdown className="md" text={m.text} highlight={m.status !== "streaming"} /> : <p>{m.text}</p> : null}
+            {m.text && m.role === "assistant" ? <Markdown className="md" text={m.text} highlight={m.status !== "streaming"} /> : null}
+            {m.text && m.role !== "assistant" ? <p>{m.text}</p> : null}
             {m.tools.map((t) => (
               <span key={t.id} className="tool" data-tool={t.name} data-state={t.state} title={t.error ?? ""}>
                 {t.name}: {TOOL_LABELS[t.state]}

@@ -78,6 +78,9 @@ test("shop: the React example's tools fill the cart, checkout asks in its own di
     "the answer's Markdown is rendered",
   );
   ok(!answer.includes("```") && !answer.includes("**"), "no Markdown syntax shown raw");
+  const line = '{m.text && m.role === "assistant" ? <Markdown className="md" text={m.text} highlight={m.status !== "streaming"} /> : null}';
+  includes(await readFile(join(paths.web, "README.md"), "utf8"), line, "the README shows the shop's line");
+  includes(await readFile(join(paths.repo, "examples/shop/src/assistant.tsx"), "utf8"), line, "as the shop has it");
   eq(await cartLines(page), [], "the order emptied the cart");
   eq(await toolStates(page), { listProducts: "done", addToCart: "done", checkout: "done" });
   eq(await page.locator(".dialog").count(), 0, "no question left open");
