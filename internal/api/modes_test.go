@@ -20,8 +20,7 @@ func TestTokenModesAreEnforced(t *testing.T) {
 	free := core.Caller{UserID: "alice", DeviceID: "d"}
 	held := core.Caller{UserID: "alice", DeviceID: "d", Modes: []string{protocol.ModeManual, protocol.ModePlan}}
 	call := func(c core.Caller, method string, req any) (json.RawMessage, *protocol.Error) {
-		raw, _ := json.Marshal(req)
-		return a.Call(ctx, c, method, raw)
+		return callAs(a, c, method, req)
 	}
 	send := func(c core.Caller, clientID, sid, mode string) (protocol.MessageSendResult, *protocol.Error) {
 		var out protocol.MessageSendResult

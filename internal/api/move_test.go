@@ -20,8 +20,7 @@ func TestMoveSessionToAnotherDevice(t *testing.T) {
 	laptop := core.Caller{UserID: "alice", DeviceID: "laptop"}
 	phone := core.Caller{UserID: "alice", DeviceID: "phone"}
 	call := func(c core.Caller, method string, req any) (json.RawMessage, *protocol.Error) {
-		raw, _ := json.Marshal(req)
-		return a.Call(ctx, c, method, raw)
+		return callAs(a, c, method, req)
 	}
 	send := func(c core.Caller, clientID, sid string) *protocol.Error {
 		_, perr := call(c, protocol.MethodMessageSend, protocol.MessageSendRequest{ClientID: clientID, SessionID: sid, Content: protocol.MessageContent{Text: "hi"}})

@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"log/slog"
 	"path/filepath"
@@ -47,4 +48,10 @@ func newTestAPI(t *testing.T) (*API, store.Store) {
 	}
 	t.Cleanup(func() { st.Close() })
 	return New(st, idleRunner{}, protocol.Limits{}, slog.New(slog.NewTextHandler(io.Discard, nil))), st
+}
+
+// callAs calls a method as c with req encoded as its params.
+func callAs(a *API, c core.Caller, method string, req any) (json.RawMessage, *protocol.Error) {
+	raw, _ := json.Marshal(req)
+	return a.Call(context.Background(), c, method, raw)
 }
