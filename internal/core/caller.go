@@ -14,7 +14,7 @@ import (
 type Caller struct {
 	UserID   string
 	DeviceID string
-	// Modes are the work modes the token allows (nil: all); see ModeAllowed.
+	// Modes are the work modes the token allows (none: all); see ModeAllowed.
 	Modes []string
 }
 

@@ -7,9 +7,10 @@ import (
 	"github.com/rtcagent/rtcagent/internal/protocol"
 )
 
-// ModeAllowed reports whether the caller's token allows the work mode.
+// ModeAllowed reports whether the caller's token allows the work mode (a
+// token that names none allows all).
 func (c Caller) ModeAllowed(mode string) bool {
-	return c.Modes == nil || slices.Contains(c.Modes, mode)
+	return len(c.Modes) == 0 || slices.Contains(c.Modes, mode)
 }
 
 // CheckMode refuses a work mode the caller's token does not allow.
