@@ -1,8 +1,8 @@
-// The shop's own chat panel, built from the hooks: the conversations
-// (useSessions), the messages with streamed text and tool calls (useMessages) and
-// the connection (useConnection); sending is agent.send.
+// The shop's own chat panel, built on useChat (the messages with streamed text
+// and tool calls, sending, status, the conversation handled), the session list
+// (useSessions) and the connection (useConnection).
 
-import { Markdown, useAgentContext, useConnection, useMessages, useSessions, type ToolPart } from "@rtc-agent/react";
+import { Markdown, useChat, useConnection, useSessions, type ToolPart } from "@rtc-agent/react";
 import { useEffect, useRef, useState, type FormEvent } from "react";
 
 const TOOL_LABELS: Record<ToolPart["state"], string> = {
@@ -16,15 +16,11 @@ const TOOL_LABELS: Record<ToolPart["state"], string> = {
 };
 
 export function Assistant() {
-  const agent = useAgentContext();
   const { state } = useConnection();
   const sessions = useSessions();
-  const [chosen, setChosen] = useState<string | null | undefined>(undefined);
-  // Until the customer picks one, the newest conversation is shown.
-  const sessionId = chosen === undefined ? (sessions[0]?.id ?? null) : chosen;
-  const messages = useMessages(sessionId);
+  // The newest conversation of this device until the customer picks one.
+  const { sessionId, messages, status, error, sendMessage, stop, selectChat, newChat } = useChat();
   const [text, setText] = useState("");
-  const [error, setError] = useState("");
   // Keeps the newest message in view as messages arrive and text streams in.
   const list = useRef<HTMLOListElement>(null);
   useEffect(() => {
@@ -33,15 +29,9 @@ export function Assistant() {
 
   async function send(e: FormEvent) {
     e.preventDefault();
-    if (!agent || !text.trim()) return;
-    setError("");
-    try {
-      const r = await agent.send(text.trim(), sessionId ? { sessionId } : {});
-      setChosen(r.session_id);
-      setText("");
-    } catch (err) {
-      setError((err as Error).message);
-    }
+    if (!text.trim()) return;
+    await sendMessage(text.trim());
+    setText("");
   }
 
   return (
@@ -51,7 +41,7 @@ export function Assistant() {
         <span className="conn" data-state={state}>
           {state}
         </span>
-        <select aria-label="Conversation" value={sessionId ?? ""} onChange={(e) => setChosen(e.target.value || null)}>
+        <select aria-label="Conversation" value={sessionId ?? ""} onChange={(e) => (e.target.value ? selectChat(e.target.value) : newChat())}>
           <option value="">New conversation</option>
           {sessions.map((s) => (
             <option key={s.id} value={s.id}>
@@ -73,10 +63,15 @@ export function Assistant() {
           </li>
         ))}
       </ol>
-      {error ? <p className="error" role="alert">{error}</p> : null}
-      <form className="composer" onSubmit={send}>
+      {error ? <p className="error" role="alert">{error.message}</p> : null}
+      <form className="composer" onSubmit={send} data-status={status}>
         <input aria-label="Message" placeholder="Ask the shop assistant…" value={text} onChange={(e) => setText(e.target.value)} />
-        <button type="submit" disabled={!agent || state !== "connected"}>
+        {status === "submitted" || status === "streaming" ? (
+          <button type="button" onClick={() => void stop()}>
+            Stop
+          </button>
+        ) : null}
+        <button type="submit" disabled={state !== "connected"}>
           Send
         </button>
       </form>

@@ -6,5 +6,6 @@ export { usePrompts, type ConfirmExtras, type PromptsHandle } from "./prompts.js
 export { useTool, type UseToolOptions } from "./tool.js";
 export { AgentChat, type AgentChatProps } from "./chat.js";
 export { Markdown, type MarkdownProps } from "./markdown.js";
+export { useChat, type ChatHandle, type ChatStatus, type UseChatOptions } from "./use-chat.js";
 export { toolState, type ChatMessage, type ToolPart, type ToolState } from "./messages-view.js";
 export type { SessionView } from "./store.js";

@@ -61,7 +61,8 @@ test("shop: the React example's tools fill the cart, checkout asks in its own di
   includes(await dialog.innerText(), "2 × Enamel mug");
   includes(await dialog.innerText(), "Total €24.00");
   eq(await cartLines(page), [["mug", 2]], "the model's addToCart filled the page's cart");
-  eq((await toolStates(page)).checkout, "awaiting-approval", "useMessages shows the call waiting for approval");
+  eq((await toolStates(page)).checkout, "awaiting-approval", "useChat shows the call waiting for approval");
+  eq(await page.locator("form.composer").getAttribute("data-status"), "submitted", "useChat: the turn is under way");
   await dialog.getByRole("button", { name: "Approve" }).click();
 
   const answer = await until("the checkout's answer", async () => {
@@ -82,6 +83,7 @@ test("shop: the React example's tools fill the cart, checkout asks in its own di
   includes(await readFile(join(paths.web, "README.md"), "utf8"), line, "the README shows the shop's line");
   includes(await readFile(join(paths.repo, "examples/shop/src/assistant.tsx"), "utf8"), line, "as the shop has it");
   eq(await cartLines(page), [], "the order emptied the cart");
+  await until("useChat ready again", async () => (await page.locator("form.composer").getAttribute("data-status")) === "ready");
   eq(await toolStates(page), { listProducts: "done", addToCart: "done", checkout: "done" });
   eq(await page.locator(".dialog").count(), 0, "no question left open");
 
