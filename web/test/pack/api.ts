@@ -38,15 +38,22 @@ export async function checks(agent: Agent): Promise<void> {
   agent.registerTool({
     name: "addToCart",
     description: "Adds a product.",
-    parameters: { type: "object", properties: { sku: { type: "string" }, quantity: { type: "integer" } }, required: ["sku"] },
+    parameters: { type: "object", properties: { sku: { type: "string" }, quantity: { type: "integer" } }, required: ["sku"], additionalProperties: false },
     handler: async ({ sku, quantity = 1 }) => `${quantity} × ${sku.toUpperCase()}`,
   });
   agent.registerTool({
     name: "wrongType",
     description: "Arguments follow the schema.",
-    parameters: { type: "object", properties: { sku: { type: "string" } }, required: ["sku"] },
+    parameters: { type: "object", properties: { sku: { type: "string" } }, required: ["sku"], additionalProperties: false },
     // @ts-expect-error sku is a string, not a number
     handler: async ({ sku }) => sku * 2,
+  });
+  agent.registerTool({
+    name: "misspelt",
+    description: "A strict schema (additionalProperties: false) names every field.",
+    parameters: { type: "object", properties: { sku: { type: "string" } }, required: ["sku"], additionalProperties: false },
+    // @ts-expect-error skuu is not a field of the schema
+    execute: async ({ skuu }) => String(skuu),
   });
 
   void [title, mode, known];

@@ -15,8 +15,8 @@ const cart: string[] = [];
 el.registerTool({
   name: "addToCart",
   description: "Adds a product to the shopping cart.",
-  parameters: { type: "object", properties: { sku: { type: "string" } }, required: ["sku"] },
-  handler: async ({ sku }) => {
+  parameters: { type: "object", properties: { sku: { type: "string" } }, required: ["sku"], additionalProperties: false },
+  execute: async ({ sku }) => {
     cart.push(sku.toUpperCase());
     return { added: sku, items: cart.length };
   },

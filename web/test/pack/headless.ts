@@ -15,8 +15,8 @@ const agent = await createAgent({
 agent.registerTool({
   name: "addToCart",
   description: "Adds a product to the shopping cart.",
-  parameters: { type: "object", properties: { sku: { type: "string" } }, required: ["sku"] },
-  handler: async ({ sku }) => {
+  parameters: { type: "object", properties: { sku: { type: "string" } }, required: ["sku"], additionalProperties: false },
+  execute: async ({ sku }) => {
     cart.push(sku);
     return { added: sku, items: cart.length }; // a string or JSON, for the model
   },
@@ -28,7 +28,9 @@ agent.events.on("prompts", (prompts) => {
   for (const p of prompts) {
     if (p.kind !== "confirm" || asked.has(p.id)) continue;
     asked.add(p.id);
-    const approved = window.confirm(`Allow ${p.rtc.tool_name} ${JSON.stringify(p.rtc.arguments)}?`);
+    // A call a running script makes (p.call) is named by what the script calls.
+    const what = p.call ? `${p.call.title}: ${JSON.stringify(p.call.args)}` : `${p.rtc.tool_name} ${JSON.stringify(p.rtc.arguments)}`;
+    const approved = window.confirm(`Allow ${what}?`);
     agent.answer(p.id, { type: "confirm", approved });
   }
 });

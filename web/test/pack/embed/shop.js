@@ -6,8 +6,8 @@ const cart = [];
 el.registerTool({
   name: "addToCart",
   description: "Adds a product to the shopping cart.",
-  parameters: { type: "object", properties: { sku: { type: "string" } }, required: ["sku"] },
-  handler: async ({ sku }) => {
+  parameters: { type: "object", properties: { sku: { type: "string" } }, required: ["sku"], additionalProperties: false },
+  execute: async ({ sku }) => {
     cart.push(sku);
     return { added: sku, items: cart.length }; // a string or JSON, for the model
   },
