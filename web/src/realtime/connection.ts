@@ -253,6 +253,9 @@ export class Connection {
       throw err; // temporary: retried with backoff
     }
     if (!t) throw new UnauthorizedError("no token");
+    const shape = tokenShapeProblem(t);
+    // Retried like a failing token endpoint, with a message that names the fix.
+    if (shape) throw new Error(`getToken returned ${shape}; it must return the JWT itself`);
     return t;
   }
 
@@ -314,4 +317,16 @@ export function websocketUrl(serverUrl: string): string {
   u.search = "";
   u.hash = "";
   return u.toString();
+}
+
+/**
+ * What is wrong with a token's shape, or null for a JWT's (three dot-separated
+ * base64url parts): the usual slip is returning a token endpoint's JSON body.
+ */
+export function tokenShapeProblem(token: string): string | null {
+  const t = token.trim();
+  if (t.startsWith("{")) return "a JSON body (return its token field: `(await response.json()).token`)";
+  if (t.startsWith('"')) return "a JSON string (parse it: `await response.json()`)";
+  if (!/^[\w-]+\.[\w-]+\.[\w-]*$/.test(t)) return "a string that is not a JWT (three dot-separated base64url parts)";
+  return null;
 }

@@ -94,6 +94,22 @@ test("conn token endpoint fails: a banner says so while it retries, and clears o
   eq(p.noErrors(), [], "no page errors");
 });
 
+test("conn token of the wrong shape: a JSON body from getToken gets a banner naming the fix, not 'invalid token'", async () => {
+  const go = await GoServer.start({ script });
+  // The host's getToken returns the token endpoint's whole JSON body instead of its token field.
+  host.tokenOverrides.set("json-token-user", { token: JSON.stringify({ token: "eyJ.x.y", expires_at: "2030-01-01T00:00:00Z" }) });
+  const p = await openHost(go, { user: "json-token-user", minDelay: "300", maxDelay: "1500" });
+  try {
+    const text = await until("the token-shape banner", () => connBanner(p));
+    includes(text, "getToken returned a JSON body");
+    includes(text, "(await response.json()).token");
+  } finally {
+    host.tokenOverrides.delete("json-token-user");
+  }
+  await p.connected(20_000);
+  await until("the banner to go", async () => (await connBanner(p)) === "");
+});
+
 test("conn token rejected: a banner says the server refused it, and clears once a valid token comes", async () => {
   const go = await GoServer.start({ script });
   host.tokenOverrides.set("bad-token-user", { token: "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJiYWQtdG9rZW4tdXNlciJ9.c2lnbmF0dXJl" });
