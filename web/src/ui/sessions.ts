@@ -36,9 +36,13 @@ export class SessionsView {
     const sessions = this.agent.store.listSessions();
     const wanted: HTMLElement[] = [];
     const seen = new Set<string>();
+    // Chats of the same title are told apart by when each started.
+    const titles = new Map<string, number>();
+    for (const s of sessions) titles.set(s.title, (titles.get(s.title) ?? 0) + 1);
     for (const s of sessions) {
       const mine = this.agent.ownsSession(s.id);
-      const meta = [ago(s.updated_at), mine ? "" : "other device", s.status === "closed" ? "closed" : "", s.active_turn_id ? "working…" : ""].filter(Boolean).join(" · ");
+      const twin = (titles.get(s.title) ?? 0) > 1 ? `started ${started(s.created_at)}` : "";
+      const meta = [ago(s.updated_at), twin, mine ? "" : "other device", s.status === "closed" ? "closed" : "", s.active_turn_id ? "working…" : ""].filter(Boolean).join(" · ");
       const key = `${s.title}|${meta}|${s.id === this.selected}|${mine}|${this.editing === s.id}|${this.armed === s.id}`;
       let r = this.items.get(s.id);
       if (!r || r.key !== key) {
@@ -136,4 +140,11 @@ export class SessionsView {
     if (this.selected === s.id) this.select(null);
     this.agent.deleteSession(s.id).catch((err: Error) => this.report(`Delete failed: ${err.message}`));
   }
+}
+
+/** When a chat started, to the minute (seconds when it is today). */
+function started(iso: string): string {
+  const d = new Date(iso);
+  const today = d.toDateString() === new Date().toDateString();
+  return today ? d.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit" }) : d.toLocaleString([], { month: "short", day: "numeric", hour: "2-digit", minute: "2-digit" });
 }

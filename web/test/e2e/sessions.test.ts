@@ -75,3 +75,21 @@ test("10 re-login: when the host has no token any more, the agent stops and says
   includes(await p.page.locator("rtc-agent .banner").innerText(), "Log in again");
   await until("the disconnected state", async () => (await p.page.locator("rtc-agent .conn").getAttribute("data-state")) === "disconnected");
 });
+
+test("sessions: two chats of the same title are told apart by when each started", async () => {
+  const go = await GoServer.start({ script });
+  const p = await AgentPage.open(await newProfile(), host.url(go, { user: "twins-user" }));
+  const list = p.page.locator("rtc-agent aside.sessions li[data-id]");
+  await p.send("hello");
+  await p.waitForAnswer("Reply to: hello");
+  await until("one chat, no start time shown", async () => (await list.count()) === 1 && !(await list.first().innerText()).includes("started"));
+  await new Promise((r) => setTimeout(r, 1100)); // a second apart: start times are shown to the second
+  await p.page.locator("rtc-agent button.new").click();
+  await p.send("hello");
+  await until("two chats named hello", async () => (await list.filter({ hasText: "hello" }).count()) === 2);
+  const metas = await until("both show when they started", async () => {
+    const texts = await list.allInnerTexts();
+    return texts.every((t) => /started \d/.test(t)) ? texts : null;
+  });
+  eq(new Set(metas).size, 2, `the two items read differently: ${JSON.stringify(metas)}`);
+});
