@@ -65,6 +65,8 @@ export class Executor {
   private readonly sessionQueues = new Map<string, SerialQueue>();
   private readonly execQueue = new SerialQueue();
   private readonly terminalWaiters = new Map<string, (() => void)[]>();
+  /** Questions waiting on a chat of this device, withdrawn if it moves to another. */
+  private readonly movedWaiters = new Map<string, (() => void)[]>();
   private readonly offs: (() => void)[] = [];
   private stopped = false;
 
@@ -79,7 +81,7 @@ export class Executor {
           // Its RTCs may have arrived first (loaded with the session's lists).
           if (c.entity.device_id === this.d.deviceId) for (const r of this.d.store.rtcsOf(c.entity.id)) this.consider(r);
           // Continued on another device: its questions go there (this device can no longer answer them).
-          else for (const p of this.d.prompts.list()) if (p.rtc.session_id === c.entity.id) this.d.prompts.close(p.id);
+          else for (const fn of this.movedWaiters.get(c.entity.id)?.splice(0) ?? []) fn();
           return;
         }
         if (c.kind !== "rtc") return;
@@ -214,7 +216,7 @@ export class Executor {
           ...(need.byTool ? { byTool: true } : {}),
           ...(questions ? { questions } : {}),
         });
-        if (!answer) return this.d.journal.close(ref, tab); // ended on the server meanwhile
+        if (!answer) return this.withdrawn(rtc, ref);
         if (kind === "ask") {
           // The person's time answering is the call's execution (human time in the trace).
           const execution = { started_at: shown.toISOString(), ended_at: new Date().toISOString(), outcome: "ok" as const };
@@ -252,7 +254,7 @@ export class Executor {
     if (!(await this.d.journal.prompting(ref, tab))) return;
     // "Allow for this chat" covers every MCP tool (the server applies the same rule).
     const answer = await this.promptFor(rtc, { id: rtc.id, kind: "confirm", allowForChat: true });
-    if (!answer) return this.d.journal.close(ref, tab); // ended on the server meanwhile
+    if (!answer) return this.withdrawn(rtc, ref);
     if (answer.type !== "confirm" || !answer.approved) {
       const why = answer.type === "confirm" && answer.reason ? `: ${answer.reason}` : "";
       return void (await this.finish(rtc, ref, { kind: "reject", reason: `the user declined this ${rtc.tool_name} call${why}` }));
@@ -291,6 +293,17 @@ export class Executor {
     // "Allow for this chat" (stored on the session by the server) covers what would ask.
     if (ask && chat) return { ask: false, standing: true, byTool };
     return { ask, standing: false, byTool };
+  }
+
+  /**
+   * A question closed without an answer: the call ended on the server, or its
+   * chat moved to another device. An ended call is done with here; a moved one
+   * keeps its claim open ("prompting"), so it is asked again if the chat comes
+   * back.
+   */
+  private async withdrawn(rtc: Rtc, ref: RtcRef): Promise<void> {
+    if (!this.mine(rtc) && !RTC_TERMINAL.has(this.current(rtc).status)) return;
+    return this.d.journal.close(ref, this.d.tabId);
   }
 
   private modeOf(rtc: Rtc): string | undefined {
@@ -383,10 +396,27 @@ export class Executor {
   }
 
   /** Asks the person; null when the call ends on the server before an answer. */
+  /**
+   * Asks the person; null when the call ended on the server or its chat moved to
+   * another device meanwhile (the question is withdrawn, not answered).
+   */
   private async promptFor(rtc: Rtc, prompt: Omit<Prompt, "rtc">): Promise<PromptAnswer | null> {
     const ended = this.terminal(rtc.id).then(() => null);
+    let leave = (): void => undefined;
+    const away = new Promise<null>((resolve) => {
+      const list = this.movedWaiters.get(rtc.session_id) ?? [];
+      const fn = () => resolve(null);
+      list.push(fn);
+      this.movedWaiters.set(rtc.session_id, list);
+      leave = () => {
+        const i = list.indexOf(fn);
+        if (i >= 0) list.splice(i, 1);
+        if (list.length === 0 && this.movedWaiters.get(rtc.session_id) === list) this.movedWaiters.delete(rtc.session_id);
+      };
+    });
     const answer = this.d.prompts.ask({ ...prompt, rtc });
-    const result = await Promise.race([answer, ended]);
+    const result = await Promise.race([answer, ended, away]);
+    leave();
     if (result === null) this.d.prompts.close(prompt.id);
     return result;
   }

@@ -330,3 +330,23 @@ test("executor: malformed arguments end as tool errors; the executor goes on", a
   ok(!(await t.vfs.exists("/big.txt")), "nothing was written");
   done(t);
 });
+
+test("executor: a chat continued on another device takes its open question there; one moved here is asked here", async () => {
+  const server = new FakeServer();
+  const t = await tab(server, await freshDb(), `mv${n}`);
+  await waitFor("leadership", () => t.ex.isLeader);
+  // s4 (edit mode) is this device's: a write asks here.
+  await server.deliver(rtc("m1", 0, { session_id: "s4", tool_name: "write", arguments: { path: "/a.md", content: "x" }, needs_confirmation: true }));
+  await waitFor("the question", () => t.prompts.list().some((p) => p.id === "m1"));
+  await t.store.merge([{ kind: "session", entity: session("s4", 600, { work_mode: "edit", device_id: "d2" }) }]);
+  await waitFor("the question to go", () => !t.prompts.list().some((p) => p.id === "m1"));
+  eq(server.count("v1.rtc.update_status", "m1") <= 1, true, "nothing was claimed or answered for it here");
+  eq(server.rtcs.get("m1")?.status !== "rejected", true, "the question was withdrawn here, not declined");
+  await waitFor("its work here to end", () => !(t.ex as unknown as { inFlight: Set<string> }).inFlight.has("m1"));
+  // Moved back: the open call is asked here again.
+  await t.store.merge([{ kind: "session", entity: session("s4", 601, { work_mode: "edit", device_id: "d1" }) }]);
+  await waitFor("asked here again", () => t.prompts.list().some((p) => p.id === "m1"));
+  t.prompts.answer("m1", { type: "confirm", approved: true });
+  await waitFor("the write", () => server.rtcs.get("m1")?.status === "completed");
+  done(t);
+});
