@@ -5,7 +5,7 @@
 // on the first message).
 
 import type { Session, WorkMode } from "@rtc-agent/web/headless";
-import { useCallback, useMemo, useState } from "react";
+import { useCallback, useEffect, useMemo, useState } from "react";
 import { useAgentContext } from "./agent.js";
 import type { ChatMessage } from "./messages-view.js";
 import { usePrompts, type PromptsHandle } from "./prompts.js";
@@ -52,6 +52,10 @@ export function useChat(options: UseChatOptions = {}): ChatHandle {
   const sessions = useSessions();
   // undefined: follow the default (the newest chat of this device); null: new.
   const [chosen, setChosen] = useState<string | null | undefined>(options.sessionId);
+  // A new sessionId from the caller shows that chat (selectChat and newChat switch in between).
+  useEffect(() => {
+    if (options.sessionId !== undefined) setChosen(options.sessionId);
+  }, [options.sessionId]);
   const fallback = agent ? sessions.find((s) => s.status === "open" && agent.ownsSession(s.id))?.id : undefined;
   const sessionId = chosen === undefined ? fallback : (chosen ?? undefined);
   const view = useSession(sessionId);
