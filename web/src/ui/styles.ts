@@ -188,13 +188,14 @@ select { border: 1px solid var(--rtc-border); border-radius: 7px; padding: 3px 6
 .files .editor .row { display: flex; gap: 6px; align-items: center; }
 .files .editor .row span { flex: 1; font-size: 11px; color: var(--rtc-muted); }
 .files .hint { padding: 8px; color: var(--rtc-muted); font-size: 12px; }
+.files .storage { padding: 0 12px 6px; color: var(--rtc-muted); font-size: 11px; }
 .narrow .usage { display: none; }
 .narrow .bar { padding: 6px 8px; }
-.narrow .mode select { max-width: 8.5em; }
+.narrow .mode select { max-width: 14em; }
 .narrow .bar button { padding: 3px 8px; }
 .narrow .body { position: relative; }
 .narrow .sessions { position: absolute; top: 0; bottom: 0; left: 0; z-index: 2; width: min(280px, 85%); box-shadow: 0 4px 20px rgba(0,0,0,.2); }
-.narrow .files { position: absolute; top: 0; bottom: 0; right: 0; z-index: 2; width: min(340px, 100%); box-shadow: 0 4px 20px rgba(0,0,0,.2); }
+.narrow .files { position: absolute; top: 0; bottom: 0; right: 0; left: 0; z-index: 2; width: auto; box-shadow: 0 4px 20px rgba(0,0,0,.2); }
 .narrow .sessions li button { visibility: visible; }
 .narrow .messages { padding: 12px; }
 .narrow .msg.user { max-width: 92%; }

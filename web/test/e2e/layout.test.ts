@@ -61,6 +61,14 @@ test("layout phone 390×844: header controls reachable, sessions in a drawer tha
   eq(await drawer.isVisible(), false, "the drawer is closed at first");
   eq(await toggle.getAttribute("aria-expanded"), "false");
   checkInside(await headerControls(p), 390, 844);
+  // The work-mode select is wide enough for its label (a select clips what does not fit).
+  const fits = await p.page.evaluate(() => {
+    const sel = document.querySelector("rtc-agent")!.shadowRoot!.querySelector<HTMLSelectElement>("select.work-mode")!;
+    const c = document.createElement("canvas").getContext("2d")!;
+    c.font = getComputedStyle(sel).font;
+    return { text: c.measureText(sel.selectedOptions[0]!.text).width, box: sel.clientWidth };
+  });
+  ok(fits.text + 16 <= fits.box, `the mode select shows its whole label: ${JSON.stringify(fits)}`);
   ok(await reachable(p, "textarea[aria-label='Message']"), "the composer is not covered");
   ok(await reachable(p, ".msg.assistant .md"), "the conversation is not covered");
 
@@ -82,6 +90,9 @@ test("layout phone 390×844: header controls reachable, sessions in a drawer tha
   await p.page.locator("rtc-agent .files-toggle").click();
   await p.page.locator("rtc-agent aside.files").waitFor({ state: "visible" });
   checkInside(await headerControls(p), 390, 844);
+  const files = (await p.page.locator("rtc-agent aside.files").boundingBox())!;
+  const body = (await p.page.locator("rtc-agent .body").boundingBox())!;
+  ok(Math.abs(files.x - body.x) < 1 && Math.abs(files.width - body.width) < 1, `the file explorer covers the chat whole, no strip of it left: ${JSON.stringify({ files, body })}`);
   await p.page.locator("rtc-agent .files-toggle").click();
   await p.page.locator("rtc-agent aside.files").waitFor({ state: "hidden" });
   eq(p.noErrors(), [], "no page errors");
