@@ -154,6 +154,54 @@ func (t *tx) holdStream(userID string, p store.StreamPos) {
 	t.tickets = append(t.tickets, t.seq.enter(userID))
 }
 
+// streamLock is the lock of a user's stream found through a row of that user
+// (a session, an RTC), queued to go out with the transaction's next statement,
+// and the row's session as read after the lock.
+type streamLock struct {
+	userID, sessionID string
+	pos               store.StreamPos
+	session           []byte
+}
+
+// lockThrough queues, for a write transaction that holds no stream yet, the
+// lock of the stream of the user that `rows` (a FROM list that names the
+// session s) leads to where `where` holds for arg, then the read of s after
+// the lock: under READ COMMITTED a read in the locking statement could be
+// older than the lock holder's commit. holdLocked takes the result once the
+// statements have been sent.
+func (t *tx) lockThrough(rows, where string, arg any) *streamLock {
+	l := &streamLock{}
+	t.pending = append(t.pending,
+		deferred{sql: `SELECT us.user_id, us.epoch, us.top, us.floor, s.id FROM ` + rows +
+			` JOIN user_streams us ON us.user_id = s.user_id WHERE ` + where + ` FOR UPDATE OF us`, args: []any{arg},
+			row: func(r pgx.Row) error {
+				return noRowsIsNil(r.Scan(&l.userID, &l.pos.Epoch, &l.pos.Top, &l.pos.Floor, &l.sessionID))
+			}},
+		deferred{sql: `SELECT s.data FROM ` + rows + ` WHERE ` + where, args: []any{arg},
+			row: func(r pgx.Row) error { return noRowsIsNil(r.Scan(&l.session)) }})
+	return l
+}
+
+// holdLocked records a stream lockThrough took and caches the session read
+// under it (store.RowCache); false when the row led to no stream.
+func (t *tx) holdLocked(l *streamLock) bool {
+	if l.userID == "" {
+		return false
+	}
+	t.holdStream(l.userID, l.pos)
+	if l.session != nil {
+		t.rows.Put("session", l.sessionID, l.session)
+	}
+	return true
+}
+
+func noRowsIsNil(err error) error {
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil
+	}
+	return err
+}
+
 func (t *tx) NextOffset(userID string) (int64, error) {
 	if !t.writable {
 		p, err := t.stream(userID)

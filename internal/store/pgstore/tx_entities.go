@@ -51,28 +51,12 @@ func (t *tx) SessionGet(id string) (*protocol.Session, error) {
 func (t *tx) sessionData(id string) ([]byte, error) {
 	var data []byte
 	if t.writable && len(t.locked) == 0 && t.failed == nil {
-		var userID string
-		var p store.StreamPos
-		found := false
-		t.pending = append(t.pending, deferred{sql: `SELECT us.user_id, us.epoch, us.top, us.floor FROM sessions s
-			JOIN user_streams us ON us.user_id = s.user_id WHERE s.id = $1 FOR UPDATE OF us`, args: []any{id},
-			row: func(r pgx.Row) error {
-				err := r.Scan(&userID, &p.Epoch, &p.Top, &p.Floor)
-				found = err == nil
-				if errors.Is(err, pgx.ErrNoRows) {
-					return nil
-				}
-				return err
-			}})
-		err := t.queryRow(`SELECT data FROM sessions WHERE id = $1`, id).Scan(&data)
-		if found {
-			t.holdStream(userID, p)
-		}
-		switch {
-		case found && err == nil:
-			return data, nil
-		case found || err != nil && !errors.Is(err, pgx.ErrNoRows):
+		l := t.lockThrough("sessions s", "s.id = $1", id)
+		if err := t.flush(); err != nil {
 			return nil, err
+		}
+		if t.holdLocked(l) && l.session != nil {
+			return l.session, nil
 		}
 		// No session, or (not expected) no stream row yet: the general path.
 	}

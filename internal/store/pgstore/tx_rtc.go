@@ -39,30 +39,10 @@ func (t *tx) RTCGet(id string) (*protocol.RTC, error) {
 	if !t.writable || len(t.locked) > 0 || t.failed != nil {
 		return &r, t.getJSON(&r, sel, id)
 	}
-	var userID, sessionID string
-	var p store.StreamPos
-	var session []byte
-	t.pending = append(t.pending, deferred{sql: `SELECT us.user_id, us.epoch, us.top, us.floor, s.id FROM rtcs r
-		JOIN sessions s ON s.id = r.session_id JOIN user_streams us ON us.user_id = s.user_id
-		WHERE r.id = $1 FOR UPDATE OF us`, args: []any{id},
-		row: func(row pgx.Row) error { return noRowsIsNil(row.Scan(&userID, &p.Epoch, &p.Top, &p.Floor, &sessionID)) }},
-		deferred{sql: `SELECT s.data FROM rtcs r JOIN sessions s ON s.id = r.session_id WHERE r.id = $1`, args: []any{id},
-			row: func(row pgx.Row) error { return noRowsIsNil(row.Scan(&session)) }})
+	l := t.lockThrough("rtcs r JOIN sessions s ON s.id = r.session_id", "r.id = $1", id)
 	err := t.getJSON(&r, sel, id)
-	if userID != "" {
-		t.holdStream(userID, p)
-		if session != nil {
-			t.rows.Put("session", sessionID, session)
-		}
-	}
+	t.holdLocked(l)
 	return &r, err
-}
-
-func noRowsIsNil(err error) error {
-	if errors.Is(err, pgx.ErrNoRows) {
-		return nil
-	}
-	return err
 }
 
 func (t *tx) RTCListByTurn(turnID string) ([]protocol.RTC, error) {
