@@ -20,7 +20,7 @@ import type { EntityStore } from "../realtime/entities.js";
 import type { Call } from "../realtime/topic.js";
 import type { ToolContext, ToolDefinition } from "../tools/types.js";
 import type { ToolRegistry } from "../tools/registry.js";
-import { Emitter, SerialQueue, backoffMs, sleep } from "../util/emitter.js";
+import { Emitter, KeyedSignals, SerialQueue, backoffMs, sleep } from "../util/emitter.js";
 import { INTERRUPTED, type Journal, type Outcome, type RtcRef } from "./journal.js";
 import type { Leadership } from "./leader.js";
 import { fitOutput, type Outbox } from "./outbox.js";
@@ -64,9 +64,10 @@ export class Executor {
   private readonly inFlight = new Set<string>();
   private readonly sessionQueues = new Map<string, SerialQueue>();
   private readonly execQueue = new SerialQueue();
-  private readonly terminalWaiters = new Map<string, (() => void)[]>();
-  /** Questions waiting on a chat of this device, withdrawn if it moves to another. */
-  private readonly movedWaiters = new Map<string, (() => void)[]>();
+  /** Fired by RTC id when the call ends on the server. */
+  private readonly ends = new KeyedSignals();
+  /** Fired by session id when the chat moves to another device: its questions are withdrawn. */
+  private readonly moves = new KeyedSignals();
   private readonly offs: (() => void)[] = [];
   private stopped = false;
 
@@ -81,7 +82,7 @@ export class Executor {
           // Its RTCs may have arrived first (loaded with the session's lists).
           if (c.entity.device_id === this.d.deviceId) for (const r of this.d.store.rtcsOf(c.entity.id)) this.consider(r);
           // Continued on another device: its questions go there (this device can no longer answer them).
-          else for (const fn of this.movedWaiters.get(c.entity.id)?.splice(0) ?? []) fn();
+          else this.moves.fire(c.entity.id);
           return;
         }
         if (c.kind !== "rtc") return;
@@ -395,28 +396,16 @@ export class Executor {
     }
   }
 
-  /** Asks the person; null when the call ends on the server before an answer. */
   /**
    * Asks the person; null when the call ended on the server or its chat moved to
    * another device meanwhile (the question is withdrawn, not answered).
    */
   private async promptFor(rtc: Rtc, prompt: Omit<Prompt, "rtc">): Promise<PromptAnswer | null> {
     const ended = this.terminal(rtc.id).then(() => null);
-    let leave = (): void => undefined;
-    const away = new Promise<null>((resolve) => {
-      const list = this.movedWaiters.get(rtc.session_id) ?? [];
-      const fn = () => resolve(null);
-      list.push(fn);
-      this.movedWaiters.set(rtc.session_id, list);
-      leave = () => {
-        const i = list.indexOf(fn);
-        if (i >= 0) list.splice(i, 1);
-        if (list.length === 0 && this.movedWaiters.get(rtc.session_id) === list) this.movedWaiters.delete(rtc.session_id);
-      };
-    });
+    const away = this.moves.wait(rtc.session_id);
     const answer = this.d.prompts.ask({ ...prompt, rtc });
-    const result = await Promise.race([answer, ended, away]);
-    leave();
+    const result = await Promise.race([answer, ended, away.done.then(() => null)]);
+    away.cancel();
     if (result === null) this.d.prompts.close(prompt.id);
     return result;
   }
@@ -425,18 +414,12 @@ export class Executor {
   private terminal(id: string): Promise<void> {
     const cur = this.d.store.rtcs.get(id);
     if (cur && RTC_TERMINAL.has(cur.status)) return Promise.resolve();
-    return new Promise((resolve) => {
-      const list = this.terminalWaiters.get(id) ?? [];
-      list.push(resolve);
-      this.terminalWaiters.set(id, list);
-    });
+    return this.ends.wait(id).done;
   }
 
   private ended(id: string): void {
     for (const p of this.d.prompts.list()) if (p.rtc.id === id) this.d.prompts.close(p.id);
-    const list = this.terminalWaiters.get(id);
-    this.terminalWaiters.delete(id);
-    for (const fn of list ?? []) fn();
+    this.ends.fire(id);
   }
 }
 

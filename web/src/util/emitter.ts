@@ -39,6 +39,30 @@ export class SerialQueue {
   }
 }
 
+/** One-shot signals by key: a wait resolves when its key fires; a cancelled wait is dropped. */
+export class KeyedSignals {
+  private readonly waiting = new Map<string, Set<() => void>>();
+
+  wait(key: string): { done: Promise<void>; cancel: () => void } {
+    let fn = (): void => undefined;
+    const done = new Promise<void>((resolve) => (fn = resolve));
+    const set = this.waiting.get(key) ?? new Set();
+    set.add(fn);
+    this.waiting.set(key, set);
+    const cancel = () => {
+      set.delete(fn);
+      if (set.size === 0 && this.waiting.get(key) === set) this.waiting.delete(key);
+    };
+    return { done, cancel };
+  }
+
+  fire(key: string): void {
+    const set = this.waiting.get(key);
+    this.waiting.delete(key);
+    for (const fn of set ?? []) fn();
+  }
+}
+
 export const sleep = (ms: number, signal?: AbortSignal): Promise<void> =>
   new Promise((resolve) => {
     const t = setTimeout(resolve, ms);
