@@ -36,4 +36,6 @@ func TestTokenModesOverTheConnection(t *testing.T) {
 	if _, err := b.call(ctx, protocol.MethodSessionUpdate, map[string]any{"session_id": res.SessionID, "work_mode": protocol.ModePlan}); err != nil {
 		t.Fatalf("switch to plan: %v", err)
 	}
+	// The turn ends before the browser goes (its tool call would lose its result).
+	b.waitTurn(res.TurnID, 10*time.Second)
 }
