@@ -13,6 +13,9 @@ import (
 // the status it already has is accepted (a retried request); moving backwards or out
 // of a terminal status is a conflict.
 func UpdateRTCStatus(tx store.Tx, c Caller, req *protocol.RTCUpdateStatusRequest) (*protocol.RTC, error) {
+	if req.Status == protocol.RTCRejected {
+		tx.Prefetch(store.Prefetch{TurnOfRTC: req.RTCID}) // endRTC reads them
+	}
 	r, err := RTCForDevice(tx, c, req.RTCID)
 	if err != nil {
 		return nil, err
@@ -56,6 +59,7 @@ func UpdateRTCStatus(tx store.Tx, c Caller, req *protocol.RTCUpdateStatusRequest
 // already terminal) returns the stored RTC and changes nothing, whatever client_id
 // it carries.
 func SubmitResult(tx store.Tx, c Caller, req *protocol.RTCSubmitResultRequest) (*protocol.RTC, error) {
+	tx.Prefetch(store.Prefetch{TurnOfRTC: req.RTCID}) // endRTC reads them
 	r, err := RTCForDevice(tx, c, req.RTCID)
 	if err != nil {
 		return nil, err
@@ -85,6 +89,7 @@ func SubmitResult(tx store.Tx, c Caller, req *protocol.RTCSubmitResultRequest) (
 // ExpireRTC marks an RTC whose deadline passed as timeout. It is a no-op when the
 // RTC ended meanwhile.
 func ExpireRTC(tx store.Tx, id string) error {
+	tx.Prefetch(store.Prefetch{TurnOfRTC: id}) // endRTC reads them
 	r, err := tx.RTCGet(id)
 	if err != nil || protocol.RTCTerminal(r.Status) || r.DeadlineAt == nil || r.DeadlineAt.After(tx.Now()) {
 		return err

@@ -36,6 +36,11 @@ func (r *Runner) commitStep(ctx context.Context, o *owner, item *store.InboxItem
 	var closed []string // messages EndTurn closed besides the step's own
 	err := r.writeItem(ctx, o, item, func(tx store.Tx, finish func() error) error {
 		stop, closed = false, nil
+		want := store.Prefetch{Turn: t.ID}
+		if out.msg == nil {
+			want.MessageSeq = t.SessionID // finalMessage creates the message
+		}
+		tx.Prefetch(want)
 		sess, cur, err := turnNow(tx, t)
 		if err != nil {
 			return err

@@ -161,29 +161,19 @@ func (r *Runner) take(tx store.Tx, lease store.Lease) (taken, error) {
 var errReleased = errors.New("lease released")
 
 // writeItem is write for a transaction that may complete the item: fn calls
-// finish to delete it (see finishItem). When that released the lease, writeItem
+// finish to delete it (store.Tx.InboxFinish, which releases the lease when the
+// inbox is then empty, saving the drain a round trip). When it released, writeItem
 // returns errReleased.
 func (r *Runner) writeItem(ctx context.Context, o *owner, item *store.InboxItem, fn func(tx store.Tx, finish func() error) error) error {
 	released := false
 	err := r.write(ctx, o, func(tx store.Tx) error {
 		released = false
-		return fn(tx, func() error {
-			var err error
-			released, err = finishItem(tx, o, item)
-			return err
-		})
+		return fn(tx, func() error { return tx.InboxFinish(item.ID, o.get(), &released) })
 	})
 	if err == nil && released {
 		return errReleased
 	}
 	return err
-}
-
-// finishItem deletes a completed item and, when the inbox is then empty, releases
-// the lease in the same transaction, saving the drain a round trip. It reports
-// whether it released.
-func finishItem(tx store.Tx, o *owner, item *store.InboxItem) (bool, error) {
-	return tx.InboxFinish(item.ID, o.get())
 }
 
 // releaseOnShutdown gives the lease back when the runner stops mid-drain, so the

@@ -79,6 +79,17 @@ type Page struct {
 	Limit int
 }
 
+// Prefetch names rows a write transaction is about to read under their user's
+// stream lock. A store that talks to a database server may read them in the
+// exchange that takes the lock and answer the reads from what it read, kept up
+// to date with the transaction's own writes. A hint: every answer is the same
+// without it.
+type Prefetch struct {
+	Turn       string // TurnGet of this turn
+	MessageSeq string // MessageMaxSeq of this session
+	TurnOfRTC  string // TurnGet and RTCListOpenByTurn of this RTC's turn
+}
+
 // Tx is the set of operations available inside a transaction. Read-only
 // transactions may call only the getters and listers.
 type Tx interface {
@@ -106,6 +117,9 @@ type Tx interface {
 	StreamReset(userID string) (StreamPos, error)
 	// UpdatePrune deletes updates older than before, keeping at least keep per user.
 	UpdatePrune(before time.Time, keep int) (int64, error)
+
+	// Prefetch tells the transaction what it is about to read (see Prefetch).
+	Prefetch(p Prefetch)
 
 	SessionInsert(s *protocol.Session) error
 	// SessionGet in a write transaction returns the session as it stands until
@@ -161,9 +175,11 @@ type Tx interface {
 	InboxNext(sessionID string) (*InboxItem, error)
 	InboxDelete(id int64) error
 	// InboxFinish deletes the session's item id and, when the session has no
-	// other item, releases l as LeaseRelease does, reporting whether it did: how
-	// a drain ends an item and, with the inbox empty, itself, in one statement.
-	InboxFinish(id int64, l Lease) (released bool, err error)
+	// other item, releases l as LeaseRelease does: how a drain ends an item and,
+	// with the inbox empty, itself, in one statement. It sets *released to
+	// whether it released by the time the transaction commits (a store may send
+	// the statement with the commit).
+	InboxFinish(id int64, l Lease, released *bool) error
 	// InboxSessions returns up to limit sessions that have inbox items and no live
 	// lease (none, an expired one, or one held by a node whose liveness record
 	// expired), oldest work first.

@@ -25,10 +25,20 @@
 //     after another: offsets +1 each, no gap, commit order = offset order.
 //   - compare-and-set: UPDATE … WHERE id AND status; a concurrent writer of the
 //     row is waited for and the status re-checked on its committed version.
+//     Turns and RTCs (read under the stream lock by every writer) have theirs
+//     checked by the server, which fails the transaction when no row matched
+//     (pipeline.go), so the update waits to go with the next statement.
 //   - client ids: INSERT … ON CONFLICT DO NOTHING on (user_id, client_id), so
 //     ErrDuplicate leaves the transaction usable, as in SQLite.
 //   - seq = MAX(seq)+1 (turns, messages) is not locked: a concurrent insert of the
 //     same seq fails on the unique index and the transaction runs again.
+//
+// # Exchanges
+//
+// Writes and server-checked statements wait to go with the next statement that
+// needs an answer, or with COMMIT (pipeline.go); the reads a transaction names
+// with Prefetch go right after its stream lock (prefetch.go). A transition is
+// two or three exchanges: its reads under the lock, then its writes and COMMIT.
 //
 // # Retries: fn must be re-runnable
 //
@@ -73,7 +83,7 @@
 //     inserted. A row another transaction has locked is busy: ErrConflict at
 //     once. Of two nodes racing, one wins; the loser's work is its holder's.
 //  3. Every worker write starts with LeaseCheck, which share-locks the lease row
-//     until commit: the row is busy for acquirers until the checked transaction
+//     until commit (checked by the server, sent with the next statement): the row is busy for acquirers until the checked transaction
 //     ends, so a holder's checked writes commit before anyone else holds the
 //     lease, and once another holder committed its acquisition the stale
 //     holder's check fails.

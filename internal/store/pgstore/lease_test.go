@@ -93,6 +93,10 @@ func TestNodesAcquireBusyWhileHolderChecked(t *testing.T) {
 			if err := tx.LeaseCheck(old); err != nil {
 				return err
 			}
+			// The check goes to the server with the next statement.
+			if _, err := tx.StreamGet("u"); err != nil {
+				return err
+			}
 			close(checked)
 			<-release
 			return tx.InboxInsert(&store.InboxItem{SessionID: "s", Kind: "k", TurnID: "t"})

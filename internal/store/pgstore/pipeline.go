@@ -3,9 +3,12 @@ package pgstore
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/rtcagent/rtcagent/internal/store"
 )
 
 // querier is what a transaction sends statements through: a pooled connection
@@ -30,15 +33,49 @@ type querier interface {
 // client on a result: the statements queued after it, COMMIT included, would
 // have run.
 
+// A check whose failure must stop the transaction (a compare-and-set, the
+// lease check) is made by the server: the statement calls rtcagent_fail
+// (migration 006) when it fails, so it can wait in the pipeline like a write.
+// serverCheck maps that function's codes to the store's errors.
+
 // deferred is a statement waiting in tx.later. check, when set, judges its
-// command tag (only COMMIT's: see above); row, when set, reads its one row
-// instead; mapErr, when set, translates its error.
+// command tag (only COMMIT's: see above); row or rows, when set, read its
+// result instead (only reads, or a result the transaction uses after its
+// commit); mapErr, when set, translates its error.
 type deferred struct {
 	sql    string
 	args   []any
 	check  func(pgconn.CommandTag) error
 	row    func(pgx.Row) error
+	rows   func(pgx.Rows) error
 	mapErr func(error) error
+}
+
+// serverCheck maps a failure raised by rtcagent_fail to the store's error
+// (wrapping the server's message) and leaves other errors as they are.
+func serverCheck(err error) error {
+	var pe *pgconn.PgError
+	if !errors.As(err, &pe) {
+		return err
+	}
+	switch pe.Code {
+	case "RA404":
+		return fmt.Errorf("%s: %w", pe.Message, store.ErrNotFound)
+	case "RA409":
+		return fmt.Errorf("%s: %w", pe.Message, store.ErrConflict)
+	case "RA410":
+		return fmt.Errorf("%s: %w", pe.Message, store.ErrLeaseLost)
+	}
+	return err
+}
+
+// laterCheck queues a statement whose check the server makes (see above).
+func (t *tx) laterCheck(query string, args ...any) error {
+	if err := t.later(nil, query, args...); err != nil {
+		return err
+	}
+	t.pending[len(t.pending)-1].mapErr = serverCheck
+	return nil
 }
 
 // defer queues a write (see above).
@@ -77,6 +114,15 @@ func (t *tx) pipeline(q deferred) (pgx.BatchResults, error) {
 		var err error
 		if d.row != nil {
 			err = d.row(br.QueryRow())
+		} else if d.rows != nil {
+			var rows pgx.Rows
+			if rows, err = br.Query(); err == nil {
+				err = d.rows(rows)
+				rows.Close()
+				if err == nil {
+					err = rows.Err()
+				}
+			}
 		} else {
 			var tag pgconn.CommandTag
 			tag, err = br.Exec()

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -42,6 +43,11 @@ type tx struct {
 	// heads are the oldest inbox items of sessions that had none before this
 	// transaction inserted one (InboxNext answers from them; a delete forgets them).
 	heads map[string]store.InboxItem
+	// wants are the reads Prefetch queued to go after the next stream lock;
+	// openRTCs and seqs keep what some of them read (prefetch.go).
+	wants    []deferred
+	openRTCs openRTCs
+	seqs     seqs
 }
 
 var errReadOnly = errors.New("pgstore: write in a read transaction")
@@ -141,6 +147,7 @@ func (t *tx) lockStream(userID string) (store.StreamPos, error) {
 		return p, fmt.Errorf("lock user stream %s: %w", userID, err)
 	}
 	t.holdStream(userID, p)
+	t.afterLock()
 	return p, nil
 }
 
@@ -175,20 +182,24 @@ func (t *tx) lockThrough(rows, where string, arg any) *streamLock {
 		deferred{sql: `SELECT us.user_id, us.epoch, us.top, us.floor, s.id FROM ` + rows +
 			` JOIN user_streams us ON us.user_id = s.user_id WHERE ` + where + ` FOR UPDATE OF us`, args: []any{arg},
 			row: func(r pgx.Row) error {
-				return noRowsIsNil(r.Scan(&l.userID, &l.pos.Epoch, &l.pos.Top, &l.pos.Floor, &l.sessionID))
+				err := r.Scan(&l.userID, &l.pos.Epoch, &l.pos.Top, &l.pos.Floor, &l.sessionID)
+				if err == nil {
+					t.holdStream(l.userID, l.pos)
+				}
+				return noRowsIsNil(err)
 			}},
 		deferred{sql: `SELECT s.data FROM ` + rows + ` WHERE ` + where, args: []any{arg},
 			row: func(r pgx.Row) error { return noRowsIsNil(r.Scan(&l.session)) }})
+	t.afterLock()
 	return l
 }
 
-// holdLocked records a stream lockThrough took and caches the session read
-// under it (store.RowCache); false when the row led to no stream.
+// holdLocked caches the session read under a stream lockThrough took
+// (store.RowCache); false when the row led to no stream.
 func (t *tx) holdLocked(l *streamLock) bool {
 	if l.userID == "" {
 		return false
 	}
-	t.holdStream(l.userID, l.pos)
 	if l.session != nil {
 		t.rows.Put("session", l.sessionID, l.session)
 	}
@@ -398,6 +409,17 @@ func (t *tx) casResult(tag pgconn.CommandTag, err error, table, id string) error
 		return err
 	}
 	return store.ErrConflict
+}
+
+// casUpdate queues a compare-and-set of one row of table (id $1, the status
+// it must have last in args) that the server checks (pipeline.go): when no
+// row was in that status the transaction fails with store.ErrConflict, or
+// store.ErrNotFound when the row is gone. Every writer of a turn or an RTC
+// reads it under its user's stream lock first, so the check fails only when
+// something is amiss, and the transaction is not worth going on with.
+func (t *tx) casUpdate(table, set string, args ...any) error {
+	return t.laterCheck(`WITH u AS (UPDATE `+table+` SET `+set+` WHERE id = $1 AND status = $`+strconv.Itoa(len(args))+` RETURNING 1)
+		SELECT CASE WHEN EXISTS (SELECT 1 FROM u) THEN true ELSE rtcagent_cas_failed('`+table+`', $1) END`, args...)
 }
 
 func limitOf(p store.Page) int {

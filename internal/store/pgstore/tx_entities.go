@@ -140,13 +140,15 @@ func (t *tx) TurnList(sessionID string, p store.Page) ([]protocol.Turn, error) {
 		sessionID, p.After, limitOf(p))
 }
 
+// TurnUpdate is a compare-and-set the server checks (casUpdate): it waits to
+// go with the transaction's next statement.
 func (t *tx) TurnUpdate(tr *protocol.Turn, expectStatus string) error {
 	data, _ := tr.StoredJSON()
-	tag, err := t.exec(`UPDATE turns SET status = $2, data = $3 WHERE id = $1 AND status = $4`, tr.ID, tr.Status, string(data), expectStatus)
-	if err = t.casResult(tag, err, "turns", tr.ID); err == nil {
-		t.rows.Put("turn", tr.ID, data)
+	if err := t.casUpdate("turns", "status = $2, data = $3", tr.ID, tr.Status, string(data), expectStatus); err != nil {
+		return err
 	}
-	return err
+	t.rows.Put("turn", tr.ID, data)
+	return nil
 }
 
 func (t *tx) TurnNextQueued(sessionID string) (*protocol.Turn, error) {
@@ -167,6 +169,7 @@ func (t *tx) TurnMaxSeq(sessionID string) (int64, error) { return t.maxSeq("turn
 
 func (t *tx) MessageInsert(m *protocol.Message, clientID string) error {
 	data, _ := json.Marshal(m)
+	t.seqs.wrote(m.SessionID, m.Seq)
 	var cid any // NULL: no idempotency key
 	if clientID != "" {
 		cid = clientID
@@ -212,7 +215,12 @@ func (t *tx) MessageList(sessionID string, p store.Page) ([]protocol.Message, er
 		sessionID, p.After, limitOf(p))
 }
 
-func (t *tx) MessageMaxSeq(sessionID string) (int64, error) { return t.maxSeq("messages", sessionID) }
+func (t *tx) MessageMaxSeq(sessionID string) (int64, error) {
+	if n, ok := t.seqs[sessionID]; ok {
+		return n, nil
+	}
+	return t.maxSeq("messages", sessionID)
+}
 
 // MessageLastByRole walks the session's messages backwards on the (session, seq)
 // index; summaries are frequent in the sessions that have them, so the walk is short.

@@ -24,6 +24,7 @@ func (t *tx) RTCInsert(r *protocol.RTC) error {
 	if err != nil {
 		return fmt.Errorf("insert rtc: %w", err)
 	}
+	t.openRTCs.put(r, data)
 	return nil
 }
 
@@ -50,6 +51,9 @@ func (t *tx) RTCListByTurn(turnID string) ([]protocol.RTC, error) {
 }
 
 func (t *tx) RTCListOpenByTurn(turnID string) ([]protocol.RTC, error) {
+	if list, ok, err := t.openRTCs.get(turnID); ok {
+		return list, err
+	}
 	return listJSON[protocol.RTC](t, `SELECT data FROM rtcs WHERE turn_id = $1 AND open ORDER BY seq`, turnID)
 }
 
@@ -68,11 +72,16 @@ func (t *tx) RTCListExpired(now time.Time, limit int) ([]protocol.RTC, error) {
 		ORDER BY deadline_at LIMIT $2`, now, limitArg(limit))
 }
 
+// RTCUpdate is a compare-and-set the server checks (casUpdate): it waits to
+// go with the transaction's next statement.
 func (t *tx) RTCUpdate(r *protocol.RTC, expectStatus string) error {
 	open, deadline, data := rtcCols(r)
-	tag, err := t.exec(`UPDATE rtcs SET status = $2, open = $3, deadline_at = $4, data = $5 WHERE id = $1 AND status = $6`,
-		r.ID, r.Status, open, deadline, data, expectStatus)
-	return t.casResult(tag, err, "rtcs", r.ID)
+	if err := t.casUpdate("rtcs", "status = $2, open = $3, deadline_at = $4, data = $5",
+		r.ID, r.Status, open, deadline, data, expectStatus); err != nil {
+		return err
+	}
+	t.openRTCs.put(r, data)
+	return nil
 }
 
 func (t *tx) InboxInsert(item *store.InboxItem) error {
@@ -137,26 +146,34 @@ func (t *tx) InboxDelete(id int64) error {
 
 // InboxFinish is one statement: the delete, the look for another item of the
 // session (in the statement's snapshot, which the delete does not change: any
-// id but this one) and the release when there is none.
-func (t *tx) InboxFinish(id int64, l store.Lease) (bool, error) {
+// id but this one) and the release when there is none. It waits to go with the
+// transaction's next statement or COMMIT, which reads *released.
+func (t *tx) InboxFinish(id int64, l store.Lease, released *bool) error {
 	if !t.writable {
-		return false, errReadOnly
+		return errReadOnly
+	}
+	if t.failed != nil {
+		return t.failed
 	}
 	clear(t.heads)
-	var released bool
-	err := t.queryRow(`WITH gone AS (DELETE FROM inbox WHERE id = $1),
-		more AS (SELECT EXISTS (SELECT 1 FROM inbox WHERE session_id = $2 AND id > $1)
-			OR EXISTS (SELECT 1 FROM inbox WHERE session_id = $2 AND id < $1) AS found),
-		release AS (UPDATE leases SET expires_at = 'epoch'
-			WHERE session_id = $2 AND holder = $3 AND token = $4 AND NOT (SELECT found FROM more))
-		SELECT NOT found FROM more`, id, l.SessionID, l.Holder, l.Token).Scan(&released)
-	if err != nil {
-		return false, fmt.Errorf("finish inbox item: %w", err)
-	}
-	if released {
-		t.wakes.Let(l.SessionID)
-	}
-	return released, nil
+	*released = false
+	t.pending = append(t.pending, deferred{
+		sql: `WITH gone AS (DELETE FROM inbox WHERE id = $1),
+			more AS (SELECT EXISTS (SELECT 1 FROM inbox WHERE session_id = $2 AND id > $1)
+				OR EXISTS (SELECT 1 FROM inbox WHERE session_id = $2 AND id < $1) AS found),
+			release AS (UPDATE leases SET expires_at = 'epoch'
+				WHERE session_id = $2 AND holder = $3 AND token = $4 AND NOT (SELECT found FROM more))
+			SELECT NOT found FROM more`,
+		args: []any{id, l.SessionID, l.Holder, l.Token},
+		row: func(r pgx.Row) error {
+			err := r.Scan(released)
+			if err == nil && *released {
+				t.wakes.Let(l.SessionID)
+			}
+			return err
+		},
+		mapErr: func(err error) error { return fmt.Errorf("finish inbox item: %w", err) }})
+	return nil
 }
 
 // InboxSessions lists candidates only; the claim is LeaseAcquire (see the package
@@ -218,22 +235,26 @@ func (t *tx) LeaseAcquire(sessionID, holder string, ttl time.Duration) (store.Le
 // acquirer (which needs a conflicting lock) finds the row busy until this
 // transaction ends, so everything a holder writes after a successful check
 // commits before anyone else can take the lease. Had an acquirer committed
-// first, the WHERE is evaluated on its version and the check fails.
+// first, the WHERE is evaluated on its version and the check fails. The check
+// is the server's (rtcagent_fail, pipeline.go), so it waits to go with the
+// transaction's next statement: a lost lease fails that statement and the
+// transaction, never letting a write after it commit.
 func (t *tx) LeaseCheck(l store.Lease) error {
-	query := `SELECT 1 FROM leases WHERE session_id = $1 AND holder = $2 AND token = $3 AND expires_at > $4`
+	const held = `SELECT 1 FROM leases WHERE session_id = $1 AND holder = $2 AND token = $3 AND expires_at > $4`
 	if t.writable {
-		query += ` FOR SHARE`
+		t.markLeased(l.SessionID)
+		return t.laterCheck(`WITH held AS (`+held+` FOR SHARE)
+			SELECT CASE WHEN EXISTS (SELECT 1 FROM held) THEN true
+				ELSE rtcagent_fail('RA410', 'lease of session ' || $1 || ' lost') END`,
+			l.SessionID, l.Holder, l.Token, t.now)
 	}
 	var one int
-	err := t.queryRow(query, l.SessionID, l.Holder, l.Token, t.now).Scan(&one)
+	err := t.queryRow(held, l.SessionID, l.Holder, l.Token, t.now).Scan(&one)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return store.ErrLeaseLost
 	}
 	if err != nil {
 		return fmt.Errorf("check lease: %w", err)
-	}
-	if t.writable {
-		t.markLeased(l.SessionID)
 	}
 	return nil
 }

@@ -350,3 +350,7 @@ func limitOf(p store.Page) int {
 	}
 	return p.Limit
 }
+
+// Prefetch does nothing: reads are calls into this process, with no exchange
+// to save.
+func (t *tx) Prefetch(store.Prefetch) {}

@@ -96,14 +96,16 @@ func (t *tx) InboxDelete(id int64) error {
 	return err
 }
 
-func (t *tx) InboxFinish(id int64, l store.Lease) (bool, error) {
+func (t *tx) InboxFinish(id int64, l store.Lease, released *bool) error {
+	*released = false
 	if err := t.InboxDelete(id); err != nil {
-		return false, err
+		return err
 	}
 	if _, err := t.InboxNext(l.SessionID); !errors.Is(err, store.ErrNotFound) {
-		return false, err
+		return err
 	}
-	return true, t.LeaseRelease(l)
+	*released = true
+	return t.LeaseRelease(l)
 }
 
 func (t *tx) InboxSessions(limit int) ([]string, error) {

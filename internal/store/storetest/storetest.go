@@ -43,28 +43,30 @@ type Factory func(t *testing.T, clock *Clock) store.Store
 // Run runs the suite.
 func Run(t *testing.T, open Factory) {
 	tests := map[string]func(*testing.T, store.Store, *Clock){
-		"OffsetsContiguous":        testOffsets,
-		"OneUpdatePerCommit":       testOneUpdatePerCommit,
-		"ReadOncePerWrite":         testReadOncePerWrite,
-		"ConcurrentOffsets":        testConcurrentOffsets,
-		"RollbackLeavesNothing":    testRollback,
-		"ConcurrentRollback":       testConcurrentRollback,
-		"CompareAndSet":            testCAS,
-		"MessageClientID":          testClientID,
-		"MessageLastByRole":        testMessageLastByRole,
-		"Lease":                    testLease,
-		"NodeLiveness":             testNodeLiveness,
-		"Inbox":                    testInbox,
-		"InboxFinish":              testInboxFinish,
-		"InboxNextAfterInsert":     testInboxNextAfterInsert,
-		"Checkpoint":               testCheckpoint,
-		"HistoryResetAndPrune":     testHistory,
-		"RTCQueries":               testRTCQueries,
-		"SessionList":              testSessionList,
-		"ConcurrentSessionChanges": testConcurrentSessionChanges,
-		"ApprovalsAndDecisions":    testApprovalsAndDecisions,
-		"Audit":                    testAudit,
-		"HistoryPageBytes":         testPageBytes,
+		"OffsetsContiguous":         testOffsets,
+		"OneUpdatePerCommit":        testOneUpdatePerCommit,
+		"ReadOncePerWrite":          testReadOncePerWrite,
+		"ConcurrentOffsets":         testConcurrentOffsets,
+		"RollbackLeavesNothing":     testRollback,
+		"ConcurrentRollback":        testConcurrentRollback,
+		"CompareAndSet":             testCAS,
+		"FailedCheckCommitsNothing": testFailedCheckCommitsNothing,
+		"PrefetchAnswers":           testPrefetchAnswers,
+		"MessageClientID":           testClientID,
+		"MessageLastByRole":         testMessageLastByRole,
+		"Lease":                     testLease,
+		"NodeLiveness":              testNodeLiveness,
+		"Inbox":                     testInbox,
+		"InboxFinish":               testInboxFinish,
+		"InboxNextAfterInsert":      testInboxNextAfterInsert,
+		"Checkpoint":                testCheckpoint,
+		"HistoryResetAndPrune":      testHistory,
+		"RTCQueries":                testRTCQueries,
+		"SessionList":               testSessionList,
+		"ConcurrentSessionChanges":  testConcurrentSessionChanges,
+		"ApprovalsAndDecisions":     testApprovalsAndDecisions,
+		"Audit":                     testAudit,
+		"HistoryPageBytes":          testPageBytes,
 	}
 	for name, fn := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -632,11 +634,7 @@ func testInboxFinish(t *testing.T, s store.Store, _ *Clock) {
 	})
 	finish := func(it *store.InboxItem) bool {
 		var released bool
-		write(t, s, func(tx store.Tx) error {
-			var err error
-			released, err = tx.InboxFinish(it.ID, l)
-			return err
-		})
+		write(t, s, func(tx store.Tx) error { return tx.InboxFinish(it.ID, l, &released) })
 		return released
 	}
 	held := func() bool {
@@ -672,6 +670,7 @@ func testInboxFinish(t *testing.T, s store.Store, _ *Clock) {
 		return tx.InboxInsert(&store.InboxItem{SessionID: "s", Kind: "k", TurnID: "t3"})
 	})
 	h.commits = nil
+	var released bool
 	write(t, s, func(tx store.Tx) error {
 		if err := tx.LeaseCheck(l); err != nil { // the drain's fenced write
 			return err
@@ -683,12 +682,11 @@ func testInboxFinish(t *testing.T, s store.Store, _ *Clock) {
 		if err != nil {
 			return err
 		}
-		released, err := tx.InboxFinish(it.ID, l)
-		if released {
-			t.Error("released with an item queued in the same transaction")
-		}
-		return err
+		return tx.InboxFinish(it.ID, l, &released)
 	})
+	if released {
+		t.Error("released with an item queued in the same transaction")
+	}
 	if !held() {
 		t.Fatal("the lease went with work left")
 	}

@@ -1,0 +1,150 @@
+package pgstore
+
+import (
+	"cmp"
+	"encoding/json"
+	"slices"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/rtcagent/rtcagent/internal/protocol"
+	"github.com/rtcagent/rtcagent/internal/store"
+)
+
+// Prefetch queues the reads p names to go right after the user stream lock
+// (or, when the transaction holds it already, with the next statement): in
+// the exchange that takes the lock, and read after it, so they see what the
+// lock's previous holder committed. Their answers are kept for the
+// transaction, which brings them up to date with its own writes.
+func (t *tx) Prefetch(p store.Prefetch) {
+	if !t.writable || t.failed != nil {
+		return
+	}
+	var ds []deferred
+	if p.Turn != "" {
+		ds = append(ds, deferred{sql: `SELECT id, data FROM turns WHERE id = $1`, args: []any{p.Turn}, row: t.keepTurn})
+	}
+	if p.MessageSeq != "" {
+		id := p.MessageSeq
+		ds = append(ds, deferred{sql: `SELECT COALESCE(MAX(seq), 0) FROM messages WHERE session_id = $1`, args: []any{id},
+			row: func(r pgx.Row) error {
+				var n int64
+				err := r.Scan(&n)
+				if err == nil && len(t.locked) > 0 {
+					t.seqs.put(id, n)
+				}
+				return err
+			}})
+	}
+	if p.TurnOfRTC != "" {
+		ds = append(ds,
+			deferred{sql: `SELECT t.id, t.data FROM rtcs r JOIN turns t ON t.id = r.turn_id WHERE r.id = $1`,
+				args: []any{p.TurnOfRTC}, row: t.keepTurn},
+			deferred{sql: `SELECT r.turn_id, o.id, o.seq, o.data FROM rtcs r
+				LEFT JOIN rtcs o ON o.turn_id = r.turn_id AND o.open WHERE r.id = $1 ORDER BY o.seq`,
+				args: []any{p.TurnOfRTC}, rows: t.keepOpenRTCs})
+	}
+	if len(t.locked) > 0 {
+		t.pending = append(t.pending, ds...)
+	} else {
+		t.wants = append(t.wants, ds...)
+	}
+}
+
+// afterLock queues the prefetched reads behind the stream lock just queued or
+// taken. What they read is kept only if the lock was taken (t.locked): a lock
+// queued by lockThrough may find no stream, and a read without it may be out
+// of date.
+func (t *tx) afterLock() {
+	t.pending, t.wants = append(t.pending, t.wants...), nil
+}
+
+func (t *tx) keepTurn(r pgx.Row) error {
+	var id string
+	var data []byte
+	err := r.Scan(&id, &data)
+	if err == nil && len(t.locked) > 0 {
+		t.rows.Put("turn", id, data)
+	}
+	return noRowsIsNil(err)
+}
+
+func (t *tx) keepOpenRTCs(rows pgx.Rows) error {
+	var turnID string
+	var list []openRTC
+	for rows.Next() {
+		var id *string
+		var seq *int
+		var data []byte
+		if err := rows.Scan(&turnID, &id, &seq, &data); err != nil {
+			return err
+		}
+		if id != nil {
+			list = append(list, openRTC{id: *id, seq: *seq, data: data})
+		}
+	}
+	if turnID != "" && len(t.locked) > 0 {
+		if t.openRTCs == nil {
+			t.openRTCs = openRTCs{}
+		}
+		t.openRTCs[turnID] = list
+	}
+	return nil
+}
+
+// openRTCs holds, by turn, the open calls a transaction read under the
+// turn's user stream lock, by seq, kept up to date with its writes of calls.
+type openRTCs map[string][]openRTC
+
+type openRTC struct {
+	id   string
+	seq  int
+	data []byte
+}
+
+// get returns the turn's open calls, when they were read.
+func (o openRTCs) get(turnID string) ([]protocol.RTC, bool, error) {
+	list, ok := o[turnID]
+	if !ok {
+		return nil, false, nil
+	}
+	out := make([]protocol.RTC, len(list))
+	for i, c := range list {
+		if err := json.Unmarshal(c.data, &out[i]); err != nil {
+			return nil, true, err
+		}
+	}
+	return out, true, nil
+}
+
+// put brings the turn's list, when it was read, up to date with a write of r.
+func (o openRTCs) put(r *protocol.RTC, data string) {
+	list, ok := o[r.TurnID]
+	if !ok {
+		return
+	}
+	list = slices.DeleteFunc(list, func(c openRTC) bool { return c.id == r.ID })
+	if !protocol.RTCTerminal(r.Status) {
+		i, _ := slices.BinarySearchFunc(list, r.Seq, func(c openRTC, seq int) int { return cmp.Compare(c.seq, seq) })
+		list = slices.Insert(list, i, openRTC{id: r.ID, seq: r.Seq, data: []byte(data)})
+	}
+	o[r.TurnID] = list
+}
+
+// seqs holds the highest message seq of sessions, read or written by the
+// transaction.
+type seqs map[string]int64
+
+func (s *seqs) put(sessionID string, n int64) {
+	if *s == nil {
+		*s = seqs{}
+	}
+	(*s)[sessionID] = n
+}
+
+// wrote raises the session's highest seq, when it was read, to a message written.
+func (s seqs) wrote(sessionID string, seq int64) {
+	if n, ok := s[sessionID]; ok && seq > n {
+		s[sessionID] = seq
+	}
+}
