@@ -2,7 +2,7 @@
 // agent without any UI. Importing it defines no element and has no other effect,
 // so a bundler drops what a host does not use.
 
-export { createAgent } from "./agent/agent.js";
+export { createAgent, withToolTypes } from "./agent/agent.js";
 export { toolState, type ToolState } from "./agent/toolstate.js";
 export type {
   Agent,
@@ -59,7 +59,20 @@ export type {
   WorkMode,
 } from "./protocol/types.js";
 export { defineTool } from "./tools/typed.js";
-export type { AnyHostTool, HostToolCall, HostToolDefinition, HostTools, NeedsApproval, ToolArgs, ToolParameters } from "./tools/typed.js";
+export type {
+  AnyHostTool,
+  BuiltinToolName,
+  HostToolCall,
+  HostToolDefinition,
+  HostTools,
+  InferToolTypes,
+  NeedsApproval,
+  OtherToolName,
+  RtcOf,
+  ToolArgs,
+  ToolParameters,
+  ToolTypes,
+} from "./tools/typed.js";
 export type { JsonSchema, ToolKind, ToolSpec } from "./tools/types.js";
 export { VfsError, type VfsErrorCode } from "./vfs/errors.js";
 export type { VfsChangeEvent, VfsChangeKind, VfsChangeListener } from "./vfs/events.js";

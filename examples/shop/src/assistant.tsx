@@ -4,6 +4,7 @@
 
 import { Markdown, useChat, useConnection, useSessions, type ToolPart } from "@rtc-agent/react";
 import { useEffect, useRef, useState, type FormEvent } from "react";
+import type { ShopToolTypes } from "./tools.js";
 
 const TOOL_LABELS: Record<ToolPart["state"], string> = {
   "input-streaming": "preparing",
@@ -19,7 +20,8 @@ export function Assistant() {
   const { state } = useConnection();
   const sessions = useSessions();
   // The newest conversation of this device until the customer picks one.
-  const { sessionId, messages, status, error, sendMessage, stop, selectChat, newChat } = useChat();
+  // Typed by the shop's tools: a part of `checkout` has the order as its output.
+  const { sessionId, messages, status, error, sendMessage, stop, selectChat, newChat } = useChat<ShopToolTypes>();
   const [text, setText] = useState("");
   // Keeps the newest message in view as messages arrive and text streams in.
   const list = useRef<HTMLOListElement>(null);
@@ -58,6 +60,7 @@ export function Assistant() {
             {m.tools.map((t) => (
               <span key={t.id} className="tool" data-tool={t.name} data-state={t.state} title={t.error ?? ""}>
                 {t.name}: {TOOL_LABELS[t.state]}
+                {t.name === "checkout" && t.output ? ` (order ${t.output.orderId}, ${t.output.total})` : null}
               </span>
             ))}
           </li>

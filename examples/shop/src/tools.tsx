@@ -4,6 +4,7 @@
 // question shows in <Approvals/>.
 
 import { useTool } from "@rtc-agent/react";
+import { defineTool, type InferToolTypes } from "@rtc-agent/web/headless";
 import { cart } from "./cart.js";
 import { PRODUCTS, euros } from "./products.js";
 
@@ -18,34 +19,50 @@ const addParams = {
   additionalProperties: false,
 } as const;
 
+// Made with defineTool, so the chat's tool parts know each tool's arguments
+// and result (ShopToolTypes, the type argument of useChat in assistant.tsx).
+const listProducts = defineTool({
+  name: "listProducts",
+  description: "Lists the shop's products: id, name, price and a short description.",
+  parameters: none,
+  needsApproval: false,
+  execute: () => PRODUCTS.map((p) => ({ ...p, price: euros(p.price) })),
+});
+const addToCart = defineTool({
+  name: "addToCart",
+  description: "Adds a quantity of a product to the customer's cart and returns the cart.",
+  parameters: addParams,
+  needsApproval: false,
+  // The arguments are checked against addParams before this runs, and typed from it.
+  execute: ({ productId, quantity }) => {
+    cart.add(productId, quantity);
+    return cart.summary();
+  },
+});
+const viewCart = defineTool({
+  name: "viewCart",
+  description: "Shows what is in the customer's cart and its total.",
+  parameters: none,
+  needsApproval: false,
+  execute: () => cart.summary(),
+});
+const checkout = defineTool({
+  name: "checkout",
+  description: "Places the order for everything in the cart. The customer is asked to approve it first.",
+  parameters: none,
+  needsApproval: true,
+  execute: () => cart.checkout(),
+});
+
+const shopTools = [listProducts, addToCart, viewCart, checkout];
+
+/** The shop's tools by name: their arguments and results. */
+export type ShopToolTypes = InferToolTypes<typeof shopTools>;
+
 export function ShopTools(): null {
-  useTool("listProducts", {
-    description: "Lists the shop's products: id, name, price and a short description.",
-    parameters: none,
-    needsApproval: false,
-    execute: () => PRODUCTS.map((p) => ({ ...p, price: euros(p.price) })),
-  });
-  useTool("addToCart", {
-    description: "Adds a quantity of a product to the customer's cart and returns the cart.",
-    parameters: addParams,
-    needsApproval: false,
-    // The arguments are checked against addParams before this runs, and typed from it.
-    execute: ({ productId, quantity }) => {
-      cart.add(productId, quantity);
-      return cart.summary();
-    },
-  });
-  useTool("viewCart", {
-    description: "Shows what is in the customer's cart and its total.",
-    parameters: none,
-    needsApproval: false,
-    execute: () => cart.summary(),
-  });
-  useTool("checkout", {
-    description: "Places the order for everything in the cart. The customer is asked to approve it first.",
-    parameters: none,
-    needsApproval: true,
-    execute: () => cart.checkout(),
-  });
+  useTool(listProducts);
+  useTool(addToCart);
+  useTool(viewCart);
+  useTool(checkout);
   return null;
 }

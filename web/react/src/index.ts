@@ -7,5 +7,5 @@ export { useTool, type UseToolOptions } from "./tool.js";
 export { AgentChat, type AgentChatProps } from "./chat.js";
 export { Markdown, type MarkdownProps } from "./markdown.js";
 export { useChat, type ChatHandle, type ChatStatus, type UseChatOptions } from "./use-chat.js";
-export { toolState, type ChatMessage, type ToolPart, type ToolState } from "./messages-view.js";
+export { toolState, type ChatMessage, type ToolPart, type ToolState, type UntypedToolPart } from "./messages-view.js";
 export type { SessionView } from "./store.js";

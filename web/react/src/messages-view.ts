@@ -2,19 +2,16 @@
 // (the Live text while it streams) and its tool calls, each with the state of its
 // remote tool call (RTC) in the words chat UIs use.
 
-import { toolState, type Message, type Prompt, type Rtc, type ToolState } from "@rtc-agent/web/headless";
+import { toolState, type Message, type OtherToolName, type Prompt, type Rtc, type ToolState, type ToolTypes } from "@rtc-agent/web/headless";
 
 /** Where a tool call stands (the SDK's `ToolState`: input-streaming, awaiting-approval, awaiting-input, running, done, denied, error). */
 export type { ToolState };
 
-export interface ToolPart {
+/** What every tool part has, whatever its tool. */
+interface ToolPartBase {
   /** The model's tool call id. */
   id: string;
-  name: string;
-  input: unknown;
   state: ToolState;
-  /** The result given to the model (when `done`). */
-  output?: unknown;
   /** Why it was denied or failed. */
   error?: string;
   /** The RTC behind the call (absent while `input-streaming`). */
@@ -23,13 +20,33 @@ export interface ToolPart {
   prompt?: Prompt;
 }
 
-export interface ChatMessage {
+/** A tool call of any tool: its arguments and result as the model wrote and got them. */
+export interface UntypedToolPart extends ToolPartBase {
+  name: string;
+  input: unknown;
+  /** The result given to the model (when `done`). */
+  output?: unknown;
+}
+
+/**
+ * A tool call in a chat. With a tool map (`InferToolTypes<typeof tools>`, the
+ * type argument of `useChat`), comparing `name` with a host tool's name
+ * narrows `input` and `output` to that tool's types; built-in and MCP tools
+ * stay `unknown`.
+ */
+export type ToolPart<TT extends ToolTypes = ToolTypes> = string extends keyof TT
+  ? UntypedToolPart
+  :
+      | { [K in keyof TT & string]: ToolPartBase & { name: K; input: TT[K]["input"]; output?: TT[K]["output"] } }[keyof TT & string]
+      | (UntypedToolPart & { name: OtherToolName });
+
+export interface ChatMessage<TT extends ToolTypes = ToolTypes> {
   id: string;
   role: Message["role"];
   /** The text so far: the streamed text while `status` is `streaming`. */
   text: string;
   status: Message["status"];
-  tools: ToolPart[];
+  tools: ToolPart<TT>[];
   /** The stored message. */
   message: Message;
 }
@@ -52,7 +69,7 @@ export function chatMessages(messages: Message[], rtcs: Rtc[], prompts: Prompt[]
       const rtc = byCall.get(`${m.id}/${c.id}`);
       const prompt = rtc ? promptOf.get(rtc.id) : undefined;
       const state = toolState(rtc, prompt);
-      const part: ToolPart = { id: c.id, name: c.name, input: c.arguments, state };
+      const part: UntypedToolPart = { id: c.id, name: c.name, input: c.arguments, state };
       if (rtc) part.rtc = rtc;
       if (prompt) part.prompt = prompt;
       if (state === "done") part.output = rtc?.output;

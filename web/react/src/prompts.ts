@@ -2,7 +2,7 @@
 // askUser forms) with the functions that answer them, for a UI of the host's own.
 // Every tab of the same user and device sees them; the first answer wins.
 
-import type { Prompt, PromptAnswer } from "@rtc-agent/web/headless";
+import type { Prompt, PromptAnswer, ToolTypes } from "@rtc-agent/web/headless";
 import { useMemo, useSyncExternalStore } from "react";
 import { useAgentContext } from "./agent.js";
 import { storeOf } from "./store.js";
@@ -13,9 +13,9 @@ const NONE: Prompt[] = [];
 export type ConfirmExtras = Omit<Extract<PromptAnswer, { type: "confirm" }>, "type" | "approved">;
 const noop = () => () => {};
 
-export interface PromptsHandle {
-  /** Open prompts, oldest first: `kind` is `confirm` (allow a call) or `ask` (an askUser form). */
-  prompts: Prompt[];
+export interface PromptsHandle<TT extends ToolTypes = ToolTypes> {
+  /** Open prompts, oldest first: `kind` is `confirm` (allow a call) or `ask` (an askUser form); `rtc` typed by the tool map. */
+  prompts: Prompt<TT>[];
   /** Any answer: `{type: "confirm", approved, reason?}`, `{type: "ask", answers}` or `{type: "dismiss"}`. */
   answer: (id: string, answer: PromptAnswer) => void;
   /** Allows the call; `extras` go into the answer as they are. */
@@ -24,7 +24,8 @@ export interface PromptsHandle {
   deny: (id: string, reason?: string) => void;
 }
 
-export function usePrompts(): PromptsHandle {
+/** The open prompts; `TT` (`InferToolTypes<typeof tools>`) types each one's call by its tool. */
+export function usePrompts<TT extends ToolTypes = ToolTypes>(): PromptsHandle<TT> {
   const agent = useAgentContext();
   const cell = agent ? storeOf(agent).prompts : null;
   const prompts = useSyncExternalStore(cell ? cell.subscribe : noop, cell ? cell.get : () => NONE, () => NONE);
@@ -39,5 +40,6 @@ export function usePrompts(): PromptsHandle {
       deny: (id: string, reason?: string) => answer(id, { type: "confirm", approved: false, ...(reason ? { reason } : {}) }),
     };
   }, [agent]);
-  return { prompts, ...actions };
+  // The tool map is the host's word for the tools it registers (see Agent).
+  return { prompts: prompts as unknown as Prompt<TT>[], ...actions };
 }

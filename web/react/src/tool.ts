@@ -20,7 +20,21 @@ export type UseToolOptions<P extends ToolParameters = ToolParameters, Args = Too
   execute: (args: Args, call: HostToolCall) => unknown;
 };
 
-export function useTool<const P extends ToolParameters = ToolParameters>(name: string, options: UseToolOptions<P>): void {
+/**
+ * Registers a tool while the component is mounted: by name and options, or a
+ * whole definition made with `defineTool` (kept outside the component; its name
+ * and result type then type the chat's tool parts, `InferToolTypes`).
+ */
+export function useTool<const P extends ToolParameters, const N extends string, R>(tool: HostToolDefinition<P, ToolArgs<P>, N, R>): void;
+export function useTool<const P extends ToolParameters = ToolParameters>(name: string, options: UseToolOptions<P>): void;
+export function useTool(a: string | HostToolDefinition, b?: UseToolOptions): void {
+  const { name, handler, ...rest } = typeof a === "string" ? { ...b!, name: a, handler: undefined } : a;
+  const run = rest.execute ?? handler;
+  if (!run) throw new TypeError(`useTool ${JSON.stringify(name)}: execute is required`);
+  useToolOf(name, { ...rest, execute: run } as UseToolOptions);
+}
+
+function useToolOf<const P extends ToolParameters = ToolParameters>(name: string, options: UseToolOptions<P>): void {
   const agent = useAgentContext();
   const latest = useRef(options);
   latest.current = options;

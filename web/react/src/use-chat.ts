@@ -4,7 +4,7 @@
 // chat, with the session handled (the newest chat of this device, or a new one
 // on the first message).
 
-import type { Session, WorkMode } from "@rtc-agent/web/headless";
+import type { Session, ToolTypes, WorkMode } from "@rtc-agent/web/headless";
 import { useCallback, useEffect, useMemo, useState } from "react";
 import { useAgentContext } from "./agent.js";
 import type { ChatMessage } from "./messages-view.js";
@@ -29,11 +29,12 @@ export interface UseChatOptions {
   workMode?: WorkMode;
 }
 
-export interface ChatHandle extends PromptsHandle {
+export interface ChatHandle<TT extends ToolTypes = ToolTypes> extends PromptsHandle<TT> {
   /** The chat shown (undefined until the first message of a new chat is sent). */
   sessionId: string | undefined;
   session: Session | undefined;
-  messages: ChatMessage[];
+  /** The messages, their tool parts typed by the tool map `TT` (see useChat). */
+  messages: ChatMessage<TT>[];
   status: ChatStatus;
   /** Why the last send or turn failed; cleared by the next send. */
   error: Error | undefined;
@@ -47,7 +48,13 @@ export interface ChatHandle extends PromptsHandle {
   newChat: () => void;
 }
 
-export function useChat(options: UseChatOptions = {}): ChatHandle {
+/**
+ * One chat. `TT`, the tool map of the host's tools (`InferToolTypes<typeof
+ * tools>` of tools made with `defineTool`), types each tool part's `input` and
+ * `output` by its tool: the host's word for the tools it registers, as a chat
+ * hook's message type is.
+ */
+export function useChat<TT extends ToolTypes = ToolTypes>(options: UseChatOptions = {}): ChatHandle<TT> {
   const agent = useAgentContext();
   const sessions = useSessions();
   // undefined: follow the default (the newest chat of this device); null: new.
@@ -59,7 +66,7 @@ export function useChat(options: UseChatOptions = {}): ChatHandle {
   const fallback = agent ? sessions.find((s) => s.status === "open" && agent.ownsSession(s.id))?.id : undefined;
   const sessionId = chosen === undefined ? fallback : (chosen ?? undefined);
   const view = useSession(sessionId);
-  const all = usePrompts();
+  const all = usePrompts<TT>();
   const [sending, setSending] = useState(false);
   const [sendError, setSendError] = useState<Error>();
 
@@ -96,7 +103,7 @@ export function useChat(options: UseChatOptions = {}): ChatHandle {
     prompts,
     sessionId,
     session: view.session,
-    messages: view.messages,
+    messages: view.messages as unknown as ChatMessage<TT>[],
     status,
     error,
     sendMessage,

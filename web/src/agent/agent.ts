@@ -21,7 +21,7 @@ import { SearchClient } from "../tools/search/client.js";
 import { openStateDb, stateDbName } from "../state/db.js";
 import { requestPersistence } from "../state/persist.js";
 import { ToolRegistry } from "../tools/registry.js";
-import type { HostToolDefinition, HostTools, ToolArgs, ToolParameters } from "../tools/typed.js";
+import type { HostToolDefinition, HostTools, ToolArgs, ToolParameters, ToolTypes } from "../tools/typed.js";
 import { bridgeWebMcp } from "./webmcp.js";
 import { Emitter, backoffMs, sleep } from "../util/emitter.js";
 import { VirtualFS } from "../vfs/vfs.js";
@@ -55,6 +55,16 @@ export async function createAgent(options: AgentOptions): Promise<Agent> {
  * a host gets one from createAgent and sees the interface, whose views are
  * read-only; the SDK's own parts and tests use the rest.
  */
+/**
+ * The agent typed by the tool map of the host's tools (`InferToolTypes<typeof
+ * tools>`): its `rtcs()` and `prompts()` then narrow each call by its tool. A
+ * type only: the map is the host's word for the tools it registers, and
+ * nothing checks it at run time.
+ */
+export function withToolTypes<TT extends ToolTypes>(agent: Agent): Agent<TT> {
+  return agent as unknown as Agent<TT>;
+}
+
 export class AgentCore implements Agent {
   readonly events = new Emitter<AgentEvents>();
   /** Identifies this tab in the journal and the lease. */

@@ -6,7 +6,7 @@ import type { ConnectionState, ConnectionStatus } from "../realtime/connection.j
 import type { MethodName, MethodParams, MethodResult } from "../protocol/methods.js";
 import type { Message, MessageSendResult, Rtc, Session, Turn, TurnQueuedResult, WorkMode } from "../protocol/types.js";
 import type { Position } from "../state/db.js";
-import type { AnyHostTool, HostToolDefinition, ToolArgs, ToolParameters } from "../tools/typed.js";
+import type { AnyHostTool, HostToolDefinition, RtcOf, ToolArgs, ToolParameters, ToolTypes } from "../tools/typed.js";
 import type { ToolSpec } from "../tools/types.js";
 import type { VirtualFS } from "../vfs/vfs.js";
 
@@ -157,8 +157,11 @@ export interface AgentTools {
 /**
  * The headless agent (from createAgent): it connects, keeps the user's sessions in
  * sync, executes tools when this tab leads and exposes all of it to a UI.
+ * `TT`, the tool map of the host's tools (`InferToolTypes<typeof tools>`),
+ * types the calls of `rtcs()` and `prompts()` by tool (`RtcOf`); it is the
+ * host's word for which tools it registers, like a chat hook's message type.
  */
-export interface Agent {
+export interface Agent<TT extends ToolTypes = ToolTypes> {
   readonly events: AgentEventSource<AgentEvents>;
   /** Identifies this tab among the tabs of the same user and device. */
   readonly tabId: string;
@@ -212,7 +215,7 @@ export interface Agent {
   /** A session's messages, turns and RTCs in order: new arrays on each call (see store for views). */
   messages(sessionId: string): Message[];
   turns(sessionId: string): Turn[];
-  rtcs(sessionId: string): Rtc[];
+  rtcs(sessionId: string): RtcOf<TT>[];
   /** What a message shows now: the streaming text while it streams, else the stored text. */
   messageText(m: Message): string;
   /** Makes sure a session's messages, turns and RTCs are loaded. */
@@ -239,7 +242,7 @@ export interface Agent {
   registerTool<const P extends ToolParameters = ToolParameters>(def: HostToolDefinition<P, ToolArgs<P>>): void;
   unregisterTool(name: string): void;
   /** Open confirmations and askUser forms (of any tab of this device). */
-  prompts(): Prompt[];
+  prompts(): Prompt<TT>[];
   answer(id: string, answer: PromptAnswer): void;
 }
 

@@ -23,7 +23,7 @@ import type { ToolRegistry } from "../tools/registry.js";
 import { Emitter, KeyedSignals, SerialQueue, backoffMs, sleep } from "../util/emitter.js";
 import { INTERRUPTED, type Journal, type Outcome, type RtcRef } from "./journal.js";
 import type { Leadership } from "./leader.js";
-import { fitOutput, type Outbox } from "./outbox.js";
+import { fitOutput, resultOutcome, type Outbox } from "./outbox.js";
 import { formatAnswers, questionsOf, validateQuestions } from "./ask.js";
 import type { Prompt, PromptAnswer, PromptBoard, PromptKind } from "./prompts.js";
 import { allowableForChat, allowedForChat, decideCall, scriptCallAsk, type ScriptCallAsk } from "./permissions.js";
@@ -329,8 +329,7 @@ export class Executor {
     const started = new Date();
     const result = await this.d.tools.execute(rtc.tool_name, rtc.arguments, ctx);
     const execution = { started_at: started.toISOString(), ended_at: new Date().toISOString(), outcome: result.ok ? ("ok" as const) : ("error" as const) };
-    const outcome: Outcome = result.ok ? { kind: "result", ok: true, output: fitOutput(result.output), execution } : { kind: "result", ok: false, error: fitOutput(result.error), execution };
-    await this.finish(rtc, ref, outcome);
+    await this.finish(rtc, ref, resultOutcome(result, execution));
   }
 
   /**

@@ -7,7 +7,8 @@
 import { RpcError, type RtcResult } from "../protocol/types.js";
 import type { Call } from "../realtime/topic.js";
 import { Emitter, backoffMs } from "../util/emitter.js";
-import type { Journal, OutboxEntry } from "./journal.js";
+import type { Execution, Journal, Outcome, OutboxEntry } from "./journal.js";
+import type { ToolResult } from "../tools/types.js";
 
 export interface OutboxEvents {
   /** The server has the outcome (or it can never be delivered: `dropped`). */
@@ -143,6 +144,25 @@ export class Outbox {
     this.events.emit("retry", { rtcId: e.rtc_id, attempt: n + 1, retryInMs: wait, error: String((err as Error)?.message ?? err) });
     this.schedule(wait);
   }
+}
+
+/**
+ * What a tool's result is submitted as: text cut to fit the server's request
+ * limit, JSON data as it is (a host tool's `value`) or, when that is past the
+ * limit, a failure the model reads: data cannot be cut, and the host's typed
+ * view of the output (`InferToolTypes`) gets the tool's value or nothing.
+ */
+export function resultOutcome(result: ToolResult, execution?: Execution): Outcome {
+  const ex = execution ? { execution } : {};
+  if (!result.ok) return { kind: "result", ok: false, error: fitOutput(result.error), ...ex };
+  if (result.value === undefined) return { kind: "result", ok: true, output: fitOutput(result.output), ...ex };
+  if (result.output.length <= MAX_OUTPUT_CHARS) return { kind: "result", ok: true, output: result.value, ...ex };
+  return {
+    kind: "result",
+    ok: false,
+    error: `the result is ${result.output.length} characters of JSON, more than the ${MAX_OUTPUT_CHARS} a result may have; ask for less`,
+    ...(execution ? { execution: { ...execution, outcome: "error" as const } } : {}),
+  };
 }
 
 /** Bounds an output so the submission fits the server's request limit. */

@@ -4,7 +4,7 @@
 // person can answer in the tab they are looking at, not only in the one that
 // happens to execute.
 
-import type { Rtc } from "../protocol/types.js";
+import type { RtcOf, ToolTypes } from "../tools/typed.js";
 import type { ScriptPreview } from "../script/pin.js";
 import type { ScriptCallAsk } from "./permissions.js";
 import { Emitter } from "../util/emitter.js";
@@ -15,11 +15,12 @@ export type PromptKind = "confirm" | "ask";
 /** How far a yes reaches: this call, or every call of the tool in this chat. */
 export type ApprovalScope = "once" | "session";
 
-export interface Prompt {
+export interface Prompt<TT extends ToolTypes = ToolTypes> {
   /** The RTC id; `<RTC id>/call-<n>` for a call a running script makes. */
   id: string;
   kind: PromptKind;
-  rtc: Rtc;
+  /** The call asked about, typed by the agent's tool map (`RtcOf`). */
+  rtc: RtcOf<TT>;
   /** `script run`: the saved code the person approves, the only code that will run. */
   script?: ScriptPreview;
   /** A call made from inside the running script of `rtc`. */

@@ -72,11 +72,17 @@ export class ToolRegistry {
       ...(na === undefined ? {} : { approval: typeof na === "function" ? "arguments" : na ? "always" : "never" }),
       validate: compiled.check,
       ...(typeof na === "function" ? { needsApproval: async (args: unknown) => (await na(args)) === true } : {}),
-      execute: (args, ctx) =>
-        guard(def.name, async () => {
+      // A string is the result as is; other data goes as JSON (`value`, its JSON text as `output`).
+      execute: async (args, ctx) => {
+        let text = true;
+        const r = await guard(def.name, async () => {
           const value = await call(args, ctx);
-          return typeof value === "string" ? value : (JSON.stringify(value) ?? "null");
-        }),
+          if (typeof value === "string") return value;
+          text = false;
+          return JSON.stringify(value) ?? "null";
+        });
+        return r.ok && !text ? { ...r, value: JSON.parse(r.output) as unknown } : r;
+      },
     });
   }
 

@@ -16,6 +16,7 @@ import type { StandardJSONSchemaV1, StandardSchemaV1 } from "@standard-schema/sp
 import type { Validator } from "@cfworker/json-schema";
 import type { FromSchema, JSONSchema as TypedJSONSchema } from "json-schema-to-ts";
 import type { JsonSchema } from "./types.js";
+import type { Rtc } from "../protocol/types.js";
 
 /** What a host tool's `parameters` may be: a JSON Schema object or a Standard Schema. */
 export type ToolParameters = TypedJSONSchema | StandardSchemaV1;
@@ -48,9 +49,13 @@ export interface HostToolCall {
   rtcId?: string;
 }
 
-/** A host site's own tool. `Args` is inferred from `parameters`. */
-export interface HostToolDefinition<P = ToolParameters, Args = ToolArgs<P>> {
-  name: string;
+/**
+ * A host site's own tool. `Args` is inferred from `parameters`; `N` and `R`
+ * (its name and what `execute` returns) are kept by `defineTool`, for typed
+ * RTCs and tool parts (`InferToolTypes`).
+ */
+export interface HostToolDefinition<P = ToolParameters, Args = ToolArgs<P>, N extends string = string, R = unknown> {
+  name: N;
   description: string;
   /** A JSON Schema of the arguments, or a Standard Schema (zod 4, valibot, …). */
   parameters: P;
@@ -64,9 +69,9 @@ export interface HostToolDefinition<P = ToolParameters, Args = ToolArgs<P>> {
    * Runs a call with validated arguments. Return a string (given to the model as
    * is) or JSON data (serialised). A thrown error becomes a tool error.
    */
-  execute?(args: Args, call: HostToolCall): unknown;
+  execute?(args: Args, call: HostToolCall): R;
   /** The earlier name of `execute`; one of the two is required. */
-  handler?(args: Args, call: HostToolCall): unknown;
+  handler?(args: Args, call: HostToolCall): R;
   /**
    * Whether a call asks the person first. Omitted or `true`: as the work mode says
    * for host tools (asks in manual and edit). `false`: never asks (a tool without
@@ -91,11 +96,55 @@ export type HostTools<T extends readonly ToolParameters[]> = { [K in keyof T]: H
 /**
  * Types a host tool where it is written: `execute` and `needsApproval` get the
  * arguments its `parameters` describe. Use it for tools kept in a variable or
- * passed through `element.options`.
+ * passed through `element.options`; it keeps the tool's name and result type
+ * for `InferToolTypes`.
  */
-export function defineTool<const P extends ToolParameters>(def: HostToolDefinition<P>): HostToolDefinition<P> {
+export function defineTool<const P extends ToolParameters, const N extends string, R>(
+  def: HostToolDefinition<P, ToolArgs<P>, N, R>,
+): HostToolDefinition<P, ToolArgs<P>, N, R> {
   return def;
 }
+
+/** What typed RTCs and tool parts know of each tool, by name: its arguments and its result. */
+export type ToolTypes = { [name: string]: { input: unknown; output: unknown } };
+
+/**
+ * The tool types of host tools made with `defineTool` (`typeof tools`): by
+ * name, the arguments of its schema and what its `execute` returns, awaited.
+ * The RTC's output is that value as JSON carries it (a string as it is, other
+ * data as JSON: a `Date` arrives as its ISO string); a result whose JSON is
+ * longer than a result may be fails the call instead of arriving cut.
+ */
+export type InferToolTypes<T extends readonly { name: string; parameters: unknown }[]> = {
+  [D in T[number] as D["name"]]: {
+    input: ToolArgs<D["parameters"]>;
+    output: D extends { execute?: (...args: never[]) => infer R } ? Awaited<R> : unknown;
+  };
+};
+
+/** The names of the built-in tools, which a typed tool map leaves untyped. */
+export type BuiltinToolName = "ls" | "read" | "write" | "edit" | "grep" | "find" | "askUser" | "script";
+
+/** A call of a tool a typed tool map does not describe: a built-in one, or an MCP server's (`<server>__<tool>`). */
+export type OtherToolName = BuiltinToolName | `${string}__${string}`;
+
+/**
+ * An RTC typed by a tool map (`InferToolTypes`): comparing `tool_name` with a
+ * tool's name narrows `arguments` and `output` to that tool's. Calls of tools
+ * the map does not describe (built-in ones, MCP servers') stay `unknown`.
+ * Without a map (the default), the plain `Rtc`.
+ */
+export type RtcOf<TT extends ToolTypes = ToolTypes> = string extends keyof TT
+  ? Rtc
+  :
+      | {
+          [K in keyof TT & string]: Omit<Rtc, "tool_name" | "arguments" | "output"> & {
+            tool_name: K;
+            arguments: TT[K]["input"];
+            output?: TT[K]["output"];
+          };
+        }[keyof TT & string]
+      | (Omit<Rtc, "tool_name"> & { tool_name: OtherToolName });
 
 /** The result of checking a call's arguments. */
 export type ArgsCheck = { ok: true; value: unknown } | { ok: false; error: string };

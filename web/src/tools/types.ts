@@ -7,7 +7,11 @@ import type { SearchClient } from "./search/client.js";
  * (`v1.rtc.submit_result`): `output` goes to the model as is; `error` is shown to
  * it as `[Tool Error] <error>`, so both are written for a model to read.
  */
-export type ToolResult = { ok: true; output: string } | { ok: false; error: string };
+/**
+ * A tool's result. `value`, for a host tool whose result is not a string: the
+ * result as JSON data, submitted as that value (`output` is its JSON text).
+ */
+export type ToolResult = { ok: true; output: string; value?: unknown } | { ok: false; error: string };
 
 /**
  * How the work mode treats a tool (PROTOCOL.md, "Work modes"): `read` tools run

@@ -7,7 +7,7 @@
 import { Executor } from "../../src/executor/executor.js";
 import { INTERRUPTED, Journal } from "../../src/executor/journal.js";
 import { LeaseLeadership, WebLockLeadership, type Leadership } from "../../src/executor/leader.js";
-import { Outbox } from "../../src/executor/outbox.js";
+import { MAX_OUTPUT_CHARS, Outbox, resultOutcome } from "../../src/executor/outbox.js";
 import { PromptBoard } from "../../src/executor/prompts.js";
 import { RpcError, type Rtc, RTC_TERMINAL } from "../../src/protocol/types.js";
 import { EntityStore } from "../../src/realtime/entities.js";
@@ -169,6 +169,18 @@ test("executor: an outcome waiting in the outbox is resubmitted after a reload w
   await waitFor("the acknowledgement", async () => (await t.journal.outbox()).length === 0);
   eq((await t.journal.outbox()).length, 0, "acknowledged: the outbox is empty");
   done(t);
+});
+
+test("outbox: text is cut to fit, a host tool's data goes as data, data past the limit fails the call", () => {
+  const big = "x".repeat(MAX_OUTPUT_CHARS * 2);
+  const cut = resultOutcome({ ok: true, output: big });
+  ok(cut.kind === "result" && cut.ok && typeof cut.output === "string" && cut.output.length < big.length, "text cut");
+  includes(String(cut.kind === "result" && cut.ok ? cut.output : ""), "characters cut to fit the submission limit");
+  eq(resultOutcome({ ok: true, output: '{"n":1}', value: { n: 1 } }), { kind: "result", ok: true, output: { n: 1 } }, "data as data");
+  const huge = resultOutcome({ ok: true, output: JSON.stringify([big]), value: [big] }, { started_at: "a", ended_at: "b", outcome: "ok" });
+  ok(huge.kind === "result" && !huge.ok, "data past the limit fails");
+  includes(huge.kind === "result" && !huge.ok ? huge.error : "", "ask for less");
+  eq(huge.kind === "result" ? huge.execution?.outcome : undefined, "error", "and its execution says so");
 });
 
 test("outbox: retried with growing backoff and the same client_id until acknowledged", async () => {

@@ -7,9 +7,9 @@ import { z } from "zod";
 import type { StandardSchemaV1 } from "@standard-schema/spec";
 import type { ToolResult } from "./sdk.js";
 import { ToolRegistry } from "../../src/tools/registry.js";
-import { defineTool } from "../../src/tools/typed.js";
-import { createAgent } from "../../src/agent/agent.js";
-import type { AgentOptions } from "../../src/agent/types.js";
+import { defineTool, type InferToolTypes } from "../../src/tools/typed.js";
+import { createAgent, withToolTypes } from "../../src/agent/agent.js";
+import type { Agent, AgentOptions } from "../../src/agent/types.js";
 import { toolState } from "../../src/agent/toolstate.js";
 import type { Rtc } from "../../src/protocol/types.js";
 import { ctx, freshVfs } from "./context.js";
@@ -317,3 +317,51 @@ export function typedToolsOption(): void {
   };
   void options;
 }
+
+// Compile-time only: a tool map from `defineTool` tools (`InferToolTypes`) types
+// the agent's RTCs and prompts by tool: comparing `tool_name` narrows the
+// arguments and the output to that tool's; other tools' calls stay unknown.
+export function typedRtcs(agent: Agent<InferToolTypes<typeof mapTools>>): void {
+  for (const r of agent.rtcs("s")) {
+    if (r.tool_name === "bookFlight") {
+      const city: string = r.arguments.city;
+      const seats: number | undefined = r.output?.seats;
+      // @ts-expect-error: `citty` is not an argument of bookFlight
+      void r.arguments.citty;
+      // @ts-expect-error: bookFlight's output has no `price`
+      void r.output?.price;
+      void [city, seats];
+    } else if (r.tool_name === "count") {
+      // @ts-expect-error: count's output is a number
+      void r.output?.toUpperCase();
+    } else {
+      // A built-in or MCP tool: its arguments are whatever the model wrote.
+      const args: unknown = r.arguments;
+      // @ts-expect-error: unknown until checked
+      void args.path;
+    }
+  }
+  for (const p of agent.prompts()) {
+    // @ts-expect-error: no tool of the map is called `bookFlights`
+    if (p.rtc.tool_name === "bookFlights") void p;
+  }
+  // Without a map, the plain Rtc: `arguments` is unknown.
+  const plain: Agent = agent as unknown as Agent;
+  // @ts-expect-error: an untyped RTC's arguments have no known fields
+  void plain.rtcs("s")[0]?.arguments.city;
+}
+
+// As the README shows it: the agent createAgent gives, typed by the tool map.
+export async function typedAgent(): Promise<Agent<InferToolTypes<typeof mapTools>>> {
+  return withToolTypes<InferToolTypes<typeof mapTools>>(await createAgent({ getToken: async () => "token", tools: mapTools }));
+}
+
+const mapTools = [
+  defineTool({ name: "bookFlight", description: "x", parameters: z.object({ city: z.string() }), execute: async ({ city }) => ({ booked: city, seats: 2 }) }),
+  defineTool({
+    name: "count",
+    description: "x",
+    parameters: { type: "object", properties: { n: { type: "number" } }, required: ["n"], additionalProperties: false },
+    execute: ({ n }) => n * 2,
+  }),
+];

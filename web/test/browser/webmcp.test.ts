@@ -44,7 +44,7 @@ test("webmcp: page tools follow provideContext and clearContext, results and err
   const vfs = await freshVfs();
   const run = (name: string, args: unknown): Promise<ToolResult> => reg.execute(name, args, { vfs });
   eq(await run("greet", { who: "ada" }), { ok: true, output: "hi ada" }, "text content reaches the model as text");
-  eq(await run("page_cart_total", {}), { ok: true, output: '{"total":12}' }, "other values as JSON");
+  eq(await run("page_cart_total", {}), { ok: true, output: '{"total":12}', value: { total: 12 } }, "other values as JSON: the text the model reads, the data the RTC keeps");
   const failed = await run("broken", {});
   ok(!failed.ok, "isError is a tool error");
   includes(failed.ok ? "" : failed.error, "out of stock");

@@ -1,5 +1,5 @@
 // The package as an integrator gets it: `npm pack` of web/, the tarball installed
-// into a fresh project (offline: its only dependencies are type packages web/ has installed), the samples of
+// into a fresh project (its only dependencies are type packages web/ has installed), the samples of
 // test/pack/ type-checked there with `tsc --strict` (api.ts: what must and must
 // not compile), bundled with esbuild from the installed package, then run in
 // Chromium from a host site on another origin against the real Go server, each
@@ -42,7 +42,7 @@ const script = {
 };
 
 /** The exports each entry must have, no more: the deliberate public API. */
-const HEADLESS_EXPORTS = ["ReloginRequired", "RpcError", "VERSION", "VfsError", "WORK_MODES", "createAgent", "defineTool", "toolState"];
+const HEADLESS_EXPORTS = ["ReloginRequired", "RpcError", "VERSION", "VfsError", "WORK_MODES", "createAgent", "defineTool", "toolState", "withToolTypes"];
 const MAIN_EXPORTS = [...HEADLESS_EXPORTS, "RtcAgentElement", "defineElement"].sort();
 
 interface App {
@@ -66,7 +66,9 @@ async function installTarball(): Promise<App> {
   const dir = join(tmp, "app");
   await mkdir(join(dir, "src"), { recursive: true });
   await writeFile(join(dir, "package.json"), JSON.stringify({ name: "shop", private: true, type: "module" }, null, 2));
-  await run("npm", ["install", "--offline", "--no-audit", "--no-fund", "--ignore-scripts", tarball], { cwd: dir });
+  // From npm's cache when it holds the type packages' metadata (web/'s
+  // `npm ci` keeps only their tarballs there), else from the registry.
+  await run("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", "--ignore-scripts", tarball], { cwd: dir });
   const pkg = JSON.parse(await readFile(join(dir, "node_modules/@rtc-agent/web/package.json"), "utf8")) as Record<string, unknown>;
   ok(!("private" in pkg), "the package is not private");
   // Its dependencies are types only (the declarations import them): the code is bundled.
@@ -195,6 +197,7 @@ test("pack: the tarball installs, type-checks with tsc --strict, bundles, and it
     (err: Error) => err.message,
   );
   includes(failed, `Argument of type '"v1.sesion.lst"' is not assignable`, "a misspelt method is a compile error");
+  includes(failed, `Property 'skuu' does not exist`, "a typed RTC's misspelt argument is a compile error");
   await writeFile(join(app.dir, "src/api.ts"), api);
 
   // The host's own bundle of each entry, from the installed package.

@@ -85,6 +85,8 @@ test("shop: the React example's tools fill the cart, checkout asks in its own di
   eq(await cartLines(page), [], "the order emptied the cart");
   await until("useChat ready again", async () => (await page.locator("form.composer").getAttribute("data-status")) === "ready");
   eq(await toolStates(page), { listProducts: "done", addToCart: "done", checkout: "done" });
+  // useChat<ShopToolTypes>: the checkout part's output is the tool's Order, read by its fields.
+  includes(await page.locator(".tool[data-tool='checkout']").first().innerText(), "(order order-1, €24.00)", "the typed output of checkout");
   eq(await page.locator(".dialog").count(), 0, "no question left open");
 
   // Declined: the model reads the reason, the cart keeps what was added.

@@ -2,7 +2,7 @@
 // test/e2e/pack.test.ts: each @ts-expect-error line must fail to compile (an
 // unused one is itself an error), everything else must compile.
 import * as headless from "@rtc-agent/web/headless";
-import type { Agent, Message, Session, WorkMode } from "@rtc-agent/web/headless";
+import type { Agent, InferToolTypes, Message, Session, WorkMode } from "@rtc-agent/web/headless";
 import { RtcAgentElement } from "@rtc-agent/web";
 
 export async function checks(agent: Agent): Promise<void> {
@@ -57,6 +57,27 @@ export async function checks(agent: Agent): Promise<void> {
   });
 
   void [title, mode, known];
+}
+
+// A tool map from defineTool tools types the RTCs by tool.
+const tools = [
+  headless.defineTool({
+    name: "addToCart",
+    description: "Adds a product.",
+    parameters: { type: "object", properties: { sku: { type: "string" } }, required: ["sku"], additionalProperties: false },
+    execute: ({ sku }) => ({ added: sku, lines: 1 }),
+  }),
+];
+export function typedCalls(untyped: Agent): string[] {
+  const agent = headless.withToolTypes<InferToolTypes<typeof tools>>(untyped);
+  const out: string[] = [];
+  for (const r of agent.rtcs("s1")) {
+    if (r.tool_name !== "addToCart") continue;
+    out.push(r.arguments.sku, String(r.output?.lines));
+    // @ts-expect-error skuu is not an argument of addToCart
+    out.push(r.arguments.skuu);
+  }
+  return out;
 }
 
 // There is no constructor to call: agents come from createAgent.
