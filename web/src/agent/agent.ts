@@ -55,6 +55,9 @@ export async function createAgent(options: AgentOptions): Promise<Agent> {
  * a host gets one from createAgent and sees the interface, whose views are
  * read-only; the SDK's own parts and tests use the rest.
  */
+/** How long "Continue here" waits for a change before it asks the server again. */
+const MOVE_RECHECK_MS = 15_000;
+
 /**
  * The agent typed by the tool map of the host's tools (`InferToolTypes<typeof
  * tools>`): its `rtcs()` and `prompts()` then narrow each call by its tool. A
@@ -344,8 +347,53 @@ export class AgentCore implements Agent {
     return this.changeSession("v1.session.update", { session_id: id, revoke_approvals: [tool] });
   }
 
-  moveSessionHere(id: string): Promise<Session> {
-    return this.changeSession("v1.session.move", { session_id: id });
+  async moveSessionHere(id: string, opts: { signal?: AbortSignal; onWait?: (reason: string) => void } = {}): Promise<Session> {
+    for (;;) {
+      opts.signal?.throwIfAborted();
+      try {
+        return await this.changeSession("v1.session.move", { session_id: id });
+      } catch (err) {
+        // A call runs on the other device: wait for it to end, then ask again.
+        if (!(err instanceof RpcError) || err.code !== "conflict") throw err;
+        opts.onWait?.(err.message);
+        await this.untilNoCallRuns(id, opts.signal);
+      }
+    }
+  }
+
+  /**
+   * Resolves once none of the session's calls is executing in a browser (as
+   * this tab's copy of the session says), or after a while in any case: the
+   * server decides again.
+   */
+  private untilNoCallRuns(sessionId: string, signal?: AbortSignal): Promise<void> {
+    const running = () => this.rtcs(sessionId).some((r) => r.status === "executing" && r.executor !== "server");
+    return new Promise<void>((resolve, reject) => {
+      const done = () => {
+        off();
+        clearTimeout(timer);
+        signal?.removeEventListener("abort", abort);
+      };
+      const abort = () => {
+        done();
+        reject(signal!.reason);
+      };
+      const off = this.events.on("change", () => {
+        if (!running()) {
+          done();
+          resolve();
+        }
+      });
+      const timer = setTimeout(() => {
+        done();
+        resolve();
+      }, MOVE_RECHECK_MS);
+      signal?.addEventListener("abort", abort, { once: true });
+      if (!running()) {
+        done();
+        resolve();
+      }
+    });
   }
 
   closeSession(id: string): Promise<Session> {

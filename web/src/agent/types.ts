@@ -226,9 +226,11 @@ export interface Agent<TT extends ToolTypes = ToolTypes> {
   revokeApproval(id: string, tool: string): Promise<Session>;
   /**
    * "Continue here": this device runs the session's tools and sends to it from
-   * now on (`v1.session.move`). A conflict while a call runs on the other device.
+   * now on (`v1.session.move`). While a call runs on the other device it waits
+   * for the call to end (telling `onWait` why) and then moves; `signal` gives
+   * up waiting.
    */
-  moveSessionHere(id: string): Promise<Session>;
+  moveSessionHere(id: string, opts?: { signal?: AbortSignal; onWait?: (reason: string) => void }): Promise<Session>;
   closeSession(id: string): Promise<Session>;
   openSession(id: string): Promise<Session>;
   deleteSession(id: string): Promise<Session>;

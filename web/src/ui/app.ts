@@ -69,12 +69,10 @@ export class Ui {
   private readonly closedBar = h("div", { class: "closed-bar", attrs: { hidden: true, role: "status" } }, h("span", null, "This conversation is closed: it takes no messages until it is reopened."), this.reopenBtn);
   private readonly moveBtn = h("button", { class: "primary move-here", props: { type: "button" } }, "Continue here");
   /** Another device's conversation: shown read-only, with "Continue here". */
-  private readonly otherBar = h(
-    "div",
-    { class: "other-device", attrs: { hidden: true, role: "status" } },
-    h("span", null, "This conversation runs on another of your devices, so it is read-only here. Continue it here to send and run its tools on this device (its files stay on the other one)."),
-    this.moveBtn,
-  );
+  private readonly otherText = h("span", null, OTHER_DEVICE_TEXT);
+  private readonly otherBar = h("div", { class: "other-device", attrs: { hidden: true, role: "status" } }, this.otherText, this.moveBtn);
+  /** Gives up a "Continue here" that waits for the other device's call. */
+  private moveWait: AbortController | null = null;
   /** "Allowed in this chat: write ✕": the tools that run without asking in the open conversation. */
   private readonly approvalsBar = h("div", { class: "approvals", attrs: { hidden: true, role: "status", "aria-label": "Tools allowed in this chat" } });
   private approvalsKey = "";
@@ -220,6 +218,7 @@ export class Ui {
   }
 
   private select(id: string | null): void {
+    if (id !== this.selected) this.moveWait?.abort(); // a wait to continue the chat left behind
     this.selected = id;
     if (this.narrow && this.drawerOpen) this.setDrawer(false);
     if (this.selectedKey) safeSet(this.selectedKey, id);
@@ -434,19 +433,31 @@ export class Ui {
       });
   }
 
-  /** "Continue here": this device takes the open conversation over. */
+  /**
+   * "Continue here": this device takes the open conversation over, once no call
+   * runs on the other device (the bar says it waits; opening another chat gives
+   * up).
+   */
   private moveHere(): void {
     const agent = this.agent;
     const id = this.selected;
     if (!agent || !id) return;
     this.moveBtn.disabled = true;
+    const wait = (this.moveWait = new AbortController());
     agent
-      .moveSessionHere(id)
+      .moveSessionHere(id, {
+        signal: wait.signal,
+        onWait: () => (this.otherText.textContent = "A tool call is running on the other device: this chat continues here as soon as it ends."),
+      })
       .then(
         () => this.banner(""),
-        (e: Error) => this.banner(`Not moved: ${e.message}`, true),
+        (e: Error) => {
+          if (!wait.signal.aborted) this.banner(`Not moved: ${e.message}`, true);
+        },
       )
       .finally(() => {
+        if (this.moveWait === wait) this.moveWait = null;
+        this.otherText.textContent = OTHER_DEVICE_TEXT;
         this.moveBtn.disabled = false;
         this.render();
       });
@@ -519,3 +530,6 @@ function safeSet(key: string, v: string | null): void {
     // storage blocked: the selection is simply not remembered
   }
 }
+
+const OTHER_DEVICE_TEXT =
+  "This conversation runs on another of your devices, so it is read-only here. Continue it here to send and run its tools on this device (its files stay on the other one).";

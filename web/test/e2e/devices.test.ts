@@ -14,13 +14,19 @@ const script = {
   turns: [
     turn("(?i)first", [{ tool_calls: [call("ls", { path: "/" })] }, { chunks: ["Listed on the first device."] }]),
     turn("(?i)second", [{ tool_calls: [call("ls", { path: "/" })] }, { chunks: ["Listed on the second device."] }]),
+    turn("(?i)slow", [
+      { tool_calls: [call("script", { action: "eval", code: "const t = Date.now(); while (Date.now() - t < 3000) {} return 'slept';" })] },
+      { chunks: ["Slow work done."] },
+    ]),
+    turn("(?i)after", [{ tool_calls: [call("ls", { path: "/" })] }, { chunks: ["Listed after the move."] }]),
   ],
 };
 
 /** A browser profile (a device) of the demo page's user "two-devices". */
 async function device(width: number): Promise<AgentPage> {
   const ctx = await newProfile();
-  await ctx.addInitScript(() => localStorage.setItem("rtc-agent-demo:user", "two-devices"));
+  // Init scripts run in every frame: not in the script sandbox's, which has no storage.
+  await ctx.addInitScript(() => window === window.top && localStorage.setItem("rtc-agent-demo:user", "two-devices"));
   const p = new AgentPage(await ctx.newPage());
   await p.page.setViewportSize({ width, height: 800 });
   return p;
@@ -66,6 +72,36 @@ test("devices: another device's chat is read-only until Continue here; then it s
   ok(await readOnly(laptop), "the laptop's composer is read-only now");
   await laptop.waitForAnswer("Listed on the second device.");
   if (shots) await laptop.page.screenshot({ path: join(shots, "cross-device-1280.png") });
+  eq(phone.noErrors(), [], "no page errors on the phone");
+  eq(laptop.noErrors(), [], "no page errors on the laptop");
+});
+
+test("devices: Continue here while a call runs on the other device waits for it to end, then moves", async () => {
+  const go = await GoServer.start({ script });
+  const laptop = await device(1280);
+  await laptop.page.goto(`${go.url}/`);
+  await laptop.connected();
+  await laptop.setMode("bypass"); // the script runs without asking
+  const phone = await device(1280);
+  await phone.page.goto(`${go.url}/`);
+  await phone.connected();
+
+  await laptop.send("slow work");
+  await laptop.waitForCard("script", "executing");
+  await until("the laptop's chat listed on the phone", async () => (await phone.snapshot()).sessions.length === 1);
+  await phone.openSession("slow work");
+  const bar = phone.page.locator("rtc-agent .other-device");
+  await bar.getByRole("button", { name: "Continue here" }).click();
+  await until("the bar to say it waits for the call", async () => (await bar.innerText()).includes("running on the other device"));
+  ok((await phone.snapshot()).sessions[0]?.device_id !== (await phone.page.evaluate(() => (document.querySelector("rtc-agent") as unknown as { agent: { deviceId: string } }).agent.deviceId)), "not moved while the call runs");
+
+  // The laptop's call ends and its result counts; then the chat is the phone's.
+  await laptop.waitForAnswer("Slow work done.");
+  await until("the phone's composer to open", async () => !(await readOnly(phone)), 20_000);
+  eq(await bar.isHidden(), true, "no read-only bar once moved");
+  await phone.send("after the move");
+  await phone.waitForAnswer("Listed after the move.");
+  eq(await phone.banner(), "", "no error banner on the phone");
   eq(phone.noErrors(), [], "no page errors on the phone");
   eq(laptop.noErrors(), [], "no page errors on the laptop");
 });
