@@ -62,9 +62,9 @@ export class Ui {
   private readonly title = h("div", { class: "title" }, "Assistant");
   private readonly sessionsToggle = h("button", { class: "ghost sessions-toggle", title: "Conversations", props: { type: "button" }, attrs: { "aria-label": "Conversations", "aria-expanded": "true" } }, "☰");
   private readonly filesToggle = h("button", { class: "files-toggle", attrs: { "aria-pressed": "false" } }, "Files");
-  private readonly toolCallsToggle = h("button", { class: "toolcalls-toggle", attrs: { "aria-pressed": "false" } }, "Tool calls");
+  private readonly toolCallsToggle = h("button", { class: "toolcalls-toggle", attrs: { "aria-pressed": "false", "aria-label": "Tool calls" } }, ...shortOnPhones("Tool calls", "Calls"));
   private readonly usage = h("span", { class: "usage", attrs: { hidden: true } });
-  private readonly closeBtn = h("button", { class: "close-session", title: "Close this conversation: it takes no messages until it is reopened (a running turn stops)", props: { type: "button", hidden: true } }, "Close chat");
+  private readonly closeBtn = h("button", { class: "close-session", title: "Close this conversation: it takes no messages until it is reopened (a running turn stops)", props: { type: "button", hidden: true }, attrs: { "aria-label": "Close chat" } }, ...shortOnPhones("Close chat", "Close"));
   private readonly reopenBtn = h("button", { class: "primary reopen", props: { type: "button" } }, "Reopen");
   private readonly closedBar = h("div", { class: "closed-bar", attrs: { hidden: true, role: "status" } }, h("span", null, "This conversation is closed: it takes no messages until it is reopened."), this.reopenBtn);
   private readonly moveBtn = h("button", { class: "primary move-here", props: { type: "button" } }, "Continue here");
@@ -533,3 +533,8 @@ function safeSet(key: string, v: string | null): void {
 
 const OTHER_DEVICE_TEXT =
   "This conversation runs on another of your devices, so it is read-only here. Continue it here to send and run its tools on this device (its files stay on the other one).";
+
+/** A label with a shorter form a phone shows, so the header keeps to two rows (the button's name is the long one). */
+function shortOnPhones(long: string, short: string): Node[] {
+  return [h("span", { class: "long" }, long), h("span", { class: "short" }, short)];
+}

@@ -190,9 +190,14 @@ select { border: 1px solid var(--rtc-border); border-radius: 7px; padding: 3px 6
 .files .hint { padding: 8px; color: var(--rtc-muted); font-size: 12px; }
 .files .storage { padding: 0 12px 6px; color: var(--rtc-muted); font-size: 11px; }
 .narrow .usage { display: none; }
-.narrow .bar { padding: 6px 8px; }
+.narrow .bar { padding: 6px 8px; gap: 6px 5px; }
 .narrow .mode select { max-width: 14em; }
-.narrow .bar button { padding: 3px 8px; }
+.short { display: none; }
+.narrow .short { display: inline; }
+.narrow .long { display: none; }
+/* On a phone the header keeps to two rows: the select's own name says whether it changes this chat or new chats. */
+.narrow .mode .scope { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); white-space: nowrap; }
+.narrow .bar button { padding: 3px 6px; }
 .narrow .body { position: relative; }
 .narrow .sessions { position: absolute; top: 0; bottom: 0; left: 0; z-index: 2; width: min(280px, 85%); box-shadow: 0 4px 20px rgba(0,0,0,.2); }
 .narrow .files { position: absolute; top: 0; bottom: 0; right: 0; left: 0; z-index: 2; width: auto; box-shadow: 0 4px 20px rgba(0,0,0,.2); }

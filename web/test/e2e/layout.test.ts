@@ -85,6 +85,13 @@ test("layout phone 390×844: header controls reachable, sessions in a drawer tha
   await drawer.waitFor({ state: "hidden" });
   await p.waitForAnswer("Hello there.");
   checkInside(await headerControls(p), 390, 844);
+  // With a chat open, the header keeps to two rows: its title row, then the controls in one row.
+  const rows = await p.page.evaluate(() => {
+    const root = document.querySelector("rtc-agent")!.shadowRoot!;
+    return ["select.work-mode", ".files-toggle"].map((q) => Math.round(root.querySelector(q)!.getBoundingClientRect().top));
+  });
+  ok(Math.abs(rows[0]! - rows[1]!) <= 4, `the mode select and the Files button share a row: ${JSON.stringify(rows)}`);
+  eq(await p.page.locator("rtc-agent select.work-mode").getAttribute("aria-label"), "Work mode of this conversation", "its name says what it changes");
 
   // The file explorer opens over the chat and closes again from the header.
   await p.page.locator("rtc-agent .files-toggle").click();
