@@ -21,28 +21,55 @@ func (t *tx) Prefetch(p store.Prefetch) {
 		return
 	}
 	var ds []deferred
-	if p.Turn != "" {
-		ds = append(ds, deferred{sql: `SELECT id, data FROM turns WHERE id = $1`, args: []any{p.Turn}, row: t.keepTurn})
+	keepSeq := func(n int64) {
+		if len(t.locked) > 0 {
+			t.seqs.put(p.MessageSeq, n)
+		}
 	}
-	if p.MessageSeq != "" {
-		id := p.MessageSeq
-		ds = append(ds, deferred{sql: `SELECT COALESCE(MAX(seq), 0) FROM messages WHERE session_id = $1`, args: []any{id},
+	switch {
+	case p.Turn != "" && p.MessageSeq != "": // one statement for both
+		ds = append(ds, deferred{sql: `SELECT t.id, t.data, (SELECT COALESCE(MAX(seq), 0) FROM messages WHERE session_id = $2)
+			FROM turns t WHERE t.id = $1`, args: []any{p.Turn, p.MessageSeq},
+			row: func(r pgx.Row) error {
+				var id string
+				var data []byte
+				var n int64
+				err := r.Scan(&id, &data, &n)
+				if err == nil {
+					t.keepTurn(id, data)
+					keepSeq(n)
+				}
+				return noRowsIsNil(err)
+			}})
+	case p.Turn != "":
+		ds = append(ds, deferred{sql: `SELECT id, data FROM turns WHERE id = $1`, args: []any{p.Turn},
+			row: func(r pgx.Row) error {
+				var id string
+				var data []byte
+				err := r.Scan(&id, &data)
+				if err == nil {
+					t.keepTurn(id, data)
+				}
+				return noRowsIsNil(err)
+			}})
+	case p.MessageSeq != "":
+		ds = append(ds, deferred{sql: `SELECT COALESCE(MAX(seq), 0) FROM messages WHERE session_id = $1`, args: []any{p.MessageSeq},
 			row: func(r pgx.Row) error {
 				var n int64
 				err := r.Scan(&n)
-				if err == nil && len(t.locked) > 0 {
-					t.seqs.put(id, n)
+				if err == nil {
+					keepSeq(n)
 				}
 				return err
 			}})
 	}
 	if p.TurnOfRTC != "" {
-		ds = append(ds,
-			deferred{sql: `SELECT t.id, t.data FROM rtcs r JOIN turns t ON t.id = r.turn_id WHERE r.id = $1`,
-				args: []any{p.TurnOfRTC}, row: t.keepTurn},
-			deferred{sql: `SELECT r.turn_id, o.id, o.seq, o.data FROM rtcs r
-				LEFT JOIN rtcs o ON o.turn_id = r.turn_id AND o.open WHERE r.id = $1 ORDER BY o.seq`,
-				args: []any{p.TurnOfRTC}, rows: t.keepOpenRTCs})
+		// The turn and its open calls in one statement (the turn on each row);
+		// RTCGet of the RTC answers from them when it is open.
+		ds = append(ds, deferred{sql: `SELECT t.id, t.data, o.id, o.seq, o.data FROM rtcs r
+			JOIN turns t ON t.id = r.turn_id LEFT JOIN rtcs o ON o.turn_id = r.turn_id AND o.open
+			WHERE r.id = $1 ORDER BY o.seq`, args: []any{p.TurnOfRTC}, rows: t.keepTurnAndOpen})
+		t.rtcAhead = p.TurnOfRTC
 	}
 	if len(t.locked) > 0 {
 		t.pending = append(t.pending, ds...)
@@ -59,24 +86,22 @@ func (t *tx) afterLock() {
 	t.pending, t.wants = append(t.pending, t.wants...), nil
 }
 
-func (t *tx) keepTurn(r pgx.Row) error {
-	var id string
-	var data []byte
-	err := r.Scan(&id, &data)
-	if err == nil && len(t.locked) > 0 {
+// keepTurn keeps a turn read after the lock (see afterLock).
+func (t *tx) keepTurn(id string, data []byte) {
+	if len(t.locked) > 0 {
 		t.rows.Put("turn", id, data)
 	}
-	return noRowsIsNil(err)
 }
 
-func (t *tx) keepOpenRTCs(rows pgx.Rows) error {
+func (t *tx) keepTurnAndOpen(rows pgx.Rows) error {
 	var turnID string
+	var turn []byte
 	var list []openRTC
 	for rows.Next() {
 		var id *string
 		var seq *int
 		var data []byte
-		if err := rows.Scan(&turnID, &id, &seq, &data); err != nil {
+		if err := rows.Scan(&turnID, &turn, &id, &seq, &data); err != nil {
 			return err
 		}
 		if id != nil {
@@ -84,6 +109,7 @@ func (t *tx) keepOpenRTCs(rows pgx.Rows) error {
 		}
 	}
 	if turnID != "" && len(t.locked) > 0 {
+		t.rows.Put("turn", turnID, turn)
 		if t.openRTCs == nil {
 			t.openRTCs = openRTCs{}
 		}
@@ -115,6 +141,18 @@ func (o openRTCs) get(turnID string) ([]protocol.RTC, bool, error) {
 		}
 	}
 	return out, true, nil
+}
+
+// find returns an RTC's data from the lists read, when it is there (open).
+func (o openRTCs) find(id string) ([]byte, bool) {
+	for _, list := range o {
+		for _, c := range list {
+			if c.id == id {
+				return c.data, true
+			}
+		}
+	}
+	return nil, false
 }
 
 // put brings the turn's list, when it was read, up to date with a write of r.

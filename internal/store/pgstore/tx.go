@@ -48,6 +48,9 @@ type tx struct {
 	wants    []deferred
 	openRTCs openRTCs
 	seqs     seqs
+	// rtcAhead is the RTC whose turn and open calls Prefetch asked for: its
+	// RTCGet answers from those when it is open.
+	rtcAhead string
 }
 
 var errReadOnly = errors.New("pgstore: write in a read transaction")

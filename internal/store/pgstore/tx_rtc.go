@@ -1,6 +1,7 @@
 package pgstore
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -31,7 +32,8 @@ func (t *tx) RTCInsert(r *protocol.RTC) error {
 // RTCGet in a write transaction that holds no user's stream yet first locks
 // the stream of the RTC's user, found through the RTC and its session (neither
 // changes), then reads the session and the RTC after the lock: three
-// statements in one exchange. Every write of an RTC happens under that lock
+// statements in one exchange (two when Prefetch read the RTC's open calls
+// with the lock, and the RTC is one of them). Every write of an RTC happens under that lock
 // (its update takes an offset), so the RTC read is the one the transaction
 // overwrites, and the session is read once (store.RowCache).
 func (t *tx) RTCGet(id string) (*protocol.RTC, error) {
@@ -41,6 +43,15 @@ func (t *tx) RTCGet(id string) (*protocol.RTC, error) {
 		return &r, t.getJSON(&r, sel, id)
 	}
 	l := t.lockThrough("rtcs r JOIN sessions s ON s.id = r.session_id", "r.id = $1", id)
+	if t.rtcAhead == id { // prefetched with its open calls: it is among them unless it ended
+		if err := t.flush(); err != nil {
+			return &r, err
+		}
+		t.holdLocked(l)
+		if data, ok := t.openRTCs.find(id); ok {
+			return &r, json.Unmarshal(data, &r)
+		}
+	}
 	err := t.getJSON(&r, sel, id)
 	t.holdLocked(l)
 	return &r, err
