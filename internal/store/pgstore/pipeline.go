@@ -108,7 +108,7 @@ func (t *tx) pipeline(q deferred) (pgx.BatchResults, error) {
 		b.Queue(q.sql, q.args...)
 	}
 	ds := t.pending
-	t.pending = nil
+	t.pending, t.rtcWrite = nil, rtcWrite{}
 	br := t.q.SendBatch(t.ctx, b)
 	for _, d := range ds {
 		var err error

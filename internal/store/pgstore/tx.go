@@ -51,6 +51,9 @@ type tx struct {
 	// rtcAhead is the RTC whose turn and open calls Prefetch asked for: its
 	// RTCGet answers from those when it is open.
 	rtcAhead string
+	// rtcWrite is the write of an RTC waiting last in pending, which its audit
+	// record joins (tx_audit.go).
+	rtcWrite rtcWrite
 }
 
 var errReadOnly = errors.New("pgstore: write in a read transaction")
@@ -421,8 +424,14 @@ func (t *tx) casResult(tag pgconn.CommandTag, err error, table, id string) error
 // reads it under its user's stream lock first, so the check fails only when
 // something is amiss, and the transaction is not worth going on with.
 func (t *tx) casUpdate(table, set string, args ...any) error {
-	return t.laterCheck(`WITH u AS (UPDATE `+table+` SET `+set+` WHERE id = $1 AND status = $`+strconv.Itoa(len(args))+` RETURNING 1)
-		SELECT CASE WHEN EXISTS (SELECT 1 FROM u) THEN true ELSE rtcagent_cas_failed('`+table+`', $1) END`, args...)
+	return t.laterCheck(casSQL(table, set, len(args), ""), args...)
+}
+
+// casSQL is casUpdate's statement for args $1…$n; with, when set, adds a CTE
+// of more writes (", name AS (…)"), which a failed check undoes with the rest.
+func casSQL(table, set string, n int, with string) string {
+	return `WITH u AS (UPDATE ` + table + ` SET ` + set + ` WHERE id = $1 AND status = $` + strconv.Itoa(n) + ` RETURNING 1)` + with + `
+		SELECT CASE WHEN EXISTS (SELECT 1 FROM u) THEN true ELSE rtcagent_cas_failed('` + table + `', $1) END`
 }
 
 func limitOf(p store.Page) int {

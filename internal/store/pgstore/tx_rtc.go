@@ -17,14 +17,16 @@ func rtcCols(r *protocol.RTC) (open bool, deadline *time.Time, data string) {
 	return !protocol.RTCTerminal(r.Status), r.DeadlineAt, string(b)
 }
 
+const insertRTC = `INSERT INTO rtcs (id, session_id, turn_id, user_id, seq, status, open, deadline_at, data)
+	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`
+
 func (t *tx) RTCInsert(r *protocol.RTC) error {
 	open, deadline, data := rtcCols(r)
-	err := t.later(nil, `INSERT INTO rtcs (id, session_id, turn_id, user_id, seq, status, open, deadline_at, data)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-		r.ID, r.SessionID, r.TurnID, r.UserID, r.Seq, r.Status, open, deadline, data)
+	err := t.later(nil, insertRTC, r.ID, r.SessionID, r.TurnID, r.UserID, r.Seq, r.Status, open, deadline, data)
 	if err != nil {
 		return fmt.Errorf("insert rtc: %w", err)
 	}
+	t.rtcWrite = rtcWrite{id: r.ID, at: len(t.pending) - 1}
 	t.openRTCs.put(r, data)
 	return nil
 }
@@ -87,13 +89,16 @@ func (t *tx) RTCListExpired(now time.Time, limit int) ([]protocol.RTC, error) {
 // go with the transaction's next statement.
 func (t *tx) RTCUpdate(r *protocol.RTC, expectStatus string) error {
 	open, deadline, data := rtcCols(r)
-	if err := t.casUpdate("rtcs", "status = $2, open = $3, deadline_at = $4, data = $5",
-		r.ID, r.Status, open, deadline, data, expectStatus); err != nil {
+	if err := t.casUpdate("rtcs", updateRTC, r.ID, r.Status, open, deadline, data, expectStatus); err != nil {
 		return err
 	}
+	t.rtcWrite = rtcWrite{id: r.ID, at: len(t.pending) - 1, update: true}
 	t.openRTCs.put(r, data)
 	return nil
 }
+
+// updateRTC is what an RTC's compare-and-set writes ($1 its id, $6 the status it must have).
+const updateRTC = "status = $2, open = $3, deadline_at = $4, data = $5"
 
 func (t *tx) InboxInsert(item *store.InboxItem) error {
 	if !t.writable {

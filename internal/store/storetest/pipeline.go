@@ -32,6 +32,45 @@ func testFailedCheckCommitsNothing(t *testing.T, s store.Store, _ *Clock) {
 	if !errors.Is(err, store.ErrConflict) {
 		t.Fatalf("writes after a failed compare-and-set: %v, want a conflict", err)
 	}
+	// An RTC's compare-and-set and its audit record (PostgreSQL: one statement).
+	r := &protocol.RTC{ID: "r1", SessionID: "s", TurnID: "t1", UserID: "u", Seq: 1, Status: protocol.RTCPending}
+	write(t, s, func(tx store.Tx) error { return tx.RTCInsert(r) })
+	r.Status = protocol.RTCCompleted
+	err = s.Write(ctx, func(tx store.Tx) error {
+		if err := tx.RTCUpdate(r, protocol.RTCExecuting); err != nil { // stored: pending
+			return err
+		}
+		return tx.AuditPut(&protocol.AuditRecord{RTCID: "r1", UserID: "u", SessionID: "s", Status: protocol.RTCCompleted})
+	})
+	if !errors.Is(err, store.ErrConflict) {
+		t.Fatalf("an RTC's failed compare-and-set with its audit record: %v, want a conflict", err)
+	}
+	if err := s.Read(ctx, func(tx store.Tx) error { _, err := tx.AuditGet("r1"); return err }); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("the audit record of a failed compare-and-set was kept: %v", err)
+	}
+	// Both written when it holds, the insert's record and the update's.
+	r2 := &protocol.RTC{ID: "r2", SessionID: "s", TurnID: "t1", UserID: "u", Seq: 2, Status: protocol.RTCPending}
+	write(t, s, func(tx store.Tx) error {
+		return errors.Join(tx.RTCInsert(r2), tx.AuditPut(&protocol.AuditRecord{RTCID: "r2", UserID: "u", SessionID: "s", Status: protocol.RTCPending}))
+	})
+	r2.Status = protocol.RTCCompleted
+	write(t, s, func(tx store.Tx) error {
+		return errors.Join(tx.RTCUpdate(r2, protocol.RTCPending), tx.AuditPut(&protocol.AuditRecord{RTCID: "r2", UserID: "u", SessionID: "s", Status: protocol.RTCCompleted}))
+	})
+	err = s.Read(ctx, func(tx store.Tx) error {
+		rec, err := tx.AuditGet("r2")
+		if err != nil {
+			return err
+		}
+		got, err := tx.RTCGet("r2")
+		if err == nil && (rec.Status != protocol.RTCCompleted || got.Status != protocol.RTCCompleted) {
+			err = fmt.Errorf("record %s, call %s; want both completed", rec.Status, got.Status)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 	err = s.Write(ctx, func(tx store.Tx) error {
 		if err := tx.LeaseCheck(store.Lease{SessionID: "s", Holder: "A", Token: l.Token + 1, ExpiresAt: l.ExpiresAt}); err != nil {
 			return err
