@@ -21,44 +21,37 @@ func (t *tx) Prefetch(p store.Prefetch) {
 		return
 	}
 	var ds []deferred
-	keepSeq := func(n int64) {
-		if len(t.locked) > 0 {
-			t.seqs.put(p.MessageSeq, n)
+	// A turn row (id, data) and, when asked with it, the session's highest seq.
+	turnRow := func(r pgx.Row) error {
+		var id string
+		var data []byte
+		var n int64
+		dst := []any{&id, &data}
+		if p.MessageSeq != "" {
+			dst = append(dst, &n)
 		}
+		err := r.Scan(dst...)
+		if err == nil && len(t.locked) > 0 {
+			t.rows.Put("turn", id, data)
+			if p.MessageSeq != "" {
+				t.seqs.put(p.MessageSeq, n)
+			}
+		}
+		return noRowsIsNil(err)
 	}
 	switch {
 	case p.Turn != "" && p.MessageSeq != "": // one statement for both
 		ds = append(ds, deferred{sql: `SELECT t.id, t.data, (SELECT COALESCE(MAX(seq), 0) FROM messages WHERE session_id = $2)
-			FROM turns t WHERE t.id = $1`, args: []any{p.Turn, p.MessageSeq},
-			row: func(r pgx.Row) error {
-				var id string
-				var data []byte
-				var n int64
-				err := r.Scan(&id, &data, &n)
-				if err == nil {
-					t.keepTurn(id, data)
-					keepSeq(n)
-				}
-				return noRowsIsNil(err)
-			}})
+			FROM turns t WHERE t.id = $1`, args: []any{p.Turn, p.MessageSeq}, row: turnRow})
 	case p.Turn != "":
-		ds = append(ds, deferred{sql: `SELECT id, data FROM turns WHERE id = $1`, args: []any{p.Turn},
-			row: func(r pgx.Row) error {
-				var id string
-				var data []byte
-				err := r.Scan(&id, &data)
-				if err == nil {
-					t.keepTurn(id, data)
-				}
-				return noRowsIsNil(err)
-			}})
+		ds = append(ds, deferred{sql: `SELECT id, data FROM turns WHERE id = $1`, args: []any{p.Turn}, row: turnRow})
 	case p.MessageSeq != "":
 		ds = append(ds, deferred{sql: `SELECT COALESCE(MAX(seq), 0) FROM messages WHERE session_id = $1`, args: []any{p.MessageSeq},
 			row: func(r pgx.Row) error {
 				var n int64
 				err := r.Scan(&n)
-				if err == nil {
-					keepSeq(n)
+				if err == nil && len(t.locked) > 0 {
+					t.seqs.put(p.MessageSeq, n)
 				}
 				return err
 			}})
@@ -84,13 +77,6 @@ func (t *tx) Prefetch(p store.Prefetch) {
 // of date.
 func (t *tx) afterLock() {
 	t.pending, t.wants = append(t.pending, t.wants...), nil
-}
-
-// keepTurn keeps a turn read after the lock (see afterLock).
-func (t *tx) keepTurn(id string, data []byte) {
-	if len(t.locked) > 0 {
-		t.rows.Put("turn", id, data)
-	}
 }
 
 func (t *tx) keepTurnAndOpen(rows pgx.Rows) error {
