@@ -24,6 +24,7 @@ const clockTick = 10 * time.Millisecond
 type pgBackends struct {
 	dbURL, app string
 	start      map[int]time.Duration
+	rows0      map[string]int64
 }
 
 // withAppName sets the application_name of a PostgreSQL URL.
@@ -67,9 +68,54 @@ func (b *pgBackends) sample(ctx context.Context) (map[int]time.Duration, error) 
 	return out, nil
 }
 
-// begin notes the backends' CPU times at the start of a window.
+// begin notes the backends' CPU times and the rows read at the start of a window.
 func (b *pgBackends) begin(ctx context.Context) {
 	b.start, _ = b.sample(ctx)
+	b.rows0, _ = b.rowsRead(ctx)
+}
+
+// rowsRead returns, by table of the run's schema (the search_path of its URL),
+// the rows its scans read so far: rows of sequential scans and rows fetched
+// through indexes (pg_stat_user_tables). PostgreSQL publishes a busy backend's
+// counts about once a second, so both ends of a window lag by up to that: the
+// difference is a window as long, a little earlier, which under steady load
+// reads the same.
+func (b *pgBackends) rowsRead(ctx context.Context) (map[string]int64, error) {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, b.dbURL)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close(context.Background())
+	rows, err := conn.Query(ctx, `SELECT relname, COALESCE(seq_tup_read, 0) + COALESCE(idx_tup_fetch, 0)
+		FROM pg_stat_user_tables WHERE schemaname = current_schema()`)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]int64{}
+	for rows.Next() {
+		var name string
+		var n int64
+		if err := rows.Scan(&name, &n); err != nil {
+			return nil, err
+		}
+		out[name] = n
+	}
+	return out, rows.Err()
+}
+
+// rowsSince returns the rows read by table since begin, nil when either
+// reading failed.
+func (b *pgBackends) rowsSince(ctx context.Context) map[string]int64 {
+	end, err := b.rowsRead(ctx)
+	if err != nil || b.rows0 == nil {
+		return nil
+	}
+	for k, v := range end {
+		end[k] = v - b.rows0[k]
+	}
+	return end
 }
 
 // used returns the CPU time the backends used since begin: for backends that

@@ -151,12 +151,14 @@ func runPoint(ctx context.Context, o Options, srv *running, m *model, prefix str
 	tables := store.ReadTableCounts().Sub(tb0)
 	gaps := m.take()
 	pgCPU := -1.0
+	var rowsRead map[string]int64
 	if backends != nil {
 		if d, ok := backends.used(ctx); ok {
 			pgCPU = d.Seconds() / elapsed.Seconds()
 		}
+		rowsRead = backends.rowsSince(ctx)
 	}
-	return Point{PGCPU: pgCPU, Sessions: n, RoundTrips: len(gaps), Turns: l.Turns, Failed: l.Failed, ClientErrors: l.ClientErrors,
+	return Point{PGCPU: pgCPU, PGRowsRead: rowsRead, Sessions: n, RoundTrips: len(gaps), Turns: l.Turns, Failed: l.Failed, ClientErrors: l.ClientErrors,
 		PerSec: float64(len(gaps)) / elapsed.Seconds(), RTT: pcts(gaps), Live: pcts(l.Live), PG: pg, SQLite: sq, Tables: tables,
 		ServerCPU: cpu.Seconds() / elapsed.Seconds(), ClientsCPU: l.CPU.Seconds() / elapsed.Seconds(),
 		ClientsApart: o.ClientsProcess && len(o.ServeCmd) > 0}, nil

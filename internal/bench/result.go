@@ -3,6 +3,7 @@ package bench
 import (
 	"fmt"
 	"slices"
+	"sort"
 	"strings"
 	"time"
 
@@ -56,6 +57,9 @@ type Point struct {
 	// connections used in the window, in cores; negative when not measured
 	// (embedded, or a server on another machine).
 	PGCPU float64
+	// PGRowsRead is, by table, the rows PostgreSQL's scans read in the window
+	// (pg_stat_user_tables of the run's schema); nil when not measured.
+	PGRowsRead map[string]int64
 }
 
 // Idle is the memory row.
@@ -125,6 +129,9 @@ func (r *Result) Table() string {
 		}
 		row("2", fmt.Sprintf("Per round trip, %d sessions: Topic rows / audit writes / audit reads", p.Sessions), perTrip(p.Tables, p.RoundTrips).topic(), "≤ 3 / ≤ 2 / 0")
 		row("2", fmt.Sprintf("Statements per round trip by table, %d sessions", p.Sessions), perTrip(p.Tables, p.RoundTrips).String(), "")
+		if len(p.PGRowsRead) > 0 {
+			row("2", fmt.Sprintf("PostgreSQL rows read per round trip by table, %d sessions (scans and index fetches)", p.Sessions), rowsPerTrip(p.PGRowsRead, p.RoundTrips), "")
+		}
 	}
 	for _, p := range r.Points {
 		if p.SQLite.Commits == 0 || p.RoundTrips == 0 {
@@ -220,4 +227,22 @@ func ratio(a, b float64) float64 {
 		return 0
 	}
 	return a / b
+}
+
+// rowsPerTrip lists the tables that had rows read, by name, with rows per round trip.
+func rowsPerTrip(rows map[string]int64, trips int) string {
+	names := make([]string, 0, len(rows))
+	var all int64
+	for k, v := range rows {
+		if v > 0 {
+			names = append(names, k)
+			all += v
+		}
+	}
+	sort.Strings(names)
+	parts := make([]string, 0, len(names)+1)
+	for _, k := range names {
+		parts = append(parts, fmt.Sprintf("%s %.2f", k, float64(rows[k])/float64(trips)))
+	}
+	return fmt.Sprintf("%.1f in all: %s", float64(all)/float64(trips), strings.Join(parts, ", "))
 }
