@@ -50,13 +50,10 @@ export async function createAgent(options: AgentOptions): Promise<Agent> {
   return agent;
 }
 
-/**
- * The agent behind the public `Agent` interface. Not exported by the package:
- * a host gets one from createAgent and sees the interface, whose views are
- * read-only; the SDK's own parts and tests use the rest.
- */
 /** How long "Continue here" waits for a change before it asks the server again. */
 const MOVE_RECHECK_MS = 15_000;
+/** The least it waits after a refusal, whatever this tab sees: no tight loop of refusals. */
+const MOVE_MIN_WAIT_MS = 1_000;
 
 /**
  * The agent typed by the tool map of the host's tools (`InferToolTypes<typeof
@@ -68,6 +65,11 @@ export function withToolTypes<TT extends ToolTypes>(agent: Agent): Agent<TT> {
   return agent as unknown as Agent<TT>;
 }
 
+/**
+ * The agent behind the public `Agent` interface. Not exported by the package:
+ * a host gets one from createAgent and sees the interface, whose views are
+ * read-only; the SDK's own parts and tests use the rest.
+ */
 export class AgentCore implements Agent {
   readonly events = new Emitter<AgentEvents>();
   /** Identifies this tab in the journal and the lease. */
@@ -362,37 +364,34 @@ export class AgentCore implements Agent {
   }
 
   /**
-   * Resolves once none of the session's calls is executing in a browser (as
-   * this tab's copy of the session says), or after a while in any case: the
-   * server decides again.
+   * Resolves, at least a second after the refusal, once a change leaves none
+   * of the session's calls executing in a browser (as this tab's copy of the
+   * session says), or after a while in any case: the server decides again.
    */
   private untilNoCallRuns(sessionId: string, signal?: AbortSignal): Promise<void> {
     const running = () => this.rtcs(sessionId).some((r) => r.status === "executing" && r.executor !== "server");
+    const since = Date.now();
     return new Promise<void>((resolve, reject) => {
+      let soon: ReturnType<typeof setTimeout> | undefined;
       const done = () => {
         off();
         clearTimeout(timer);
+        clearTimeout(soon);
         signal?.removeEventListener("abort", abort);
+      };
+      const finish = () => {
+        done();
+        resolve();
       };
       const abort = () => {
         done();
         reject(signal!.reason);
       };
       const off = this.events.on("change", () => {
-        if (!running()) {
-          done();
-          resolve();
-        }
+        if (!running() && soon === undefined) soon = setTimeout(finish, Math.max(0, since + MOVE_MIN_WAIT_MS - Date.now()));
       });
-      const timer = setTimeout(() => {
-        done();
-        resolve();
-      }, MOVE_RECHECK_MS);
+      const timer = setTimeout(finish, MOVE_RECHECK_MS);
       signal?.addEventListener("abort", abort, { once: true });
-      if (!running()) {
-        done();
-        resolve();
-      }
     });
   }
 
