@@ -207,7 +207,7 @@ func clusterPoint(ctx context.Context, o Options, ver *auth.Verifier, nodes []*n
 	if werr != nil {
 		return ClusterPoint{}, werr
 	}
-	if d, ok := backends.used(ctx); ok {
+	if d, _, ok := backends.since(ctx); ok {
 		p.PGCPU = d.Seconds() / elapsed.Seconds()
 	}
 	p.RoundTrips = len(gaps)

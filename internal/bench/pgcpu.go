@@ -23,8 +23,8 @@ const clockTick = 10 * time.Millisecond
 // other users of the same server.
 type pgBackends struct {
 	dbURL, app string
-	start      map[int]time.Duration
-	rows0      map[string]int64
+	start      pgReading
+	startErr   error
 }
 
 // withAppName sets the application_name of a PostgreSQL URL.
@@ -39,98 +39,80 @@ func withAppName(dbURL, app string) (string, error) {
 	return u.String(), nil
 }
 
-// sample returns the CPU time so far of each of the run's backends.
-func (b *pgBackends) sample(ctx context.Context) (map[int]time.Duration, error) {
+// pgReading is what the run's backends had done at one moment: the CPU time
+// of each (by pid) and the rows their scans read, by table of the run's schema.
+type pgReading struct {
+	cpu  map[int]time.Duration
+	rows map[string]int64
+}
+
+// read takes a pgReading on one connection. Rows read are the rows of
+// sequential scans and the rows fetched through indexes (pg_stat_user_tables
+// of the search_path of the run's URL). PostgreSQL publishes a busy backend's
+// counts about once a second, so both ends of a window lag by up to that: the
+// difference is a window as long, a little earlier, which under steady load
+// reads the same.
+func (b *pgBackends) read(ctx context.Context) (pgReading, error) {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	conn, err := pgx.Connect(ctx, b.dbURL)
 	if err != nil {
-		return nil, err
+		return pgReading{}, err
 	}
 	defer conn.Close(context.Background())
 	rows, err := conn.Query(ctx, `SELECT pid FROM pg_stat_activity WHERE application_name = $1 AND pid <> pg_backend_pid()`, b.app)
 	if err != nil {
-		return nil, err
+		return pgReading{}, err
 	}
 	pids, err := pgx.CollectRows(rows, pgx.RowTo[int32])
 	if err != nil {
-		return nil, err
+		return pgReading{}, err
 	}
-	out := make(map[int]time.Duration, len(pids))
+	r := pgReading{cpu: make(map[int]time.Duration, len(pids)), rows: map[string]int64{}}
 	for _, pid := range pids {
 		if d, err := procCPU(int(pid)); err == nil {
-			out[int(pid)] = d
+			r.cpu[int(pid)] = d
 		}
 	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("no backend of %q readable in /proc (a server on another machine?)", b.app)
+	if len(r.cpu) == 0 {
+		return pgReading{}, fmt.Errorf("no backend of %q readable in /proc (a server on another machine?)", b.app)
 	}
-	return out, nil
-}
-
-// begin notes the backends' CPU times and the rows read at the start of a window.
-func (b *pgBackends) begin(ctx context.Context) {
-	b.start, _ = b.sample(ctx)
-	b.rows0, _ = b.rowsRead(ctx)
-}
-
-// rowsRead returns, by table of the run's schema (the search_path of its URL),
-// the rows its scans read so far: rows of sequential scans and rows fetched
-// through indexes (pg_stat_user_tables). PostgreSQL publishes a busy backend's
-// counts about once a second, so both ends of a window lag by up to that: the
-// difference is a window as long, a little earlier, which under steady load
-// reads the same.
-func (b *pgBackends) rowsRead(ctx context.Context) (map[string]int64, error) {
-	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
-	conn, err := pgx.Connect(ctx, b.dbURL)
-	if err != nil {
-		return nil, err
-	}
-	defer conn.Close(context.Background())
-	rows, err := conn.Query(ctx, `SELECT relname, COALESCE(seq_tup_read, 0) + COALESCE(idx_tup_fetch, 0)
+	rows, err = conn.Query(ctx, `SELECT relname, COALESCE(seq_tup_read, 0) + COALESCE(idx_tup_fetch, 0)
 		FROM pg_stat_user_tables WHERE schemaname = current_schema()`)
 	if err != nil {
-		return nil, err
+		return pgReading{}, err
 	}
-	out := map[string]int64{}
 	for rows.Next() {
 		var name string
 		var n int64
 		if err := rows.Scan(&name, &n); err != nil {
-			return nil, err
+			return pgReading{}, err
 		}
-		out[name] = n
+		r.rows[name] = n
 	}
-	return out, rows.Err()
+	return r, rows.Err()
 }
 
-// rowsSince returns the rows read by table since begin, nil when either
-// reading failed.
-func (b *pgBackends) rowsSince(ctx context.Context) map[string]int64 {
-	end, err := b.rowsRead(ctx)
-	if err != nil || b.rows0 == nil {
-		return nil
-	}
-	for k, v := range end {
-		end[k] = v - b.rows0[k]
-	}
-	return end
+// begin takes the reading at the start of a window.
+func (b *pgBackends) begin(ctx context.Context) {
+	b.start, b.startErr = b.read(ctx)
 }
 
-// used returns the CPU time the backends used since begin: for backends that
-// were there at begin the difference, for newer ones all of it. ok is false
-// when either sample failed.
-func (b *pgBackends) used(ctx context.Context) (time.Duration, bool) {
-	end, err := b.sample(ctx)
-	if err != nil || b.start == nil {
-		return 0, false
+// since returns what the backends did since begin: the CPU time they used
+// (for backends that were there at begin the difference, for newer ones all
+// of it) and the rows read by table. ok is false when either reading failed.
+func (b *pgBackends) since(ctx context.Context) (cpu time.Duration, rows map[string]int64, ok bool) {
+	end, err := b.read(ctx)
+	if err != nil || b.startErr != nil {
+		return 0, nil, false
 	}
-	var d time.Duration
-	for pid, t := range end {
-		d += t - b.start[pid]
+	for pid, t := range end.cpu {
+		cpu += t - b.start.cpu[pid]
 	}
-	return d, true
+	for k, v := range end.rows {
+		end.rows[k] = v - b.start.rows[k]
+	}
+	return cpu, end.rows, true
 }
 
 // procCPU is a process's user + system CPU time from /proc/<pid>/stat.

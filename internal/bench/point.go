@@ -153,10 +153,9 @@ func runPoint(ctx context.Context, o Options, srv *running, m *model, prefix str
 	pgCPU := -1.0
 	var rowsRead map[string]int64
 	if backends != nil {
-		if d, ok := backends.used(ctx); ok {
-			pgCPU = d.Seconds() / elapsed.Seconds()
+		if d, rows, ok := backends.since(ctx); ok {
+			pgCPU, rowsRead = d.Seconds()/elapsed.Seconds(), rows
 		}
-		rowsRead = backends.rowsSince(ctx)
 	}
 	return Point{PGCPU: pgCPU, PGRowsRead: rowsRead, Sessions: n, RoundTrips: len(gaps), Turns: l.Turns, Failed: l.Failed, ClientErrors: l.ClientErrors,
 		PerSec: float64(len(gaps)) / elapsed.Seconds(), RTT: pcts(gaps), Live: pcts(l.Live), PG: pg, SQLite: sq, Tables: tables,

@@ -53,6 +53,7 @@ func (t *tx) RTCGet(id string) (*protocol.RTC, error) {
 		if data, ok := t.openRTCs.find(id); ok {
 			return &r, json.Unmarshal(data, &r)
 		}
+		return &r, t.getJSON(&r, sel, id) // ended: read under the lock now held
 	}
 	err := t.getJSON(&r, sel, id)
 	t.holdLocked(l)
