@@ -20,6 +20,9 @@ func SendMessage(tx store.Tx, c Caller, req *protocol.MessageSendRequest) (*prot
 		return nil, err
 	}
 
+	if req.SessionID != "" { // read with the session, under its stream's lock
+		tx.Prefetch(store.Prefetch{TurnSeq: req.SessionID, MessageSeq: req.SessionID})
+	}
 	sess, err := sessionForMessage(tx, c, req)
 	if err != nil {
 		return nil, err

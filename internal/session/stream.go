@@ -158,6 +158,7 @@ func stopOr(drainCtx, turnCtx context.Context, err error) error {
 
 func (r *Runner) createStreaming(ctx context.Context, o *owner, t *protocol.Turn, out *stepOutput, role string) error {
 	return r.write(ctx, o, func(tx store.Tx) error {
+		tx.Prefetch(store.Prefetch{Turn: t.ID, MessageSeq: t.SessionID})
 		_, cur, err := turnNow(tx, t)
 		if err != nil {
 			return err

@@ -87,6 +87,7 @@ type Page struct {
 type Prefetch struct {
 	Turn       string // TurnGet of this turn
 	MessageSeq string // MessageMaxSeq of this session
+	TurnSeq    string // TurnMaxSeq of this session
 	TurnOfRTC  string // TurnGet and RTCListOpenByTurn of this RTC's turn
 }
 

@@ -60,17 +60,23 @@ var (
 
 // CountStatement counts one statement sent to the store.
 func CountStatement(query string) {
-	keys, ok := sqlCache.Load(query)
-	if !ok {
-		keys, _ = sqlCache.LoadOrStore(query, classify(query))
-	}
-	for _, k := range keys.([]string) {
+	for _, k := range StatementTables(query) {
 		n, ok := tableCounts.Load(k)
 		if !ok {
 			n, _ = tableCounts.LoadOrStore(k, new(atomic.Int64))
 		}
 		n.(*atomic.Int64).Add(1)
 	}
+}
+
+// StatementTables names what query does to which tables: "select t",
+// "insert t", "update t", "delete t".
+func StatementTables(query string) []string {
+	keys, ok := sqlCache.Load(query)
+	if !ok {
+		keys, _ = sqlCache.LoadOrStore(query, classify(query))
+	}
+	return keys.([]string)
 }
 
 // classify names what query does to which tables.
@@ -83,8 +89,8 @@ func classify(query string) []string {
 	}
 	add := func(verb string, re *regexp.Regexp, group int) {
 		for _, m := range re.FindAllStringSubmatch(query, -1) {
-			if verb == "select" && m[1] != "" {
-				continue // DELETE FROM is a delete
+			if verb == "select" && (m[1] != "" || strings.EqualFold(m[2], "lateral")) {
+				continue // DELETE FROM is a delete; JOIN LATERAL (…) names no table
 			}
 			k := verb + " " + strings.ToLower(m[group])
 			if !skip[k] {

@@ -14,6 +14,7 @@ func TestClassify(t *testing.T) {
 		`DELETE FROM inbox WHERE id = $1`: {"delete inbox"},
 		`WITH gone AS (DELETE FROM inbox WHERE id = $1), more AS (SELECT EXISTS (SELECT 1 FROM inbox WHERE id > $1) OR EXISTS (SELECT 1 FROM inbox WHERE id < $1) AS found), release AS (UPDATE leases SET expires_at = 0 WHERE NOT (SELECT found FROM more)) SELECT NOT found FROM more`: {"update leases", "delete inbox", "select inbox"},
 		`SELECT s.data FROM sessions s JOIN user_streams us ON us.user_id = s.user_id WHERE s.id = $1 FOR UPDATE OF us`:                                                                                                                                                                   {"select sessions", "select user_streams"},
+		`SELECT t.id FROM rtcs r JOIN turns t ON t.id = r.turn_id LEFT JOIN LATERAL (SELECT array_agg(id) FROM rtcs WHERE open) o ON true`:                                                                                                                                                {"select rtcs", "select turns"},
 	} {
 		if got := classify(q); !reflect.DeepEqual(got, want) {
 			t.Errorf("%s: %v, want %v", q, got, want)

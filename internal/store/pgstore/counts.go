@@ -82,7 +82,13 @@ func (counter) TraceBatchStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceBatc
 
 func (counter) TraceBatchQuery(_ context.Context, _ *pgx.Conn, d pgx.TraceBatchQueryData) {
 	counts.statements.Add(1)
-	store.CountStatement(d.SQL)
+	if sqls, ok := fusedMembers.load(d.SQL); ok {
+		for _, m := range sqls.([]string) {
+			store.CountStatement(m)
+		}
+	} else {
+		store.CountStatement(d.SQL)
+	}
 	watch(d.SQL, d.Args)
 }
 

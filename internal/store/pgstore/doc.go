@@ -40,6 +40,15 @@
 // with Prefetch go right after its stream lock (prefetch.go). A transition is
 // two or three exchanges: its reads under the lock, then its writes and COMMIT.
 //
+// A run of waiting statements of which none writes a table another one reads
+// or writes, and none but the last locks rows, goes as one statement of CTEs
+// (fuse.go): PostgreSQL runs each of its writes once on one snapshot, which
+// for such a run is what running them in turn would do, and each member's
+// row comes back in a part of the one result row. The reads after a stream
+// lock are one statement; so are a transition's writes (the message, the RTC
+// and its audit record, the turn, the inbox, the Topic update). A step is six
+// statements (BEGIN, lease check, stream lock, reads, writes, COMMIT).
+//
 // # Retries: fn must be re-runnable
 //
 // On a serialisation failure (40001), a deadlock (40P01; e.g. two transactions

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/rtcagent/rtcagent/internal/store"
 )
@@ -36,3 +37,24 @@ func MigrateTo(ctx context.Context, url, schema string, version int) error {
 		return nil
 	})
 }
+
+// Pool is the store's connection pool.
+func Pool(s *Store) *pgxpool.Pool { return s.pool }
+
+// TxInternals queues statements in a write transaction as the store's own
+// methods do.
+type TxInternals struct{ t *tx }
+
+func Internals(t store.Tx) TxInternals { return TxInternals{t.(*tx)} }
+
+// Queue queues a statement; row, when set, reads its result.
+func (x TxInternals) Queue(sql string, row func(pgx.Row) error, args ...any) {
+	x.t.pending = append(x.t.pending, deferred{sql: sql, args: args, row: row})
+}
+
+// QueueCAS queues a compare-and-set of the row id of table from status.
+func (x TxInternals) QueueCAS(table, set, id, status string) error {
+	return x.t.laterCheck(casSQL(table, set, 2), id, status)
+}
+
+func (x TxInternals) QueryRow(sql string, args ...any) pgx.Row { return x.t.queryRow(sql, args...) }

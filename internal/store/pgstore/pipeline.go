@@ -7,6 +7,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/rtcagent/rtcagent/internal/store"
 )
@@ -92,7 +93,8 @@ func (t *tx) later(check func(pgconn.CommandTag) error, query string, args ...an
 
 // pipeline sends the waiting writes and then q (when q.sql is set) in one
 // batch and returns the batch, positioned at q's result. The caller reads q's
-// result and closes the batch. With no waiting writes it returns nil.
+// result and closes the batch. With no waiting writes it returns nil. Runs of
+// waiting statements that touch different tables go as one (fuse.go).
 func (t *tx) pipeline(q deferred) (pgx.BatchResults, error) {
 	if t.failed != nil {
 		return nil, t.failed
@@ -100,38 +102,32 @@ func (t *tx) pipeline(q deferred) (pgx.BatchResults, error) {
 	if len(t.pending) == 0 {
 		return nil, nil
 	}
+	runs := runsOf(t.pending)
+	fused := make([]*fusedSQL, len(runs))
 	b := &pgx.Batch{}
-	for _, d := range t.pending {
-		b.Queue(d.sql, d.args...)
+	for i, r := range runs {
+		if len(r) == 1 {
+			b.Queue(r[0].sql, r[0].args...)
+			continue
+		}
+		var args []any
+		for _, d := range r {
+			args = append(args, d.args...)
+		}
+		fused[i] = fuse(r)
+		b.Queue(fused[i].sql, args...)
 	}
 	if q.sql != "" {
 		b.Queue(q.sql, q.args...)
 	}
-	ds := t.pending
-	t.pending, t.rtcWrite = nil, rtcWrite{}
+	t.pending = nil
 	br := t.q.SendBatch(t.ctx, b)
-	for _, d := range ds {
+	for i, r := range runs {
 		var err error
-		if d.row != nil {
-			err = d.row(br.QueryRow())
-		} else if d.rows != nil {
-			var rows pgx.Rows
-			if rows, err = br.Query(); err == nil {
-				err = d.rows(rows)
-				rows.Close()
-				if err == nil {
-					err = rows.Err()
-				}
-			}
+		if fused[i] == nil {
+			err = readOne(br, r[0])
 		} else {
-			var tag pgconn.CommandTag
-			tag, err = br.Exec()
-			if err == nil && d.check != nil {
-				err = d.check(tag)
-			}
-		}
-		if err != nil && d.mapErr != nil {
-			err = d.mapErr(err)
+			err = readFused(br, r, fused[i])
 		}
 		if err != nil {
 			_ = br.Close()
@@ -140,6 +136,131 @@ func (t *tx) pipeline(q deferred) (pgx.BatchResults, error) {
 		}
 	}
 	return br, nil
+}
+
+// runsOf splits ds into runs sent as one statement each: a run of more than
+// one is of fusable statements, none locking rows before another, none
+// writing a table another one touches (fuse.go).
+func runsOf(ds []deferred) [][]deferred {
+	var runs [][]deferred
+	start := 0
+	for i, d := range ds {
+		if i > start {
+			joins := fusable(d) && fusable(ds[start]) && !shapeOf(ds[i-1].sql).locks
+			for _, m := range ds[start:i] {
+				joins = joins && !shapeOf(m.sql).conflicts(shapeOf(d.sql))
+			}
+			if !joins {
+				runs = append(runs, ds[start:i])
+				start = i
+			}
+		}
+	}
+	return append(runs, ds[start:])
+}
+
+// readOne reads the result of a statement sent alone.
+func readOne(br pgx.BatchResults, d deferred) error {
+	var err error
+	if d.row != nil {
+		err = d.row(br.QueryRow())
+	} else if d.rows != nil {
+		var rows pgx.Rows
+		if rows, err = br.Query(); err == nil {
+			err = d.rows(rows)
+			rows.Close()
+			if err == nil {
+				err = rows.Err()
+			}
+		}
+	} else {
+		var tag pgconn.CommandTag
+		tag, err = br.Exec()
+		if err == nil && d.check != nil {
+			err = d.check(tag)
+		}
+	}
+	if err != nil && d.mapErr != nil {
+		err = d.mapErr(err)
+	}
+	return err
+}
+
+// readFused reads the result row of a fused run and gives each member that
+// reads its row its own part of it. The statement's failure is the run's: a
+// check's (serverCheck) or the server's.
+func readFused(br pgx.BatchResults, run []deferred, f *fusedSQL) error {
+	rows, err := br.Query()
+	if err != nil {
+		return serverCheck(err)
+	}
+	defer rows.Close()
+	if !rows.Next() {
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return serverCheck(err)
+		}
+		return errors.New("pgstore: a fused statement returned no row")
+	}
+	fds, vals := rows.FieldDescriptions(), rows.RawValues()
+	var starts []int
+	for i, fd := range fds {
+		if fd.Name == "rtcagent_row" {
+			starts = append(starts, i)
+		}
+	}
+	starts = append(starts, len(fds))
+	part := 0
+	for k, d := range run {
+		if !f.parts[k] {
+			continue
+		}
+		a, b := starts[part], starts[part+1]
+		part++
+		if d.row == nil {
+			continue
+		}
+		r := partRow{m: rows.Conn().TypeMap(), fds: fds[a+1 : b], vals: vals[a+1 : b], present: vals[a] != nil}
+		if err := d.row(r); err != nil {
+			if d.mapErr != nil {
+				err = d.mapErr(err)
+			}
+			return err
+		}
+	}
+	rows.Close()
+	return serverCheck(rows.Err())
+}
+
+// partRow is one member's part of a fused statement's result row.
+type partRow struct {
+	m       *pgtype.Map
+	fds     []pgconn.FieldDescription
+	vals    [][]byte
+	present bool
+}
+
+// detach returns r, or for a part of a fused row a copy that outlives the row.
+func detach(r pgx.Row) pgx.Row {
+	p, ok := r.(partRow)
+	if !ok {
+		return r
+	}
+	vals := make([][]byte, len(p.vals))
+	for i, v := range p.vals {
+		if v != nil {
+			vals[i] = append([]byte{}, v...)
+		}
+	}
+	p.vals = vals
+	return p
+}
+
+func (r partRow) Scan(dest ...any) error {
+	if !r.present {
+		return pgx.ErrNoRows
+	}
+	return pgx.ScanRow(r.m, r.fds, r.vals, dest...)
 }
 
 // flush sends the waiting writes.
@@ -194,16 +315,25 @@ func (r row) Scan(dst ...any) error {
 	return r.t.note(err)
 }
 
-// queryRow sends query, after the waiting writes, for one row.
+// queryRow sends query, after the waiting writes, for one row. It waits last
+// among them, so it may travel in their last run (fuse.go).
 func (t *tx) queryRow(query string, args ...any) row {
-	br, err := t.pipeline(deferred{sql: query, args: args})
+	if t.failed != nil {
+		return row{t: t, err: t.failed}
+	}
+	if len(t.pending) == 0 {
+		return row{t: t, r: t.q.QueryRow(t.ctx, query, args...)}
+	}
+	var got pgx.Row
+	t.pending = append(t.pending, deferred{sql: query, args: args, row: func(r pgx.Row) error {
+		got = detach(r)
+		return nil
+	}})
+	br, err := t.pipeline(deferred{})
 	if err != nil {
 		return row{t: t, err: err}
 	}
-	if br == nil {
-		return row{t: t, r: t.q.QueryRow(t.ctx, query, args...)}
-	}
-	return row{t: t, r: br.QueryRow(), br: br}
+	return row{t: t, r: got, br: br}
 }
 
 // batchRows closes the batch the rows came from with them.

@@ -20,48 +20,45 @@ func (t *tx) Prefetch(p store.Prefetch) {
 	if !t.writable || t.failed != nil {
 		return
 	}
+	// One statement each, sent as one with the session's read (fuse.go).
 	var ds []deferred
-	// A turn row (id, data) and, when asked with it, the session's highest seq.
-	turnRow := func(r pgx.Row) error {
-		var id string
-		var data []byte
-		var n int64
-		dst := []any{&id, &data}
-		if p.MessageSeq != "" {
-			dst = append(dst, &n)
-		}
-		err := r.Scan(dst...)
-		if err == nil && len(t.locked) > 0 {
-			t.rows.Put("turn", id, data)
-			if p.MessageSeq != "" {
-				t.seqs.put(p.MessageSeq, n)
-			}
-		}
-		return noRowsIsNil(err)
+	if p.Turn != "" {
+		ds = append(ds, deferred{sql: `SELECT id, data FROM turns WHERE id = $1`, args: []any{p.Turn},
+			row: func(r pgx.Row) error {
+				var id string
+				var data []byte
+				err := r.Scan(&id, &data)
+				if err == nil && len(t.locked) > 0 {
+					t.rows.Put("turn", id, data)
+				}
+				return noRowsIsNil(err)
+			}})
 	}
-	switch {
-	case p.Turn != "" && p.MessageSeq != "": // one statement for both
-		ds = append(ds, deferred{sql: `SELECT t.id, t.data, (SELECT COALESCE(MAX(seq), 0) FROM messages WHERE session_id = $2)
-			FROM turns t WHERE t.id = $1`, args: []any{p.Turn, p.MessageSeq}, row: turnRow})
-	case p.Turn != "":
-		ds = append(ds, deferred{sql: `SELECT id, data FROM turns WHERE id = $1`, args: []any{p.Turn}, row: turnRow})
-	case p.MessageSeq != "":
-		ds = append(ds, deferred{sql: `SELECT COALESCE(MAX(seq), 0) FROM messages WHERE session_id = $1`, args: []any{p.MessageSeq},
+	seq := func(table, sessionID string, into *seqs) {
+		ds = append(ds, deferred{sql: maxSeqSQL(table), args: []any{sessionID},
 			row: func(r pgx.Row) error {
 				var n int64
 				err := r.Scan(&n)
 				if err == nil && len(t.locked) > 0 {
-					t.seqs.put(p.MessageSeq, n)
+					into.put(sessionID, n)
 				}
 				return err
 			}})
 	}
+	if p.MessageSeq != "" {
+		seq("messages", p.MessageSeq, &t.seqs)
+	}
+	if p.TurnSeq != "" {
+		seq("turns", p.TurnSeq, &t.turnSeqs)
+	}
 	if p.TurnOfRTC != "" {
-		// The turn and its open calls in one statement (the turn on each row);
-		// RTCGet of the RTC answers from them when it is open.
-		ds = append(ds, deferred{sql: `SELECT t.id, t.data, o.id, o.seq, o.data FROM rtcs r
-			JOIN turns t ON t.id = r.turn_id LEFT JOIN rtcs o ON o.turn_id = r.turn_id AND o.open
-			WHERE r.id = $1 ORDER BY o.seq`, args: []any{p.TurnOfRTC}, rows: t.keepTurnAndOpen})
+		// The turn and its open calls in one row; RTCGet of the RTC answers
+		// from them when it is open.
+		ds = append(ds, deferred{sql: `SELECT t.id, t.data, o.ids, o.seqs, o.datas FROM rtcs r
+			JOIN turns t ON t.id = r.turn_id
+			LEFT JOIN LATERAL (SELECT array_agg(id ORDER BY seq) AS ids, array_agg(seq ORDER BY seq) AS seqs,
+				array_agg(data ORDER BY seq) AS datas FROM rtcs WHERE turn_id = r.turn_id AND open) o ON true
+			WHERE r.id = $1`, args: []any{p.TurnOfRTC}, row: t.keepTurnAndOpen})
 		t.rtcAhead = p.TurnOfRTC
 	}
 	if len(t.locked) > 0 {
@@ -79,22 +76,19 @@ func (t *tx) afterLock() {
 	t.pending, t.wants = append(t.pending, t.wants...), nil
 }
 
-func (t *tx) keepTurnAndOpen(rows pgx.Rows) error {
+func (t *tx) keepTurnAndOpen(r pgx.Row) error {
 	var turnID string
 	var turn []byte
-	var list []openRTC
-	for rows.Next() {
-		var id *string
-		var seq *int
-		var data []byte
-		if err := rows.Scan(&turnID, &turn, &id, &seq, &data); err != nil {
-			return err
-		}
-		if id != nil {
-			list = append(list, openRTC{id: *id, seq: *seq, data: data})
-		}
+	var ids, datas []string
+	var seqs []int
+	if err := r.Scan(&turnID, &turn, &ids, &seqs, &datas); err != nil {
+		return noRowsIsNil(err)
 	}
-	if turnID != "" && len(t.locked) > 0 {
+	if len(t.locked) > 0 {
+		list := make([]openRTC, len(ids))
+		for i := range ids {
+			list[i] = openRTC{id: ids[i], seq: seqs[i], data: []byte(datas[i])}
+		}
 		t.rows.Put("turn", turnID, turn)
 		if t.openRTCs == nil {
 			t.openRTCs = openRTCs{}
@@ -155,7 +149,7 @@ func (o openRTCs) put(r *protocol.RTC, data string) {
 	o[r.TurnID] = list
 }
 
-// seqs holds the highest message seq of sessions, read or written by the
+// seqs holds the highest message (or turn) seq of sessions, read or written by the
 // transaction.
 type seqs map[string]int64
 

@@ -44,16 +44,15 @@ type tx struct {
 	// transaction inserted one (InboxNext answers from them; a delete forgets them).
 	heads map[string]store.InboxItem
 	// wants are the reads Prefetch queued to go after the next stream lock;
-	// openRTCs and seqs keep what some of them read (prefetch.go).
+	// openRTCs, seqs (messages) and turnSeqs keep what some of them read
+	// (prefetch.go).
 	wants    []deferred
 	openRTCs openRTCs
 	seqs     seqs
+	turnSeqs seqs
 	// rtcAhead is the RTC whose turn and open calls Prefetch asked for: its
 	// RTCGet answers from those when it is open.
 	rtcAhead string
-	// rtcWrite is the write of an RTC waiting last in pending, which its audit
-	// record joins (tx_audit.go).
-	rtcWrite rtcWrite
 }
 
 var errReadOnly = errors.New("pgstore: write in a read transaction")
@@ -424,13 +423,13 @@ func (t *tx) casResult(tag pgconn.CommandTag, err error, table, id string) error
 // reads it under its user's stream lock first, so the check fails only when
 // something is amiss, and the transaction is not worth going on with.
 func (t *tx) casUpdate(table, set string, args ...any) error {
-	return t.laterCheck(casSQL(table, set, len(args), ""), args...)
+	return t.laterCheck(casSQL(table, set, len(args)), args...)
 }
 
-// casSQL is casUpdate's statement for args $1…$n; with, when set, adds a CTE
-// of more writes (", name AS (…)"), which a failed check undoes with the rest.
-func casSQL(table, set string, n int, with string) string {
-	return `WITH u AS (UPDATE ` + table + ` SET ` + set + ` WHERE id = $1 AND status = $` + strconv.Itoa(n) + ` RETURNING 1)` + with + `
+// casSQL is casUpdate's statement for args $1…$n.
+func casSQL(table, set string, n int) string {
+	return `WITH u AS (UPDATE ` + table + ` SET ` + set + ` WHERE id = $1 AND status = $` + strconv.Itoa(n) + ` RETURNING 1)
+
 		SELECT CASE WHEN EXISTS (SELECT 1 FROM u) THEN true ELSE rtcagent_cas_failed('` + table + `', $1) END`
 }
 

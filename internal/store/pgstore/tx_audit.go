@@ -16,54 +16,18 @@ func (t *tx) AuditPut(a *protocol.AuditRecord) error {
 	if err != nil {
 		return err
 	}
-	// Sent with the next statement (pipeline.go): nothing here needs its answer.
-	args := []any{a.RTCID, a.UserID, a.SessionID, a.CreatedAt, a.EndedAt, string(data)}
-	if !t.joinRTCWrite(args) {
-		if err := t.later(nil, upsertAudit(1), args...); err != nil {
-			return fmt.Errorf("write audit record: %w", err)
-		}
+	// Sent with the next statement (pipeline.go), in one with the RTC's write
+	// (fuse.go): nothing here needs its answer.
+	if err := t.later(nil, upsertAudit, a.RTCID, a.UserID, a.SessionID, a.CreatedAt, a.EndedAt, string(data)); err != nil {
+		return fmt.Errorf("write audit record: %w", err)
 	}
 	t.audits = append(t.audits, a)
 	return nil
 }
 
-// rtcWrite is an RTC's insert or compare-and-set waiting at pending[at].
-type rtcWrite struct {
-	id     string
-	at     int
-	update bool
-}
-
-// joinRTCWrite puts the audit record of args into the statement that writes
-// its RTC, when that is the last one waiting (as every transition writes
-// them): one statement for the RTC and its record, and a failed
-// compare-and-set of the RTC undoes the record with it.
-func (t *tx) joinRTCWrite(args []any) bool {
-	w := t.rtcWrite
-	t.rtcWrite = rtcWrite{}
-	if w.id == "" || w.id != args[0] || w.at != len(t.pending)-1 || t.failed != nil {
-		return false
-	}
-	d := &t.pending[w.at]
-	n := len(d.args)
-	if w.update {
-		d.sql = casSQL("rtcs", updateRTC, n, `, a AS (`+upsertAudit(n+1)+`)`)
-	} else {
-		d.sql = `WITH r AS (` + insertRTC + `) ` + upsertAudit(n+1)
-	}
-	d.args = append(d.args, args...)
-	return true
-}
-
-// upsertAudit writes an audit record from the six arguments from $first.
-func upsertAudit(first int) string {
-	p := make([]string, 6)
-	for i := range p {
-		p[i] = "$" + strconv.Itoa(first+i)
-	}
-	return `INSERT INTO audit (rtc_id, user_id, session_id, created_at, ended_at, data) VALUES (` + strings.Join(p, ", ") + `)
-		ON CONFLICT (rtc_id) DO UPDATE SET ended_at = EXCLUDED.ended_at, data = EXCLUDED.data`
-}
+// upsertAudit writes an audit record.
+const upsertAudit = `INSERT INTO audit (rtc_id, user_id, session_id, created_at, ended_at, data) VALUES ($1, $2, $3, $4, $5, $6)
+	ON CONFLICT (rtc_id) DO UPDATE SET ended_at = EXCLUDED.ended_at, data = EXCLUDED.data`
 
 func (t *tx) AuditGet(rtcID string) (*protocol.AuditRecord, error) {
 	var a protocol.AuditRecord

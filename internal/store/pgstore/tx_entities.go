@@ -91,10 +91,16 @@ func (t *tx) SessionList(userID, beforeID string, limit int) ([]protocol.Session
 		AND ord < (SELECT ord FROM sessions WHERE id = $2) ORDER BY ord DESC LIMIT $3`, userID, beforeID, limit)
 }
 
+// SessionUpdate is checked by the server (pipeline.go): every writer of a
+// session reads it under its user's stream lock first, so it is gone only when
+// something is amiss, and the transaction then fails with store.ErrNotFound.
+// It waits to go with the transaction's next statement.
 func (t *tx) SessionUpdate(s *protocol.Session) error {
 	data, _ := json.Marshal(s)
-	tag, err := t.exec(`UPDATE sessions SET data = $2 WHERE id = $1`, s.ID, string(data))
-	if err = t.casResult(tag, err, "sessions", s.ID); err == nil {
+	err := t.laterCheck(`WITH u AS (UPDATE sessions SET data = $2 WHERE id = $1 RETURNING 1)
+		SELECT CASE WHEN EXISTS (SELECT 1 FROM u) THEN true ELSE rtcagent_fail('RA404', 'update sessions ' || $1 || ': not found') END`,
+		s.ID, string(data))
+	if err == nil {
 		t.rows.Put("session", s.ID, data)
 	}
 	return err
@@ -107,6 +113,7 @@ func (t *tx) TurnInsert(tr *protocol.Turn) error {
 	if err != nil {
 		return fmt.Errorf("insert turn: %w", err)
 	}
+	t.turnSeqs.wrote(tr.SessionID, tr.Seq)
 	t.rows.Put("turn", tr.ID, data)
 	return nil
 }
@@ -161,11 +168,20 @@ func (t *tx) TurnNextQueued(sessionID string) (*protocol.Turn, error) {
 // MAX+1; the unique index refuses the second and Write runs it again (retryable).
 func (t *tx) maxSeq(table, sessionID string) (int64, error) {
 	var n int64
-	err := t.queryRow(`SELECT COALESCE(MAX(seq), 0) FROM `+table+` WHERE session_id = $1`, sessionID).Scan(&n)
+	err := t.queryRow(maxSeqSQL(table), sessionID).Scan(&n)
 	return n, err
 }
 
-func (t *tx) TurnMaxSeq(sessionID string) (int64, error) { return t.maxSeq("turns", sessionID) }
+func maxSeqSQL(table string) string {
+	return `SELECT COALESCE(MAX(seq), 0) FROM ` + table + ` WHERE session_id = $1`
+}
+
+func (t *tx) TurnMaxSeq(sessionID string) (int64, error) {
+	if n, ok := t.turnSeqs[sessionID]; ok {
+		return n, nil
+	}
+	return t.maxSeq("turns", sessionID)
+}
 
 func (t *tx) MessageInsert(m *protocol.Message, clientID string) error {
 	data, _ := json.Marshal(m)

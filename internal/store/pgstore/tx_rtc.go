@@ -26,7 +26,6 @@ func (t *tx) RTCInsert(r *protocol.RTC) error {
 	if err != nil {
 		return fmt.Errorf("insert rtc: %w", err)
 	}
-	t.rtcWrite = rtcWrite{id: r.ID, at: len(t.pending) - 1}
 	t.openRTCs.put(r, data)
 	return nil
 }
@@ -93,7 +92,6 @@ func (t *tx) RTCUpdate(r *protocol.RTC, expectStatus string) error {
 	if err := t.casUpdate("rtcs", updateRTC, r.ID, r.Status, open, deadline, data, expectStatus); err != nil {
 		return err
 	}
-	t.rtcWrite = rtcWrite{id: r.ID, at: len(t.pending) - 1, update: true}
 	t.openRTCs.put(r, data)
 	return nil
 }

@@ -109,7 +109,7 @@ func testPrefetchAnswers(t *testing.T, s store.Store, _ *Clock) {
 		t.Run(fmt.Sprint("prefetch=", prefetch), func(t *testing.T) {
 			err := s.Write(ctx, func(tx store.Tx) error {
 				if prefetch {
-					tx.Prefetch(store.Prefetch{Turn: "t", MessageSeq: "s", TurnOfRTC: "a"})
+					tx.Prefetch(store.Prefetch{Turn: "t", MessageSeq: "s", TurnSeq: "s", TurnOfRTC: "a"})
 				}
 				r, err := tx.RTCGet("a")
 				if err != nil {
@@ -117,6 +117,9 @@ func testPrefetchAnswers(t *testing.T, s store.Store, _ *Clock) {
 				}
 				if err := expectState(tx, protocol.TurnWaiting, 2, "a", "b"); err != nil {
 					return fmt.Errorf("before writing: %w", err)
+				}
+				if n, err := tx.TurnMaxSeq("s"); err != nil || n != 1 {
+					return fmt.Errorf("highest turn seq before writing: %d, %v; want 1", n, err)
 				}
 				r.Status = protocol.RTCCompleted
 				c := &protocol.RTC{ID: "c", SessionID: "s", TurnID: "t", UserID: "u", Seq: 3, Status: protocol.RTCQueued}
@@ -131,6 +134,12 @@ func testPrefetchAnswers(t *testing.T, s store.Store, _ *Clock) {
 				}
 				if err := expectState(tx, protocol.TurnRunning, 3, "b", "c"); err != nil {
 					return fmt.Errorf("after writing: %w", err)
+				}
+				if err := tx.TurnInsert(&protocol.Turn{ID: "t2", SessionID: "s", UserID: "u", Seq: 2, Status: protocol.TurnQueued}); err != nil {
+					return err
+				}
+				if n, err := tx.TurnMaxSeq("s"); err != nil || n != 2 {
+					return fmt.Errorf("highest turn seq after writing: %d, %v; want 2", n, err)
 				}
 				return errRollback
 			})
