@@ -181,9 +181,11 @@ type Tx interface {
 	// whether it released by the time the transaction commits (a store may send
 	// the statement with the commit).
 	InboxFinish(id int64, l Lease, released *bool) error
-	// InboxSessions returns up to limit sessions that have inbox items and no live
-	// lease (none, an expired one, or one held by a node whose liveness record
-	// expired), oldest work first.
+	// InboxSessions returns up to limit candidates for a claim, oldest work
+	// first: every session that has inbox items and no live lease (none, an
+	// expired one, or one held by a node whose liveness record expired) is
+	// among them once the limit allows. A store may also return a session that
+	// turns out held or without work; LeaseAcquire and InboxNext find out.
 	InboxSessions(limit int) ([]string, error)
 
 	// LeaseAcquire takes the session's lease when it is free, expired, held by a

@@ -83,8 +83,14 @@
 //
 // # Leases and the claim protocol
 //
-//  1. InboxSessions (any transaction, no locks) lists sessions with inbox items and
-//     no live lease: candidates only, possibly stale by the time they are used.
+//  1. InboxSessions (any transaction, no locks) lists candidates: the head of the
+//     ready queue (migration 007: sessions whose work was queued by a commit
+//     that did not hold their lease, or whose lease was given back with work
+//     left; taken off by the claim and by the holder's finished items, at the
+//     gen the statement saw), leases that expired without being given back,
+//     and the leases of nodes whose liveness record expired. It reads no
+//     session another node holds. A candidate may be held or have no work
+//     left by the time it is used: the claim finds out.
 //  2. LeaseAcquire is the claim: one update that locks the lease row (SKIP
 //     LOCKED) and takes it only when free, expired, held by a node whose
 //     liveness record (nodes row, NodeBeat) expired, or already the caller's,

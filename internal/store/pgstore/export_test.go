@@ -58,3 +58,6 @@ func (x TxInternals) QueueCAS(table, set, id, status string) error {
 }
 
 func (x TxInternals) QueryRow(sql string, args ...any) pgx.Row { return x.t.queryRow(sql, args...) }
+
+// ClaimCandidates is the claim pass's statement ($1 now, $2 the limit).
+const ClaimCandidates = claimCandidates

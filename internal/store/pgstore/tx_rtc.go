@@ -156,7 +156,22 @@ func (t *tx) InboxNext(sessionID string) (*store.InboxItem, error) {
 
 func (t *tx) InboxDelete(id int64) error {
 	clear(t.heads)
-	return t.later(nil, `DELETE FROM inbox WHERE id = $1`, id)
+	// The session's last item takes it off the ready queue.
+	return t.later(nil, `WITH gone AS (DELETE FROM inbox WHERE id = $1 RETURNING session_id)
+		DELETE FROM ready r USING gone WHERE r.session_id = gone.session_id
+			AND r.gen = (SELECT gen FROM ready WHERE session_id = gone.session_id)
+			AND NOT EXISTS (SELECT 1 FROM inbox i WHERE i.session_id = gone.session_id AND i.id <> $1)`, id)
+}
+
+// The ready queue (migration 007). readyAgain ends an insert of sessions into
+// it: a session already there stays, its gen bumped. unready deletes the
+// session whose id is the parameter p at the gen the statement saw: work
+// queued by a transaction that committed meanwhile bumped it, and the session
+// stays.
+const readyAgain = `ON CONFLICT (session_id) DO UPDATE SET gen = ready.gen + 1`
+
+func unready(p string) string {
+	return `DELETE FROM ready WHERE session_id = ` + p + ` AND gen = (SELECT gen FROM ready WHERE session_id = ` + p + `)`
 }
 
 // InboxFinish is one statement: the delete, the look for another item of the
@@ -177,7 +192,9 @@ func (t *tx) InboxFinish(id int64, l store.Lease, released *bool) error {
 			more AS (SELECT EXISTS (SELECT 1 FROM inbox WHERE session_id = $2 AND id > $1)
 				OR EXISTS (SELECT 1 FROM inbox WHERE session_id = $2 AND id < $1) AS found),
 			release AS (UPDATE leases SET expires_at = 'epoch'
-				WHERE session_id = $2 AND holder = $3 AND token = $4 AND NOT (SELECT found FROM more))
+				WHERE session_id = $2 AND holder = $3 AND token = $4 AND NOT (SELECT found FROM more)),
+			-- the holder drains what is left; with nothing left, nothing waits
+			unready AS (` + unready("$2") + `)
 			SELECT NOT found FROM more`,
 		args: []any{id, l.SessionID, l.Holder, l.Token},
 		row: func(r pgx.Row) error {
@@ -191,13 +208,27 @@ func (t *tx) InboxFinish(id int64, l store.Lease, released *bool) error {
 	return nil
 }
 
+// claimCandidates ($1 now, $2 the limit) reads the ready queue from its head,
+// then the leases of holders that died: expired and not given back, or held
+// by a node whose liveness record expired (migration 007). A candidate may be
+// held after all (work queued while its holder drains) or have no work left
+// (a dead holder's last item was done): the claim finds out, and takes it off
+// the queue either way.
+const claimCandidates = `SELECT session_id FROM (
+		(SELECT session_id, since AS at FROM ready ORDER BY since LIMIT $2)
+		UNION ALL
+		(SELECT session_id, expires_at FROM leases WHERE expires_at > 'epoch' AND expires_at <= $1 LIMIT $2)
+		UNION ALL
+		(SELECT l.session_id, n.expires_at FROM nodes n
+			CROSS JOIN LATERAL (SELECT session_id FROM leases
+				WHERE holder = n.node_id AND expires_at > 'epoch' LIMIT $2) l
+			WHERE n.expires_at <= $1)
+		) c GROUP BY session_id ORDER BY min(at) LIMIT $2`
+
 // InboxSessions lists candidates only; the claim is LeaseAcquire (see the package
 // doc). It takes no locks, so it also works in Read.
 func (t *tx) InboxSessions(limit int) ([]string, error) {
-	rows, err := t.query(`SELECT i.session_id FROM inbox i
-		WHERE NOT EXISTS (SELECT 1 FROM leases l WHERE l.session_id = i.session_id AND l.expires_at > $1
-			AND NOT EXISTS (SELECT 1 FROM nodes n WHERE n.node_id = l.holder AND n.expires_at <= $1))
-		GROUP BY i.session_id ORDER BY min(i.id) LIMIT $2`, t.now, limitArg(limit))
+	rows, err := t.query(claimCandidates, t.now, limitArg(limit))
 	if err != nil {
 		return nil, fmt.Errorf("inbox sessions: %w", t.note(err))
 	}
@@ -222,7 +253,9 @@ func (t *tx) LeaseAcquire(sessionID, holder string, ttl time.Duration) (store.Le
 	if !t.writable {
 		return l, errReadOnly
 	}
-	err := t.queryRow(`UPDATE leases AS l SET
+	// A claim takes the session off the ready queue: its holder drains what
+	// is there and what comes.
+	err := t.queryRow(`WITH claimed AS (UPDATE leases AS l SET
 			holder = $2,
 			-- the holder extending its live lease keeps the token; any new acquisition bumps it
 			token = CASE WHEN l.holder = $2 AND l.expires_at > $4 THEN l.token ELSE l.token + 1 END,
@@ -230,11 +263,15 @@ func (t *tx) LeaseAcquire(sessionID, holder string, ttl time.Duration) (store.Le
 		FROM (SELECT session_id FROM leases WHERE session_id = $1 FOR UPDATE SKIP LOCKED) AS free
 		WHERE l.session_id = free.session_id AND (l.holder = $2 OR l.expires_at <= $4
 			OR EXISTS (SELECT 1 FROM nodes n WHERE n.node_id = l.holder AND n.expires_at <= $4))
-		RETURNING l.token`, sessionID, holder, l.ExpiresAt, t.now).Scan(&l.Token)
+		RETURNING l.token),
+		off AS (`+unready("$1")+` AND EXISTS (SELECT 1 FROM claimed))
+		SELECT token FROM claimed`, sessionID, holder, l.ExpiresAt, t.now).Scan(&l.Token)
 	if errors.Is(err, pgx.ErrNoRows) {
 		// Held, busy, or the session's first lease: only the last inserts.
-		err = t.queryRow(`INSERT INTO leases (session_id, holder, token, expires_at) VALUES ($1, $2, 1, $3)
-			ON CONFLICT (session_id) DO NOTHING RETURNING token`, sessionID, holder, l.ExpiresAt).Scan(&l.Token)
+		err = t.queryRow(`WITH claimed AS (INSERT INTO leases (session_id, holder, token, expires_at) VALUES ($1, $2, 1, $3)
+				ON CONFLICT (session_id) DO NOTHING RETURNING token),
+			off AS (`+unready("$1")+` AND EXISTS (SELECT 1 FROM claimed))
+			SELECT token FROM claimed`, sessionID, holder, l.ExpiresAt).Scan(&l.Token)
 	}
 	if errors.Is(err, pgx.ErrNoRows) {
 		return l, store.ErrConflict
@@ -258,8 +295,9 @@ func (t *tx) LeaseCheck(l store.Lease) error {
 	const held = `SELECT 1 FROM leases WHERE session_id = $1 AND holder = $2 AND token = $3 AND expires_at > $4`
 	if t.writable {
 		t.markLeased(l.SessionID)
-		return t.laterCheck(`WITH held AS (`+held+` FOR SHARE)
-			SELECT CASE WHEN EXISTS (SELECT 1 FROM held) THEN true
+		// The session's row, found by its key and locked, then judged.
+		return t.laterCheck(`WITH row AS (SELECT holder, token, expires_at FROM leases WHERE session_id = $1 FOR SHARE)
+			SELECT CASE WHEN EXISTS (SELECT 1 FROM row WHERE holder = $2 AND token = $3 AND expires_at > $4) THEN true
 				ELSE rtcagent_fail('RA410', 'lease of session ' || $1 || ' lost') END`,
 			l.SessionID, l.Holder, l.Token, t.now)
 	}
@@ -289,7 +327,11 @@ func (t *tx) LeaseRenew(l store.Lease, ttl time.Duration) (store.Lease, error) {
 
 func (t *tx) LeaseRelease(l store.Lease) error {
 	t.wakes.Let(l.SessionID)
-	// Keep the row (and its token) so the next holder's token is higher.
-	return t.later(nil, `UPDATE leases SET expires_at = 'epoch' WHERE session_id = $1 AND holder = $2 AND token = $3`,
+	// Keep the row (and its token) so the next holder's token is higher. Work
+	// left goes back on the ready queue.
+	return t.later(nil, `WITH released AS (UPDATE leases SET expires_at = 'epoch'
+			WHERE session_id = $1 AND holder = $2 AND token = $3 RETURNING session_id)
+		INSERT INTO ready (session_id) SELECT session_id FROM released
+			WHERE EXISTS (SELECT 1 FROM inbox WHERE session_id = $1) `+readyAgain,
 		l.SessionID, l.Holder, l.Token)
 }

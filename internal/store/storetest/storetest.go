@@ -58,6 +58,7 @@ func Run(t *testing.T, open Factory) {
 		"NodeLiveness":              testNodeLiveness,
 		"Inbox":                     testInbox,
 		"InboxFinish":               testInboxFinish,
+		"ClaimCandidates":           testClaimCandidates,
 		"InboxNextAfterInsert":      testInboxNextAfterInsert,
 		"Checkpoint":                testCheckpoint,
 		"HistoryResetAndPrune":      testHistory,
