@@ -320,11 +320,22 @@ func (t *tx) UpdatePrune(before time.Time, keep int) (int64, error) {
 	if !t.writable {
 		return 0, errReadOnly
 	}
-	// Delete without locking the streams (a long prune must not stall writers);
-	// the tops read here may be old, which only keeps more.
-	rows, err := t.query(`WITH d AS (
-			DELETE FROM updates u USING user_streams s
-			WHERE u.user_id = s.user_id AND u.created_at < $1 AND u.off <= s.top - $2
+	// Per stream, the oldest updates up to the first one created at or after
+	// before, keeping the newest keep: only a stream's oldest go, so the kept
+	// history has no hole even when the clock went back between appends.
+	// Each stream is read from its floor on the primary key: no index on the
+	// age of updates, which every append would write (migration 008). Streams
+	// are not locked (a long prune must not stall writers); offsets read here
+	// may be old, which only keeps more.
+	rows, err := t.query(`WITH cuts AS (
+			SELECT s.user_id, s.floor, LEAST(
+				COALESCE((SELECT max(u.off) FROM updates u WHERE u.user_id = s.user_id), s.floor) - $2,
+				COALESCE((SELECT u.off - 1 FROM updates u WHERE u.user_id = s.user_id AND u.off > s.floor
+					AND u.created_at >= $1 ORDER BY u.off LIMIT 1),
+					(SELECT max(u.off) FROM updates u WHERE u.user_id = s.user_id), s.floor)) AS cut
+			FROM user_streams s),
+		d AS (DELETE FROM updates u USING cuts c
+			WHERE u.user_id = c.user_id AND c.cut > c.floor AND u.off > c.floor AND u.off <= c.cut
 			RETURNING u.user_id, u.off)
 		SELECT user_id, max(off), count(*) FROM d GROUP BY user_id`, before, keep)
 	if err != nil {

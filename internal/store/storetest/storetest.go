@@ -62,6 +62,7 @@ func Run(t *testing.T, open Factory) {
 		"InboxNextAfterInsert":      testInboxNextAfterInsert,
 		"Checkpoint":                testCheckpoint,
 		"HistoryResetAndPrune":      testHistory,
+		"PruneKeepsHistoryWhole":    testPruneKeepsHistoryWhole,
 		"RTCQueries":                testRTCQueries,
 		"SessionList":               testSessionList,
 		"ConcurrentSessionChanges":  testConcurrentSessionChanges,
