@@ -37,15 +37,7 @@ func TestClaimPassReadsNoHeldSession(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	var ids []string
-	if err := s.Read(ctx, func(tx store.Tx) error {
-		var err error
-		ids, err = tx.InboxSessions(64)
-		return err
-	}); err != nil {
-		t.Fatal(err)
-	}
-	if fmt.Sprint(ids) != "[s100 s101 s102]" {
+	if ids := candidates(t, s, 64); fmt.Sprint(ids) != "[s100 s101 s102]" {
 		t.Fatalf("candidates %v, want the three sessions no one holds", ids)
 	}
 	var plan string
@@ -93,16 +85,21 @@ func TestMigrateFrom006QueuesWork(t *testing.T) {
 		` (session_id, kind, turn_id, created_at) VALUES ('old', 'k', 't', now())`); err != nil {
 		t.Fatal(err)
 	}
-	s := openStore(t, url, schema, nil)
+	if ids := candidates(t, openStore(t, url, schema, nil), 10); fmt.Sprint(ids) != "[old]" {
+		t.Fatalf("candidates after the upgrade: %v", ids)
+	}
+}
+
+// candidates runs a claim pass's read.
+func candidates(t *testing.T, s *pgstore.Store, limit int) []string {
+	t.Helper()
 	var ids []string
 	if err := s.Read(ctx, func(tx store.Tx) error {
 		var err error
-		ids, err = tx.InboxSessions(10)
+		ids, err = tx.InboxSessions(limit)
 		return err
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if fmt.Sprint(ids) != "[old]" {
-		t.Fatalf("candidates after the upgrade: %v", ids)
-	}
+	return ids
 }

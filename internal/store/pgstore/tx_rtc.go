@@ -296,8 +296,8 @@ func (t *tx) LeaseCheck(l store.Lease) error {
 	if t.writable {
 		t.markLeased(l.SessionID)
 		// The session's row, found by its key and locked, then judged.
-		return t.laterCheck(`WITH row AS (SELECT holder, token, expires_at FROM leases WHERE session_id = $1 FOR SHARE)
-			SELECT CASE WHEN EXISTS (SELECT 1 FROM row WHERE holder = $2 AND token = $3 AND expires_at > $4) THEN true
+		return t.laterCheck(`WITH lease AS (SELECT holder, token, expires_at FROM leases WHERE session_id = $1 FOR SHARE)
+			SELECT CASE WHEN EXISTS (SELECT 1 FROM lease WHERE holder = $2 AND token = $3 AND expires_at > $4) THEN true
 				ELSE rtcagent_fail('RA410', 'lease of session ' || $1 || ' lost') END`,
 			l.SessionID, l.Holder, l.Token, t.now)
 	}
