@@ -60,16 +60,22 @@ func (o *Observer) noteChange(ch protocol.Change, audits []*protocol.AuditRecord
 	var e ended
 	switch ch.Type {
 	case protocol.UpdRTCUpdated:
-		var r protocol.RTC
-		if json.Unmarshal(ch.Data, &r) != nil || !protocol.RTCTerminal(r.Status) {
+		// Most changes are of calls still open: their id and status decide,
+		// without decoding arguments and results.
+		var head struct {
+			ID     string `json:"id"`
+			Status string `json:"status"`
+		}
+		if json.Unmarshal(ch.Data, &head) != nil || !protocol.RTCTerminal(head.Status) {
 			return
 		}
 		for _, a := range audits {
-			if a.RTCID == r.ID {
+			if a.RTCID == head.ID {
 				e.audit = a // the last one written
 			}
 		}
-		if e.audit == nil {
+		var r protocol.RTC
+		if e.audit == nil || json.Unmarshal(ch.Data, &r) != nil {
 			return
 		}
 		e.rtc = &r
