@@ -103,3 +103,26 @@ func candidates(t *testing.T, s *pgstore.Store, limit int) []string {
 	}
 	return ids
 }
+
+// Work queued without a ready row (by a node of an earlier release, still
+// running during an upgrade) is found once a node starts.
+func TestStartRequeuesWorkOffTheQueue(t *testing.T) {
+	url := serverURL(t)
+	schema := freshSchema(t, url)
+	s := openStore(t, url, schema, nil)
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, `INSERT INTO `+pgx.Identifier{schema, "inbox"}.Sanitize()+
+		` (session_id, kind, turn_id, created_at) VALUES ('older', 'k', 't', now())`); err != nil {
+		t.Fatal(err)
+	}
+	if ids := candidates(t, s, 10); len(ids) != 0 {
+		t.Fatalf("candidates before a start: %v", ids)
+	}
+	if ids := candidates(t, openStore(t, url, schema, nil), 10); fmt.Sprint(ids) != "[older]" {
+		t.Fatalf("candidates after a start: %v", ids)
+	}
+}

@@ -90,7 +90,9 @@
 //     gen the statement saw), leases that expired without being given back,
 //     and the leases of nodes whose liveness record expired. It reads no
 //     session another node holds. A candidate may be held or have no work
-//     left by the time it is used: the claim finds out.
+//     left by the time it is used: the claim finds out. Open puts sessions
+//     with work and no live lease that are not on the queue on it (work
+//     queued by a node of an earlier release during an upgrade).
 //  2. LeaseAcquire is the claim: one update that locks the lease row (SKIP
 //     LOCKED) and takes it only when free, expired, held by a node whose
 //     liveness record (nodes row, NodeBeat) expired, or already the caller's,

@@ -80,7 +80,27 @@ func Open(ctx context.Context, url string, opt Options) (*Store, error) {
 		pool.Close()
 		return nil, err
 	}
+	if err := s.requeue(ctx); err != nil {
+		pool.Close()
+		return nil, err
+	}
 	return s, nil
+}
+
+// requeue puts on the ready queue every session with work and no live lease
+// that is not on it: work queued by a node of a release before the queue
+// (migration 007), still running beside this one during an upgrade, is found
+// once the last of those nodes was replaced. It reads the whole inbox, once
+// per start.
+func (s *Store) requeue(ctx context.Context) error {
+	_, err := s.pool.Exec(ctx, `INSERT INTO ready (session_id)
+		SELECT DISTINCT i.session_id FROM inbox i
+		WHERE NOT EXISTS (SELECT 1 FROM leases l WHERE l.session_id = i.session_id AND l.expires_at > $1)
+		ON CONFLICT (session_id) DO NOTHING`, s.now())
+	if err != nil {
+		return fmt.Errorf("pgstore: requeue work: %w", err)
+	}
+	return nil
 }
 
 // migrate creates the schema, applies the missing migrations and reads the epoch,

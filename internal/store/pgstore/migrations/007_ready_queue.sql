@@ -17,4 +17,3 @@ CREATE INDEX ready_since ON ready (since);
 CREATE INDEX leases_unreleased ON leases (expires_at) WHERE expires_at > 'epoch';
 CREATE INDEX leases_holder ON leases (holder) WHERE expires_at > 'epoch';
 CREATE INDEX nodes_expiry ON nodes (expires_at);
-INSERT INTO ready (session_id) SELECT DISTINCT session_id FROM inbox;
