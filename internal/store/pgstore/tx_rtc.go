@@ -211,9 +211,10 @@ func (t *tx) InboxFinish(id int64, l store.Lease, released *bool) error {
 // claimCandidates ($1 now, $2 the limit) reads the ready queue from its head,
 // then the leases of holders that died: expired and not given back, or held
 // by a node whose liveness record expired (migration 007). A candidate may be
-// held after all (work queued while its holder drains) or have no work left
-// (a dead holder's last item was done): the claim finds out, and takes it off
-// the queue either way.
+// held after all (work queued while its holder drains: the claim is refused,
+// and the holder takes it off with its next finished item) or have no work
+// left (a dead holder's last item was done: the claim takes it off and gives
+// the lease back).
 const claimCandidates = `SELECT session_id FROM (
 		(SELECT session_id, since AS at FROM ready ORDER BY since LIMIT $2)
 		UNION ALL
