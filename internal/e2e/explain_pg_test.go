@@ -37,6 +37,7 @@ func TestRoundTripStatementsUseIndexes(t *testing.T) {
 	warm := b.send("", "warm up")
 	b.waitTurn(warm.TurnID, 10*time.Second)
 
+	claims := claimStore(t, db) // opened before the watch: a start reads the whole inbox once
 	var mu sync.Mutex
 	seen := map[string][]any{}
 	stop := pgstore.WatchStatements(func(sql string, args []any) {
@@ -50,7 +51,10 @@ func TestRoundTripStatementsUseIndexes(t *testing.T) {
 	if tr := b.waitTurn(res.TurnID, 10*time.Second); tr.Status != protocol.TurnCompleted {
 		t.Fatalf("turn %s", tr.Status)
 	}
-	claimPass(t, db) // what every node's claim pass reads, whether or not one ran
+	// What every node's claim pass reads, whether or not one ran.
+	if err := claims.Read(context.Background(), func(tx store.Tx) error { _, err := tx.InboxSessions(10); return err }); err != nil {
+		t.Fatal(err)
+	}
 	stop()
 
 	ctx := context.Background()
@@ -102,9 +106,8 @@ func TestRoundTripStatementsUseIndexes(t *testing.T) {
 	}
 }
 
-// claimPass lists the sessions with work to claim, as a node's claim pass
-// does: the ready queue's head and the leases of dead holders.
-func claimPass(t *testing.T, db string) {
+// claimStore opens a store on db's schema, as another node would.
+func claimStore(t *testing.T, db string) *pgstore.Store {
 	u, err := url.Parse(db)
 	if err != nil {
 		t.Fatal(err)
@@ -113,10 +116,8 @@ func claimPass(t *testing.T, db string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer st.Close()
-	if err := st.Read(context.Background(), func(tx store.Tx) error { _, err := tx.InboxSessions(10); return err }); err != nil {
-		t.Fatal(err)
-	}
+	t.Cleanup(func() { st.Close() })
+	return st
 }
 
 var explainable = regexp.MustCompile(`(?is)^\s*(SELECT|UPDATE|DELETE|INSERT|WITH)\b`)
