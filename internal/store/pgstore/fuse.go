@@ -1,6 +1,7 @@
 package pgstore
 
 import (
+	"hash/maphash"
 	"regexp"
 	"strconv"
 	"strings"
@@ -60,9 +61,9 @@ type cache struct {
 
 const maxCached = 4096
 
-func (c *cache) load(k string) (any, bool) { return c.m.Load(k) }
+func (c *cache) load(k any) (any, bool) { return c.m.Load(k) }
 
-func (c *cache) store(k string, v any) {
+func (c *cache) store(k, v any) {
 	if c.n.Load() < maxCached {
 		if _, loaded := c.m.LoadOrStore(k, v); !loaded {
 			c.n.Add(1)
@@ -238,8 +239,9 @@ func (a *shape) conflicts(b *shape) bool {
 	return false
 }
 
-// rename rewrites sql for member k of a fused statement: its CTE names get the
-// suffix _k and its parameters move up by shift.
+// rename rewrites a piece of a statement (a CTE or its final statement) for
+// member k of a fused statement: the statement's CTE names get the suffix _k
+// and its parameters move up by shift.
 func rename(sql string, names []string, k, shift int) string {
 	cte := map[string]bool{}
 	for _, n := range names {
@@ -272,41 +274,68 @@ func fusable(d deferred) bool {
 // member i has a part in its result row: a marker column (NULL when the
 // member returned no row), then the columns of the member's first row.
 type fusedSQL struct {
-	sql   string
-	parts []bool
+	sql     string
+	parts   []bool
+	members []string // as built: the members' SQL, and whether each was read
+	read    []bool
 }
 
-var fusedCache cache // members' SQL, and whether each is read → *fusedSQL
+var (
+	fusedCache cache // a hash of the members' SQL, and whether each is read → *fusedSQL
+	fuseSeed   = maphash.MakeSeed()
+)
 
-// fuse builds the statement that runs members (each fusable) as one.
-func fuse(members []deferred) *fusedSQL {
-	var key strings.Builder
-	for _, d := range members {
-		key.WriteString(d.sql)
-		if d.row != nil {
-			key.WriteString("\x00r\x00")
-		} else {
-			key.WriteString("\x00-\x00")
+// same reports whether f was built for members.
+func (f *fusedSQL) same(members []deferred) bool {
+	if len(f.members) != len(members) {
+		return false
+	}
+	for i, d := range members {
+		if d.sql != f.members[i] || (d.row != nil) != f.read[i] {
+			return false
 		}
 	}
-	if f, ok := fusedCache.load(key.String()); ok {
+	return true
+}
+
+// fuse builds the statement that runs members (each fusable) as one. It runs
+// with every transaction's pipeline: a built statement is found by a hash of
+// its members, without copying their SQL.
+func fuse(members []deferred) *fusedSQL {
+	var h maphash.Hash
+	h.SetSeed(fuseSeed)
+	for _, d := range members {
+		h.WriteString(d.sql)
+		h.WriteByte(0)
+		if d.row != nil {
+			h.WriteByte(1)
+		}
+	}
+	key := h.Sum64()
+	if f, ok := fusedCache.load(key); ok && f.(*fusedSQL).same(members) {
 		return f.(*fusedSQL)
 	}
-	f := &fusedSQL{parts: make([]bool, len(members))}
+	f := &fusedSQL{parts: make([]bool, len(members)), members: make([]string, len(members)), read: make([]bool, len(members))}
+	for i, d := range members {
+		f.members[i], f.read[i] = d.sql, d.row != nil
+	}
 	var ctes, cols, joins []string
 	shift := 0
 	for k, d := range members {
 		n := strconv.Itoa(k)
-		r := parseShape(rename(d.sql, shapeOf(d.sql).names, k, shift))
+		s := shapeOf(d.sql)
+		for _, c := range s.ctes {
+			ctes = append(ctes, rename(c, s.names, k, shift))
+		}
+		final := rename(s.final, s.names, k, shift)
 		shift += len(d.args)
-		ctes = append(ctes, r.ctes...)
-		from := "(" + r.final + ")"
-		if !r.selects {
-			ctes = append(ctes, "w_"+n+" AS ("+r.final+")")
+		from := "(" + final + ")"
+		if !s.selects {
+			ctes = append(ctes, "w_"+n+" AS ("+final+")")
 			from = "w_" + n
 		}
 		// A SELECT runs only when its rows are asked for; a write always runs.
-		if r.selects || d.row != nil {
+		if s.selects || d.row != nil {
 			f.parts[k] = true
 			cols = append(cols, "p_"+n+".*")
 			joins = append(joins, "LEFT JOIN (SELECT true AS rtcagent_row, x.* FROM "+from+" x LIMIT 1) p_"+n+" ON true")
@@ -320,12 +349,8 @@ func fuse(members []deferred) *fusedSQL {
 	} else {
 		f.sql += "SELECT " + strings.Join(cols, ", ") + " FROM (SELECT 1) AS z\n" + strings.Join(joins, "\n")
 	}
-	sqls := make([]string, len(members))
-	for k, d := range members {
-		sqls[k] = d.sql
-	}
-	fusedMembers.store(f.sql, sqls)
-	fusedCache.store(key.String(), f)
+	fusedMembers.store(f.sql, f.members)
+	fusedCache.store(key, f)
 	return f
 }
 
