@@ -76,15 +76,7 @@ func TestMigrateFrom006QueuesWork(t *testing.T) {
 	if err := pgstore.MigrateTo(ctx, url, schema, 6); err != nil {
 		t.Fatal(err)
 	}
-	conn, err := pgx.Connect(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	if _, err := conn.Exec(ctx, `INSERT INTO `+pgx.Identifier{schema, "inbox"}.Sanitize()+
-		` (session_id, kind, turn_id, created_at) VALUES ('old', 'k', 't', now())`); err != nil {
-		t.Fatal(err)
-	}
+	queueBehindTheStore(t, url, schema, "old")
 	if ids := candidates(t, openStore(t, url, schema, nil), 10); fmt.Sprint(ids) != "[old]" {
 		t.Fatalf("candidates after the upgrade: %v", ids)
 	}
@@ -110,19 +102,26 @@ func TestStartRequeuesWorkOffTheQueue(t *testing.T) {
 	url := serverURL(t)
 	schema := freshSchema(t, url)
 	s := openStore(t, url, schema, nil)
+	queueBehindTheStore(t, url, schema, "older")
+	if ids := candidates(t, s, 10); len(ids) != 0 {
+		t.Fatalf("candidates before a start: %v", ids)
+	}
+	if ids := candidates(t, openStore(t, url, schema, nil), 10); fmt.Sprint(ids) != "[older]" {
+		t.Fatalf("candidates after a start: %v", ids)
+	}
+}
+
+// queueBehindTheStore inserts an inbox item for the session as a node of an
+// earlier release would: without the ready queue.
+func queueBehindTheStore(t *testing.T, url, schema, sessionID string) {
+	t.Helper()
 	conn, err := pgx.Connect(ctx, url)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer conn.Close(ctx)
 	if _, err := conn.Exec(ctx, `INSERT INTO `+pgx.Identifier{schema, "inbox"}.Sanitize()+
-		` (session_id, kind, turn_id, created_at) VALUES ('older', 'k', 't', now())`); err != nil {
+		` (session_id, kind, turn_id, created_at) VALUES ($1, 'k', 't', now())`, sessionID); err != nil {
 		t.Fatal(err)
-	}
-	if ids := candidates(t, s, 10); len(ids) != 0 {
-		t.Fatalf("candidates before a start: %v", ids)
-	}
-	if ids := candidates(t, openStore(t, url, schema, nil), 10); fmt.Sprint(ids) != "[older]" {
-		t.Fatalf("candidates after a start: %v", ids)
 	}
 }
