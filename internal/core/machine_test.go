@@ -75,7 +75,7 @@ func (f *fixture) setTurn(t *testing.T, status string) {
 			if err != nil {
 				return err
 			}
-			if err := tx.InboxDelete(it.ID); err != nil {
+			if err := tx.InboxDelete(*it); err != nil {
 				return err
 			}
 		}
@@ -283,7 +283,7 @@ func TestEndTurnClosesAndQueues(t *testing.T) {
 			if err != nil {
 				return err
 			}
-			if err := tx.InboxDelete(it.ID); err != nil {
+			if err := tx.InboxDelete(*it); err != nil {
 				return err
 			}
 		}

@@ -54,7 +54,7 @@ func TestServerRTC(t *testing.T) {
 		t.Fatalf("inbox after approval: %+v", it)
 	}
 	write(t, f.st, func(tx store.Tx) error {
-		if err := tx.InboxDelete(it.ID); err != nil {
+		if err := tx.InboxDelete(*it); err != nil {
 			return err
 		}
 		if more, err := tx.InboxNext(f.sess); !errors.Is(err, store.ErrNotFound) {
@@ -115,7 +115,7 @@ func TestServerRTCElicitation(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		if err := tx.InboxDelete(items.ID); err != nil {
+		if err := tx.InboxDelete(*items); err != nil {
 			return err
 		}
 		if started, err := core.StartServerRTC(tx, call); err != nil || !started {

@@ -68,7 +68,7 @@ func (r *Runner) compactTurn(ctx context.Context, o *owner, item *store.InboxIte
 				return err
 			}
 			if cur.Status != protocol.TurnRunning {
-				return tx.InboxDelete(item.ID)
+				return tx.InboxDelete(*item)
 			}
 			if closed, err = core.EndTurn(tx, cur, protocol.TurnCompleted, nil, "", nil); err != nil {
 				return err

@@ -228,7 +228,7 @@ func (r *Runner) renew(ctx context.Context, cancel context.CancelFunc, o *owner)
 func (r *Runner) giveUp(ctx context.Context, o *owner, item *store.InboxItem, cause error) {
 	var closed []string
 	err := r.write(ctx, o, func(tx store.Tx) error {
-		if err := tx.InboxDelete(item.ID); err != nil {
+		if err := tx.InboxDelete(*item); err != nil {
 			return err
 		}
 		t, err := tx.TurnGet(item.TurnID)

@@ -17,7 +17,7 @@ var errDone = errors.New("item done")
 // there is nothing to run.
 func (r *Runner) begin(tx store.Tx, item *store.InboxItem) (*protocol.Turn, []string, error) {
 	done := func() (*protocol.Turn, []string, error) {
-		if err := tx.InboxDelete(item.ID); err != nil {
+		if err := tx.InboxDelete(*item); err != nil {
 			return nil, nil, err
 		}
 		return nil, nil, errDone

@@ -51,7 +51,7 @@ func stepOutcome(err error) string {
 func (r *Runner) fail(ctx context.Context, o *owner, item *store.InboxItem, t *protocol.Turn, terr *protocol.TurnError) error {
 	var closed []string
 	err := r.write(ctx, o, func(tx store.Tx) error {
-		if err := tx.InboxDelete(item.ID); err != nil {
+		if err := tx.InboxDelete(*item); err != nil {
 			return err
 		}
 		cur, err := tx.TurnGet(t.ID)

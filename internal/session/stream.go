@@ -206,7 +206,7 @@ func (r *Runner) closeInterrupted(tx store.Tx, item *store.InboxItem, out *stepO
 	if err := r.interruptMsg(tx, out); err != nil {
 		return err
 	}
-	return tx.InboxDelete(item.ID)
+	return tx.InboxDelete(*item)
 }
 
 func (r *Runner) interruptMsg(tx store.Tx, out *stepOutput) error {

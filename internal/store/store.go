@@ -174,7 +174,8 @@ type Tx interface {
 	Woken() []string
 	// InboxNext returns the oldest item of the session, or ErrNotFound.
 	InboxNext(sessionID string) (*InboxItem, error)
-	InboxDelete(id int64) error
+	// InboxDelete deletes the item.
+	InboxDelete(it InboxItem) error
 	// InboxFinish deletes the session's item id and, when the session has no
 	// other item, releases l as LeaseRelease does: how a drain ends an item and,
 	// with the inbox empty, itself, in one statement. It sets *released to

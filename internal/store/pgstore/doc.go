@@ -112,7 +112,8 @@
 // takes work (locking the stream). An API write locks the stream first and
 // adopts the work it queued last, but LeaseAcquire never waits for a lease row,
 // so no transaction holding a stream waits for a lease: no deadlock between the
-// two (TestLockOrderAdoptAndWorker).
+// two (TestLockOrderAdoptAndWorker). The ready queue's rows come last: a
+// transaction writes them with its commit (ready.go).
 //
 // Expiry compares Options.Now of different nodes: their clocks must agree to well
 // within the lease TTL.

@@ -258,3 +258,56 @@ func TestNodesClaim(t *testing.T) {
 		}
 	}
 }
+
+// A claim that takes a session off the ready queue and then locks its user's
+// stream, against an API write that holds the stream and queues work for that
+// session: the queue's rows come last in both (written with the commit), so
+// neither waits for the other in a cycle and no deadlock aborts one.
+func TestLockOrderClaimAndQueuedWork(t *testing.T) {
+	a, _, _ := twoNodes(t)
+	if err := a.Write(ctx, func(tx store.Tx) error { // work on the queue, the stream row there
+		if _, err := tx.UpdateAppend("u", protocol.UpdTurnUpdated, nil); err != nil {
+			return err
+		}
+		return tx.InboxInsert(&store.InboxItem{SessionID: "s", Kind: "k", TurnID: "t"})
+	}); err != nil {
+		t.Fatal(err)
+	}
+	claimed, locked := make(chan struct{}), make(chan struct{})
+	claimedOnce, lockedOnce := sync.OnceFunc(func() { close(claimed) }), sync.OnceFunc(func() { close(locked) })
+	defer claimedOnce()
+	defer lockedOnce()
+	var runs [2]int
+	errs := make(chan error, 2)
+	go func() {
+		errs <- a.Write(ctx, func(tx store.Tx) error { // the claim
+			runs[0]++
+			if _, err := tx.LeaseAcquire("s", "A", 10*time.Second); err != nil {
+				return err
+			}
+			claimedOnce()
+			<-locked
+			_, err := tx.UpdateAppend("u", protocol.UpdTurnUpdated, nil) // the take
+			return err
+		})
+	}()
+	go func() {
+		<-claimed
+		errs <- a.Write(ctx, func(tx store.Tx) error { // the API write
+			runs[1]++
+			if _, err := tx.UpdateAppend("u", protocol.UpdTurnUpdated, nil); err != nil {
+				return err
+			}
+			lockedOnce()
+			return tx.InboxInsert(&store.InboxItem{SessionID: "s", Kind: "k", TurnID: "t"})
+		})
+	}()
+	for range 2 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if runs != [2]int{1, 1} {
+		t.Fatalf("transactions ran %v times: a deadlock aborted one", runs)
+	}
+}

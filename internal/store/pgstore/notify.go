@@ -26,15 +26,10 @@ func channel(schema string) string { return "rtcagent_work_" + schema }
 // 8000 bytes); more sessions are sent in several.
 const notifyMax = 7000
 
-// notifyNotLeased queues, before COMMIT, the sessions t woke whose leases it
-// neither took nor checked (a holder drains its new items before it lets go)
-// on the ready queue (migration 007), and their notification; it reports
-// whether it queued one.
+// notifyNotLeased queues, before COMMIT, the notification of the sessions t
+// woke whose leases it neither took nor checked (a holder drains its new items
+// before it lets go); it reports whether it queued one.
 func (t *tx) notifyNotLeased(ch string) (queued bool) {
-	if ids := t.wakes.Pending(); len(ids) > 0 {
-		// On the ready queue, where claim passes of every node find them.
-		_ = t.later(nil, `INSERT INTO ready (session_id) SELECT DISTINCT unnest($1::text[]) `+readyAgain, ids)
-	}
 	var payload strings.Builder
 	flush := func() {
 		if payload.Len() > 0 {

@@ -238,6 +238,7 @@ func (s *Store) attempt(ctx context.Context, fn func(tx store.Tx) error) (retry 
 	if len(t.pending) == 1 && t.pending[0].sql == beginWrite { // fn sent and wrote nothing
 		t.pending = nil
 	} else {
+		t.queueReady()
 		notified := t.notifyNotLeased(s.channel)
 		var rolledBack bool
 		_ = t.later(func(tag pgconn.CommandTag) error {

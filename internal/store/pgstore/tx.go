@@ -53,6 +53,8 @@ type tx struct {
 	// rtcAhead is the RTC whose turn and open calls Prefetch asked for: its
 	// RTCGet answers from those when it is open.
 	rtcAhead string
+	// ready is what the transaction does to the ready queue at its commit (ready.go).
+	ready readyChanges
 }
 
 var errReadOnly = errors.New("pgstore: write in a read transaction")
@@ -440,7 +442,6 @@ func (t *tx) casUpdate(table, set string, args ...any) error {
 // casSQL is casUpdate's statement for args $1…$n.
 func casSQL(table, set string, n int) string {
 	return `WITH u AS (UPDATE ` + table + ` SET ` + set + ` WHERE id = $1 AND status = $` + strconv.Itoa(n) + ` RETURNING 1)
-
 		SELECT CASE WHEN EXISTS (SELECT 1 FROM u) THEN true ELSE rtcagent_cas_failed('` + table + `', $1) END`
 }
 

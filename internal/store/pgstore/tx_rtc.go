@@ -154,24 +154,10 @@ func (t *tx) InboxNext(sessionID string) (*store.InboxItem, error) {
 	return &it, nil
 }
 
-func (t *tx) InboxDelete(id int64) error {
+func (t *tx) InboxDelete(it store.InboxItem) error {
 	clear(t.heads)
-	// The session's last item takes it off the ready queue.
-	return t.later(nil, `WITH gone AS (DELETE FROM inbox WHERE id = $1 RETURNING session_id)
-		DELETE FROM ready r USING gone WHERE r.session_id = gone.session_id
-			AND r.gen = (SELECT gen FROM ready WHERE session_id = gone.session_id)
-			AND NOT EXISTS (SELECT 1 FROM inbox i WHERE i.session_id = gone.session_id AND i.id <> $1)`, id)
-}
-
-// The ready queue (migration 007). readyAgain ends an insert of sessions into
-// it: a session already there stays, its gen bumped. unready deletes the
-// session whose id is the parameter p at the gen the statement saw: work
-// queued by a transaction that committed meanwhile bumped it, and the session
-// stays.
-const readyAgain = `ON CONFLICT (session_id) DO UPDATE SET gen = ready.gen + 1`
-
-func unready(p string) string {
-	return `DELETE FROM ready WHERE session_id = ` + p + ` AND gen = (SELECT gen FROM ready WHERE session_id = ` + p + `)`
+	t.ready.emptied = append(t.ready.emptied, it.SessionID) // its last item may be gone
+	return t.later(nil, `DELETE FROM inbox WHERE id = $1`, it.ID)
 }
 
 // InboxFinish is one statement: the delete, the look for another item of the
@@ -194,7 +180,7 @@ func (t *tx) InboxFinish(id int64, l store.Lease, released *bool) error {
 			release AS (UPDATE leases SET expires_at = 'epoch'
 				WHERE session_id = $2 AND holder = $3 AND token = $4 AND NOT (SELECT found FROM more)),
 			-- the holder drains what is left; with nothing left, nothing waits
-			unready AS (` + unready("$2") + `)
+			unready AS (DELETE FROM ready WHERE session_id = $2 AND gen = (SELECT gen FROM ready WHERE session_id = $2))
 			SELECT NOT found FROM more`,
 		args: []any{id, l.SessionID, l.Holder, l.Token},
 		row: func(r pgx.Row) error {
@@ -254,9 +240,7 @@ func (t *tx) LeaseAcquire(sessionID, holder string, ttl time.Duration) (store.Le
 	if !t.writable {
 		return l, errReadOnly
 	}
-	// A claim takes the session off the ready queue: its holder drains what
-	// is there and what comes.
-	err := t.queryRow(`WITH claimed AS (UPDATE leases AS l SET
+	err := t.queryRow(`UPDATE leases AS l SET
 			holder = $2,
 			-- the holder extending its live lease keeps the token; any new acquisition bumps it
 			token = CASE WHEN l.holder = $2 AND l.expires_at > $4 THEN l.token ELSE l.token + 1 END,
@@ -264,15 +248,11 @@ func (t *tx) LeaseAcquire(sessionID, holder string, ttl time.Duration) (store.Le
 		FROM (SELECT session_id FROM leases WHERE session_id = $1 FOR UPDATE SKIP LOCKED) AS free
 		WHERE l.session_id = free.session_id AND (l.holder = $2 OR l.expires_at <= $4
 			OR EXISTS (SELECT 1 FROM nodes n WHERE n.node_id = l.holder AND n.expires_at <= $4))
-		RETURNING l.token),
-		off AS (`+unready("$1")+` AND EXISTS (SELECT 1 FROM claimed))
-		SELECT token FROM claimed`, sessionID, holder, l.ExpiresAt, t.now).Scan(&l.Token)
+		RETURNING l.token`, sessionID, holder, l.ExpiresAt, t.now).Scan(&l.Token)
 	if errors.Is(err, pgx.ErrNoRows) {
 		// Held, busy, or the session's first lease: only the last inserts.
-		err = t.queryRow(`WITH claimed AS (INSERT INTO leases (session_id, holder, token, expires_at) VALUES ($1, $2, 1, $3)
-				ON CONFLICT (session_id) DO NOTHING RETURNING token),
-			off AS (`+unready("$1")+` AND EXISTS (SELECT 1 FROM claimed))
-			SELECT token FROM claimed`, sessionID, holder, l.ExpiresAt).Scan(&l.Token)
+		err = t.queryRow(`INSERT INTO leases (session_id, holder, token, expires_at) VALUES ($1, $2, 1, $3)
+			ON CONFLICT (session_id) DO NOTHING RETURNING token`, sessionID, holder, l.ExpiresAt).Scan(&l.Token)
 	}
 	if errors.Is(err, pgx.ErrNoRows) {
 		return l, store.ErrConflict
@@ -281,6 +261,8 @@ func (t *tx) LeaseAcquire(sessionID, holder string, ttl time.Duration) (store.Le
 		return l, fmt.Errorf("acquire lease %s: %w", sessionID, err)
 	}
 	t.markLeased(sessionID)
+	// Off the ready queue at commit: its holder drains what is there and what comes.
+	t.ready.claimed = append(t.ready.claimed, sessionID)
 	return l, nil
 }
 
@@ -333,6 +315,7 @@ func (t *tx) LeaseRelease(l store.Lease) error {
 	return t.later(nil, `WITH released AS (UPDATE leases SET expires_at = 'epoch'
 			WHERE session_id = $1 AND holder = $2 AND token = $3 RETURNING session_id)
 		INSERT INTO ready (session_id) SELECT session_id FROM released
-			WHERE EXISTS (SELECT 1 FROM inbox WHERE session_id = $1) `+readyAgain,
+			WHERE EXISTS (SELECT 1 FROM inbox WHERE session_id = $1)
+		ON CONFLICT (session_id) DO UPDATE SET gen = ready.gen + 1`,
 		l.SessionID, l.Holder, l.Token)
 }

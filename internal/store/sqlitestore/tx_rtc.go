@@ -91,14 +91,16 @@ func (t *tx) InboxNext(sessionID string) (*store.InboxItem, error) {
 	return &it, nil
 }
 
-func (t *tx) InboxDelete(id int64) error {
+func (t *tx) InboxDelete(it store.InboxItem) error { return t.deleteItem(it.ID) }
+
+func (t *tx) deleteItem(id int64) error {
 	_, err := t.exec(`DELETE FROM inbox WHERE id = ?`, id)
 	return err
 }
 
 func (t *tx) InboxFinish(id int64, l store.Lease, released *bool) error {
 	*released = false
-	if err := t.InboxDelete(id); err != nil {
+	if err := t.deleteItem(id); err != nil {
 		return err
 	}
 	if _, err := t.InboxNext(l.SessionID); !errors.Is(err, store.ErrNotFound) {

@@ -577,7 +577,7 @@ func testInbox(t *testing.T, s store.Store, clock *Clock) {
 			if err != nil {
 				return err
 			}
-			if err := tx.InboxDelete(it.ID); err != nil {
+			if err := tx.InboxDelete(*it); err != nil {
 				return err
 			}
 		}
@@ -597,7 +597,7 @@ func testInbox(t *testing.T, s store.Store, clock *Clock) {
 		t.Fatalf("sessions %v first %+v err %v", ids, first, err)
 	}
 	clock.Advance(2 * time.Second)
-	write(t, s, func(tx store.Tx) error { return tx.InboxDelete(first.ID) })
+	write(t, s, func(tx store.Tx) error { return tx.InboxDelete(*first) })
 	err = s.Read(ctx, func(tx store.Tx) error {
 		var err error
 		if ids, err = tx.InboxSessions(10); err != nil {
@@ -726,7 +726,7 @@ func testInboxNextAfterInsert(t *testing.T, s store.Store, _ *Clock) {
 		if err != nil || it.ID != first.ID || it.ID == 0 || it.Kind != "a" || it.TurnID != "t2" || it.CreatedAt.IsZero() {
 			t.Errorf("an idle session: next is %+v (%v), want its first new item %+v", it, err, first)
 		}
-		if err := tx.InboxDelete(first.ID); err != nil {
+		if err := tx.InboxDelete(first); err != nil {
 			return err
 		}
 		if it, err := tx.InboxNext("idle"); err != nil || it.Kind != "b" {
