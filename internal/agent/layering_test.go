@@ -12,7 +12,7 @@ import (
 func TestLayering(t *testing.T) {
 	// database/sql/driver is allowed: the uuid package implements driver.Valuer.
 	forbidden := []string{"net/http", "github.com/centrifugal/", "github.com/redis/", "github.com/jackc/", "modernc.org/sqlite", "database/sql "}
-	for _, pkg := range []string{"agent", "session", "core", "tools"} {
+	for _, pkg := range []string{"agent", "session", "core", "lifecycle", "tools"} {
 		out, err := exec.Command("go", "list", "-f", `{{join .Imports " "}}`, "github.com/rtcagent/rtcagent/internal/"+pkg).Output()
 		if err != nil {
 			t.Fatalf("go list %s: %v", pkg, err)

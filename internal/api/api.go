@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/rtcagent/rtcagent/internal/core"
+	"github.com/rtcagent/rtcagent/internal/lifecycle"
 	"github.com/rtcagent/rtcagent/internal/protocol"
 	"github.com/rtcagent/rtcagent/internal/store"
 )
@@ -19,7 +20,7 @@ type Runner interface {
 	// LiveText reads, ahead of a transaction that may end the session's
 	// active turn, the text its streaming messages showed so far: no
 	// transaction waits on the partial buffer.
-	LiveText(ctx context.Context, sessionID string) core.Live
+	LiveText(ctx context.Context, sessionID string) lifecycle.Live
 	// SettlePartials completes the messages a committed transaction closed
 	// with the text their partial buffer holds, then drops it.
 	SettlePartials(messageIDs []string)

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/rtcagent/rtcagent/internal/core"
+	"github.com/rtcagent/rtcagent/internal/lifecycle"
 	"github.com/rtcagent/rtcagent/internal/protocol"
 	"github.com/rtcagent/rtcagent/internal/store"
 	"github.com/rtcagent/rtcagent/internal/store/sqlitestore"
@@ -20,7 +21,7 @@ func (idleRunner) CancelTurn(string)                    {}
 func (idleRunner) Partial(string) (string, int64, bool) { return "", 0, false }
 func (idleRunner) Adopt(store.Tx) (func(bool), error)   { return nil, nil }
 func (idleRunner) SettlePartials([]string)              {}
-func (idleRunner) LiveText(context.Context, string) core.Live {
+func (idleRunner) LiveText(context.Context, string) lifecycle.Live {
 	return nil
 }
 

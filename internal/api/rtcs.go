@@ -6,6 +6,7 @@ import (
 	"errors"
 
 	"github.com/rtcagent/rtcagent/internal/core"
+	"github.com/rtcagent/rtcagent/internal/lifecycle"
 	"github.com/rtcagent/rtcagent/internal/protocol"
 	"github.com/rtcagent/rtcagent/internal/store"
 )
@@ -44,7 +45,7 @@ func (a *API) rtcUpdateStatus(ctx context.Context, c core.Caller, params json.Ra
 	var r *protocol.RTC
 	err := a.write(ctx, func(tx store.Tx) error {
 		var err error
-		r, err = core.UpdateRTCStatus(tx, c, &req)
+		r, err = lifecycle.UpdateRTCStatus(tx, c, &req)
 		return err
 	})
 	if err != nil {
@@ -75,7 +76,7 @@ func (a *API) rtcApprove(ctx context.Context, c core.Caller, params json.RawMess
 	var r *protocol.RTC
 	err := a.write(ctx, func(tx store.Tx) error {
 		var err error
-		r, err = core.ApproveRTC(tx, c, &req)
+		r, err = lifecycle.ApproveRTC(tx, c, &req)
 		return err
 	})
 	if err != nil {
@@ -115,7 +116,7 @@ func (a *API) rtcSubmitResult(ctx context.Context, c core.Caller, params json.Ra
 	for attempt := 1; ; attempt++ {
 		err = a.write(ctx, func(tx store.Tx) error {
 			var err error
-			r, err = core.SubmitResult(tx, c, &req)
+			r, err = lifecycle.SubmitResult(tx, c, &req)
 			return err
 		})
 		if !errors.Is(err, store.ErrConflict) || attempt == submitAttempts {

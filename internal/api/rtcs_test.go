@@ -5,14 +5,13 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/rtcagent/rtcagent/internal/core"
 	"github.com/rtcagent/rtcagent/internal/protocol"
 	"github.com/rtcagent/rtcagent/internal/store"
-	"github.com/rtcagent/rtcagent/internal/store/sqlitestore"
+	"github.com/rtcagent/rtcagent/internal/testsvc"
 )
 
 // TestSubmitResultRequiresOK: a result without "ok" (or with null) is refused
@@ -42,11 +41,7 @@ func TestSubmitResultRequiresOK(t *testing.T) {
 // newTestAPI is the API over a fresh SQLite store with no session workers.
 func newTestAPI(t *testing.T) (*API, store.Store) {
 	t.Helper()
-	st, err := sqlitestore.Open(context.Background(), filepath.Join(t.TempDir(), "api.db"), sqlitestore.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st := testsvc.SQLite(t)
 	return New(st, idleRunner{}, protocol.Limits{}, slog.New(slog.NewTextHandler(io.Discard, nil))), st
 }
 

@@ -6,6 +6,7 @@ import (
 	"errors"
 
 	"github.com/rtcagent/rtcagent/internal/core"
+	"github.com/rtcagent/rtcagent/internal/lifecycle"
 	"github.com/rtcagent/rtcagent/internal/protocol"
 	"github.com/rtcagent/rtcagent/internal/store"
 )
@@ -94,7 +95,7 @@ func (a *API) sessionUpdate(ctx context.Context, c core.Caller, params json.RawM
 		}
 	}
 	return a.changeSession(ctx, c, req.SessionID, false, func(s *protocol.Session) {
-		core.RevokeApprovals(s, req.RevokeApprovals)
+		lifecycle.RevokeApprovals(s, req.RevokeApprovals)
 		if req.Title != nil {
 			s.Title = *req.Title
 		}
@@ -111,7 +112,7 @@ func (a *API) changeSession(ctx context.Context, c core.Caller, id string, ends 
 	var s *protocol.Session
 	var stopped string
 	var closed []string
-	var live core.Live
+	var live lifecycle.Live
 	if ends {
 		live = a.runner.LiveText(ctx, id)
 	}
@@ -126,7 +127,7 @@ func (a *API) changeSession(ctx context.Context, c core.Caller, id string, ends 
 		if probe.Deleted || probe.Status == protocol.SessionClosed {
 			// Nothing of a closed or deleted chat runs on: its active turn stops
 			// and the turns queued behind it end, in this transaction.
-			if stopped, closed, err = core.StopSession(tx, c, s, live, "cancelled: the user stopped the turn"); err != nil {
+			if stopped, closed, err = lifecycle.StopSession(tx, c, s, live, "cancelled: the user stopped the turn"); err != nil {
 				return err
 			}
 			if s, err = tx.SessionGet(id); err != nil {

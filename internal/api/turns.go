@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/rtcagent/rtcagent/internal/core"
+	"github.com/rtcagent/rtcagent/internal/lifecycle"
 	"github.com/rtcagent/rtcagent/internal/protocol"
 	"github.com/rtcagent/rtcagent/internal/store"
 )
@@ -19,7 +20,7 @@ func (a *API) turnStop(ctx context.Context, c core.Caller, params json.RawMessag
 	var closed []string
 	live := a.runner.LiveText(ctx, id)
 	err = a.write(ctx, func(tx store.Tx) error {
-		t, closed, err = core.StopTurn(tx, c, id, live)
+		t, closed, err = lifecycle.StopTurn(tx, c, id, live)
 		return err
 	})
 	if err != nil {

@@ -69,57 +69,19 @@ func EmitMessage(tx store.Tx, m *protocol.Message, expect, clientID string) erro
 	return err
 }
 
-// EmitRTC inserts r when expect is "" and otherwise updates it from status expect,
-// and brings its audit record up to date. A new RTC arrives as its first
-// rtc.updated.
-func EmitRTC(tx store.Tx, r *protocol.RTC, expect string) error {
-	return emitRTC(tx, r, expect, true, nil)
-}
-
-// emitRTCBy is EmitRTC for a change a person made through the API.
-func emitRTCBy(tx store.Tx, r *protocol.RTC, expect string, act *actor) error {
-	return emitRTC(tx, r, expect, true, act)
-}
-
-// writeRTC is EmitRTC without the audit record (copies of audited calls).
-func writeRTC(tx store.Tx, r *protocol.RTC, expect string) error {
-	return emitRTC(tx, r, expect, false, nil)
-}
-
-// emitRTC writes r and its Topic change and, when audited, its audit record,
-// whose state r then carries (so the next change writes the record without
-// reading it).
-func emitRTC(tx store.Tx, r *protocol.RTC, expect string, audited bool, act *actor) error {
+// insertCopy inserts r, a copy of an RTC of another session (a fork), with
+// its Topic update. A copy carries no audit record: the call was audited in
+// its source session.
+func insertCopy(tx store.Tx, r *protocol.RTC) error {
 	off, err := tx.NextOffset(r.UserID)
 	if err != nil {
 		return err
 	}
-	r.Offset, r.UpdatedAt = off, tx.Now()
-	if expect == "" {
-		r.CreatedAt = r.UpdatedAt
-	}
-	var rec *protocol.AuditRecord
-	if audited {
-		if rec, err = auditRecord(tx, r, expect, act); err != nil {
-			return err
-		}
-		r.Audit = rec.State()
-	} else {
-		r.Audit = nil // a copy carries no record of its own
-	}
-	if expect == "" {
-		err = tx.RTCInsert(r)
-	} else {
-		err = tx.RTCUpdate(r, expect)
-	}
-	if err != nil {
+	r.Offset, r.UpdatedAt, r.Audit = off, tx.Now(), nil
+	r.CreatedAt = r.UpdatedAt
+	if err := tx.RTCInsert(r); err != nil {
 		return err
 	}
-	if _, err = tx.UpdateAppend(r.UserID, protocol.UpdRTCUpdated, r); err != nil {
-		return err
-	}
-	if rec == nil {
-		return nil
-	}
-	return tx.AuditPut(rec)
+	_, err = tx.UpdateAppend(r.UserID, protocol.UpdRTCUpdated, r)
+	return err
 }

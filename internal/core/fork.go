@@ -131,7 +131,7 @@ func (cp *copier) turn(src *protocol.Turn, mine []protocol.Message, rtcs []proto
 	}
 	for _, r := range rtcs {
 		r.ID, r.SessionID, r.TurnID, r.UserID, r.MessageID = NewID(), cp.dst.ID, t.ID, cp.dst.UserID, cp.msgIDs[r.MessageID]
-		if err := writeRTC(cp.tx, &r, ""); err != nil { // audited in its source session
+		if err := insertCopy(cp.tx, &r); err != nil {
 			return err
 		}
 	}

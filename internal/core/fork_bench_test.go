@@ -7,13 +7,14 @@ import (
 	"github.com/rtcagent/rtcagent/internal/core"
 	"github.com/rtcagent/rtcagent/internal/protocol"
 	"github.com/rtcagent/rtcagent/internal/store"
+	"github.com/rtcagent/rtcagent/internal/testsvc"
 )
 
 // BenchmarkFork forks a session of 300 finished turns (a user message and an
 // answer each) from its last message: one read of the messages, so the cost
 // grows with the messages copied, not with turns × messages.
 func BenchmarkFork(b *testing.B) {
-	st := sqliteStore(b)
+	st := testsvc.SQLite(b)
 	const turns = 300
 	var sess, last string
 	for i := range turns {

@@ -8,6 +8,7 @@ import (
 	"github.com/rtcagent/rtcagent/internal/protocol"
 	"github.com/rtcagent/rtcagent/internal/store"
 	"github.com/rtcagent/rtcagent/internal/store/pgstore"
+	"github.com/rtcagent/rtcagent/internal/testsvc"
 )
 
 // rtcReads counts the reads of tool calls a transaction makes.
@@ -32,7 +33,7 @@ func TestForkReadsToolCallsOnce(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		open func(*testing.T) store.Store
-	}{{"sqlite", func(t *testing.T) store.Store { return sqliteStore(t) }}, {"postgres", pgStore}} {
+	}{{"sqlite", func(t *testing.T) store.Store { return testsvc.SQLite(t) }}, {"postgres", pgStore}} {
 		t.Run(tc.name, func(t *testing.T) {
 			st := tc.open(t)
 			const turns, calls = 5, 3

@@ -3,7 +3,6 @@ package core_test
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"sync"
 	"testing"
 
@@ -11,7 +10,6 @@ import (
 	"github.com/rtcagent/rtcagent/internal/protocol"
 	"github.com/rtcagent/rtcagent/internal/store"
 	"github.com/rtcagent/rtcagent/internal/store/pgstore"
-	"github.com/rtcagent/rtcagent/internal/store/sqlitestore"
 	"github.com/rtcagent/rtcagent/internal/testsvc"
 )
 
@@ -19,16 +17,6 @@ var (
 	ctx    = context.Background()
 	caller = core.Caller{UserID: "u", DeviceID: "d"}
 )
-
-func sqliteStore(t testing.TB) store.Store {
-	t.Helper()
-	st, err := sqlitestore.Open(ctx, filepath.Join(t.TempDir(), "s.db"), sqlitestore.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	return st
-}
 
 func pgStore(t *testing.T) store.Store {
 	t.Helper()
@@ -99,7 +87,7 @@ func sessionCount(t *testing.T, st store.Store) int {
 // A fork repeated with its client_id returns the first fork and writes nothing: no
 // third, empty "(fork)" session.
 func TestForkRepeatedReturnsTheFirst(t *testing.T) {
-	st := sqliteStore(t)
+	st := testsvc.SQLite(t)
 	src, at := forkSource(t, st)
 	a, err := fork(st, src, at)
 	if err != nil {

@@ -4,15 +4,17 @@ import (
 	"testing"
 
 	"github.com/rtcagent/rtcagent/internal/core"
+	"github.com/rtcagent/rtcagent/internal/lifecycle"
 	"github.com/rtcagent/rtcagent/internal/protocol"
 	"github.com/rtcagent/rtcagent/internal/store"
+	"github.com/rtcagent/rtcagent/internal/testsvc"
 )
 
 // A turn sent with host_tools_only keeps it when it is retried and when the
 // session is forked at its message, so a client that offers only its own tools
 // is never offered the built-in browser tools by a later turn.
 func TestHostToolsOnlyCarriesOver(t *testing.T) {
-	st := sqliteStore(t)
+	st := testsvc.SQLite(t)
 	host := []protocol.HostTool{{Name: "add", Parameters: []byte(`{"type":"object"}`)}}
 	var sent *protocol.MessageSendResult
 	write(t, st, func(tx store.Tx) error {
@@ -22,7 +24,7 @@ func TestHostToolsOnlyCarriesOver(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		_, _, err = core.StopTurn(tx, caller, sent.SessionID, nil)
+		_, _, err = lifecycle.StopTurn(tx, caller, sent.SessionID, nil)
 		return err
 	})
 	turn := func(id string) *protocol.Turn {

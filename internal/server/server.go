@@ -21,7 +21,7 @@ import (
 	"github.com/rtcagent/rtcagent/internal/api"
 	"github.com/rtcagent/rtcagent/internal/auth"
 	"github.com/rtcagent/rtcagent/internal/config"
-	"github.com/rtcagent/rtcagent/internal/core"
+	"github.com/rtcagent/rtcagent/internal/lifecycle"
 	"github.com/rtcagent/rtcagent/internal/llm"
 	"github.com/rtcagent/rtcagent/internal/mcptools"
 	"github.com/rtcagent/rtcagent/internal/protocol"
@@ -190,7 +190,7 @@ type clusterRunner struct{ s *Server }
 func (c clusterRunner) CancelTurn(turnID string)              { c.s.node.CancelTurn(turnID) }
 func (c clusterRunner) Adopt(tx store.Tx) (func(bool), error) { return c.s.runner.Adopt(tx) }
 func (c clusterRunner) SettlePartials(ids []string)           { c.s.runner.SettlePartials(ids) }
-func (c clusterRunner) LiveText(ctx context.Context, sessionID string) core.Live {
+func (c clusterRunner) LiveText(ctx context.Context, sessionID string) lifecycle.Live {
 	return c.s.runner.LiveText(ctx, sessionID)
 }
 func (c clusterRunner) Partial(messageID string) (string, int64, bool) {

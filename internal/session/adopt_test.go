@@ -3,7 +3,6 @@ package session
 import (
 	"context"
 	"errors"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -12,14 +11,14 @@ import (
 	"github.com/rtcagent/rtcagent/internal/llm/scripted"
 	"github.com/rtcagent/rtcagent/internal/protocol"
 	"github.com/rtcagent/rtcagent/internal/store"
-	"github.com/rtcagent/rtcagent/internal/store/sqlitestore"
+	"github.com/rtcagent/rtcagent/internal/testsvc"
 )
 
 // A write that gives a session work and adopts it starts the work by itself: the
 // runner is never woken and never polls here. An adoption whose transaction rolls
 // back leaves no lease and no worker behind, so the next one starts the session.
 func TestAdoptStartsWorkWithoutAClaim(t *testing.T) {
-	st := openStore(t)
+	st := testsvc.SQLite(t)
 	r, ctx := startRunner(t, Config{Store: st, Model: helloModel(t), PollInterval: time.Hour})
 
 	caller := core.Caller{UserID: "u", DeviceID: "d"}
@@ -62,7 +61,7 @@ func TestAdoptStartsWorkWithoutAClaim(t *testing.T) {
 // sessions when a slot is free, the backlog, shows in the 1,000-session bench on
 // PostgreSQL, where it removed a tail of seconds.)
 func TestAdoptDeclinesAtCapacity(t *testing.T) {
-	st := openStore(t)
+	st := testsvc.SQLite(t)
 	gate := make(chan struct{})
 	r, ctx := startRunner(t, Config{Store: st, Model: gatedModel{helloModel(t), gate}, PollInterval: time.Hour, Concurrency: 1},
 		func(r *Runner) { st.SetCommitHook(func(c store.Commit) { r.Wake(c.Wake) }) })
@@ -137,16 +136,6 @@ func waitCompleted(ctx context.Context, t *testing.T, st store.Store, turnID str
 type nopLive struct{}
 
 func (nopLive) PublishDelta(string, protocol.Delta) error { return nil }
-
-func openStore(t *testing.T) *sqlitestore.Store {
-	t.Helper()
-	st, err := sqlitestore.Open(context.Background(), filepath.Join(t.TempDir(), "s.db"), sqlitestore.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	return st
-}
 
 func helloModel(t *testing.T) llm.Model {
 	t.Helper()

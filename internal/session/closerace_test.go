@@ -14,6 +14,7 @@ import (
 	"github.com/rtcagent/rtcagent/internal/protocol"
 	"github.com/rtcagent/rtcagent/internal/store"
 	"github.com/rtcagent/rtcagent/internal/store/sqlitestore"
+	"github.com/rtcagent/rtcagent/internal/testsvc"
 )
 
 // midStepModel streams the first event of each step (the text that creates the
@@ -165,7 +166,7 @@ type midStepStore interface {
 // connections at once and both lock the user's stream before they read what
 // they change.
 func bothStores(t *testing.T, f func(t *testing.T, open func(*testing.T) midStepStore)) {
-	t.Run("sqlite", func(t *testing.T) { f(t, func(t *testing.T) midStepStore { return openStore(t) }) })
+	t.Run("sqlite", func(t *testing.T) { f(t, func(t *testing.T) midStepStore { return testsvc.SQLite(t) }) })
 	t.Run("postgres", func(t *testing.T) { f(t, func(t *testing.T) midStepStore { return openPGStore(t) }) })
 }
 

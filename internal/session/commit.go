@@ -3,11 +3,10 @@ package session
 import (
 	"context"
 	"encoding/json"
-	"time"
 
 	"github.com/rtcagent/rtcagent/internal/agent"
 	"github.com/rtcagent/rtcagent/internal/core"
-	"github.com/rtcagent/rtcagent/internal/llm"
+	"github.com/rtcagent/rtcagent/internal/lifecycle"
 	"github.com/rtcagent/rtcagent/internal/protocol"
 	"github.com/rtcagent/rtcagent/internal/store"
 	"github.com/rtcagent/rtcagent/internal/tools"
@@ -61,38 +60,18 @@ func (r *Runner) commitStep(ctx context.Context, o *owner, item *store.InboxItem
 		}
 		if len(out.calls) == 0 {
 			stop = true
-			if closed, err = core.EndTurn(tx, t, protocol.TurnCompleted, nil, "", nil); err != nil {
+			if closed, err = lifecycle.EndTurn(tx, t, protocol.TurnCompleted, nil, "", nil); err != nil {
 				return err
 			}
 			return finish()
 		}
-		rtcs := agent.PlanRTCs(agent.PlanInput{Calls: out.calls, Tools: set, WorkMode: sess.WorkMode, Approvals: sess.Approvals, Now: tx.Now(), Limits: r.cfg.Limits, Step: t.Step,
-			FirstSeq: countTurnRTCs(tr, t.ID) + 1, SessionID: t.SessionID, TurnID: t.ID, UserID: t.UserID, MessageID: msg.ID, NewID: core.NewID})
-		var delivered *protocol.RTC
-		for i := range rtcs {
-			rc := &rtcs[i]
-			rc.TraceParent = r.cfg.Tracer.ChildParent(t.TraceParent)
-			if rc.Status == protocol.RTCQueued && delivered == nil {
-				delivered = rc
-				err = core.Deliver(tx, rc, "")
-			} else {
-				err = core.EmitRTC(tx, rc, "")
-			}
-			if err != nil {
-				return err
-			}
-		}
-		if delivered == nil {
-			return core.EmitTurn(tx, t, protocol.TurnRunning) // every call ended at once: next step
+		waiting, err := lifecycle.CallTools(tx, sess, lifecycle.ToolStep{Turn: t, Message: msg, Calls: out.calls, Tools: set,
+			Limits: r.cfg.Limits, Model: r.cfg.Model.Name(), FirstSeq: countTurnRTCs(tr, t.ID) + 1,
+			TraceParent: func() string { return r.cfg.Tracer.ChildParent(t.TraceParent) }})
+		if err != nil || !waiting {
+			return err // !waiting: every call ended at once, the next step follows
 		}
 		stop = true
-		if err := saveCheckpoint(tx, t, msg, out.calls, r.cfg.Model.Name(), checkpointTTL(rtcs)); err != nil {
-			return err
-		}
-		t.Status = protocol.TurnWaiting
-		if err := core.EmitTurn(tx, t, protocol.TurnRunning); err != nil {
-			return err
-		}
 		return finish()
 	})
 	r.dropPartial(out, err)
@@ -124,33 +103,6 @@ func finalMessage(tx store.Tx, t *protocol.Turn, out *stepOutput, model string) 
 	m := &protocol.Message{ID: core.NewID(), SessionID: t.SessionID, TurnID: t.ID, UserID: t.UserID, Seq: seq + 1,
 		Role: protocol.RoleAssistant, ToolCalls: calls, Status: protocol.MessageComplete, Model: model, Usage: &usage}
 	return m, core.EmitMessage(tx, m, "", "")
-}
-
-// checkpointTTL is the longest the step can wait: its calls run one after another,
-// each with its own budget from its delivery.
-func checkpointTTL(rtcs []protocol.RTC) time.Duration {
-	d := core.CheckpointGrace
-	for _, r := range rtcs {
-		if !protocol.RTCTerminal(r.Status) {
-			d += time.Duration(r.TimeoutMS) * time.Millisecond
-		}
-	}
-	return d
-}
-
-// saveCheckpoint sets the turn's checkpoint with the given time to live; the
-// turn's write that follows stores it.
-func saveCheckpoint(tx store.Tx, t *protocol.Turn, msg *protocol.Message, calls []llm.ToolCall, model string, ttl time.Duration) error {
-	cp := agent.Checkpoint{Version: agent.CheckpointVersion, TurnID: t.ID, Step: t.Step, MessageID: msg.ID, Model: model, SavedAt: tx.Now()}
-	for _, c := range calls {
-		cp.ToolCallIDs = append(cp.ToolCallIDs, c.ID)
-	}
-	data, err := json.Marshal(cp)
-	if err != nil {
-		return err
-	}
-	t.Checkpoint = &protocol.TurnCheckpoint{ExpiresAt: tx.Now().Add(ttl), Data: data}
-	return nil
 }
 
 func countTurnRTCs(tr agent.Transcript, turnID string) int {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/rtcagent/rtcagent/internal/agent"
 	"github.com/rtcagent/rtcagent/internal/core"
+	"github.com/rtcagent/rtcagent/internal/lifecycle"
 	"github.com/rtcagent/rtcagent/internal/llm"
 	"github.com/rtcagent/rtcagent/internal/protocol"
 	"github.com/rtcagent/rtcagent/internal/store"
@@ -70,7 +71,7 @@ func (r *Runner) compactTurn(ctx context.Context, o *owner, item *store.InboxIte
 			if cur.Status != protocol.TurnRunning {
 				return tx.InboxDelete(*item)
 			}
-			if closed, err = core.EndTurn(tx, cur, protocol.TurnCompleted, nil, "", nil); err != nil {
+			if closed, err = lifecycle.EndTurn(tx, cur, protocol.TurnCompleted, nil, "", nil); err != nil {
 				return err
 			}
 			return finish()
@@ -135,7 +136,7 @@ func (r *Runner) summarise(ctx context.Context, o *owner, item *store.InboxItem,
 			return core.EmitTurn(tx, t, protocol.TurnRunning)
 		}
 		result = compactEnded
-		if closed, err = core.EndTurn(tx, t, protocol.TurnCompleted, nil, "", nil); err != nil {
+		if closed, err = lifecycle.EndTurn(tx, t, protocol.TurnCompleted, nil, "", nil); err != nil {
 			return err
 		}
 		return finish()

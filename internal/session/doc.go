@@ -32,7 +32,7 @@
 //
 // The text of a streaming message lives in the partial buffer (Partials) until a
 // commit closes the message: the step's own commit, a stop or failure of the turn
-// (core.EndTurn closes its streaming messages), or the next owner's cleanup. No
+// (lifecycle.EndTurn closes its streaming messages), or the next owner's cleanup. No
 // store transaction reads the buffer (Redis in a cluster): a stop reads the text
 // ahead (LiveText), and after the commit what the buffer holds beyond the text
 // written is settled into the message (SettlePartials). The buffer is dropped only

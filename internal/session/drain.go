@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/rtcagent/rtcagent/internal/core"
+	"github.com/rtcagent/rtcagent/internal/lifecycle"
 	"github.com/rtcagent/rtcagent/internal/protocol"
 	"github.com/rtcagent/rtcagent/internal/store"
 )
@@ -236,10 +237,7 @@ func (r *Runner) giveUp(ctx context.Context, o *owner, item *store.InboxItem, ca
 			return err
 		}
 		terr := &protocol.TurnError{Category: "internal", Message: "the server could not continue this turn", Retryable: true}
-		if err := addErrorMessage(tx, t, terr); err != nil {
-			return err
-		}
-		closed, err = core.EndTurn(tx, t, protocol.TurnFailed, terr, "cancelled: the turn failed", nil)
+		closed, err = lifecycle.FailTurn(tx, t, terr, "cancelled: the turn failed")
 		return err
 	})
 	r.dropClosed(closed, err)
@@ -248,15 +246,4 @@ func (r *Runner) giveUp(ctx context.Context, o *owner, item *store.InboxItem, ca
 	}
 }
 
-// addErrorMessage appends a visible error message to the turn's session.
-func addErrorMessage(tx store.Tx, t *protocol.Turn, terr *protocol.TurnError) error {
-	seq, err := tx.MessageMaxSeq(t.SessionID)
-	if err != nil {
-		return err
-	}
-	m := &protocol.Message{ID: core.NewID(), SessionID: t.SessionID, TurnID: t.ID, UserID: t.UserID, Seq: seq + 1,
-		Role: protocol.RoleAssistant, Text: terr.Message, Status: protocol.MessageError, Error: terr}
-	return core.EmitMessage(tx, m, "", "")
-}
-
-func expireRTC(tx store.Tx, id string) error { return core.ExpireRTC(tx, id) }
+func expireRTC(tx store.Tx, id string) error { return lifecycle.ExpireRTC(tx, id) }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/rtcagent/rtcagent/internal/core"
+	"github.com/rtcagent/rtcagent/internal/lifecycle"
 	"github.com/rtcagent/rtcagent/internal/mcptools"
 	"github.com/rtcagent/rtcagent/internal/protocol"
 	"github.com/rtcagent/rtcagent/internal/store"
@@ -17,8 +18,6 @@ import (
 // elicitPoll is how often a question of a server call is read again while the
 // person has not answered (the answer may be submitted on another node).
 const elicitPoll = 250 * time.Millisecond
-
-var errCallEnded = errors.New("the tool's call ended before the question was asked")
 
 // elicitAsker returns the Asker of server call parent: each question of the
 // tool's server becomes an askUser RTC of the call's turn, delivered to the
@@ -36,37 +35,11 @@ func (r *Runner) elicitAsker(parent *protocol.RTC) tools.Asker {
 			log.Info("elicitation declined: its form cannot be shown", "err", err)
 			return "decline", nil, nil
 		}
-		id := core.NewID()
-		callID := core.ElicitationCallID(parent.ID, n.Add(1))
+		id, nth := core.NewID(), n.Add(1)
 		err = r.cfg.Store.Write(ctx, func(tx store.Tx) error {
-			p, err := tx.RTCGet(parent.ID)
-			if err != nil {
-				return err
-			}
-			if protocol.RTCTerminal(p.Status) {
-				return errCallEnded
-			}
-			budget := r.cfg.Limits.HumanTimeout
-			if p.DeadlineAt != nil {
-				budget = min(budget, p.DeadlineAt.Sub(tx.Now()))
-			}
-			if budget <= 0 {
-				return errCallEnded
-			}
-			all, err := tx.RTCListByTurn(p.TurnID)
-			if err != nil {
-				return err
-			}
-			seq := 0
-			for _, x := range all {
-				seq = max(seq, x.Seq)
-			}
-			q := &protocol.RTC{ID: id, SessionID: p.SessionID, TurnID: p.TurnID, UserID: p.UserID, MessageID: p.MessageID,
-				ToolCallID: callID, Seq: seq + 1, Step: p.Step, ToolName: "askUser", Arguments: form.Arguments(),
-				TimeoutMS: budget.Milliseconds()}
-			return core.Deliver(tx, q, "")
+			return lifecycle.Ask(tx, parent.ID, nth, id, form.Arguments(), r.cfg.Limits.HumanTimeout)
 		})
-		if errors.Is(err, errCallEnded) {
+		if errors.Is(err, lifecycle.ErrCallEnded) {
 			return "cancel", nil, nil
 		}
 		if err != nil {
@@ -118,7 +91,7 @@ func (r *Runner) awaitAnswer(ctx context.Context, id string) (*protocol.RTC, err
 		reason := "the tool's call ended before the answer"
 		for range 3 {
 			err = r.cfg.Store.Write(context.WithoutCancel(ctx), func(tx store.Tx) error {
-				return core.EndElicitation(tx, id, reason)
+				return lifecycle.EndElicitation(tx, id, reason)
 			})
 			if !errors.Is(err, store.ErrConflict) {
 				break

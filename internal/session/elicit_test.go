@@ -6,16 +6,17 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rtcagent/rtcagent/internal/core"
+	"github.com/rtcagent/rtcagent/internal/lifecycle"
 	"github.com/rtcagent/rtcagent/internal/protocol"
 	"github.com/rtcagent/rtcagent/internal/store"
+	"github.com/rtcagent/rtcagent/internal/testsvc"
 )
 
 // A worker that shuts down while an MCP server's question (an askUser RTC) is
 // open ends the question, so nothing is left pending; the next worker ends the
 // cut-off call as interrupted and the turn completes.
 func TestElicitationEndedAtShutdown(t *testing.T) {
-	st := openStore(t)
+	st := testsvc.SQLite(t)
 	mgr := startMCP(t, filepath.Join(t.TempDir(), "calls"))
 	model, res := mcpTurn(t, st, `{"name": "test__ask", "arguments": {"question": "Which colour?"}}`, "ask")
 	ctx := t.Context()
@@ -48,7 +49,7 @@ func TestElicitationEndedAtShutdown(t *testing.T) {
 		t.Fatal("the runner did not stop")
 	}
 	l := rtcs()
-	if l[0].Status != protocol.RTCExecuting || l[1].Status != protocol.RTCFailed || l[1].ToolCallID != core.ElicitationCallID(l[0].ID, 1) {
+	if l[0].Status != protocol.RTCExecuting || l[1].Status != protocol.RTCFailed || l[1].ToolCallID != lifecycle.ElicitationCallID(l[0].ID, 1) {
 		t.Fatalf("after the shutdown: call %s, question %s %q", l[0].Status, l[1].Status, l[1].ToolCallID)
 	}
 

@@ -4,6 +4,7 @@ import (
 	"errors"
 
 	"github.com/rtcagent/rtcagent/internal/core"
+	"github.com/rtcagent/rtcagent/internal/lifecycle"
 	"github.com/rtcagent/rtcagent/internal/protocol"
 	"github.com/rtcagent/rtcagent/internal/store"
 )
@@ -48,13 +49,13 @@ func (r *Runner) begin(tx store.Tx, item *store.InboxItem) (*protocol.Turn, []st
 		}
 		return t, nil, nil // the turn stays waiting; runServerRTC runs the call
 	case t.Status == protocol.TurnRunning:
-		closed, err := core.CloseStreaming(tx, t, nil)
+		closed, err := lifecycle.CloseStreaming(tx, t, nil)
 		return t, closed, err
 	case item.Kind == core.KindTurnStart && t.Status == protocol.TurnQueued:
 		if s.Deleted {
 			// Deleting stopped the active turn; the ones queued behind it end
 			// too, one after another, and the session stays as deleted.
-			closed, err := core.EndTurn(tx, t, protocol.TurnStopped, nil, "cancelled: the session was deleted", nil)
+			closed, err := lifecycle.EndTurn(tx, t, protocol.TurnStopped, nil, "cancelled: the session was deleted", nil)
 			if err != nil {
 				return nil, nil, err
 			}
@@ -67,34 +68,17 @@ func (r *Runner) begin(tx store.Tx, item *store.InboxItem) (*protocol.Turn, []st
 		if t.TraceParent == "" {
 			t.TraceParent = r.cfg.Tracer.NewTurnParent()
 		}
-		if err := startTurn(tx, t, s); err != nil {
+		if err := lifecycle.StartTurn(tx, t, s); err != nil {
 			return nil, nil, err
 		}
 		return t, nil, nil
 	case item.Kind == core.KindTurnResume && t.Status == protocol.TurnWaiting:
-		if cp := t.Checkpoint; cp == nil || !cp.ExpiresAt.After(tx.Now()) {
-			terr := &protocol.TurnError{Category: "checkpoint_expired", Message: "The turn waited longer than its checkpoint is kept and was ended. Send the message again to continue."}
-			if err := addErrorMessage(tx, t, terr); err != nil {
-				return nil, nil, err
-			}
-			closed, err := core.EndTurn(tx, t, protocol.TurnFailed, terr, "cancelled: checkpoint expired", nil)
-			if err != nil {
-				return nil, nil, err
-			}
-			_, _, err = done()
-			return nil, closed, err
+		resumed, closed, err := lifecycle.Resume(tx, t)
+		if err != nil || resumed {
+			return t, nil, err
 		}
-		t.Status = protocol.TurnRunning
-		return t, nil, core.EmitTurn(tx, t, protocol.TurnWaiting)
+		_, _, err = done()
+		return nil, closed, err
 	}
 	return done() // a stale item (such as a start for a turn already waiting)
-}
-
-func startTurn(tx store.Tx, t *protocol.Turn, s *protocol.Session) error {
-	t.Status = protocol.TurnRunning
-	if err := core.EmitTurn(tx, t, protocol.TurnQueued); err != nil {
-		return err
-	}
-	s.ActiveTurnID = t.ID
-	return core.EmitSession(tx, s, protocol.UpdSessionUpdated)
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/rtcagent/rtcagent/internal/llm/scripted"
 	"github.com/rtcagent/rtcagent/internal/protocol"
 	"github.com/rtcagent/rtcagent/internal/store"
+	"github.com/rtcagent/rtcagent/internal/testsvc"
 )
 
 // keptBound is the most any one stored value, Topic update or model request
@@ -238,6 +239,6 @@ func TestOversizedTextIsCut(t *testing.T) {
 
 // eachStore runs f on SQLite and on PostgreSQL.
 func eachStore(t *testing.T, f func(t *testing.T, open func(*testing.T) store.Store)) {
-	t.Run("sqlite", func(t *testing.T) { f(t, func(t *testing.T) store.Store { return openStore(t) }) })
+	t.Run("sqlite", func(t *testing.T) { f(t, func(t *testing.T) store.Store { return testsvc.SQLite(t) }) })
 	t.Run("postgres", func(t *testing.T) { f(t, func(t *testing.T) store.Store { return openPGStore(t) }) })
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/rtcagent/rtcagent/internal/core"
+	"github.com/rtcagent/rtcagent/internal/lifecycle"
 	"github.com/rtcagent/rtcagent/internal/protocol"
 	"github.com/rtcagent/rtcagent/internal/store"
 )
@@ -26,7 +27,7 @@ const partialWait = time.Second
 // turn (a stop, a close, a delete), the text its streaming messages showed so
 // far. A message it could not read is closed with its stored text, and
 // SettlePartials fills it in after the commit.
-func (r *Runner) LiveText(ctx context.Context, sessionID string) core.Live {
+func (r *Runner) LiveText(ctx context.Context, sessionID string) lifecycle.Live {
 	var ids []string
 	err := r.cfg.Store.Read(ctx, func(tx store.Tx) error {
 		ids = nil
@@ -38,7 +39,7 @@ func (r *Runner) LiveText(ctx context.Context, sessionID string) core.Live {
 		if err != nil {
 			return err
 		}
-		msgs, err := core.StreamingMessages(tx, t)
+		msgs, err := lifecycle.StreamingMessages(tx, t)
 		for _, m := range msgs {
 			ids = append(ids, m.ID)
 		}
@@ -47,7 +48,7 @@ func (r *Runner) LiveText(ctx context.Context, sessionID string) core.Live {
 	if err != nil && !errors.Is(err, store.ErrNotFound) {
 		r.log.Warn("read streaming messages", "session", sessionID, "err", err)
 	}
-	live := core.LiveText{}
+	live := lifecycle.LiveText{}
 	for _, id := range ids {
 		if text, _, ok := r.Partial(id); ok {
 			live[id] = text

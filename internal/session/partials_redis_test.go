@@ -30,7 +30,7 @@ func TestClosingADeadStreamersMessageDropsItsPartialText(t *testing.T) {
 		{"delete", protocol.MethodSessionDelete},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			st := openStore(t)
+			st := testsvc.SQLite(t)
 			parts := livebuf.NewRedis(rc, "rtcagent-test-"+testsvc.Unique()+":")
 			r, ctx := startRunner(t, Config{Store: st, Model: helloModel(t), Partials: parts, PollInterval: time.Hour})
 			a := api.New(st, r, protocol.Limits{}, slog.Default())

@@ -6,7 +6,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/rtcagent/rtcagent/internal/core"
+	"github.com/rtcagent/rtcagent/internal/lifecycle"
 	"github.com/rtcagent/rtcagent/internal/protocol"
 	"github.com/rtcagent/rtcagent/internal/store"
 )
@@ -100,7 +100,7 @@ func (r *Runner) writeProgress(ctx context.Context, o *owner, id string, sink *p
 		for range 3 { // a concurrent change of the RTC: read it again
 			err = r.write(ctx, o, func(tx store.Tx) error {
 				var err error
-				written, err = core.ProgressServerRTC(tx, id, *p)
+				written, err = lifecycle.ProgressServerRTC(tx, id, *p)
 				return err
 			})
 			if !errors.Is(err, store.ErrConflict) {

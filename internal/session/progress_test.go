@@ -9,6 +9,7 @@ import (
 
 	"github.com/rtcagent/rtcagent/internal/protocol"
 	"github.com/rtcagent/rtcagent/internal/store"
+	"github.com/rtcagent/rtcagent/internal/testsvc"
 )
 
 // TestServerCallProgress: a tool that reports its progress 50 times at once
@@ -17,7 +18,7 @@ import (
 // second, the last value winning), and no progress is written once the call
 // ended.
 func TestServerCallProgress(t *testing.T) {
-	st := openStore(t)
+	st := testsvc.SQLite(t)
 	mgr := startMCP(t, filepath.Join(t.TempDir(), "calls"))
 	gate := filepath.Join(t.TempDir(), "gate")
 	args, _ := json.Marshal(map[string]any{"count": 50, "total": 50, "gate": gate})

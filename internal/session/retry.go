@@ -5,7 +5,7 @@ import (
 	"errors"
 	"time"
 
-	"github.com/rtcagent/rtcagent/internal/core"
+	"github.com/rtcagent/rtcagent/internal/lifecycle"
 	"github.com/rtcagent/rtcagent/internal/llm"
 	"github.com/rtcagent/rtcagent/internal/protocol"
 	"github.com/rtcagent/rtcagent/internal/store"
@@ -58,10 +58,7 @@ func (r *Runner) fail(ctx context.Context, o *owner, item *store.InboxItem, t *p
 		if err != nil || protocol.TurnTerminal(cur.Status) {
 			return err
 		}
-		if err := addErrorMessage(tx, cur, terr); err != nil {
-			return err
-		}
-		closed, err = core.EndTurn(tx, cur, protocol.TurnFailed, terr, "cancelled: the turn failed", nil)
+		closed, err = lifecycle.FailTurn(tx, cur, terr, "cancelled: the turn failed")
 		return err
 	})
 	r.dropClosed(closed, err)

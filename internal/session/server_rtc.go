@@ -5,7 +5,7 @@ import (
 	"errors"
 	"time"
 
-	"github.com/rtcagent/rtcagent/internal/core"
+	"github.com/rtcagent/rtcagent/internal/lifecycle"
 	"github.com/rtcagent/rtcagent/internal/protocol"
 	"github.com/rtcagent/rtcagent/internal/store"
 	"github.com/rtcagent/rtcagent/internal/tools"
@@ -58,7 +58,7 @@ func (r *Runner) runServerRTC(ctx context.Context, o *owner, item *store.InboxIt
 			if rc.Status == protocol.RTCExecuting {
 				msg = InterruptedByRestart
 			}
-			if _, err := core.EndServerRTC(tx, rc.ID, false, nil, msg); err != nil {
+			if _, err := lifecycle.EndServerRTC(tx, rc.ID, false, nil, msg); err != nil {
 				return err
 			}
 			return finish()
@@ -69,17 +69,17 @@ func (r *Runner) runServerRTC(ctx context.Context, o *owner, item *store.InboxIt
 				return nil
 			}
 			if !rerun {
-				if _, err := core.EndServerRTC(tx, rc.ID, false, nil, InterruptedByRestart); err != nil {
+				if _, err := lifecycle.EndServerRTC(tx, rc.ID, false, nil, InterruptedByRestart); err != nil {
 					return err
 				}
 				return finish()
 			}
 			r.log.Info("running a read-only or idempotent server call again after a restart", "rtc", rc.ID, "tool", rc.ToolName)
-			if err := core.EndElicitations(tx, rc, InterruptedByRestart); err != nil {
+			if err := lifecycle.EndElicitations(tx, rc, InterruptedByRestart); err != nil {
 				return err
 			}
 		default:
-			started, err := core.StartServerRTC(tx, rc)
+			started, err := lifecycle.StartServerRTC(tx, rc)
 			if err != nil {
 				return err
 			}
@@ -184,9 +184,9 @@ func (r *Runner) callServer(ctx context.Context, o *owner, t *protocol.Turn, rtc
 func endServerCall(tx store.Tx, id string, res tools.ServerResult, late bool) error {
 	var err error
 	if late {
-		_, err = core.TimeOutServerRTC(tx, id)
+		_, err = lifecycle.TimeOutServerRTC(tx, id)
 	} else {
-		_, err = core.EndServerRTC(tx, id, res.OK, res.Output, res.Error)
+		_, err = lifecycle.EndServerRTC(tx, id, res.OK, res.Output, res.Error)
 	}
 	return err
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/rtcagent/rtcagent/internal/mcptools/mcptest"
 	"github.com/rtcagent/rtcagent/internal/protocol"
 	"github.com/rtcagent/rtcagent/internal/store"
+	"github.com/rtcagent/rtcagent/internal/testsvc"
 )
 
 // logSignal closes ch at the first log record whose message starts with prefix.
@@ -39,7 +40,7 @@ func (h logSignal) Handle(_ context.Context, rec slog.Record) error {
 // the call (a slow npx start): the worker waits, within the call's deadline,
 // instead of failing the call as interrupted.
 func TestServerCallRerunWaitsForSlowServer(t *testing.T) {
-	st := openStore(t)
+	st := testsvc.SQLite(t)
 	countFile := filepath.Join(t.TempDir(), "calls")
 	calls := func() int { data, _ := os.ReadFile(countFile); return strings.Count(string(data), "\n") }
 	model, res := mcpTurn(t, st, `{"name": "test__idle", "arguments": {"ms": 600000, "tag": "once"}}`, "idle")

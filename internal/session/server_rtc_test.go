@@ -15,6 +15,7 @@ import (
 	"github.com/rtcagent/rtcagent/internal/mcptools/mcptest"
 	"github.com/rtcagent/rtcagent/internal/protocol"
 	"github.com/rtcagent/rtcagent/internal/store"
+	"github.com/rtcagent/rtcagent/internal/testsvc"
 	"github.com/rtcagent/rtcagent/internal/tools"
 )
 
@@ -73,7 +74,7 @@ func (s stopOnAnswer) Run(ctx context.Context, name string, args json.RawMessage
 // the RTC ends completed, the next worker resumes the turn with it, and the call
 // ran once (not ended as interrupted by the restart).
 func TestServerCallAnsweredAtShutdownIsKept(t *testing.T) {
-	st := openStore(t)
+	st := testsvc.SQLite(t)
 	countFile := filepath.Join(t.TempDir(), "calls")
 	mgr := startMCP(t, countFile)
 	model, res := mcpTurn(t, st, `{"name": "test__sleep", "arguments": {"ms": 1, "tag": "once"}}`, "sleep")
@@ -124,7 +125,7 @@ func TestServerCallAnsweredAtShutdownIsKept(t *testing.T) {
 // returns the call's RTC.
 func runMCPTurn(t *testing.T, mgr tools.ServerTools, call string) protocol.RTC {
 	t.Helper()
-	st := openStore(t)
+	st := testsvc.SQLite(t)
 	model, res := mcpTurn(t, st, call, "go")
 	startRunner(t, Config{Store: st, Model: model, ServerTools: mgr, PollInterval: 10 * time.Millisecond})
 	waitCompleted(t.Context(), t, st, res.TurnID)
@@ -151,7 +152,7 @@ func TestServerCallErrorStoredCut(t *testing.T) {
 // An MCP call that outlives its deadline ends as timeout (the model reads
 // "[Tool Timeout]"), not as failed with the context's error.
 func TestServerCallPastDeadlineTimesOut(t *testing.T) {
-	st := openStore(t)
+	st := testsvc.SQLite(t)
 	model, res := mcpTurn(t, st, `{"name": "test__sleep", "arguments": {"ms": 600000, "tag": "late"}}`, "sleep")
 	startRunner(t, Config{Store: st, Model: model, ServerTools: startMCP(t, ""), PollInterval: 10 * time.Millisecond,
 		Limits: protocol.Limits{ExecTimeout: 300 * time.Millisecond}})

@@ -4,14 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 	"reflect"
 	"testing"
 
 	"github.com/rtcagent/rtcagent/internal/agent"
 	"github.com/rtcagent/rtcagent/internal/protocol"
 	"github.com/rtcagent/rtcagent/internal/store"
-	"github.com/rtcagent/rtcagent/internal/store/sqlitestore"
+	"github.com/rtcagent/rtcagent/internal/testsvc"
 )
 
 // The part of a compacted session that loadTranscript reads builds the same model
@@ -19,11 +18,7 @@ import (
 // an earlier turn ran (their seq is below the summary's cut) and for a retry whose
 // user message belongs to the turn it retries.
 func TestLoadTranscriptFromSummaryBuildsTheSameRequest(t *testing.T) {
-	st, err := sqlitestore.Open(context.Background(), filepath.Join(t.TempDir(), "t.db"), sqlitestore.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st := testsvc.SQLite(t)
 	seq := int64(0)
 	msg := func(tx store.Tx, turn, role, text string, calls int) (*protocol.Message, error) {
 		seq++
@@ -42,7 +37,7 @@ func TestLoadTranscriptFromSummaryBuildsTheSameRequest(t *testing.T) {
 		}
 		return m, nil
 	}
-	err = st.Write(context.Background(), func(tx store.Tx) error {
+	err := st.Write(context.Background(), func(tx store.Tx) error {
 		turns := []protocol.Turn{
 			{ID: "t1", SessionID: "s", UserID: "u", Seq: 1, UserMessageID: "m1", Status: protocol.TurnCompleted},
 			{ID: "t2", SessionID: "s", UserID: "u", Seq: 2, UserMessageID: "m3", Status: protocol.TurnFailed},

@@ -14,6 +14,7 @@ import (
 	"github.com/rtcagent/rtcagent/internal/llm/scripted"
 	"github.com/rtcagent/rtcagent/internal/protocol"
 	"github.com/rtcagent/rtcagent/internal/store"
+	"github.com/rtcagent/rtcagent/internal/testsvc"
 )
 
 var caller = core.Caller{UserID: "u", DeviceID: "d"}
@@ -66,7 +67,7 @@ func send(ctx context.Context, t *testing.T, st store.Store, req *protocol.Messa
 // commits: switching to plan mode while the model streams refuses a write call the
 // model asked for, instead of delivering it to the browser unconfirmed.
 func TestWorkModeSwitchedDuringAStepApplies(t *testing.T) {
-	st := openStore(t)
+	st := testsvc.SQLite(t)
 	m := enteredModel{Model: scriptModel(t, `{"name": "w", "turns": [{"steps": [
 		{"tool_calls": [{"name": "write", "arguments": {"path": "/a.txt", "content": "a"}}]},
 		{"text": "planned"}]}]}`), entered: make(chan struct{}, 1), gate: make(chan struct{})}
@@ -169,7 +170,7 @@ func call(ctx context.Context, t *testing.T, a *api.API, method string, params a
 // the node that takes the lease afterwards finds the turn ended and has nothing to
 // close, and the message never stays streaming.
 func TestStopClosesTheMessageOfADeadStreamer(t *testing.T) {
-	st := openStore(t)
+	st := testsvc.SQLite(t)
 	parts := NewMemoryPartials()
 	r, ctx := startRunner(t, Config{Store: st, Model: helloModel(t), Partials: parts, PollInterval: 20 * time.Millisecond, LeaseTTL: time.Second})
 	a := api.New(st, r, protocol.Limits{}, slog.Default())
@@ -194,7 +195,7 @@ func TestStopClosesTheMessageOfADeadStreamer(t *testing.T) {
 // reached no client through a Topic update, and the client's state would differ
 // from the server's.
 func TestReadsMergeNoPartialIntoAnEndedTurn(t *testing.T) {
-	st := openStore(t)
+	st := testsvc.SQLite(t)
 	parts := NewMemoryPartials()
 	r, ctx := startRunner(t, Config{Store: st, Model: helloModel(t), Partials: parts, PollInterval: time.Hour})
 	a := api.New(st, r, protocol.Limits{}, slog.Default())

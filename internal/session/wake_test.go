@@ -1,13 +1,17 @@
 package session
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/rtcagent/rtcagent/internal/testsvc"
+)
 
 // A drain that nobody woke while it held its session ends without a claim
 // pass; a wake-up for the session while it was drained here (its work may have
 // committed after the drain's last read of the inbox) is not dropped: the
 // drain's end asks for the pass.
 func TestWakeDuringDrainIsKept(t *testing.T) {
-	r := New(Config{Store: openStore(t), Model: helloModel(t)})
+	r := New(Config{Store: testsvc.SQLite(t), Model: helloModel(t)})
 	pending := func() bool {
 		select {
 		case <-r.wake:

@@ -1,6 +1,7 @@
-// Package testsvc gives tests the PostgreSQL and Redis they need. Without a
-// reachable service a test is skipped, except when RTCAGENT_REQUIRE_SERVICES=1
-// (CI sets it), where it fails: the suite never passes by skipping there.
+// Package testsvc gives tests the PostgreSQL and Redis they need, and fresh
+// SQLite stores. Without a reachable service a test is skipped, except when
+// RTCAGENT_REQUIRE_SERVICES=1 (CI sets it), where it fails: the suite never
+// passes by skipping there.
 //
 // RTCAGENT_TEST_POSTGRES_URL and RTCAGENT_TEST_REDIS_URL override the local
 // defaults (trust auth on 127.0.0.1:5432 database test; 127.0.0.1:6379 db 0).

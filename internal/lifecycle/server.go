@@ -1,12 +1,11 @@
-package core
+package lifecycle
 
 import (
 	"time"
 
 	"encoding/json"
-	"fmt"
-	"strings"
 
+	"github.com/rtcagent/rtcagent/internal/core"
 	"github.com/rtcagent/rtcagent/internal/protocol"
 	"github.com/rtcagent/rtcagent/internal/store"
 	"github.com/rtcagent/rtcagent/internal/tools"
@@ -24,7 +23,7 @@ func errServerRuns(id string) error {
 
 // queueExecution asks the session's worker to run the turn's open server call.
 func queueExecution(tx store.Tx, r *protocol.RTC) error {
-	return tx.InboxInsert(&store.InboxItem{SessionID: r.SessionID, Kind: KindRTCExecute, TurnID: r.TurnID})
+	return tx.InboxInsert(&store.InboxItem{SessionID: r.SessionID, Kind: core.KindRTCExecute, TurnID: r.TurnID})
 }
 
 // ApproveRTC records the person's approval of a server call that needs
@@ -33,8 +32,8 @@ func queueExecution(tx store.Tx, r *protocol.RTC) error {
 // the session's approvals, as for a browser call. An approval repeated, of a
 // call that needs none, or of a call that ended already returns the RTC
 // unchanged.
-func ApproveRTC(tx store.Tx, c Caller, req *protocol.RTCApproveRequest) (*protocol.RTC, error) {
-	r, err := RTCForDevice(tx, c, req.RTCID)
+func ApproveRTC(tx store.Tx, c core.Caller, req *protocol.RTCApproveRequest) (*protocol.RTC, error) {
+	r, err := core.RTCForDevice(tx, c, req.RTCID)
 	if err != nil {
 		return nil, err
 	}
@@ -109,57 +108,6 @@ func EndServerRTC(tx store.Tx, id string, ok bool, output json.RawMessage, errTe
 		}
 	}
 	return r, endRTC(tx, r, prev, nil)
-}
-
-// A question a tool's server puts to the person during a call (an MCP
-// elicitation) is an askUser RTC of the call's turn and step, delivered to the
-// browser like the model's. Its tool_call_id names the call and is in no model
-// message, so the transcript leaves it out; and while the call is executing it
-// is the step's first open RTC, so the question's end neither delivers the next
-// call nor resumes the turn.
-
-// ElicitationCallID is the tool_call_id of the n-th question of server call
-// parentID.
-func ElicitationCallID(parentID string, n int64) string {
-	return fmt.Sprintf("%s%d", elicitationPrefix(parentID), n)
-}
-
-func elicitationPrefix(parentID string) string { return "elicit:" + parentID + ":" }
-
-// EndElicitation ends an open question of a server call as failed with reason
-// (compare-and-set from its stored status); an ended one is left as it is.
-func EndElicitation(tx store.Tx, id, reason string) error {
-	r, err := tx.RTCGet(id)
-	if err != nil || protocol.RTCTerminal(r.Status) {
-		return err
-	}
-	prev := r.Status
-	r.Status, r.Error = protocol.RTCFailed, reason
-	if err := EmitRTC(tx, r, prev); err != nil {
-		return casConflict(err, r.ID)
-	}
-	return nil
-}
-
-// EndElicitations ends the open questions of server call parent (one cut off by
-// a restart), so none stays pending once the call has ended or starts again.
-func EndElicitations(tx store.Tx, parent *protocol.RTC, reason string) error {
-	open, err := tx.RTCListOpenByTurn(parent.TurnID)
-	if err != nil {
-		return err
-	}
-	for i := range open {
-		q := &open[i]
-		if !strings.HasPrefix(q.ToolCallID, elicitationPrefix(parent.ID)) {
-			continue
-		}
-		prev := q.Status
-		q.Status, q.Error = protocol.RTCFailed, reason
-		if err := EmitRTC(tx, q, prev); err != nil {
-			return casConflict(err, q.ID)
-		}
-	}
-	return nil
 }
 
 // TimeOutServerRTC ends a server call that its deadline cut off, before the

@@ -1,14 +1,30 @@
-package core_test
+package lifecycle_test
 
 import (
+	"context"
 	"errors"
 	"testing"
 	"time"
 
 	"github.com/rtcagent/rtcagent/internal/core"
+	"github.com/rtcagent/rtcagent/internal/lifecycle"
 	"github.com/rtcagent/rtcagent/internal/protocol"
 	"github.com/rtcagent/rtcagent/internal/store"
+	"github.com/rtcagent/rtcagent/internal/testsvc"
 )
+
+var (
+	ctx    = context.Background()
+	caller = core.Caller{UserID: "u", DeviceID: "d"}
+)
+
+// write runs fn in a write transaction that must commit.
+func write(t *testing.T, st store.Store, fn func(tx store.Tx) error) {
+	t.Helper()
+	if err := st.Write(ctx, fn); err != nil {
+		t.Fatal(err)
+	}
+}
 
 // code is the protocol error code of err ("" for nil, "?" for another error).
 func code(err error) string {
@@ -32,7 +48,7 @@ type fixture struct {
 
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
-	f := &fixture{st: sqliteStore(t)}
+	f := &fixture{st: testsvc.SQLite(t)}
 	write(t, f.st, func(tx store.Tx) error {
 		res, err := core.SendMessage(tx, caller, &protocol.MessageSendRequest{ClientID: "first", Content: protocol.MessageContent{Text: "hi"}})
 		if err == nil {
@@ -121,9 +137,9 @@ func (f *fixture) addRTC(t *testing.T, seq int, status string) string {
 		Seq: seq, Step: 1, ToolName: "read", Status: status, TimeoutMS: 60_000}
 	write(t, f.st, func(tx store.Tx) error {
 		if status == protocol.RTCPending {
-			return core.Deliver(tx, r, "")
+			return lifecycle.Deliver(tx, r, "")
 		}
-		return core.EmitRTC(tx, r, "")
+		return lifecycle.EmitRTC(tx, r, "")
 	})
 	return r.ID
 }
@@ -233,7 +249,7 @@ func TestStopTurn(t *testing.T) {
 			f := newFixture(t)
 			f.setTurn(t, c.status)
 			open := f.addRTC(t, 1, protocol.RTCPending)
-			err := f.run(func(tx store.Tx) error { _, _, err := core.StopTurn(tx, caller, f.sess, nil); return err })
+			err := f.run(func(tx store.Tx) error { _, _, err := lifecycle.StopTurn(tx, caller, f.sess, nil); return err })
 			if code(err) != c.wantCode {
 				t.Fatalf("stop: %v, want %q", err, c.wantCode)
 			}
@@ -295,7 +311,7 @@ func TestEndTurnClosesAndQueues(t *testing.T) {
 			return err
 		}
 		tr.Usage = protocol.Usage{InputTokens: 7, OutputTokens: 3}
-		_, err = core.EndTurn(tx, tr, protocol.TurnFailed, &protocol.TurnError{Category: "internal"}, "cancelled", partials{streaming.ID: "so far"})
+		_, err = lifecycle.EndTurn(tx, tr, protocol.TurnFailed, &protocol.TurnError{Category: "internal"}, "cancelled", partials{streaming.ID: "so far"})
 		return err
 	})
 	var m *protocol.Message
@@ -315,7 +331,7 @@ func TestEndTurnClosesAndQueues(t *testing.T) {
 	err := f.run(func(tx store.Tx) error {
 		tr := f.getTurn(t, f.turn)
 		tr.Status = protocol.TurnRunning
-		_, err := core.EndTurn(tx, tr, protocol.TurnStopped, nil, "", nil)
+		_, err := lifecycle.EndTurn(tx, tr, protocol.TurnStopped, nil, "", nil)
 		return err
 	})
 	if !errors.Is(err, store.ErrConflict) {
@@ -429,7 +445,7 @@ func TestRTCStatusTransitions(t *testing.T) {
 			f.setTurn(t, protocol.TurnWaiting)
 			id := f.addRTC(t, 1, c.from)
 			err := f.run(func(tx store.Tx) error {
-				_, err := core.UpdateRTCStatus(tx, caller, &protocol.RTCUpdateStatusRequest{RTCID: id, Status: c.to, ClientID: "x"})
+				_, err := lifecycle.UpdateRTCStatus(tx, caller, &protocol.RTCUpdateStatusRequest{RTCID: id, Status: c.to, ClientID: "x"})
 				return err
 			})
 			if code(err) != c.want {
@@ -450,7 +466,7 @@ func TestRTCStatusTransitions(t *testing.T) {
 		f := newFixture(t)
 		id := f.addRTC(t, 1, protocol.RTCPending)
 		err := f.run(func(tx store.Tx) error {
-			_, err := core.UpdateRTCStatus(tx, core.Caller{UserID: caller.UserID, DeviceID: "other"}, &protocol.RTCUpdateStatusRequest{RTCID: id, Status: protocol.RTCSent})
+			_, err := lifecycle.UpdateRTCStatus(tx, core.Caller{UserID: caller.UserID, DeviceID: "other"}, &protocol.RTCUpdateStatusRequest{RTCID: id, Status: protocol.RTCSent})
 			return err
 		})
 		if code(err) != protocol.CodeForbidden {
@@ -468,7 +484,7 @@ func TestSubmitResult(t *testing.T) {
 		var r *protocol.RTC
 		err := f.run(func(tx store.Tx) error {
 			var err error
-			r, err = core.SubmitResult(tx, caller, &protocol.RTCSubmitResultRequest{RTCID: id, ClientID: "s", OK: ok, Output: []byte(`"out"`), Error: errText})
+			r, err = lifecycle.SubmitResult(tx, caller, &protocol.RTCSubmitResultRequest{RTCID: id, ClientID: "s", OK: ok, Output: []byte(`"out"`), Error: errText})
 			return err
 		})
 		return r, err
@@ -497,7 +513,7 @@ func TestExpireRTC(t *testing.T) {
 	f := newFixture(t)
 	f.setTurn(t, protocol.TurnWaiting)
 	id := f.addRTC(t, 1, protocol.RTCPending)
-	if err := f.run(func(tx store.Tx) error { return core.ExpireRTC(tx, id) }); err != nil {
+	if err := f.run(func(tx store.Tx) error { return lifecycle.ExpireRTC(tx, id) }); err != nil {
 		t.Fatal(err)
 	}
 	if r := f.rtc(t, id); r.Status != protocol.RTCPending {
@@ -510,9 +526,9 @@ func TestExpireRTC(t *testing.T) {
 		}
 		past := tx.Now().Add(-time.Second)
 		r.DeadlineAt = &past
-		return core.EmitRTC(tx, r, protocol.RTCPending)
+		return lifecycle.EmitRTC(tx, r, protocol.RTCPending)
 	})
-	if err := f.run(func(tx store.Tx) error { return core.ExpireRTC(tx, id) }); err != nil {
+	if err := f.run(func(tx store.Tx) error { return lifecycle.ExpireRTC(tx, id) }); err != nil {
 		t.Fatal(err)
 	}
 	if r := f.rtc(t, id); r.Status != protocol.RTCTimeout {

@@ -1,12 +1,14 @@
-package core_test
+package lifecycle_test
 
 import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"testing"
 
 	"github.com/rtcagent/rtcagent/internal/core"
+	"github.com/rtcagent/rtcagent/internal/lifecycle"
 	"github.com/rtcagent/rtcagent/internal/protocol"
 	"github.com/rtcagent/rtcagent/internal/store"
 )
@@ -21,19 +23,19 @@ func TestServerRTC(t *testing.T) {
 	r := &protocol.RTC{ID: core.NewID(), SessionID: f.sess, TurnID: f.turn, UserID: caller.UserID, ToolCallID: "c1",
 		Seq: 1, Step: 1, ToolName: "files__write", Status: protocol.RTCQueued, TimeoutMS: 60_000,
 		Executor: protocol.RTCExecutorServer, NeedsConfirmation: true}
-	write(t, f.st, func(tx store.Tx) error { return core.Deliver(tx, r, "") })
+	write(t, f.st, func(tx store.Tx) error { return lifecycle.Deliver(tx, r, "") })
 	if it := f.inbox(t); it != nil {
 		t.Fatalf("work queued before the approval: %+v", it)
 	}
 	err := f.run(func(tx store.Tx) error {
-		_, err := core.UpdateRTCStatus(tx, caller, &protocol.RTCUpdateStatusRequest{RTCID: r.ID, Status: protocol.RTCExecuting, ClientID: "x"})
+		_, err := lifecycle.UpdateRTCStatus(tx, caller, &protocol.RTCUpdateStatusRequest{RTCID: r.ID, Status: protocol.RTCExecuting, ClientID: "x"})
 		return err
 	})
 	if code(err) != protocol.CodeConflict {
 		t.Fatalf("browser executing: %v", err)
 	}
 	err = f.run(func(tx store.Tx) error {
-		_, err := core.SubmitResult(tx, caller, &protocol.RTCSubmitResultRequest{RTCID: r.ID, ClientID: "x", OK: true})
+		_, err := lifecycle.SubmitResult(tx, caller, &protocol.RTCSubmitResultRequest{RTCID: r.ID, ClientID: "x", OK: true})
 		return err
 	})
 	if code(err) != protocol.CodeConflict {
@@ -41,7 +43,7 @@ func TestServerRTC(t *testing.T) {
 	}
 	for i := 0; i < 2; i++ {
 		write(t, f.st, func(tx store.Tx) error {
-			_, err := core.ApproveRTC(tx, caller, &protocol.RTCApproveRequest{RTCID: r.ID, ClientID: "a"})
+			_, err := lifecycle.ApproveRTC(tx, caller, &protocol.RTCApproveRequest{RTCID: r.ID, ClientID: "a"})
 			return err
 		})
 	}
@@ -60,10 +62,10 @@ func TestServerRTC(t *testing.T) {
 		if more, err := tx.InboxNext(f.sess); !errors.Is(err, store.ErrNotFound) {
 			t.Errorf("a repeated approval queued the call twice: %+v %v", more, err)
 		}
-		if started, err := core.StartServerRTC(tx, got); err != nil || !started {
+		if started, err := lifecycle.StartServerRTC(tx, got); err != nil || !started {
 			return fmt.Errorf("start: %v %v", started, err)
 		}
-		_, err := core.EndServerRTC(tx, r.ID, true, json.RawMessage(`"done"`), "")
+		_, err := lifecycle.EndServerRTC(tx, r.ID, true, json.RawMessage(`"done"`), "")
 		return err
 	})
 	if got := f.rtc(t, r.ID); got.Status != protocol.RTCCompleted || string(got.Output) != `"done"` {
@@ -74,7 +76,7 @@ func TestServerRTC(t *testing.T) {
 	}
 	// A late second result changes nothing.
 	write(t, f.st, func(tx store.Tx) error {
-		_, err := core.EndServerRTC(tx, r.ID, false, nil, "late")
+		_, err := lifecycle.EndServerRTC(tx, r.ID, false, nil, "late")
 		return err
 	})
 	if got := f.rtc(t, r.ID); got.Status != protocol.RTCCompleted {
@@ -83,7 +85,7 @@ func TestServerRTC(t *testing.T) {
 	// Approving a browser call is refused.
 	id := f.addRTC(t, 2, protocol.RTCQueued)
 	err = f.run(func(tx store.Tx) error {
-		_, err := core.ApproveRTC(tx, caller, &protocol.RTCApproveRequest{RTCID: id, ClientID: "a"})
+		_, err := lifecycle.ApproveRTC(tx, caller, &protocol.RTCApproveRequest{RTCID: id, ClientID: "a"})
 		return err
 	})
 	if code(err) != protocol.CodeInvalidArgument {
@@ -103,12 +105,12 @@ func TestServerRTCElicitation(t *testing.T) {
 	next := &protocol.RTC{ID: core.NewID(), SessionID: f.sess, TurnID: f.turn, UserID: caller.UserID, ToolCallID: "c2",
 		Seq: 2, Step: 1, ToolName: "ls", Status: protocol.RTCQueued, TimeoutMS: 60_000}
 	ask := func(n int64) *protocol.RTC {
-		return &protocol.RTC{ID: core.NewID(), SessionID: f.sess, TurnID: f.turn, UserID: caller.UserID, ToolCallID: core.ElicitationCallID(call.ID, n),
+		return &protocol.RTC{ID: core.NewID(), SessionID: f.sess, TurnID: f.turn, UserID: caller.UserID, ToolCallID: lifecycle.ElicitationCallID(call.ID, n),
 			Seq: 2 + int(n), Step: 1, ToolName: "askUser", Arguments: json.RawMessage(`{"questions":[{"question":"Which?"}]}`), TimeoutMS: 60_000}
 	}
 	a1, a2 := ask(1), ask(2)
 	write(t, f.st, func(tx store.Tx) error {
-		if err := errors.Join(tx.RTCInsert(next), core.Deliver(tx, call, "")); err != nil {
+		if err := errors.Join(tx.RTCInsert(next), lifecycle.Deliver(tx, call, "")); err != nil {
 			return err
 		}
 		items, err := tx.InboxNext(f.sess)
@@ -118,16 +120,16 @@ func TestServerRTCElicitation(t *testing.T) {
 		if err := tx.InboxDelete(*items); err != nil {
 			return err
 		}
-		if started, err := core.StartServerRTC(tx, call); err != nil || !started {
+		if started, err := lifecycle.StartServerRTC(tx, call); err != nil || !started {
 			return fmt.Errorf("start: %v %v", started, err)
 		}
-		return errors.Join(core.Deliver(tx, a1, ""), core.Deliver(tx, a2, ""))
+		return errors.Join(lifecycle.Deliver(tx, a1, ""), lifecycle.Deliver(tx, a2, ""))
 	})
 	if got := f.rtc(t, a1.ID); got.Status != protocol.RTCPending || got.DeadlineAt == nil {
 		t.Fatalf("question %s %v", got.Status, got.DeadlineAt)
 	}
 	write(t, f.st, func(tx store.Tx) error {
-		_, err := core.SubmitResult(tx, caller, &protocol.RTCSubmitResultRequest{RTCID: a1.ID, ClientID: "x", OK: true, Output: json.RawMessage(`"answer"`)})
+		_, err := lifecycle.SubmitResult(tx, caller, &protocol.RTCSubmitResultRequest{RTCID: a1.ID, ClientID: "x", OK: true, Output: json.RawMessage(`"answer"`)})
 		return err
 	})
 	if got := f.rtc(t, next.ID); got.Status != protocol.RTCQueued {
@@ -137,7 +139,7 @@ func TestServerRTCElicitation(t *testing.T) {
 		t.Fatalf("the answer queued work: %+v", it)
 	}
 	write(t, f.st, func(tx store.Tx) error {
-		_, err := core.EndServerRTC(tx, call.ID, true, json.RawMessage(`"done"`), "")
+		_, err := lifecycle.EndServerRTC(tx, call.ID, true, json.RawMessage(`"done"`), "")
 		return err
 	})
 	if got := f.rtc(t, a2.ID); got.Status != protocol.RTCFailed {
@@ -149,18 +151,19 @@ func TestServerRTCElicitation(t *testing.T) {
 }
 
 // A server call's progress is written only while it is executing, as one
-// rtc.updated and without touching its audit record; once the call ended,
+// rtc.updated and without touching its audit record or the record's state the
+// call carries (so its end reads no record back); once the call ended,
 // progress changes nothing.
 func TestServerRTCProgress(t *testing.T) {
 	f := newFixture(t)
 	f.setTurn(t, protocol.TurnWaiting)
 	r := &protocol.RTC{ID: core.NewID(), SessionID: f.sess, TurnID: f.turn, UserID: caller.UserID, ToolCallID: "c1",
 		Seq: 1, Step: 1, ToolName: "files__copy", Status: protocol.RTCQueued, TimeoutMS: 60_000, Executor: protocol.RTCExecutorServer}
-	write(t, f.st, func(tx store.Tx) error { return core.Deliver(tx, r, "") })
+	write(t, f.st, func(tx store.Tx) error { return lifecycle.Deliver(tx, r, "") })
 	progress := func(p protocol.RTCProgress) (written bool) {
 		write(t, f.st, func(tx store.Tx) error {
 			var err error
-			written, err = core.ProgressServerRTC(tx, r.ID, p)
+			written, err = lifecycle.ProgressServerRTC(tx, r.ID, p)
 			return err
 		})
 		return written
@@ -170,7 +173,7 @@ func TestServerRTCProgress(t *testing.T) {
 	}
 	delivered := f.rtc(t, r.ID)
 	write(t, f.st, func(tx store.Tx) error {
-		_, err := core.StartServerRTC(tx, delivered)
+		_, err := lifecycle.StartServerRTC(tx, delivered)
 		return err
 	})
 	var audit *protocol.AuditRecord
@@ -190,12 +193,15 @@ func TestServerRTCProgress(t *testing.T) {
 	if got.Status != protocol.RTCExecuting || got.Progress == nil || *got.Progress != want || got.Offset != started.Offset+1 {
 		t.Fatalf("after progress: %s %+v offset %d (was %d)", got.Status, got.Progress, got.Offset, started.Offset)
 	}
+	if got.Audit == nil || !reflect.DeepEqual(got.Audit, started.Audit) {
+		t.Fatalf("progress changed the audit state the call carries: %+v, was %+v", got.Audit, started.Audit)
+	}
 	read()
 	if after, _ := json.Marshal(audit); string(after) != string(before) {
 		t.Fatalf("progress changed the audit record:\n%s\n%s", before, after)
 	}
 	write(t, f.st, func(tx store.Tx) error {
-		_, err := core.EndServerRTC(tx, r.ID, true, json.RawMessage(`"done"`), "")
+		_, err := lifecycle.EndServerRTC(tx, r.ID, true, json.RawMessage(`"done"`), "")
 		return err
 	})
 	ended := f.rtc(t, r.ID)

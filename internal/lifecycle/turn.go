@@ -1,8 +1,9 @@
-package core
+package lifecycle
 
 import (
 	"errors"
 
+	"github.com/rtcagent/rtcagent/internal/core"
 	"github.com/rtcagent/rtcagent/internal/protocol"
 	"github.com/rtcagent/rtcagent/internal/store"
 )
@@ -21,6 +22,18 @@ type LiveText map[string]string
 // Partial implements Live.
 func (l LiveText) Partial(id string) (string, int64, bool) { s, ok := l[id]; return s, 0, ok }
 
+// StartTurn moves queued turn t to running as its session's active turn.
+// The worker calls it when the turn's start item comes up and s has no other
+// active turn.
+func StartTurn(tx store.Tx, t *protocol.Turn, s *protocol.Session) error {
+	t.Status = protocol.TurnRunning
+	if err := core.EmitTurn(tx, t, protocol.TurnQueued); err != nil {
+		return err
+	}
+	s.ActiveTurnID = t.ID
+	return core.EmitSession(tx, s, protocol.UpdSessionUpdated)
+}
+
 // EndTurn moves a turn to a terminal status (compare-and-set from its stored
 // status), closes its streaming messages as interrupted with the text they showed
 // (read from live, which may be nil), drops its checkpoint, fails its open RTCs
@@ -33,7 +46,7 @@ func (l LiveText) Partial(id string) (string, int64, bool) { s, ok := l[id]; ret
 func EndTurn(tx store.Tx, t *protocol.Turn, status string, terr *protocol.TurnError, reason string, live Live) ([]string, error) {
 	prev := t.Status
 	t.Status, t.Error, t.Checkpoint = status, terr, nil
-	if err := EmitTurn(tx, t, prev); err != nil {
+	if err := core.EmitTurn(tx, t, prev); err != nil {
 		return nil, err
 	}
 	closed, err := CloseStreaming(tx, t, live)
@@ -44,6 +57,35 @@ func EndTurn(tx store.Tx, t *protocol.Turn, status string, terr *protocol.TurnEr
 		return nil, err
 	}
 	return closed, nil
+}
+
+// FailTurn ends turn t as failed with terr: a visible error message in its
+// session, then EndTurn, whose open calls end with reason.
+func FailTurn(tx store.Tx, t *protocol.Turn, terr *protocol.TurnError, reason string) ([]string, error) {
+	seq, err := tx.MessageMaxSeq(t.SessionID)
+	if err != nil {
+		return nil, err
+	}
+	m := &protocol.Message{ID: core.NewID(), SessionID: t.SessionID, TurnID: t.ID, UserID: t.UserID, Seq: seq + 1,
+		Role: protocol.RoleAssistant, Text: terr.Message, Status: protocol.MessageError, Error: terr}
+	if err := core.EmitMessage(tx, m, "", ""); err != nil {
+		return nil, err
+	}
+	return EndTurn(tx, t, protocol.TurnFailed, terr, reason, nil)
+}
+
+// Resume moves turn t, waiting with every call of its step ended, back to
+// running, to take its next step from its checkpoint. A checkpoint that
+// expired fails the turn instead (FailTurn, checkpoint_expired): resumed is
+// false and closed are the messages EndTurn closed.
+func Resume(tx store.Tx, t *protocol.Turn) (resumed bool, closed []string, err error) {
+	if cp := t.Checkpoint; cp == nil || !cp.ExpiresAt.After(tx.Now()) {
+		terr := &protocol.TurnError{Category: "checkpoint_expired", Message: "The turn waited longer than its checkpoint is kept and was ended. Send the message again to continue."}
+		closed, err = FailTurn(tx, t, terr, "cancelled: checkpoint expired")
+		return false, closed, err
+	}
+	t.Status = protocol.TurnRunning
+	return true, nil, core.EmitTurn(tx, t, protocol.TurnWaiting)
 }
 
 // endTurnRest is EndTurn after the turn's messages: its calls, session and the
@@ -73,7 +115,7 @@ func endTurnRest(tx store.Tx, t *protocol.Turn, reason string) error {
 		if t.ContextTokens > 0 {
 			s.ContextTokens = t.ContextTokens
 		}
-		if err := EmitSession(tx, s, protocol.UpdSessionUpdated); err != nil {
+		if err := core.EmitSession(tx, s, protocol.UpdSessionUpdated); err != nil {
 			return err
 		}
 	}
@@ -89,15 +131,15 @@ func QueueNextTurn(tx store.Tx, sessionID string) error {
 	if err != nil {
 		return err
 	}
-	return tx.InboxInsert(&store.InboxItem{SessionID: sessionID, Kind: KindTurnStart, TurnID: next.ID})
+	return tx.InboxInsert(&store.InboxItem{SessionID: sessionID, Kind: core.KindTurnStart, TurnID: next.ID})
 }
 
 // StopTurn stops the session's active turn, or its oldest queued turn when none is
 // active. Its open RTCs end as failed ("cancelled"). A worker streaming the turn
 // notices at its next write, which then fails. Like EndTurn it returns the ids of
 // the messages it closed, whose partial text the caller drops after the commit.
-func StopTurn(tx store.Tx, c Caller, sessionID string, live Live) (*protocol.Turn, []string, error) {
-	s, err := SessionFor(tx, c, sessionID)
+func StopTurn(tx store.Tx, c core.Caller, sessionID string, live Live) (*protocol.Turn, []string, error) {
+	s, err := core.SessionFor(tx, c, sessionID)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -127,7 +169,7 @@ func StopTurn(tx store.Tx, c Caller, sessionID string, live Live) (*protocol.Tur
 // turn queued behind the active one (stopped, before they could start) and the
 // active turn (as StopTurn). It returns the id of the active turn it stopped, if
 // any, and the messages it closed.
-func StopSession(tx store.Tx, c Caller, s *protocol.Session, live Live, reason string) (string, []string, error) {
+func StopSession(tx store.Tx, c core.Caller, s *protocol.Session, live Live, reason string) (string, []string, error) {
 	for {
 		q, err := tx.TurnNextQueued(s.ID)
 		if errors.Is(err, store.ErrNotFound) {
@@ -138,7 +180,7 @@ func StopSession(tx store.Tx, c Caller, s *protocol.Session, live Live, reason s
 		}
 		// A queued turn has no calls, checkpoint, usage or streaming message yet.
 		q.Status = protocol.TurnStopped
-		if err := EmitTurn(tx, q, protocol.TurnQueued); err != nil {
+		if err := core.EmitTurn(tx, q, protocol.TurnQueued); err != nil {
 			return "", nil, err
 		}
 	}
@@ -173,7 +215,7 @@ func CloseStreaming(tx store.Tx, t *protocol.Turn, live Live) ([]string, error) 
 				m.Text = text
 			}
 		}
-		if err := EmitMessage(tx, m, protocol.MessageStreaming, ""); err != nil {
+		if err := core.EmitMessage(tx, m, protocol.MessageStreaming, ""); err != nil {
 			return nil, err
 		}
 		closed = append(closed, m.ID)

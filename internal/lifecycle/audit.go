@@ -1,10 +1,11 @@
-package core
+package lifecycle
 
 import (
 	"errors"
 	"strings"
 	"time"
 
+	"github.com/rtcagent/rtcagent/internal/core"
 	"github.com/rtcagent/rtcagent/internal/protocol"
 	"github.com/rtcagent/rtcagent/internal/store"
 )
@@ -13,7 +14,7 @@ import (
 // caller (user and device), the reason of a refusal and the browser's execution
 // report.
 type actor struct {
-	caller    Caller
+	caller    core.Caller
 	reason    string
 	execution *protocol.RTCExecution
 }

@@ -1,10 +1,11 @@
-package core_test
+package lifecycle_test
 
 import (
 	"testing"
 	"time"
 
 	"github.com/rtcagent/rtcagent/internal/core"
+	"github.com/rtcagent/rtcagent/internal/lifecycle"
 	"github.com/rtcagent/rtcagent/internal/protocol"
 	"github.com/rtcagent/rtcagent/internal/store"
 )
@@ -15,7 +16,7 @@ func (f *fixture) addCall(t *testing.T, seq int, tool string, needsConfirmation 
 	r := &protocol.RTC{ID: core.NewID(), SessionID: f.sess, TurnID: f.turn, UserID: caller.UserID, ToolCallID: core.NewID(),
 		Seq: seq, Step: 1, ToolName: tool, Arguments: []byte(`{"path":"/notes.md","content":"x"}`), Status: protocol.RTCQueued,
 		NeedsConfirmation: needsConfirmation, TimeoutMS: 60_000}
-	write(t, f.st, func(tx store.Tx) error { return core.Deliver(tx, r, "") })
+	write(t, f.st, func(tx store.Tx) error { return lifecycle.Deliver(tx, r, "") })
 	return r.ID
 }
 
@@ -29,7 +30,7 @@ func TestStandingApprovalIsVerified(t *testing.T) {
 		f.setTurn(t, protocol.TurnWaiting)
 		id := f.addCall(t, 1, "write", true)
 		err := f.run(func(tx store.Tx) error {
-			_, err := core.UpdateRTCStatus(tx, caller, &protocol.RTCUpdateStatusRequest{RTCID: id, Status: protocol.RTCExecuting, Approval: standing})
+			_, err := lifecycle.UpdateRTCStatus(tx, caller, &protocol.RTCUpdateStatusRequest{RTCID: id, Status: protocol.RTCExecuting, Approval: standing})
 			return err
 		})
 		if err != nil {
@@ -49,7 +50,7 @@ func TestStandingApprovalIsVerified(t *testing.T) {
 		})
 		id := f.addCall(t, 1, "write", true)
 		err := f.run(func(tx store.Tx) error {
-			_, err := core.UpdateRTCStatus(tx, caller, &protocol.RTCUpdateStatusRequest{RTCID: id, Status: protocol.RTCExecuting, Approval: standing})
+			_, err := lifecycle.UpdateRTCStatus(tx, caller, &protocol.RTCUpdateStatusRequest{RTCID: id, Status: protocol.RTCExecuting, Approval: standing})
 			return err
 		})
 		if err != nil {
@@ -79,9 +80,9 @@ func (f *fixture) queueCalls(t *testing.T, n int, tool, kind string, executor st
 			ids = append(ids, r.ID)
 			var err error
 			if i == 0 {
-				err = core.Deliver(tx, r, "")
+				err = lifecycle.Deliver(tx, r, "")
 			} else {
-				err = core.EmitRTC(tx, r, "")
+				err = lifecycle.EmitRTC(tx, r, "")
 			}
 			if err != nil {
 				return err
@@ -96,13 +97,13 @@ func (f *fixture) queueCalls(t *testing.T, n int, tool, kind string, executor st
 func (f *fixture) finishCall(t *testing.T, id string) {
 	t.Helper()
 	write(t, f.st, func(tx store.Tx) error {
-		_, err := core.SubmitResult(tx, caller, &protocol.RTCSubmitResultRequest{RTCID: id, ClientID: core.NewID(), OK: true, Output: []byte(`"ok"`)})
+		_, err := lifecycle.SubmitResult(tx, caller, &protocol.RTCSubmitResultRequest{RTCID: id, ClientID: core.NewID(), OK: true, Output: []byte(`"ok"`)})
 		return err
 	})
 }
 
 func revoke(f *fixture, t *testing.T, tool string) {
-	f.setSession(t, func(s *protocol.Session) { core.RevokeApprovals(s, []string{tool}) })
+	f.setSession(t, func(s *protocol.Session) { lifecycle.RevokeApprovals(s, []string{tool}) })
 }
 
 // A revoke of "Allow for this chat" reaches the calls of the step still queued:
@@ -172,7 +173,7 @@ func TestServerCallStartDecidesAgain(t *testing.T) {
 		change func(s *protocol.Session)
 		want   string
 	}{
-		{"revoked", func(s *protocol.Session) { core.RevokeApprovals(s, []string{"files__write"}) }, protocol.RTCPending},
+		{"revoked", func(s *protocol.Session) { lifecycle.RevokeApprovals(s, []string{"files__write"}) }, protocol.RTCPending},
 		{"plan mode", func(s *protocol.Session) { s.WorkMode = protocol.ModePlan }, protocol.RTCRejected},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -193,7 +194,7 @@ func TestServerCallStartDecidesAgain(t *testing.T) {
 				if err != nil {
 					return err
 				}
-				started, err = core.StartServerRTC(tx, r)
+				started, err = lifecycle.StartServerRTC(tx, r)
 				return err
 			})
 			r := f.rtc(t, ids[0])
@@ -219,11 +220,11 @@ func TestRefusingARunningServerCall(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		_, err = core.StartServerRTC(tx, r)
+		_, err = lifecycle.StartServerRTC(tx, r)
 		return err
 	})
 	err := f.run(func(tx store.Tx) error {
-		_, err := core.UpdateRTCStatus(tx, caller, &protocol.RTCUpdateStatusRequest{RTCID: ids[0], Status: protocol.RTCRejected, ClientID: "x",
+		_, err := lifecycle.UpdateRTCStatus(tx, caller, &protocol.RTCUpdateStatusRequest{RTCID: ids[0], Status: protocol.RTCRejected, ClientID: "x",
 			Reason: "no", Approval: &protocol.ApprovalAnswer{Reason: "no"}})
 		return err
 	})

@@ -1,9 +1,9 @@
-package core
+package lifecycle
 
 import (
-	"errors"
 	"time"
 
+	"github.com/rtcagent/rtcagent/internal/core"
 	"github.com/rtcagent/rtcagent/internal/protocol"
 	"github.com/rtcagent/rtcagent/internal/store"
 	"github.com/rtcagent/rtcagent/internal/tools"
@@ -12,11 +12,11 @@ import (
 // UpdateRTCStatus moves an RTC forward to sent, executing or rejected. Repeating
 // the status it already has is accepted (a retried request); moving backwards or out
 // of a terminal status is a conflict.
-func UpdateRTCStatus(tx store.Tx, c Caller, req *protocol.RTCUpdateStatusRequest) (*protocol.RTC, error) {
+func UpdateRTCStatus(tx store.Tx, c core.Caller, req *protocol.RTCUpdateStatusRequest) (*protocol.RTC, error) {
 	if req.Status == protocol.RTCRejected {
 		tx.Prefetch(store.Prefetch{TurnOfRTC: req.RTCID}) // endRTC reads them
 	}
-	r, err := RTCForDevice(tx, c, req.RTCID)
+	r, err := core.RTCForDevice(tx, c, req.RTCID)
 	if err != nil {
 		return nil, err
 	}
@@ -58,9 +58,9 @@ func UpdateRTCStatus(tx store.Tx, c Caller, req *protocol.RTCUpdateStatusRequest
 // SubmitResult records the outcome of an RTC exactly once. A replay (the RTC is
 // already terminal) returns the stored RTC and changes nothing, whatever client_id
 // it carries.
-func SubmitResult(tx store.Tx, c Caller, req *protocol.RTCSubmitResultRequest) (*protocol.RTC, error) {
+func SubmitResult(tx store.Tx, c core.Caller, req *protocol.RTCSubmitResultRequest) (*protocol.RTC, error) {
 	tx.Prefetch(store.Prefetch{TurnOfRTC: req.RTCID}) // endRTC reads them
-	r, err := RTCForDevice(tx, c, req.RTCID)
+	r, err := core.RTCForDevice(tx, c, req.RTCID)
 	if err != nil {
 		return nil, err
 	}
@@ -86,99 +86,12 @@ func SubmitResult(tx store.Tx, c Caller, req *protocol.RTCSubmitResultRequest) (
 	return r, endRTC(tx, r, prev, &actor{caller: c, execution: req.Execution})
 }
 
-// ExpireRTC marks an RTC whose deadline passed as timeout. It is a no-op when the
-// RTC ended meanwhile.
-func ExpireRTC(tx store.Tx, id string) error {
-	tx.Prefetch(store.Prefetch{TurnOfRTC: id}) // endRTC reads them
-	r, err := tx.RTCGet(id)
-	if err != nil || protocol.RTCTerminal(r.Status) || r.DeadlineAt == nil || r.DeadlineAt.After(tx.Now()) {
-		return err
-	}
-	prev := r.Status
-	r.Status = protocol.RTCTimeout
-	r.Error = "no result before the deadline"
-	return endRTC(tx, r, prev, nil)
-}
-
-// endRTC writes r in its new terminal status (compare-and-set from prev) and then,
-// in the same transaction, delivers the next queued RTC of the turn or, when none is
-// left open, queues the turn's resumption. act is the person who ended it, if any.
-func endRTC(tx store.Tx, r *protocol.RTC, prev string, act *actor) error {
-	if err := emitRTCBy(tx, r, prev, act); err != nil {
-		return casConflict(err, r.ID)
-	}
-	rtcs, err := tx.RTCListOpenByTurn(r.TurnID)
-	if err != nil {
-		return err
-	}
-	for i := range rtcs {
-		next := &rtcs[i]
-		if next.Step != r.Step {
-			continue
-		}
-		if next.Status == protocol.RTCQueued {
-			return Deliver(tx, next, protocol.RTCQueued)
-		}
-		return nil // another call of the step is still open (not expected: one at a time)
-	}
-	turn, err := tx.TurnGet(r.TurnID)
-	if err != nil || turn.Status != protocol.TurnWaiting {
-		return err // a stopped or failed turn does not resume
-	}
-	return tx.InboxInsert(&store.InboxItem{SessionID: r.SessionID, Kind: KindTurnResume, TurnID: r.TurnID})
-}
-
-// Deliver makes an RTC pending: visible to the browser for execution, with its
-// deadline starting now. prev is its stored status ("" for a new row, planned
-// in this transaction). A call that waited in the queue is decided again from
-// the session as it is now (decideAgain): plan mode ends it as rejected and the
-// next call is delivered instead. A server call that needs no confirmation is
-// handed to the session's worker at once.
-func Deliver(tx store.Tx, r *protocol.RTC, prev string) error {
-	if prev == protocol.RTCQueued {
-		refused, err := decideAgain(tx, r)
-		if err != nil {
-			return err
-		}
-		if refused {
-			return refuse(tx, r, prev)
-		}
-	}
-	r.Status = protocol.RTCPending
-	d := tx.Now().Add(time.Duration(r.TimeoutMS) * time.Millisecond)
-	r.DeadlineAt = &d
-	if err := EmitRTC(tx, r, prev); err != nil {
-		return err
-	}
-	if r.Executor == protocol.RTCExecutorServer && !r.NeedsConfirmation {
-		return queueExecution(tx, r)
-	}
-	return nil
-}
-
-func casConflict(err error, id string) error {
-	if errors.Is(err, store.ErrConflict) {
-		return raceLost{pe: protocol.Errorf(protocol.CodeConflict, "rtc %q changed concurrently; read it again", id)}
-	}
-	return err
-}
-
-// raceLost is a compare-and-set on an RTC that another transaction won between
-// this one's read and its write. It reads as a conflict on the wire and is
-// store.ErrConflict to the caller, which may run its transaction again: the new
-// run reads the winner's state (for a result: the stored outcome).
-type raceLost struct{ pe *protocol.Error }
-
-func (e raceLost) Error() string        { return e.pe.Error() }
-func (e raceLost) Unwrap() error        { return e.pe }
-func (e raceLost) Is(target error) bool { return target == store.ErrConflict }
-
 // recordDecision keeps the person's answer on the RTC (who, when, scope, reason)
 // and, for "Allow for this chat", adds the tool to the session's approvals in the
 // same transaction. A call that allow-for-chat may not cover (a protected path, a
 // script) is recorded as allowed once. Queued calls of the same tool in the same
 // step that the approval covers no longer need confirmation.
-func recordDecision(tx store.Tx, c Caller, r *protocol.RTC, req *protocol.RTCUpdateStatusRequest) error {
+func recordDecision(tx store.Tx, c core.Caller, r *protocol.RTC, req *protocol.RTCUpdateStatusRequest) error {
 	d := &protocol.Decision{Decision: protocol.DecisionAllow, Scope: protocol.ScopeOnce, DeviceID: c.DeviceID, At: tx.Now()}
 	if req.Status == protocol.RTCRejected {
 		d.Decision, d.Reason = protocol.DecisionDeny, req.Approval.Reason
@@ -221,14 +134,14 @@ func recordStanding(tx store.Tx, r *protocol.RTC, d *protocol.Decision, allowabl
 // allowForChat adds r's tool to the session's "Allow for this chat" list and
 // clears the confirmation of the queued calls of the same tool in r's step that
 // the approval covers.
-func allowForChat(tx store.Tx, c Caller, r *protocol.RTC, at time.Time) error {
+func allowForChat(tx store.Tx, c core.Caller, r *protocol.RTC, at time.Time) error {
 	s, err := tx.SessionGet(r.SessionID)
 	if err != nil {
 		return err
 	}
 	if !s.HasApproval(r.ToolName) {
 		s.Approvals = append(s.Approvals, protocol.ToolApproval{Tool: r.ToolName, DeviceID: c.DeviceID, RTCID: r.ID, GrantedAt: at})
-		if err := EmitSession(tx, s, protocol.UpdSessionUpdated); err != nil {
+		if err := core.EmitSession(tx, s, protocol.UpdSessionUpdated); err != nil {
 			return err
 		}
 	}

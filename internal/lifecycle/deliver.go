@@ -1,4 +1,4 @@
-package core
+package lifecycle
 
 import (
 	"time"
@@ -17,6 +17,34 @@ import (
 // call. Both transactions read the session, which orders them with the
 // session's writers on every node (the user's stream lock): a decision
 // committed before them applies, one committed after finds the call started.
+
+// Deliver makes an RTC pending: visible to the browser for execution, with its
+// deadline starting now. prev is its stored status ("" for a new row, planned
+// in this transaction). A call that waited in the queue is decided again from
+// the session as it is now (decideAgain): plan mode ends it as rejected and the
+// next call is delivered instead. A server call that needs no confirmation is
+// handed to the session's worker at once.
+func Deliver(tx store.Tx, r *protocol.RTC, prev string) error {
+	if prev == protocol.RTCQueued {
+		refused, err := decideAgain(tx, r)
+		if err != nil {
+			return err
+		}
+		if refused {
+			return refuse(tx, r, prev)
+		}
+	}
+	r.Status = protocol.RTCPending
+	d := tx.Now().Add(time.Duration(r.TimeoutMS) * time.Millisecond)
+	r.DeadlineAt = &d
+	if err := EmitRTC(tx, r, prev); err != nil {
+		return err
+	}
+	if r.Executor == protocol.RTCExecutorServer && !r.NeedsConfirmation {
+		return queueExecution(tx, r)
+	}
+	return nil
+}
 
 // decideAgain applies the session's current work mode and approvals to r,
 // which has not started. It reports whether plan mode now refuses r; otherwise

@@ -1,0 +1,61 @@
+package lifecycle
+
+import (
+	"github.com/rtcagent/rtcagent/internal/protocol"
+	"github.com/rtcagent/rtcagent/internal/store"
+)
+
+// EmitRTC inserts r when expect is "" and otherwise updates it from status expect,
+// and brings its audit record up to date. A new RTC arrives as its first
+// rtc.updated.
+func EmitRTC(tx store.Tx, r *protocol.RTC, expect string) error {
+	return emitRTC(tx, r, expect, true, nil)
+}
+
+// emitRTCBy is EmitRTC for a change a person made through the API.
+func emitRTCBy(tx store.Tx, r *protocol.RTC, expect string, act *actor) error {
+	return emitRTC(tx, r, expect, true, act)
+}
+
+// writeRTC is EmitRTC for a change that is no decision and no outcome (a
+// server call's progress): the audit record, and the state of it r carries,
+// stay as they are.
+func writeRTC(tx store.Tx, r *protocol.RTC, expect string) error {
+	return emitRTC(tx, r, expect, false, nil)
+}
+
+// emitRTC writes r and its Topic change and, when audited, its audit record,
+// whose state r then carries (so the next change writes the record without
+// reading it).
+func emitRTC(tx store.Tx, r *protocol.RTC, expect string, audited bool, act *actor) error {
+	off, err := tx.NextOffset(r.UserID)
+	if err != nil {
+		return err
+	}
+	r.Offset, r.UpdatedAt = off, tx.Now()
+	if expect == "" {
+		r.CreatedAt = r.UpdatedAt
+	}
+	var rec *protocol.AuditRecord
+	if audited {
+		if rec, err = auditRecord(tx, r, expect, act); err != nil {
+			return err
+		}
+		r.Audit = rec.State()
+	}
+	if expect == "" {
+		err = tx.RTCInsert(r)
+	} else {
+		err = tx.RTCUpdate(r, expect)
+	}
+	if err != nil {
+		return err
+	}
+	if _, err = tx.UpdateAppend(r.UserID, protocol.UpdRTCUpdated, r); err != nil {
+		return err
+	}
+	if rec == nil {
+		return nil
+	}
+	return tx.AuditPut(rec)
+}
