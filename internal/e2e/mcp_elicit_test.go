@@ -9,6 +9,7 @@ import (
 
 	"github.com/rtcagent/rtcagent/internal/config"
 	"github.com/rtcagent/rtcagent/internal/protocol"
+	"github.com/rtcagent/rtcagent/internal/tools"
 )
 
 // elicitScript has the model call the test server's ask tool, which elicits an
@@ -18,14 +19,14 @@ const elicitScript = `{"name": "mcp-elicit", "turns": [{"steps": [
   {"text": "after: {{last_result}}"}
 ]}]}`
 
-// answerAsk plays the person for the askUser questions of MCP servers: the
-// server call is approved, and answer decides each question.
+// answerAsk plays the person for the questions of MCP servers (elicitation
+// RTCs): the server call is approved, and answer decides each question.
 func answerAsk(t *testing.T, b *browser, answer func(r protocol.RTC) (bool, any, string, bool)) {
 	b.decide = func(r protocol.RTC) (bool, any, string, bool) {
 		if r.Executor == protocol.RTCExecutorServer {
 			return false, nil, "", false
 		}
-		if r.ToolName != "askUser" || !strings.HasPrefix(r.ToolCallID, "elicit:") {
+		if r.ToolName != tools.Elicitation || !strings.HasPrefix(r.ToolCallID, "elicit:") {
 			t.Errorf("unexpected call %s %s", r.ToolName, r.ToolCallID)
 			return false, nil, "not expected", false
 		}
@@ -33,7 +34,7 @@ func answerAsk(t *testing.T, b *browser, answer func(r protocol.RTC) (bool, any,
 	}
 }
 
-// elicitRTCs returns the session's server call and its askUser question.
+// elicitRTCs returns the session's server call and its question.
 func elicitRTCs(t *testing.T, b *browser, sessionID string) (call, ask protocol.RTC) {
 	t.Helper()
 	var list protocol.RTCListResult
@@ -42,7 +43,7 @@ func elicitRTCs(t *testing.T, b *browser, sessionID string) (call, ask protocol.
 		t.Fatalf("%d rtcs, want the call and its question", len(list.RTCs))
 	}
 	call, ask = list.RTCs[0], list.RTCs[1]
-	if call.ToolName != "test__ask" || ask.ToolName != "askUser" || ask.ToolCallID != "elicit:"+call.ID+":1" ||
+	if call.ToolName != "test__ask" || ask.ToolName != tools.Elicitation || ask.ToolCallID != "elicit:"+call.ID+":1" ||
 		ask.Step != call.Step || ask.TurnID != call.TurnID || ask.Seq <= call.Seq {
 		t.Fatalf("call %+v\nquestion %+v", call, ask)
 	}
@@ -50,8 +51,8 @@ func elicitRTCs(t *testing.T, b *browser, sessionID string) (call, ask protocol.
 }
 
 // TestMCPElicitationAnswered: the test server's ask tool elicits a free-text
-// answer during the call; it reaches the browser as an askUser question without
-// options, the person's answer goes back to the server, and the tool's result
+// answer during the call; it reaches the browser as a one-field form of that
+// server, the person's answer goes back to the server, and the tool's result
 // (which the model reads) holds it. The question is not in the transcript.
 func TestMCPElicitationAnswered(t *testing.T) {
 	srv := startServer(t, mustScript(t, elicitScript), func(c *config.Config) {
@@ -61,20 +62,16 @@ func TestMCPElicitationAnswered(t *testing.T) {
 	var args json.RawMessage
 	answerAsk(t, b, func(r protocol.RTC) (bool, any, string, bool) {
 		args = r.Arguments
-		return true, "The user answered:\nQ: Which colour?\nA: (other) deep blue", "", false
+		return true, map[string]any{"action": "accept", "content": map[string]any{"answer": "deep blue"}}, "", false
 	})
 	res := b.send("", "ask me")
 	if tr := b.waitTurn(res.TurnID, 60*time.Second); tr.Status != protocol.TurnCompleted {
 		t.Fatalf("turn %s %+v", tr.Status, tr.Error)
 	}
-	var q struct {
-		Questions []struct {
-			Question string
-			Options  []any
-		}
-	}
-	if err := json.Unmarshal(args, &q); err != nil || len(q.Questions) != 1 || q.Questions[0].Question != "Which colour?" || len(q.Questions[0].Options) != 0 {
-		t.Fatalf("askUser arguments %s (%v)", args, err)
+	var q tools.ElicitArgs
+	if err := json.Unmarshal(args, &q); err != nil || q.Server != "test" || q.Mode != tools.ElicitForm || q.Message != "Which colour?" ||
+		len(q.Fields) != 1 || q.Fields[0].Name != "answer" || q.Fields[0].Kind != tools.FieldText || !q.Fields[0].Required {
+		t.Fatalf("question arguments %s (%v)", args, err)
 	}
 	call, ask := elicitRTCs(t, b, res.SessionID)
 	if call.Status != protocol.RTCCompleted || string(call.Output) != `"accept {\"answer\":\"deep blue\"}"` || ask.Status != protocol.RTCCompleted {
@@ -121,7 +118,7 @@ func TestMCPElicitationStopped(t *testing.T) {
 	answerAsk(t, b, func(r protocol.RTC) (bool, any, string, bool) {
 		shown <- r.ID
 		<-release
-		return true, "The user answered:\nQ: Which colour?\nA: (other) too late", "", false
+		return true, map[string]any{"action": "accept", "content": map[string]any{"answer": "too late"}}, "", false
 	})
 	res := b.send("", "ask me")
 	select {
@@ -153,5 +150,31 @@ func TestMCPElicitationStopped(t *testing.T) {
 	call, ask := elicitRTCs(t, b, res.SessionID)
 	if call.Status == protocol.RTCCompleted || ask.Status == protocol.RTCCompleted {
 		t.Fatalf("call %s %s; question %s %s", call.Status, call.Output, ask.Status, ask.Output)
+	}
+}
+
+// TestMCPElicitationUnshowable: a question the page cannot show (here more
+// fields than a form shows) is never delivered: it is recorded failed under
+// the call with why, the server is told it was declined, and the turn goes on.
+func TestMCPElicitationUnshowable(t *testing.T) {
+	script := strings.Replace(elicitScript, `"question": "Which colour?"`, `"question": "Everything?", "form": "wide"`, 1)
+	srv := startServer(t, mustScript(t, script), func(c *config.Config) {
+		c.MCPConfig = mcpConfig(t, filepath.Join(t.TempDir(), "calls"), "")
+	})
+	b := newBrowser(t, srv, "alice", "dev-a")
+	answerAsk(t, b, func(r protocol.RTC) (bool, any, string, bool) {
+		t.Errorf("a question that cannot be shown was delivered: %s", r.Arguments)
+		return false, nil, "", true
+	})
+	res := b.send("", "ask me")
+	if tr := b.waitTurn(res.TurnID, 60*time.Second); tr.Status != protocol.TurnCompleted {
+		t.Fatalf("turn %s %+v", tr.Status, tr.Error)
+	}
+	call, ask := elicitRTCs(t, b, res.SessionID)
+	if ask.Status != protocol.RTCFailed || !strings.Contains(ask.Error, "cannot be shown") || !strings.Contains(ask.Error, "at most 64") {
+		t.Fatalf("question %s %q", ask.Status, ask.Error)
+	}
+	if call.Status != protocol.RTCCompleted || !strings.HasPrefix(string(call.Output), `"decline`) {
+		t.Fatalf("call %s %s %q", call.Status, call.Output, call.Error)
 	}
 }

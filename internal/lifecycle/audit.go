@@ -8,6 +8,7 @@ import (
 	"github.com/rtcagent/rtcagent/internal/core"
 	"github.com/rtcagent/rtcagent/internal/protocol"
 	"github.com/rtcagent/rtcagent/internal/store"
+	"github.com/rtcagent/rtcagent/internal/tools"
 )
 
 // actor is the person's side of an RTC change that came through the API: the
@@ -129,7 +130,7 @@ func workModeDecision(r *protocol.RTC, now time.Time) protocol.AuditDecision {
 		return auto(protocol.DecisionDenied, r.Error)
 	case r.Status == protocol.RTCFailed:
 		// Refused before any decision (unknown tool, bad arguments): no decision.
-	case r.ToolName == "askUser":
+	case tools.AsksPerson(r.ToolName):
 		return auto(protocol.DecisionShown, "")
 	case !r.NeedsConfirmation:
 		return auto(protocol.DecisionAllowed, "")

@@ -73,6 +73,13 @@ func SubmitResult(tx store.Tx, c core.Caller, req *protocol.RTCSubmitResultReque
 	if r.Executor == protocol.RTCExecutorServer {
 		return nil, errServerRuns(r.ID)
 	}
+	if r.ToolName == tools.Elicitation && req.OK {
+		// The MCP server gets only an answer that fits its question: one
+		// that does not is refused, and the question stays open.
+		if _, err := tools.CheckElicitAnswer(r.Arguments, req.Output); err != nil {
+			return nil, protocol.Errorf(protocol.CodeInvalidArgument, "rtc %q: %v", r.ID, err)
+		}
+	}
 	prev := r.Status
 	r.ClientID = req.ClientID
 	if req.OK {

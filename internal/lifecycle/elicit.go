@@ -9,14 +9,16 @@ import (
 
 	"github.com/rtcagent/rtcagent/internal/protocol"
 	"github.com/rtcagent/rtcagent/internal/store"
+	"github.com/rtcagent/rtcagent/internal/tools"
 )
 
 // A question a tool's server puts to the person during a call (an MCP
-// elicitation) is an askUser RTC of the call's turn and step, delivered to the
-// browser like the model's. Its tool_call_id names the call and is in no model
-// message, so the transcript leaves it out; and while the call is executing it
-// is the step's first open RTC, so the question's end neither delivers the next
-// call nor resumes the turn.
+// elicitation) is an RTC of the call's turn and step whose tool is
+// tools.Elicitation, delivered to the browser like the model's calls. Its
+// tool_call_id names the call and is in no model message, so the transcript
+// leaves it out; and while the call is executing it is the step's first open
+// RTC, so the question's end neither delivers the next call nor resumes the
+// turn.
 
 // ElicitationCallID is the tool_call_id of the n-th question of server call
 // parentID.
@@ -28,18 +30,32 @@ func ElicitationCallID(parentID string, n int64) string {
 // left, before its question could be asked.
 var ErrCallEnded = errors.New("the tool's call ended before the question was asked")
 
-// Ask delivers question id, the n-th of server call parentID, to the person as
-// an askUser RTC with arguments args. Its time to answer is the human-wait
-// budget, cut at the call's deadline.
-func Ask(tx store.Tx, parentID string, n int64, id string, args json.RawMessage, human time.Duration) error {
-	p, err := tx.RTCGet(parentID)
+// Question is a question of a server call to put to the person.
+type Question struct {
+	ParentID string // the server call
+	N        int64  // the call's n-th question
+	ID       string // the new RTC's id
+	Args     json.RawMessage
+	// Human is the person's time to answer, cut at the call's deadline.
+	Human time.Duration
+	// Unshowable, when set, is why the question cannot be shown: it is
+	// recorded as failed with that reason, on the call's card, and not
+	// delivered.
+	Unshowable string
+}
+
+// Ask records question q of a running server call as an elicitation RTC of
+// the call's turn and step, and delivers it to the person. It returns
+// ErrCallEnded when the call ended, or has no time left, first.
+func Ask(tx store.Tx, q Question) error {
+	p, err := tx.RTCGet(q.ParentID)
 	if err != nil {
 		return err
 	}
 	if protocol.RTCTerminal(p.Status) {
 		return ErrCallEnded
 	}
-	budget := human
+	budget := q.Human
 	if p.DeadlineAt != nil {
 		budget = min(budget, p.DeadlineAt.Sub(tx.Now()))
 	}
@@ -54,10 +70,14 @@ func Ask(tx store.Tx, parentID string, n int64, id string, args json.RawMessage,
 	for _, x := range all {
 		seq = max(seq, x.Seq)
 	}
-	q := &protocol.RTC{ID: id, SessionID: p.SessionID, TurnID: p.TurnID, UserID: p.UserID, MessageID: p.MessageID,
-		ToolCallID: ElicitationCallID(parentID, n), Seq: seq + 1, Step: p.Step, ToolName: "askUser", Arguments: args,
+	r := &protocol.RTC{ID: q.ID, SessionID: p.SessionID, TurnID: p.TurnID, UserID: p.UserID, MessageID: p.MessageID,
+		ToolCallID: ElicitationCallID(q.ParentID, q.N), Seq: seq + 1, Step: p.Step, ToolName: tools.Elicitation, Arguments: q.Args,
 		TimeoutMS: budget.Milliseconds()}
-	return Deliver(tx, q, "")
+	if q.Unshowable != "" {
+		r.Status, r.Error = protocol.RTCFailed, q.Unshowable
+		return EmitRTC(tx, r, "")
+	}
+	return Deliver(tx, r, "")
 }
 
 func elicitationPrefix(parentID string) string { return "elicit:" + parentID + ":" }

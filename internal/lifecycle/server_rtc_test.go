@@ -11,6 +11,7 @@ import (
 	"github.com/rtcagent/rtcagent/internal/lifecycle"
 	"github.com/rtcagent/rtcagent/internal/protocol"
 	"github.com/rtcagent/rtcagent/internal/store"
+	"github.com/rtcagent/rtcagent/internal/tools"
 )
 
 // A server call (MCP tool) needing confirmation is delivered without work for
@@ -93,7 +94,7 @@ func TestServerRTC(t *testing.T) {
 	}
 }
 
-// A question of an executing server call (an MCP elicitation) is an askUser RTC
+// A question of an executing server call (an MCP elicitation) is an RTC
 // of the same step: its answer neither delivers the step's next call nor resumes
 // the turn, and the call's end ends a question still open, then delivers the next
 // call.
@@ -106,7 +107,7 @@ func TestServerRTCElicitation(t *testing.T) {
 		Seq: 2, Step: 1, ToolName: "ls", Status: protocol.RTCQueued, TimeoutMS: 60_000}
 	ask := func(n int64) *protocol.RTC {
 		return &protocol.RTC{ID: core.NewID(), SessionID: f.sess, TurnID: f.turn, UserID: caller.UserID, ToolCallID: lifecycle.ElicitationCallID(call.ID, n),
-			Seq: 2 + int(n), Step: 1, ToolName: "askUser", Arguments: json.RawMessage(`{"questions":[{"question":"Which?"}]}`), TimeoutMS: 60_000}
+			Seq: 2 + int(n), Step: 1, ToolName: tools.Elicitation, Arguments: whichForm(t).JSON(), TimeoutMS: 60_000}
 	}
 	a1, a2 := ask(1), ask(2)
 	write(t, f.st, func(tx store.Tx) error {
@@ -129,7 +130,7 @@ func TestServerRTCElicitation(t *testing.T) {
 		t.Fatalf("question %s %v", got.Status, got.DeadlineAt)
 	}
 	write(t, f.st, func(tx store.Tx) error {
-		_, err := lifecycle.SubmitResult(tx, caller, &protocol.RTCSubmitResultRequest{RTCID: a1.ID, ClientID: "x", OK: true, Output: json.RawMessage(`"answer"`)})
+		_, err := lifecycle.SubmitResult(tx, caller, &protocol.RTCSubmitResultRequest{RTCID: a1.ID, ClientID: "x", OK: true, Output: json.RawMessage(`{"action":"decline"}`)})
 		return err
 	})
 	if got := f.rtc(t, next.ID); got.Status != protocol.RTCQueued {
@@ -210,5 +211,50 @@ func TestServerRTCProgress(t *testing.T) {
 	}
 	if got := f.rtc(t, r.ID); got.Offset != ended.Offset || *got.Progress != want {
 		t.Fatalf("after the end: offset %d (was %d), progress %+v", got.Offset, ended.Offset, got.Progress)
+	}
+}
+
+// whichForm is a one-field form of an MCP server's question.
+func whichForm(t *testing.T) *tools.ElicitArgs {
+	t.Helper()
+	a, err := tools.NewElicitForm("test", "Which?", json.RawMessage(`{"type":"object","properties":{"n":{"type":"integer","minimum":1}},"required":["n"]}`), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+// The answer to an MCP server's question is checked against the question when
+// it is submitted: one that does not fit (a missing required field, a value
+// out of bounds, an unknown action, no JSON) is refused as invalid_argument
+// and the question stays open for a fitting answer.
+func TestElicitationAnswerIsChecked(t *testing.T) {
+	f := newFixture(t)
+	f.setTurn(t, protocol.TurnWaiting)
+	q := &protocol.RTC{ID: core.NewID(), SessionID: f.sess, TurnID: f.turn, UserID: caller.UserID, ToolCallID: lifecycle.ElicitationCallID("c", 1),
+		Seq: 1, Step: 1, ToolName: tools.Elicitation, Arguments: whichForm(t).JSON(), TimeoutMS: 60_000}
+	write(t, f.st, func(tx store.Tx) error { return lifecycle.Deliver(tx, q, "") })
+	submit := func(out string) error {
+		return f.run(func(tx store.Tx) error {
+			_, err := lifecycle.SubmitResult(tx, caller, &protocol.RTCSubmitResultRequest{RTCID: q.ID, ClientID: out, OK: true, Output: json.RawMessage(out)})
+			return err
+		})
+	}
+	for _, bad := range []string{`{"action":"accept","content":{}}`, `{"action":"accept","content":{"n":0}}`, `{"action":"accept","content":{"n":"1"}}`,
+		`{"action":"maybe"}`, `"1"`} {
+		if err := submit(bad); code(err) != protocol.CodeInvalidArgument {
+			t.Fatalf("%s: %v", bad, err)
+		}
+		if got := f.rtc(t, q.ID); got.Status != protocol.RTCPending {
+			t.Fatalf("%s left the question %s", bad, got.Status)
+		}
+	}
+	if err := submit(`{"action":"accept","content":{"n":3}}`); err != nil {
+		t.Fatal(err)
+	}
+	got := f.rtc(t, q.ID)
+	ans, err := tools.CheckElicitAnswer(got.Arguments, got.Output)
+	if got.Status != protocol.RTCCompleted || err != nil || ans.Action != "accept" || ans.Content["n"] != float64(3) {
+		t.Fatalf("after a fitting answer: %s %+v %v", got.Status, ans, err)
 	}
 }

@@ -26,9 +26,8 @@
 //     their ctx ends, for the tool's server to list its tools once, so a call
 //     resumed while a slow server starts is not failed for it.
 //   - An elicitation request from a server during a call goes to the Asker the
-//     call was given; with none, it is declined. NewForm maps a requested schema
-//     of up to MaxFormFields flat primitive fields onto askUser questions and
-//     reads the answer back; any other schema is an error.
+//     call was given, as a tools.Question (a form's schema or a link); with
+//     none, it is declined.
 //   - Each call carries a progress token of its own (unique among the calls in
 //     flight on its connection); the server's progress notifications for it go
 //     to the call's Progress hook, bounded (message cut to

@@ -64,6 +64,10 @@ type conn struct {
 	nextCall int64
 	// taskOnly: the server's tools listed as requiring MCP tasks, not offered.
 	taskOnly map[string]bool
+	// orders: the property order of the requested schemas the server sent
+	// lately, by their names (order.go); orderKeys, oldest first.
+	orders    map[string][]string
+	orderKeys []string
 	// warned: what a listing left out and was logged already; a server lists
 	// its tools again on every change, and says the same each time.
 	warned map[string]bool
@@ -106,7 +110,7 @@ func Start(cfg *Config, opts Options) *Manager {
 	m := &Manager{opts: opts, log: opts.Logger.With("component", "mcp"), cancel: cancel, conns: map[string]*conn{},
 		tools: map[string]Tool{}, changed: make(chan struct{})}
 	for _, s := range cfg.Servers {
-		c := &conn{srv: s, ready: make(chan struct{}), calls: map[int64]*inflight{}, taskOnly: map[string]bool{}}
+		c := &conn{srv: s, ready: make(chan struct{}), calls: map[int64]*inflight{}, taskOnly: map[string]bool{}, orders: map[string][]string{}}
 		m.conns[s.Name] = c
 		m.wg.Add(1)
 		go func() {
@@ -356,7 +360,7 @@ func (m *Manager) connect(ctx context.Context, c *conn) (*mcp.ClientSession, err
 	var tr mcp.Transport
 	if c.srv.URL != "" {
 		tr = &mcp.StreamableClientTransport{Endpoint: c.srv.URL,
-			HTTPClient: &http.Client{Transport: headers{h: c.srv.Headers, limit: m.opts.MessageBytes, seen: c.noteTaskSupport}}}
+			HTTPClient: &http.Client{Transport: headers{h: c.srv.Headers, limit: m.opts.MessageBytes, seen: c.noteLine}}}
 	} else {
 		cmd := exec.Command(c.srv.Command, c.srv.Args...)
 		cmd.Env = os.Environ()
@@ -364,12 +368,15 @@ func (m *Manager) connect(ctx context.Context, c *conn) (*mcp.ClientSession, err
 			cmd.Env = append(cmd.Env, k+"="+v)
 		}
 		cmd.Stderr = os.Stderr
-		tr = &stdioTransport{cmd: cmd, limit: m.opts.MessageBytes, log: m.log.With("server", c.srv.Name), seen: c.noteTaskSupport}
+		tr = &stdioTransport{cmd: cmd, limit: m.opts.MessageBytes, log: m.log.With("server", c.srv.Name), seen: c.noteLine}
 	}
 	var self *mcp.ClientSession
 	var selfMu sync.Mutex
 	client := mcp.NewClient(&mcp.Implementation{Name: "rtcagent", Version: "1"}, &mcp.ClientOptions{
 		Logger: m.log,
+		// Roots as the SDK's default, and questions as forms or links.
+		Capabilities: &mcp.ClientCapabilities{RootsV2: &mcp.RootCapabilities{ListChanged: true},
+			Elicitation: &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}, URL: &mcp.URLElicitationCapabilities{}}},
 		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
 			selfMu.Lock()
 			s := self
@@ -407,23 +414,28 @@ func (m *Manager) elicit(ctx context.Context, c *conn, req *mcp.ElicitRequest) (
 	if ask == nil {
 		ask = c.asker()
 	}
-	if ask == nil || req.Params == nil || req.Params.Mode == "url" {
+	if ask == nil || req.Params == nil {
 		m.log.Info("elicitation declined: no call to ask for", "server", c.srv.Name)
 		return &mcp.ElicitResult{Action: "decline"}, nil
 	}
-	schema, err := json.Marshal(req.Params.RequestedSchema)
-	if err != nil {
-		return &mcp.ElicitResult{Action: "decline"}, nil
+	q := tools.Question{Server: c.srv.Name, Message: req.Params.Message, URL: req.Params.URL}
+	if req.Params.Mode != "url" {
+		schema, err := json.Marshal(req.Params.RequestedSchema)
+		if err != nil {
+			return &mcp.ElicitResult{Action: "decline"}, nil
+		}
+		q.Schema, q.URL = schema, ""
+		q.Order = c.schemaOrder(propertyNames(req.Params.RequestedSchema))
 	}
-	action, content, err := ask(ctx, req.Params.Message, schema)
+	ans, err := ask(ctx, q)
 	if err != nil {
 		return nil, err
 	}
-	switch action {
+	switch ans.Action {
 	case "accept":
-		return &mcp.ElicitResult{Action: action, Content: content}, nil
+		return &mcp.ElicitResult{Action: ans.Action, Content: ans.Content}, nil
 	case "decline", "cancel":
-		return &mcp.ElicitResult{Action: action}, nil
+		return &mcp.ElicitResult{Action: ans.Action}, nil
 	}
 	return nil, errors.New("the answer to the elicitation has no valid action")
 }
@@ -485,7 +497,7 @@ func (h headers) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	resp, err := http.DefaultTransport.RoundTrip(req)
 	if err == nil {
-		watchListing(req, resp, h.limit, h.seen)
+		watchLines(resp, h.limit, h.seen)
 	}
 	return resp, err
 }

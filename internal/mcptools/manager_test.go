@@ -9,11 +9,13 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/rtcagent/rtcagent/internal/mcptools/mcptest"
+	"github.com/rtcagent/rtcagent/internal/tools"
 )
 
 func start(t *testing.T, srv Server) *Manager {
@@ -59,15 +61,15 @@ func TestStdioServer(t *testing.T) {
 	countFile := filepath.Join(t.TempDir(), "calls")
 	m := start(t, Server{Name: "test", Command: mcptest.Binary(t), Args: []string{"-count", countFile}})
 
-	tools := map[string]Tool{}
+	listed := map[string]Tool{}
 	for _, tl := range m.Tools() {
-		tools[tl.Name] = tl
+		listed[tl.Name] = tl
 	}
-	echo, ok := tools["test__echo"]
+	echo, ok := listed["test__echo"]
 	if !ok || !echo.ReadOnly || echo.Remote != "echo" || !strings.Contains(string(echo.InputSchema), `"text"`) {
-		t.Fatalf("echo: %+v (tools %v)", echo, tools)
+		t.Fatalf("echo: %+v (listed %v)", echo, listed)
 	}
-	if sl := tools["test__sleep"]; sl.Rerunnable() {
+	if sl := listed["test__sleep"]; sl.Rerunnable() {
 		t.Fatalf("sleep is rerunnable: %+v", sl)
 	}
 	if got := outputText(t, call(t, m, "test__echo", `{"text":"hi"}`, nil)); got != "echo: hi" {
@@ -81,15 +83,32 @@ func TestStdioServer(t *testing.T) {
 	}
 
 	var asked string
-	ask := func(ctx context.Context, message string, schema json.RawMessage) (string, map[string]any, error) {
-		asked = message + " " + string(schema)
-		return "accept", map[string]any{"answer": "blue"}, nil
+	ask := func(ctx context.Context, q tools.Question) (tools.ElicitAnswer, error) {
+		asked = q.Server + " " + q.Message + " " + string(q.Schema) + q.URL
+		return tools.ElicitAnswer{Action: "accept", Content: map[string]any{"answer": "blue"}}, nil
 	}
 	if got := outputText(t, call(t, m, "test__ask", `{"question":"Which colour?"}`, ask)); got != `accept {"answer":"blue"}` {
 		t.Fatalf("ask: %q", got)
 	}
-	if !strings.HasPrefix(asked, "Which colour? ") || !strings.Contains(asked, `"answer"`) {
+	if !strings.HasPrefix(asked, "test Which colour? ") || !strings.Contains(asked, `"answer"`) {
 		t.Fatalf("asked %q", asked)
+	}
+	var order []string
+	profile := func(ctx context.Context, q tools.Question) (tools.ElicitAnswer, error) {
+		order = q.Order
+		return tools.ElicitAnswer{Action: "decline"}, nil
+	}
+	if got := outputText(t, call(t, m, "test__ask", `{"question":"Your profile","form":"profile"}`, profile)); !strings.HasPrefix(got, "decline") {
+		t.Fatalf("ask for a profile: %q", got)
+	}
+	if want := tools.PropertyOrder(json.RawMessage(mcptest.ProfileSchema)); !slices.Equal(order, want) || len(order) != 13 {
+		t.Fatalf("the profile's order %v, want %v", order, want)
+	}
+	if got := outputText(t, call(t, m, "test__ask", `{"question":"Sign in","url":"https://example.com/auth?x=1"}`, ask)); !strings.HasPrefix(got, "accept") {
+		t.Fatalf("ask for a link: %q", got)
+	}
+	if asked != "test Sign in https://example.com/auth?x=1" {
+		t.Fatalf("asked for a link %q", asked)
 	}
 	if got := outputText(t, call(t, m, "test__ask", `{"question":"Which?"}`, nil)); !strings.HasPrefix(got, "decline") {
 		t.Fatalf("ask without an Asker: %q", got)

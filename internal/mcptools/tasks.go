@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
-	"strings"
 )
 
 // A tool listed with execution.taskSupport "required" (the MCP tasks
@@ -53,22 +52,12 @@ func (c *conn) needsTask(name string) bool {
 	return c.taskOnly[name]
 }
 
-// watchListing gives the lines of the answer to an HTTP request that lists
-// tools to seen as they are read, before the SDK decodes them.
-func watchListing(req *http.Request, resp *http.Response, limit int, seen func([]byte)) {
-	if req.GetBody == nil || resp.Body == nil {
-		return
+// watchLines gives the lines of an HTTP answer to seen as they are read,
+// before the SDK decodes them.
+func watchLines(resp *http.Response, limit int, seen func([]byte)) {
+	if resp.Body != nil {
+		resp.Body = &lineTee{rc: resp.Body, limit: limit, seen: seen}
 	}
-	body, err := req.GetBody()
-	if err != nil {
-		return
-	}
-	head, _ := io.ReadAll(io.LimitReader(body, 4<<10))
-	_ = body.Close()
-	if !strings.Contains(string(head), `"tools/list"`) {
-		return
-	}
-	resp.Body = &lineTee{rc: resp.Body, limit: limit, seen: seen}
 }
 
 // lineTee passes a body through and hands each complete line of at most limit

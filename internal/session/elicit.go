@@ -2,14 +2,12 @@ package session
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"sync/atomic"
 	"time"
 
 	"github.com/rtcagent/rtcagent/internal/core"
 	"github.com/rtcagent/rtcagent/internal/lifecycle"
-	"github.com/rtcagent/rtcagent/internal/mcptools"
 	"github.com/rtcagent/rtcagent/internal/protocol"
 	"github.com/rtcagent/rtcagent/internal/store"
 	"github.com/rtcagent/rtcagent/internal/tools"
@@ -20,47 +18,59 @@ import (
 const elicitPoll = 250 * time.Millisecond
 
 // elicitAsker returns the Asker of server call parent: each question of the
-// tool's server becomes an askUser RTC of the call's turn, delivered to the
-// person's browser with the human-wait budget capped at the call's deadline, and
-// its answer goes back to the server: an answer is accepted, a refusal
-// declines, a timeout or failure cancels. When ctx ends first (a stop, the
-// call's deadline, the worker's end) the question is ended, so none stays
-// pending.
+// tool's server becomes an elicitation RTC of the call's turn, delivered to the
+// person's browser with the human-wait budget capped at the call's deadline,
+// and its answer goes back to the server: the person's answer (checked
+// against the question when it was submitted), a refusal declines, a timeout
+// or failure cancels. A question that cannot be shown is recorded, with why,
+// on the call's card and declined. When ctx ends first (a stop, the call's
+// deadline, the worker's end) the question is ended, so none stays pending.
 func (r *Runner) elicitAsker(parent *protocol.RTC) tools.Asker {
 	var n atomic.Int64
-	return func(ctx context.Context, message string, schema json.RawMessage) (string, map[string]any, error) {
+	return func(ctx context.Context, q tools.Question) (tools.ElicitAnswer, error) {
 		log := r.log.With("rtc", parent.ID, "tool", parent.ToolName)
-		form, err := mcptools.NewForm(message, schema)
+		var args *tools.ElicitArgs
+		var err error
+		if q.URL != "" {
+			args, err = tools.NewElicitURL(q.Server, q.Message, q.URL)
+		} else {
+			args, err = tools.NewElicitForm(q.Server, q.Message, q.Schema, q.Order)
+		}
+		ask := lifecycle.Question{ParentID: parent.ID, N: n.Add(1), ID: core.NewID(), Human: r.cfg.Limits.HumanTimeout}
 		if err != nil {
-			log.Info("elicitation declined: its form cannot be shown", "err", err)
-			return "decline", nil, nil
-		}
-		id, nth := core.NewID(), n.Add(1)
-		err = r.cfg.Store.Write(ctx, func(tx store.Tx) error {
-			return lifecycle.Ask(tx, parent.ID, nth, id, form.Arguments(), r.cfg.Limits.HumanTimeout)
-		})
-		if errors.Is(err, lifecycle.ErrCallEnded) {
-			return "cancel", nil, nil
-		}
-		if err != nil {
-			return "", nil, err
-		}
-		q, err := r.awaitAnswer(ctx, id)
-		if err != nil {
-			return "", nil, err
-		}
-		switch q.Status {
-		case protocol.RTCCompleted:
-			content, err := form.Content(q.Output)
-			if err != nil {
-				log.Info("elicitation declined: the answer does not fit the requested schema", "ask", id, "err", err)
-				return "decline", nil, nil
+			log.Info("elicitation declined: it cannot be shown", "err", err)
+			ask.Unshowable = protocol.Cut("The server's question cannot be shown: "+err.Error(), 1<<10)
+			args = &tools.ElicitArgs{Server: q.Server, Mode: tools.ElicitForm, Message: protocol.Cut(q.Message, 1<<10)}
+			if q.URL != "" {
+				args.Mode = tools.ElicitURL
 			}
-			return "accept", content, nil
-		case protocol.RTCRejected:
-			return "decline", nil, nil
 		}
-		return "cancel", nil, nil
+		ask.Args = args.JSON()
+		err = r.cfg.Store.Write(ctx, func(tx store.Tx) error { return lifecycle.Ask(tx, ask) })
+		switch {
+		case errors.Is(err, lifecycle.ErrCallEnded):
+			return tools.ElicitAnswer{Action: "cancel"}, nil
+		case err != nil:
+			return tools.ElicitAnswer{}, err
+		case ask.Unshowable != "":
+			return tools.ElicitAnswer{Action: "decline"}, nil
+		}
+		rc, err := r.awaitAnswer(ctx, ask.ID)
+		if err != nil {
+			return tools.ElicitAnswer{}, err
+		}
+		switch rc.Status {
+		case protocol.RTCCompleted:
+			ans, err := tools.CheckElicitAnswer(rc.Arguments, rc.Output)
+			if err != nil { // checked when submitted: not expected
+				log.Warn("elicitation declined: the answer does not fit the question", "ask", ask.ID, "err", err)
+				return tools.ElicitAnswer{Action: "decline"}, nil
+			}
+			return ans, nil
+		case protocol.RTCRejected:
+			return tools.ElicitAnswer{Action: "decline"}, nil
+		}
+		return tools.ElicitAnswer{Action: "cancel"}, nil
 	}
 }
 

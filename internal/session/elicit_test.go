@@ -10,9 +10,10 @@ import (
 	"github.com/rtcagent/rtcagent/internal/protocol"
 	"github.com/rtcagent/rtcagent/internal/store"
 	"github.com/rtcagent/rtcagent/internal/testsvc"
+	"github.com/rtcagent/rtcagent/internal/tools"
 )
 
-// A worker that shuts down while an MCP server's question (an askUser RTC) is
+// A worker that shuts down while an MCP server's question (an elicitation RTC) is
 // open ends the question, so nothing is left pending; the next worker ends the
 // cut-off call as interrupted and the turn completes.
 func TestElicitationEndedAtShutdown(t *testing.T) {
@@ -34,7 +35,7 @@ func TestElicitationEndedAtShutdown(t *testing.T) {
 	go func() { r.Run(first); close(done) }()
 	deadline := time.Now().Add(60 * time.Second)
 	for {
-		if l := rtcs(); len(l) == 2 && l[1].ToolName == "askUser" && l[1].Status == protocol.RTCPending {
+		if l := rtcs(); len(l) == 2 && l[1].ToolName == tools.Elicitation && l[1].Status == protocol.RTCPending {
 			break
 		}
 		if time.Now().After(deadline) {

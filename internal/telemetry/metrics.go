@@ -5,6 +5,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promauto"
 
 	"github.com/rtcagent/rtcagent/internal/protocol"
+	"github.com/rtcagent/rtcagent/internal/tools"
 )
 
 // Metrics of ended tool calls. Labels never carry user or session ids; the tool
@@ -20,7 +21,7 @@ var (
 	}, []string{"tool"})
 	metricHumanWait = promauto.NewHistogramVec(prometheus.HistogramOpts{
 		Namespace: "rtcagent", Name: "human_wait_seconds",
-		Help:    "Time a turn waited for a person: confirm (to allow or deny a call) or ask_user (to answer askUser).",
+		Help:    "Time a turn waited for a person: confirm (to allow or deny a call), ask_user (to answer askUser) or elicitation (to answer an MCP server's question).",
 		Buckets: prometheus.ExponentialBuckets(0.5, 3, 12),
 	}, []string{"kind"})
 	metricRTCOutcomes = promauto.NewCounterVec(prometheus.CounterOpts{
@@ -35,7 +36,7 @@ var (
 
 // builtinTools are the tool names used as metric labels as they are.
 var builtinTools = map[string]bool{"ls": true, "read": true, "write": true, "edit": true, "grep": true, "find": true,
-	"script": true, "askUser": true}
+	"script": true, "askUser": true, tools.Elicitation: true}
 
 func toolLabel(r *protocol.RTC) string {
 	if builtinTools[r.ToolName] || r.Executor == protocol.RTCExecutorServer {
@@ -61,8 +62,12 @@ func observeRTC(r *protocol.RTC, a *protocol.AuditRecord) {
 		metricHumanWait.WithLabelValues("confirm").Observe(human.Seconds())
 		total -= human
 	}
-	if a.ToolName == "askUser" {
-		metricHumanWait.WithLabelValues("ask_user").Observe(total.Seconds())
+	if tools.AsksPerson(a.ToolName) {
+		kind := "ask_user"
+		if a.ToolName == tools.Elicitation {
+			kind = "elicitation"
+		}
+		metricHumanWait.WithLabelValues(kind).Observe(total.Seconds())
 		return
 	}
 	if total >= 0 {

@@ -10,6 +10,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/rtcagent/rtcagent/internal/protocol"
+	"github.com/rtcagent/rtcagent/internal/tools"
 )
 
 // Span names of what outlives a process.
@@ -99,7 +100,7 @@ func (t *Tracer) rtcSpans(r *protocol.RTC, a *protocol.AuditRecord, turnParent s
 	}
 	if e := a.Execution; e != nil {
 		wait := "machine"
-		if r.ToolName == "askUser" {
+		if tools.AsksPerson(r.ToolName) {
 			wait = "human"
 		}
 		phase(SpanExecute, e.StartedAt, e.EndedAt, AttrWait.String(wait), attribute.String("rtcagent.outcome", e.Outcome))

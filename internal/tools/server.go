@@ -16,10 +16,22 @@ type ServerResult struct {
 	Error  string
 }
 
-// Asker puts a question of a tool's server (an MCP elicitation: a message and
-// the JSON Schema of the answer) to the person and returns the answer: action is
-// "accept" (with content matching the schema), "decline" or "cancel".
-type Asker func(ctx context.Context, message string, schema json.RawMessage) (action string, content map[string]any, err error)
+// Question is a tool's server's question to the person during a call (an MCP
+// elicitation): a form to fill, with the JSON Schema of the answer, or a link
+// to open (URL).
+type Question struct {
+	Server  string // the server's name in the configuration
+	Message string
+	Schema  json.RawMessage
+	// Order is the order the server wrote the schema's properties in, when
+	// known (a decoded schema has none).
+	Order []string
+	URL   string
+}
+
+// Asker puts a question of a tool's server to the person and returns the
+// answer: "accept" (with content matching the schema), "decline" or "cancel".
+type Asker func(ctx context.Context, q Question) (ElicitAnswer, error)
 
 // Hooks receive what a tool's server sends back during one call: questions for
 // the person (Ask; nil declines them) and progress (Progress; nil ignores it).

@@ -3,7 +3,8 @@
 // (mcptest/mcpserver) or as a Streamable HTTP handler in the test process.
 //
 // Tools: echo (read-only), sleep (counts each call in a file, then waits; not
-// idempotent), idle (counted too; idempotent: waits only the first time per tag), ask (elicits a form from the client and returns the answer),
+// idempotent), idle (counted too; idempotent: waits only the first time per tag), ask (elicits a form, the thirteen-field ProfileSchema or a link from the
+// client and returns the answer),
 // grow (adds the tool late, which sends tools/list_changed), fail (a protocol
 // error of a given size), big (an answer of a given size), and tasked and
 // tasked_optional (listed with execution.taskSupport "required" and
@@ -44,7 +45,39 @@ type sleepIn struct {
 
 type askIn struct {
 	Question string `json:"question"`
+	// Form "profile" asks for every kind of field the specification allows
+	// (ProfileSchema), "wide" for more fields than a form shows; URL asks the
+	// person to open a link instead.
+	Form string `json:"form,omitempty"`
+	URL  string `json:"url,omitempty"`
 }
+
+// wideSchema is a form of more fields than RTC Agent shows (65).
+func wideSchema() string {
+	props := make([]string, 65)
+	for i := range props {
+		props[i] = fmt.Sprintf(`"f%d":{"type":"string"}`, i)
+	}
+	return `{"type":"object","properties":{` + strings.Join(props, ",") + `}}`
+}
+
+// ProfileSchema is the form of ask with form "profile": thirteen fields, one
+// of each kind and constraint the MCP specification allows in a form.
+const ProfileSchema = `{"type":"object","properties":{
+	"name":{"type":"string","title":"Full name","minLength":2,"maxLength":60},
+	"email":{"type":"string","title":"Email","format":"email"},
+	"site":{"type":"string","title":"Web site","format":"uri"},
+	"born":{"type":"string","title":"Birthday","format":"date"},
+	"meet":{"type":"string","title":"Meeting time","format":"date-time"},
+	"age":{"type":"integer","title":"Age","minimum":18,"maximum":130},
+	"height":{"type":"number","title":"Height in metres","minimum":0.5,"maximum":2.5},
+	"news":{"type":"boolean","title":"Send me news","default":false},
+	"size":{"type":"string","title":"T-shirt size","enum":["S","M","L"]},
+	"plan":{"type":"string","title":"Plan","oneOf":[{"const":"free","title":"Free"},{"const":"pro","title":"Professional"}],"default":"free"},
+	"colour":{"type":"string","title":"Colour","enum":["r","g"],"enumNames":["Red","Green"]},
+	"langs":{"type":"array","title":"Languages","items":{"type":"string","enum":["go","ts","rust"]},"minItems":1},
+	"days":{"type":"array","title":"Days","items":{"anyOf":[{"const":"mon","title":"Monday"},{"const":"fri","title":"Friday"}]}}
+},"required":["name","email","age","size"]}`
 
 var countMu sync.Mutex
 
@@ -113,9 +146,19 @@ func NewServer(o Options) *mcp.Server {
 			// Elicitation in the multi round-trip style of the current protocol:
 			// the first answer asks for input, the call comes again with it.
 			if len(req.Params.InputResponses) == 0 {
-				var schema any
-				_ = json.Unmarshal([]byte(`{"type":"object","properties":{"answer":{"type":"string","description":"Your answer"}},"required":["answer"]}`), &schema)
-				return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{"q": &mcp.ElicitParams{Message: in.Question, RequestedSchema: schema}}}, nil, nil
+				if in.URL != "" {
+					return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{"q": &mcp.ElicitParams{Mode: "url", Message: in.Question,
+						URL: in.URL, ElicitationID: "e1"}}}, nil, nil
+				}
+				form := `{"type":"object","properties":{"answer":{"type":"string","description":"Your answer"}},"required":["answer"]}`
+				switch in.Form {
+				case "profile":
+					form = ProfileSchema
+				case "wide":
+					form = wideSchema()
+				}
+				// Sent as written: its properties in order.
+				return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{"q": &mcp.ElicitParams{Message: in.Question, RequestedSchema: json.RawMessage(form)}}}, nil, nil
 			}
 			res, ok := req.Params.InputResponses["q"].(*mcp.ElicitResult)
 			if !ok {

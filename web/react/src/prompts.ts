@@ -14,9 +14,9 @@ export type ConfirmExtras = Omit<Extract<PromptAnswer, { type: "confirm" }>, "ty
 const noop = () => () => {};
 
 export interface PromptsHandle<TT extends ToolTypes = ToolTypes> {
-  /** Open prompts, oldest first: `kind` is `confirm` (allow a call) or `ask` (an askUser form); `rtc` typed by the tool map. */
+  /** Open prompts, oldest first: `kind` is `confirm` (allow a call), `ask` (an askUser form) or `elicit` (an MCP server's question); `rtc` typed by the tool map. */
   prompts: Prompt<TT>[];
-  /** Any answer: `{type: "confirm", approved, reason?}`, `{type: "ask", answers}` or `{type: "dismiss"}`. */
+  /** Any answer: `{type: "confirm", approved, reason?}`, `{type: "ask", answers}`, `{type: "elicit", action, content?}` or `{type: "dismiss"}`. */
   answer: (id: string, answer: PromptAnswer) => void;
   /** Allows the call; `extras` go into the answer as they are. */
   approve: (id: string, extras?: ConfirmExtras) => void;

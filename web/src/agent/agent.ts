@@ -431,7 +431,7 @@ export class AgentCore implements Agent {
     this.script.removeFunction(name);
   }
 
-  /** Open confirmations and askUser forms (of any tab of this device). */
+  /** Open confirmations, askUser forms and MCP servers' questions (of any tab of this device). */
   prompts(): Prompt[] {
     return this.promptBoard.list();
   }

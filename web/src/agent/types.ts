@@ -93,7 +93,7 @@ export interface AgentEvents {
   reset: { reason: string; epoch: string; offset: number };
   /** The token could not be renewed: the host must log the user in again. */
   relogin: { reason: string };
-  /** Open questions for the person (confirmations, askUser) changed. */
+  /** Open questions for the person (confirmations, askUser, MCP servers' questions) changed. */
   prompts: Prompt[];
   /** This tab became (or stopped being) the one that executes tools. */
   leader: boolean;

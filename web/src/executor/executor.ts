@@ -25,6 +25,7 @@ import { INTERRUPTED, type Journal, type Outcome, type RtcRef } from "./journal.
 import type { Leadership } from "./leader.js";
 import { fitOutput, resultOutcome, type Outbox } from "./outbox.js";
 import { formatAnswers, questionsOf, validateQuestions } from "./ask.js";
+import { checkContent, ELICITATION, elicitationOf, elicitOutput, type Elicitation } from "./elicit.js";
 import type { Prompt, PromptAnswer, PromptBoard, PromptKind } from "./prompts.js";
 import { allowableForChat, allowedForChat, decideCall, scriptCallAsk, type ScriptCallAsk } from "./permissions.js";
 import { previewOfCall, type ScriptPreview } from "../script/pin.js";
@@ -181,14 +182,19 @@ export class Executor {
       if (!checked.ok) return void (await this.finish(rtc, ref, { kind: "result", ok: false, error: fitOutput(checked.error) }));
       args = checked.value;
     }
-    const need = rtc.tool_name === "askUser" ? { ask: false, standing: false, byTool: false } : await this.needsConfirmation(rtc, args);
-    const kind: PromptKind | null = rtc.tool_name === "askUser" ? "ask" : need.ask ? "confirm" : null;
+    const asks: PromptKind | null = rtc.tool_name === "askUser" ? "ask" : rtc.tool_name === ELICITATION ? "elicit" : null;
+    const need = asks ? { ask: false, standing: false, byTool: false } : await this.needsConfirmation(rtc, args);
+    const kind: PromptKind | null = asks ?? (need.ask ? "confirm" : null);
     // What the server records as the decision: a standing "Allow for this chat", or the person's answer below.
     let approval: Approval | undefined = need.standing ? { scope: "session", standing: true } : undefined;
     if (kind) {
       if (kind === "ask") {
         const problem = validateQuestions(rtc.arguments);
         if (problem) return void (await this.finish(rtc, ref, { kind: "result", ok: false, error: problem }));
+      }
+      if (kind === "elicit") {
+        const q = elicitationOf(rtc.arguments);
+        if (typeof q === "string") return void (await this.finish(rtc, ref, { kind: "result", ok: false, error: q }));
       }
       if (!(await this.d.journal.prompting(ref, tab))) return;
       void this.d.call("v1.rtc.update_status", { rtc_id: rtc.id, status: "sent", client_id: crypto.randomUUID() }).catch(() => undefined);
@@ -208,6 +214,7 @@ export class Executor {
         const allowForChat = kind === "confirm" && !script && allowableForChat(rtc.tool_name, tool?.kind, rtc.arguments);
         const shown = new Date();
         const questions = kind === "ask" ? questionsOf(rtc.arguments) : null;
+        const elicitation = kind === "elicit" ? (elicitationOf(rtc.arguments) as Elicitation) : null;
         const answer = await this.promptFor(rtc, {
           id: rtc.id,
           kind,
@@ -216,13 +223,24 @@ export class Executor {
           ...(allowForChat ? { allowForChat } : {}),
           ...(need.byTool ? { byTool: true } : {}),
           ...(questions ? { questions } : {}),
+          ...(elicitation ? { elicitation } : {}),
         });
         if (!answer) return this.withdrawn(rtc, ref);
-        if (kind === "ask") {
+        if (kind === "ask" || kind === "elicit") {
           // The person's time answering is the call's execution (human time in the trace).
           const execution = { started_at: shown.toISOString(), ended_at: new Date().toISOString(), outcome: "ok" as const };
-          const outcome: Outcome =
-            answer.type === "ask" ? { kind: "result", ok: true, output: formatAnswers(answer.answers), execution } : { kind: "reject", reason: `the user dismissed the questions without answering${answer.reason ? ` (${answer.reason})` : ""}` };
+          const dismissed: Outcome = { kind: "reject", reason: `the user dismissed the questions without answering${answer.type === "dismiss" && answer.reason ? ` (${answer.reason})` : ""}` };
+          let outcome: Outcome = dismissed;
+          if (answer.type === "ask" && kind === "ask") outcome = { kind: "result", ok: true, output: formatAnswers(answer.answers), execution };
+          if (answer.type === "elicit" && kind === "elicit") {
+            // A form of the host's own UI may send what the schema refuses: asked again, with why.
+            const problem = answer.action === "accept" && elicitation ? await checkContent(elicitation, answer.content ?? {}) : null;
+            if (problem) {
+              again = `The answer does not fit the form:\n${problem}`;
+              continue;
+            }
+            outcome = { kind: "result", ok: true, output: elicitOutput(answer), execution };
+          }
           return void (await this.finish(rtc, ref, outcome));
         }
         if (answer.type !== "confirm" || !answer.approved) {

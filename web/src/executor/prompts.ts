@@ -1,4 +1,5 @@
-// Questions for the person: confirmations of tool calls and askUser forms. The
+// Questions for the person: confirmations of tool calls, askUser forms and the
+// questions MCP servers ask during their calls (elicitations). The
 // executing tab opens them; every tab of the same user and device shows them
 // (through a BroadcastChannel), and the first answer from any tab wins. So the
 // person can answer in the tab they are looking at, not only in the one that
@@ -9,8 +10,10 @@ import type { ScriptPreview } from "../script/pin.js";
 import type { ScriptCallAsk } from "./permissions.js";
 import { Emitter } from "../util/emitter.js";
 import type { AskQuestion } from "./ask.js";
+import type { ElicitAnswer, Elicitation } from "./elicit.js";
 
-export type PromptKind = "confirm" | "ask";
+/** `confirm`: may a call run; `ask`: the model's askUser questions; `elicit`: an MCP server's question (a form or a link). */
+export type PromptKind = "confirm" | "ask" | "elicit";
 
 /** How far a yes reaches: this call, or every call of the tool in this chat. */
 export type ApprovalScope = "once" | "session";
@@ -33,6 +36,8 @@ export interface Prompt<TT extends ToolTypes = ToolTypes> {
   byTool?: boolean;
   /** An askUser prompt's questions, checked (kind "ask"). */
   questions?: AskQuestion[];
+  /** An MCP server's question, checked (kind "elicit"): the form's fields or the link. */
+  elicitation?: Elicitation;
 }
 
 /** One answered askUser question. */
@@ -54,6 +59,8 @@ export type PromptAnswer =
       scope?: ApprovalScope;
     }
   | { type: "ask"; answers: AskAnswer[] }
+  /** An MCP server's question: accept (a form's content, checked against its schema; a link opened) or decline. */
+  | ({ type: "elicit" } & ElicitAnswer)
   | { type: "dismiss"; reason?: string };
 
 type Wire =

@@ -10,6 +10,8 @@
 
 import type { Agent } from "../agent/types.js";
 import type { Prompt } from "../executor/prompts.js";
+import { ELICITATION } from "../executor/elicit.js";
+import { showInvisible } from "../vfs/path.js";
 import type { Message, Rtc, Turn } from "../protocol/types.js";
 import { arrange, h, replaceChildren } from "./dom.js";
 import { promptForm } from "./forms.js";
@@ -44,6 +46,8 @@ interface CallState {
   prompts: Map<string, Prompt>;
   /** Open questions of server calls (MCP elicitations) by the call's RTC id. */
   asks: Map<string, Prompt[]>;
+  /** Questions of server calls that could not be shown, by the call's RTC id. */
+  refused: Map<string, Rtc[]>;
 }
 
 /** Above this many tool calls, a message's cards out of view are skipped by layout (class `many`). */
@@ -61,6 +65,8 @@ export class ChatView {
   private sessionId: string | null = null;
   private readonly nodes = new Map<string, Rendered>();
   private readonly forms = new Map<string, HTMLElement>();
+  /** The note of each server's question that could not be shown, by its RTC id. */
+  private readonly refusedNotes = new Map<string, HTMLElement>();
   private readonly tail = h("div", { class: "thinking", attrs: { "aria-label": "The assistant is working" } });
   private readonly endLine = h("div", { class: "turn-end" });
   private endKey = "";
@@ -167,7 +173,7 @@ export class ChatView {
     }
     for (const key of this.forms.keys()) if (!open.has(key)) this.forms.delete(key);
     const retry = this.retryable(id);
-    const calls: CallState = { rtcs, prompts, asks: serverQuestions(prompts) };
+    const calls: CallState = { rtcs, prompts, asks: serverQuestions(prompts), refused: refusedQuestions(rtcs) };
 
     const wanted: HTMLElement[] = [];
     const seen = new Set<string>();
@@ -364,15 +370,17 @@ export class ChatView {
       const rtc = state.rtcs.get(`${m.id}/${c.id}`);
       const p = rtc ? state.prompts.get(rtc.id) : undefined;
       const asks = rtc?.executor === "server" ? (state.asks.get(rtc.id) ?? []) : [];
+      const refused = rtc?.executor === "server" ? (state.refused.get(rtc.id) ?? []) : [];
       let key = toolKey(c, rtc, p);
       for (const q of asks) key += `|ask:${q.id}`;
+      for (const q of refused) key += `|refused:${q.id}`;
       let v = prev?.get(id);
       if (!v) {
-        v = { key, card: toolCard(c, rtc, p ? this.formFor(p) : null), asks: asks.map((q) => this.formFor(q)) };
+        v = { key, card: toolCard(c, rtc, p ? this.formFor(p) : null), asks: [...refused.map((q) => this.refusedNote(q)), ...asks.map((q) => this.formFor(q))] };
         changed = true;
       } else if (v.key !== key) {
         updateToolCard(v.card, c, rtc, p ? this.formFor(p) : null);
-        const forms = asks.map((q) => this.formFor(q));
+        const forms = [...refused.map((q) => this.refusedNote(q)), ...asks.map((q) => this.formFor(q))];
         const old = v.asks;
         if (forms.length !== old.length || forms.some((f, j) => f !== old[j])) changed = true;
         v = { key, card: v.card, asks: forms };
@@ -481,6 +489,16 @@ export class ChatView {
     input.setSelectionRange(input.value.length, input.value.length);
   }
 
+  /** The note that a server's question could not be shown, and why (the RTC's error). */
+  private refusedNote(q: Rtc): HTMLElement {
+    let n = this.refusedNotes.get(q.id);
+    if (!n) {
+      n = h("div", { class: "note bad elicit-refused", attrs: { role: "note", "data-rtc": q.id } }, showInvisible(q.error ?? "The server's question could not be shown."));
+      this.refusedNotes.set(q.id, n);
+    }
+    return n;
+  }
+
   private formFor(p: Prompt): HTMLElement {
     let f = this.forms.get(p.id);
     if (!f) {
@@ -493,7 +511,7 @@ export class ChatView {
 
 /**
  * The open questions tools' servers ask during calls (MCP elicitations), by the
- * call's RTC id: askUser RTCs whose tool_call_id is `elicit:<the call's RTC id>:<n>`,
+ * call's RTC id: elicitation RTCs whose tool_call_id is `elicit:<the call's RTC id>:<n>`,
  * in no message of their own, shown under the call's card.
  */
 function serverQuestions(prompts: Map<string, Prompt>): Map<string, Prompt[]> {
@@ -505,6 +523,25 @@ function serverQuestions(prompts: Map<string, Prompt>): Map<string, Prompt[]> {
     const list = out.get(rtcId);
     if (list) list.push(p);
     else out.set(rtcId, [p]);
+  }
+  return out;
+}
+
+/**
+ * The questions of server calls that could not be shown (the server recorded
+ * them failed, with why, and without their form or link), by the call's RTC id.
+ */
+function refusedQuestions(rtcs: Map<string, Rtc>): Map<string, Rtc[]> {
+  const out = new Map<string, Rtc[]>();
+  for (const r of rtcs.values()) {
+    const id = r.tool_call_id;
+    if (r.tool_name !== ELICITATION || r.status !== "failed" || !id.startsWith("elicit:")) continue;
+    const a = r.arguments as { fields?: unknown; url?: unknown } | null;
+    if (a?.fields || a?.url) continue; // shown, then ended with its call
+    const rtcId = id.slice("elicit:".length, id.lastIndexOf(":"));
+    const list = out.get(rtcId);
+    if (list) list.push(r);
+    else out.set(rtcId, [r]);
   }
   return out;
 }

@@ -1,16 +1,19 @@
-// The person's side of prompts: the confirmation of a tool call and the askUser
+// The person's side of prompts: the confirmation of a tool call, the askUser
 // form (1-4 questions, options, multiSelect, a free "Other" answer; a question
-// without options has only its text field).
+// without options has only its text field) and an MCP server's question
+// (elicit.ts).
 
 import { questionsOf } from "../executor/ask.js";
 import type { AskAnswer, Prompt, PromptAnswer } from "../executor/prompts.js";
 import { protectedRootOf } from "../executor/permissions.js";
 import { showInvisible, showPath } from "../vfs/path.js";
 import { codeBlock } from "./code.js";
+import { elicitForm } from "./elicit.js";
 import { h } from "./dom.js";
 import { targetView } from "./target.js";
 
 export function promptForm(p: Prompt, answer: (a: PromptAnswer) => void): HTMLElement {
+  if (p.kind === "elicit" && p.elicitation) return elicitForm(p, answer);
   return p.kind === "ask" ? askForm(p, answer) : confirmForm(p, answer);
 }
 

@@ -162,6 +162,21 @@ select { border: 1px solid var(--rtc-border); border-radius: 7px; padding: 3px 6
 .prompt.ask .prompt-head { color: var(--rtc-accent); font-style: italic; }
 .prompt.ask .note { color: var(--rtc-muted); font-size: 12px; margin-bottom: 6px; }
 .prompt .note.bad { color: var(--rtc-bad); }
+.prompt.elicit { border: 1px dashed var(--rtc-accent); border-left: 4px solid var(--rtc-muted); background: var(--rtc-panel); border-radius: 0 0 8px 8px; max-height: 70vh; overflow: auto; }
+.prompt.elicit .prompt-head { font-style: italic; }
+.prompt.elicit .note { color: var(--rtc-muted); font-size: 12px; margin-bottom: 6px; }
+.prompt.elicit .note.again, .prompt.elicit .note.bad { color: var(--rtc-bad); white-space: pre-wrap; }
+.prompt.elicit .field { margin: 0 0 8px; }
+.prompt.elicit .field > label { flex-direction: column; gap: 2px; cursor: default; }
+.prompt.elicit .field > label:hover { background: none; }
+.prompt.elicit .field input:not([type="checkbox"]):not([type="radio"]), .prompt.elicit select { border: 1px solid var(--rtc-border); border-radius: 6px; padding: 3px 6px; background: var(--rtc-bg); font: inherit; width: 100%; box-sizing: border-box; }
+.prompt.elicit .field input:invalid:not(:placeholder-shown) { border-color: var(--rtc-bad); }
+.prompt.elicit .desc { display: block; color: var(--rtc-muted); font-size: 12px; padding: 0 6px; }
+.prompt.elicit .req { color: var(--rtc-bad); }
+.prompt.elicit .link { margin: 6px 0 10px; }
+.prompt.elicit .link .origin { font-size: 15px; }
+.prompt.elicit .link .url { font: 12px/1.45 var(--rtc-mono); color: var(--rtc-muted); overflow-wrap: anywhere; }
+.note.elicit-refused { margin: 4px 10px; font-size: 12px; color: var(--rtc-bad); }
 .thinking { color: var(--rtc-muted); font-size: 13px; }
 .thinking::after { content: " ···"; animation: blink 1.2s steps(2) infinite; }
 .banner { padding: 6px 12px; background: var(--rtc-user); font-size: 13px; display: flex; gap: 8px; align-items: center; }

@@ -188,6 +188,8 @@ export function summarize(tool: string, args: unknown): string {
       return `${s("pattern")} in ${s("path") || "/"}`;
     case "script":
       return s("action") === "eval" ? (s("code").split("\n")[0] ?? "").slice(0, 80) : `${s("action")} ${s("name")}`;
+    case "elicitation":
+      return s("message") || s("url");
     case "askUser": {
       const q = Array.isArray(a.questions) ? (a.questions[0] as { question?: unknown } | undefined) : undefined;
       return typeof q?.question === "string" ? q.question : "";

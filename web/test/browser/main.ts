@@ -15,6 +15,7 @@ import "./entities.test.js";
 import "./executor.test.js";
 import "./leader.test.js";
 import "./approvals.test.js";
+import "./elicit.test.js";
 import "./confirm.test.js";
 import "./typed.test.js";
 import "./markdown.test.js";
