@@ -172,6 +172,7 @@ select { border: 1px solid var(--rtc-border); border-radius: 7px; padding: 3px 6
 .prompt.elicit .field input:not([type="checkbox"]):not([type="radio"]), .prompt.elicit select { border: 1px solid var(--rtc-border); border-radius: 6px; padding: 3px 6px; background: var(--rtc-bg); font: inherit; width: 100%; box-sizing: border-box; }
 .prompt.elicit .field input:invalid:not(:placeholder-shown) { border-color: var(--rtc-bad); }
 .prompt.elicit .desc { display: block; color: var(--rtc-muted); font-size: 12px; padding: 0 6px; }
+.prompt.elicit legend { padding: 0 6px; }
 .prompt.elicit .req { color: var(--rtc-bad); }
 .prompt.elicit .link { margin: 6px 0 10px; }
 .prompt.elicit .link .origin { font-size: 15px; }

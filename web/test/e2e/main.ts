@@ -37,6 +37,7 @@ import "./react-hooks.test.js";
 import "./screenshot.test.js";
 import "./webmcp.test.js";
 import "./elicit.test.js";
+import "./everything.test.js";
 import "./cutargs.test.js";
 import "./quota.test.js";
 import "./backlog.test.js";

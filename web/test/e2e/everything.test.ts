@@ -1,0 +1,75 @@
+// Test: the reference MCP server nobody here wrote, @modelcontextprotocol/server-everything
+// (pinned in package.json, over stdio), asks its questions in the real page: its
+// thirteen-field form of every kind the specification allows, with its defaults
+// filled in, answered and read back by the server; and its link, opened only on
+// a click.
+
+import { writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { eq, includes, test } from "./harness.js";
+import { host, paths } from "./context.js";
+import { AgentPage, call, newProfile, turn } from "./pages.js";
+import { GoServer } from "./servers.js";
+
+const after = { chunks: ["After: ", "{{last_result}}"] };
+const script = {
+  name: "everything",
+  turns: [
+    turn("(?i)form", [{ text: "Asking.", tool_calls: [call("everything__trigger-elicitation-request", {})] }, after]),
+    turn("(?i)link", [{ text: "Linking.", tool_calls: [call("everything__trigger-url-elicitation", { url: "https://auth.example.test/consent", message: "Approve the demo." })] }, after]),
+  ],
+};
+
+test("server-everything: its thirteen-field form and its link are answered in the page", async () => {
+  const config = join(tmpdir(), `rtc-e2e-everything-${process.pid}.json`);
+  const server = join(paths.web, "node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+  await writeFile(config, JSON.stringify({ servers: { everything: { command: process.execPath, args: [server, "stdio"] } } }));
+  const go = await GoServer.start({ script, args: ["-mcp-config", config] });
+  const p = await AgentPage.open(await newProfile(), host.url(go, { user: "everything-user" }));
+  const allow = async () => {
+    const confirm = p.page.locator("rtc-agent .prompt.confirm");
+    await confirm.waitFor({ timeout: 60_000 });
+    await confirm.getByRole("button", { name: "Allow", exact: true }).click();
+  };
+
+  await p.send("show me the form");
+  await allow();
+  const form = p.page.locator("rtc-agent form.prompt.elicit.form");
+  await form.waitFor({ timeout: 60_000 });
+  eq(
+    await form.locator(".field").evaluateAll((els) => els.map((e) => (e as HTMLElement).dataset.field)),
+    ["name", "check", "firstLine", "email", "homepage", "birthdate", "integer", "number", "untitledSingleSelectEnum", "untitledMultipleSelectEnum",
+      "titledSingleSelectEnum", "titledMultipleSelectEnum", "legacyTitledEnum"],
+    "every field, in the server's order",
+  );
+  eq(await form.getByRole("textbox", { name: "String with default" }).inputValue(), "It was a dark and stormy night.", "a default is filled in");
+  eq(await form.getByRole("spinbutton", { name: "Integer" }).inputValue(), "42");
+  eq(await form.getByRole("combobox", { name: "Legacy Titled Single Select Enum" }).locator("option:checked").innerText(), "Cats", "legacy enumNames are the titles");
+  await form.getByRole("textbox", { name: "String", exact: true }).fill("Ada Lovelace");
+  await form.getByRole("checkbox", { name: "Yes" }).check();
+  await form.getByRole("textbox", { name: "String with email format" }).fill("ada@example.com");
+  await form.getByRole("combobox", { name: "Untitled Single Select Enum" }).selectOption("Joey");
+  await form.getByRole("radio", { name: "Wonder Woman" }).check();
+  await form.getByRole("combobox", { name: "Legacy Titled Single Select Enum" }).selectOption({ label: "Dogs" });
+  await form.getByRole("button", { name: "Send" }).click();
+  const answer = await p.waitForAnswer("User provided the requested information", 60_000);
+  for (const line of ["Name: Ada Lovelace", "Agreed to terms: true", "Email: ada@example.com", "Favorite Integer: 42", "Favorite Number: 3.14"]) {
+    includes(answer, line, "the server read the answer");
+  }
+  includes(answer, '"untitledSingleSelectEnum": "Joey"');
+  includes(answer, '"titledSingleSelectEnum": "hero-3"');
+  includes(answer, '"legacyTitledEnum": "pet-2"');
+
+  await p.send("open the link");
+  await allow();
+  const link = p.page.locator("rtc-agent form.prompt.elicit.url");
+  await link.waitFor({ timeout: 60_000 });
+  eq(await link.locator(".origin").innerText(), "https://auth.example.test", "the origin is shown");
+  await p.page.context().route("https://auth.example.test/**", (r) => r.fulfill({ contentType: "text/html", body: "<p>approved</p>" }));
+  const popup = p.page.context().waitForEvent("page", { timeout: 10_000 });
+  await link.getByRole("button", { name: "Open auth.example.test" }).click();
+  await (await popup).close();
+  includes(await p.waitForAnswer("User completed the URL elicitation flow", 60_000), "URL: https://auth.example.test/consent", "the server was told the person opened it");
+  eq(p.noErrors(), [], "no page errors");
+});
