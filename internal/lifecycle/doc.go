@@ -46,6 +46,10 @@
 //     the RTC with its audit record, then, in the same transaction, either the
 //     next queued call of the step delivered or, when none is left open, a
 //     turn.resume item.
+//   - Ask: an MCP server's question during its call, a new RTC of the call's
+//     step (tools.Elicitation), pending with its audit record, or failed with
+//     why when it cannot be shown; its answer is checked against the question
+//     when it is submitted.
 //   - Resume: the turn, running again (or failed, when its checkpoint expired).
 //   - EndTurn: the turn, its streaming messages closed, its open calls failed,
 //     the session (no active turn, the turn's usage added) and the start item

@@ -32,7 +32,7 @@ func ValidateHostTools(hts []protocol.HostTool, lim protocol.Limits) error {
 		if strings.Contains(ht.Name, ServerToolSeparator) {
 			return protocol.Errorf(protocol.CodeInvalidArgument, "tools[%d].name %q: names with %q are reserved for the server's MCP tools (<server>%s<tool>)", i, ht.Name, ServerToolSeparator, ServerToolSeparator)
 		}
-		if IsBuiltin(ht.Name) || seen[ht.Name] {
+		if IsBuiltin(ht.Name) || ht.Name == Elicitation || seen[ht.Name] {
 			return protocol.Errorf(protocol.CodeInvalidArgument, "tools[%d].name %q is already taken", i, ht.Name)
 		}
 		seen[ht.Name] = true

@@ -86,6 +86,11 @@ func TestValidateHostTools(t *testing.T) {
 			t.Errorf("%s: %v", name, err)
 		}
 	}
+	// The name of an MCP server's question is not a host tool's: the page
+	// would take the model's call of it for a question.
+	if err := ValidateHostTools([]protocol.HostTool{{Name: Elicitation}}, lim); err == nil || !strings.Contains(err.Error(), "already taken") {
+		t.Errorf("%s: %v", Elicitation, err)
+	}
 	for _, b := range Builtins {
 		var schema map[string]any
 		if err := json.Unmarshal(b.Spec.Parameters, &schema); err != nil || schema["type"] != "object" {

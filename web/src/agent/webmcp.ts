@@ -48,7 +48,8 @@ export interface HostToolSink {
 }
 
 const NAME = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
-const BUILTIN = new Set(["ls", "read", "write", "edit", "grep", "find", "script", "askUser"]);
+// Names a page tool cannot have: the built-ins' and that of MCP servers' questions.
+const BUILTIN = new Set(["ls", "read", "write", "edit", "grep", "find", "script", "askUser", "elicitation"]);
 
 /**
  * The host tool name for a page tool: its own name when the server accepts it,

@@ -1,3 +1,4 @@
+import { ELICITATION } from "../executor/elicit.js";
 import { scriptSpec, scriptTool } from "../script/tool.js";
 import type { VirtualFS } from "../vfs/index.js";
 import { ArgumentError, guard } from "./args.js";
@@ -51,6 +52,7 @@ export class ToolRegistry {
   registerHostTool<const P extends ToolParameters = ToolParameters>(def: HostToolDefinition<P, ToolArgs<P>>): void {
     if (!TOOL_NAME.test(def.name)) throw new TypeError(`invalid tool name ${JSON.stringify(def.name)}`);
     if (BUILTIN_TOOLS.some((t) => t.name === def.name)) throw new TypeError(`${def.name} is a built-in tool and cannot be replaced`);
+    if (def.name === ELICITATION) throw new TypeError(`${def.name} is the name of MCP servers' questions, which the page answers itself`);
     // The server names its MCP tools "<server>__<tool>" and refuses host tools named so.
     if (def.name.includes("__")) throw new TypeError(`invalid tool name ${JSON.stringify(def.name)}: "__" is reserved for the server's MCP tools (<server>__<tool>)`);
     const run = (def.execute ?? def.handler) as ((args: unknown, call: { rtcId?: string }) => unknown) | undefined;

@@ -204,6 +204,14 @@ test("tools: host tools register, run and cannot replace built-ins", async () =>
   }
   includes(threw, "reserved for the server's MCP tools");
   eq(reg.get("files__read"), undefined);
+  // Nor the name of an MCP server's question, which the page answers itself.
+  threw = "";
+  try {
+    reg.registerHostTool({ name: "elicitation", description: "x", parameters: {}, handler: () => "" });
+  } catch (err) {
+    threw = (err as Error).message;
+  }
+  includes(threw, "MCP servers' questions");
   eq(reg.unregister("read"), false);
   eq(reg.unregister("getCart"), true);
 });

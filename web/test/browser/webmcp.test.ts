@@ -32,6 +32,7 @@ test("webmcp: page tools follow provideContext and clearContext, results and err
   eq(hostNames(), ["page_read"], "a built-in's name is offered with a prefix");
   eq(page.has("read"), true, "the page's own registry still has the tool");
   eq(ctx.sdk.hostToolName("files__read"), "page_files_read", "a name like an MCP tool's is offered without the reserved __");
+  eq(ctx.sdk.hostToolName("elicitation"), "page_elicitation", "the name of MCP servers' questions is offered with a prefix");
 
   mc.provideContext({
     tools: [
