@@ -27,8 +27,9 @@
 // executing and submits the result (UpdateRTCStatus, SubmitResult); the
 // server runs its own calls, those of MCP servers (ApproveRTC, StartServerRTC,
 // EndServerRTC, TimeOutServerRTC, ProgressServerRTC), and asks the person the
-// questions their servers put during a call (Ask). A deadline that passes ends
-// a call as timeout (ExpireRTC).
+// questions their servers put during a call and their requests to use the
+// model (Ask, EndSample). A deadline that passes ends a call as timeout
+// (ExpireRTC).
 //
 // # What each transition writes
 //
@@ -49,7 +50,11 @@
 //   - Ask: an MCP server's question during its call, a new RTC of the call's
 //     step (tools.Elicitation), pending with its audit record, or failed with
 //     why when it cannot be shown; its answer is checked against the question
-//     when it is submitted.
+//     when it is submitted. A request to use the model (tools.SamplingTool) is
+//     asked the same way, as an RTC the server runs: no work is queued for it
+//     (the call that made it waits for the person's approval, unless the
+//     session allows that server's requests for the chat), and EndSample
+//     records the model's answer and adds its tokens to the turn.
 //   - Resume: the turn, running again (or failed, when its checkpoint expired).
 //   - EndTurn: the turn, its streaming messages closed, its open calls failed,
 //     the session (no active turn, the turn's usage added) and the start item

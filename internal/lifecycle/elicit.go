@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rtcagent/rtcagent/internal/core"
 	"github.com/rtcagent/rtcagent/internal/protocol"
 	"github.com/rtcagent/rtcagent/internal/store"
 	"github.com/rtcagent/rtcagent/internal/tools"
@@ -42,6 +43,11 @@ type Question struct {
 	// recorded as failed with that reason, on the call's card, and not
 	// delivered.
 	Unshowable string
+	// Tool is the question's tool: tools.Elicitation (the default), or
+	// tools.SamplingTool(server) for a request to use the model, which the
+	// server runs itself once the person allowed it, or at once when the
+	// session allows that server's requests for the chat.
+	Tool string
 }
 
 // Ask records question q of a running server call as an elicitation RTC of
@@ -70,14 +76,64 @@ func Ask(tx store.Tx, q Question) error {
 	for _, x := range all {
 		seq = max(seq, x.Seq)
 	}
+	tool := q.Tool
+	if tool == "" {
+		tool = tools.Elicitation
+	}
 	r := &protocol.RTC{ID: q.ID, SessionID: p.SessionID, TurnID: p.TurnID, UserID: p.UserID, MessageID: p.MessageID,
-		ToolCallID: ElicitationCallID(q.ParentID, q.N), Seq: seq + 1, Step: p.Step, ToolName: tools.Elicitation, Arguments: q.Args,
+		ToolCallID: ElicitationCallID(q.ParentID, q.N), Seq: seq + 1, Step: p.Step, ToolName: tool, Arguments: q.Args,
 		TimeoutMS: budget.Milliseconds()}
+	if tools.IsSampling(tool) {
+		if err := decideSampling(tx, r); err != nil {
+			return err
+		}
+	}
 	if q.Unshowable != "" {
 		r.Status, r.Error = protocol.RTCFailed, q.Unshowable
 		return EmitRTC(tx, r, "")
 	}
 	return Deliver(tx, r, "")
+}
+
+// decideSampling makes r, a request to use the model, one the server runs:
+// at once when the session allows the server's requests for this chat (the
+// standing approval recorded on it), else once the person allowed it.
+func decideSampling(tx store.Tx, r *protocol.RTC) error {
+	s, err := tx.SessionGet(r.SessionID)
+	if err != nil {
+		return err
+	}
+	r.Executor, r.NeedsConfirmation = protocol.RTCExecutorServer, true
+	if a, ok := s.Approval(r.ToolName); ok {
+		r.NeedsConfirmation = false
+		r.Decision = &protocol.Decision{Decision: protocol.DecisionAllow, Scope: protocol.ScopeSession, Standing: true, DeviceID: a.DeviceID, At: a.GrantedAt}
+	}
+	return nil
+}
+
+// EndSample records the end of a request to use the model: the model's answer
+// (ok, output) or why it failed, with its tokens added to the turn's usage
+// (the session's, once the turn ended). A request that ended meanwhile (its
+// call stopped, its deadline) keeps its end; the tokens still count.
+func EndSample(tx store.Tx, id string, ok bool, output json.RawMessage, errText string, u protocol.Usage) error {
+	r, err := EndServerRTC(tx, id, ok, output, errText)
+	if err != nil || (u.InputTokens == 0 && u.OutputTokens == 0) {
+		return err
+	}
+	t, err := tx.TurnGet(r.TurnID)
+	if err != nil {
+		return err
+	}
+	if !protocol.TurnTerminal(t.Status) {
+		t.Usage.Add(u)
+		return core.EmitTurn(tx, t, t.Status)
+	}
+	s, err := tx.SessionGet(t.SessionID)
+	if err != nil {
+		return err
+	}
+	s.Usage.Add(u)
+	return core.EmitSession(tx, s, protocol.UpdSessionUpdated)
 }
 
 func elicitationPrefix(parentID string) string { return "elicit:" + parentID + ":" }

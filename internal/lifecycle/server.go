@@ -61,6 +61,9 @@ func ApproveRTC(tx store.Tx, c core.Caller, req *protocol.RTCApproveRequest) (*p
 	if err := emitRTCBy(tx, r, prev, &actor{caller: c}); err != nil {
 		return nil, casConflict(err, r.ID)
 	}
+	if tools.IsSampling(r.ToolName) {
+		return r, nil // the call that made the request runs it
+	}
 	return r, queueExecution(tx, r)
 }
 

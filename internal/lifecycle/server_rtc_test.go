@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"reflect"
 	"testing"
+	"time"
 
 	"github.com/rtcagent/rtcagent/internal/core"
 	"github.com/rtcagent/rtcagent/internal/lifecycle"
@@ -256,5 +257,67 @@ func TestElicitationAnswerIsChecked(t *testing.T) {
 	ans, err := tools.CheckElicitAnswer(got.Arguments, got.Output)
 	if got.Status != protocol.RTCCompleted || err != nil || ans.Action != "accept" || ans.Content["n"] != float64(3) {
 		t.Fatalf("after a fitting answer: %s %+v %v", got.Status, ans, err)
+	}
+}
+
+// A server's request to use the model is run by the call that made it, never
+// by the turn's worker: neither its delivery nor its approval queues work. It
+// asks the person unless the session allows that server's requests for the
+// chat ("Allow for this chat" on the first keeps sampling:<server>), and its
+// end records the answer and adds its tokens to the turn.
+func TestSamplingRunsInItsCall(t *testing.T) {
+	f := newFixture(t)
+	f.setTurn(t, protocol.TurnWaiting)
+	call := &protocol.RTC{ID: core.NewID(), SessionID: f.sess, TurnID: f.turn, UserID: caller.UserID, ToolCallID: "c1",
+		Seq: 1, Step: 1, ToolName: "test__sample", Status: protocol.RTCQueued, TimeoutMS: 60_000, Executor: protocol.RTCExecutorServer}
+	write(t, f.st, func(tx store.Tx) error {
+		if err := lifecycle.Deliver(tx, call, ""); err != nil {
+			return err
+		}
+		it, err := tx.InboxNext(f.sess)
+		if err != nil {
+			return err
+		}
+		if err := tx.InboxDelete(*it); err != nil {
+			return err
+		}
+		_, err = lifecycle.StartServerRTC(tx, call)
+		return err
+	})
+	ask := func(n int64) *protocol.RTC {
+		id := core.NewID()
+		write(t, f.st, func(tx store.Tx) error {
+			return lifecycle.Ask(tx, lifecycle.Question{ParentID: call.ID, N: n, ID: id, Args: json.RawMessage(`{"server":"test","messages":[{"role":"user","text":"hi"}],"max_tokens":5}`),
+				Human: time.Minute, Tool: tools.SamplingTool("test")})
+		})
+		return f.rtc(t, id)
+	}
+	first := ask(1)
+	if first.Status != protocol.RTCPending || !first.NeedsConfirmation || first.Executor != protocol.RTCExecutorServer || f.inbox(t) != nil {
+		t.Fatalf("the first request: %s, needs confirmation %v, executor %q, inbox %+v", first.Status, first.NeedsConfirmation, first.Executor, f.inbox(t))
+	}
+	write(t, f.st, func(tx store.Tx) error {
+		_, err := lifecycle.ApproveRTC(tx, caller, &protocol.RTCApproveRequest{RTCID: first.ID, ClientID: "a", Approval: &protocol.ApprovalAnswer{Scope: protocol.ScopeSession}})
+		return err
+	})
+	if got := f.rtc(t, first.ID); !got.Approved || f.inbox(t) != nil || !f.session(t).HasApproval(tools.SamplingTool("test")) {
+		t.Fatalf("after the approval: approved %v, inbox %+v, approvals %+v", got.Approved, f.inbox(t), f.session(t).Approvals)
+	}
+	before := f.getTurn(t, f.turn).Usage
+	write(t, f.st, func(tx store.Tx) error {
+		return lifecycle.EndSample(tx, first.ID, true, json.RawMessage(`"hello"`), "", protocol.Usage{InputTokens: 7, OutputTokens: 3})
+	})
+	if got := f.rtc(t, first.ID); got.Status != protocol.RTCCompleted || string(got.Output) != `"hello"` {
+		t.Fatalf("after the answer: %s %s", got.Status, got.Output)
+	}
+	if u := f.getTurn(t, f.turn).Usage; u.InputTokens != before.InputTokens+7 || u.OutputTokens != before.OutputTokens+3 {
+		t.Fatalf("the turn's usage %+v, was %+v", u, before)
+	}
+	if got := f.rtc(t, call.ID); got.Status != protocol.RTCExecuting {
+		t.Fatalf("the request's end changed its call: %s", got.Status)
+	}
+	second := ask(2)
+	if second.NeedsConfirmation || second.Decision == nil || !second.Decision.Standing || f.inbox(t) != nil {
+		t.Fatalf("the second request: needs confirmation %v, decision %+v, inbox %+v", second.NeedsConfirmation, second.Decision, f.inbox(t))
 	}
 }

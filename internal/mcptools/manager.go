@@ -206,12 +206,10 @@ func (m *Manager) Call(ctx context.Context, name string, args json.RawMessage, h
 	if len(args) == 0 {
 		args = json.RawMessage(`{}`)
 	}
-	cl := &inflight{ask: h.Ask, progress: h.Progress}
+	cl := &inflight{hooks: h, progress: h.Progress}
 	id := c.add(cl)
 	defer c.drop(id, cl)
-	if h.Ask != nil {
-		ctx = context.WithValue(ctx, askKey{}, h.Ask)
-	}
+	ctx = context.WithValue(ctx, hooksKey{}, h)
 	params := &mcp.CallToolParams{Name: t.Remote, Arguments: args}
 	if h.Progress != nil {
 		// The call's number is unique among the calls in flight on this
@@ -237,9 +235,10 @@ func (c *conn) set(s *mcp.ClientSession) {
 	c.mu.Unlock()
 }
 
-// inflight is one call in flight: where its elicitations and progress go.
+// inflight is one call in flight: where its questions, requests to use the
+// model and progress go.
 type inflight struct {
-	ask Asker
+	hooks Hooks
 
 	mu       sync.Mutex // held while progress runs: none runs after drop
 	progress func(protocol.RTCProgress)
@@ -300,24 +299,28 @@ func (c *conn) progress(p *mcp.ProgressNotificationParams) {
 	}
 }
 
-// askKey carries a call's Asker to the elicitations answered within the call
-// (multi round-trip requests of the current protocol).
-type askKey struct{}
+// hooksKey carries a call's Hooks to the requests the server sends within the
+// call (multi round-trip requests of the current protocol).
+type hooksKey struct{}
 
-// asker is the Asker of the one call in flight on this connection, for an
-// elicitation sent as a request of its own (older protocol versions): such a
-// request does not say which call it belongs to, so with several calls in
-// flight it cannot be routed and is declined.
-func (c *conn) asker() Asker {
+// hooks are the Hooks of the call a request from the server belongs to: the
+// call's own (ctx), else the one call in flight on this connection, for a
+// request sent on its own (older protocol versions), which does not say which
+// call it belongs to: with several calls in flight it cannot be routed, and
+// the hooks are empty.
+func (c *conn) hooks(ctx context.Context) Hooks {
+	if h, ok := ctx.Value(hooksKey{}).(Hooks); ok {
+		return h
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if len(c.calls) != 1 {
-		return nil
+		return Hooks{}
 	}
 	for _, cl := range c.calls {
-		return cl.ask
+		return cl.hooks
 	}
-	return nil
+	return Hooks{}
 }
 
 // keep connects to the server and connects again, with backoff, whenever the
@@ -374,9 +377,11 @@ func (m *Manager) connect(ctx context.Context, c *conn) (*mcp.ClientSession, err
 	var selfMu sync.Mutex
 	client := mcp.NewClient(&mcp.Implementation{Name: "rtcagent", Version: "1"}, &mcp.ClientOptions{
 		Logger: m.log,
-		// Roots as the SDK's default, and questions as forms or links.
+		// Roots as the SDK's default, questions as forms or links, and
+		// requests to use the model (text only).
 		Capabilities: &mcp.ClientCapabilities{RootsV2: &mcp.RootCapabilities{ListChanged: true},
-			Elicitation: &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}, URL: &mcp.URLElicitationCapabilities{}}},
+			Elicitation: &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}, URL: &mcp.URLElicitationCapabilities{}},
+			Sampling:    &mcp.SamplingCapabilities{}},
 		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
 			selfMu.Lock()
 			s := self
@@ -391,6 +396,9 @@ func (m *Manager) connect(ctx context.Context, c *conn) (*mcp.ClientSession, err
 		},
 		ElicitationHandler: func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 			return m.elicit(ctx, c, req)
+		},
+		CreateMessageHandler: func(ctx context.Context, req *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+			return m.sample(ctx, c, req)
 		},
 		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
 			c.progress(req.Params)
@@ -410,10 +418,7 @@ func (m *Manager) connect(ctx context.Context, c *conn) (*mcp.ClientSession, err
 
 // elicit hands an elicitation to the Asker of the call in flight, or declines it.
 func (m *Manager) elicit(ctx context.Context, c *conn, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
-	ask, _ := ctx.Value(askKey{}).(Asker)
-	if ask == nil {
-		ask = c.asker()
-	}
+	ask := c.hooks(ctx).Ask
 	if ask == nil || req.Params == nil {
 		m.log.Info("elicitation declined: no call to ask for", "server", c.srv.Name)
 		return &mcp.ElicitResult{Action: "decline"}, nil

@@ -25,8 +25,7 @@ const elicitPoll = 250 * time.Millisecond
 // or failure cancels. A question that cannot be shown is recorded, with why,
 // on the call's card and declined. When ctx ends first (a stop, the call's
 // deadline, the worker's end) the question is ended, so none stays pending.
-func (r *Runner) elicitAsker(parent *protocol.RTC) tools.Asker {
-	var n atomic.Int64
+func (r *Runner) elicitAsker(parent *protocol.RTC, n *atomic.Int64) tools.Asker {
 	return func(ctx context.Context, q tools.Question) (tools.ElicitAnswer, error) {
 		log := r.log.With("rtc", parent.ID, "tool", parent.ToolName)
 		var args *tools.ElicitArgs
@@ -55,7 +54,7 @@ func (r *Runner) elicitAsker(parent *protocol.RTC) tools.Asker {
 		case ask.Unshowable != "":
 			return tools.ElicitAnswer{Action: "decline"}, nil
 		}
-		rc, err := r.awaitAnswer(ctx, ask.ID)
+		rc, err := r.awaitAnswer(ctx, ask.ID, func(q *protocol.RTC) bool { return protocol.RTCTerminal(q.Status) })
 		if err != nil {
 			return tools.ElicitAnswer{}, err
 		}
@@ -74,10 +73,11 @@ func (r *Runner) elicitAsker(parent *protocol.RTC) tools.Asker {
 	}
 }
 
-// awaitAnswer reads question id until it ends. When ctx ends first it ends the
-// question (a compare-and-set: an answer that came meanwhile stays) and returns
-// ctx's error.
-func (r *Runner) awaitAnswer(ctx context.Context, id string) (*protocol.RTC, error) {
+// awaitAnswer reads question id until it is answered (answered says so; a
+// question that ended is always answered). When ctx ends first it ends the
+// question (a compare-and-set: an answer that came meanwhile stays) and
+// returns ctx's error.
+func (r *Runner) awaitAnswer(ctx context.Context, id string, answered func(*protocol.RTC) bool) (*protocol.RTC, error) {
 	tick := time.NewTicker(elicitPoll)
 	defer tick.Stop()
 	for {
@@ -87,7 +87,7 @@ func (r *Runner) awaitAnswer(ctx context.Context, id string) (*protocol.RTC, err
 			q, err = tx.RTCGet(id)
 			return err
 		})
-		if err == nil && protocol.RTCTerminal(q.Status) {
+		if err == nil && (protocol.RTCTerminal(q.Status) || answered(q)) {
 			return q, nil
 		}
 		if err != nil && ctx.Err() == nil {

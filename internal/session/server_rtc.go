@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"errors"
+	"sync/atomic"
 	"time"
 
 	"github.com/rtcagent/rtcagent/internal/lifecycle"
@@ -162,7 +163,9 @@ func (r *Runner) callServer(ctx context.Context, o *owner, t *protocol.Turn, rtc
 	defer done()
 	progress, stopProgress := r.watchProgress(cctx, o, rtc.ID)
 	start := time.Now()
-	res, err := r.cfg.ServerTools.Run(cctx, rtc.ToolName, rtc.Arguments, tools.Hooks{Ask: r.elicitAsker(rtc), Progress: progress.put})
+	var asked atomic.Int64 // the call's questions and requests to use the model, numbered together
+	hooks := tools.Hooks{Ask: r.elicitAsker(rtc, &asked), Sample: r.sampler(rtc, &asked), Progress: progress.put}
+	res, err := r.cfg.ServerTools.Run(cctx, rtc.ToolName, rtc.Arguments, hooks)
 	stopProgress()
 	if err != nil {
 		r.log.Warn("server call without an answer", "rtc", rtc.ID, "tool", rtc.ToolName, "after", time.Since(start), "err", logText(err))

@@ -1,7 +1,8 @@
 // Package tools knows the browser tools the model may call: the eight built-ins'
 // schemas, the host tools a page registers, the work-mode permission matrix, and the
 // server-side argument checks done before a call becomes an RTC. It also knows the
-// one tool the model never calls: an MCP server's question to the person
+// tools the model never calls: an MCP server's question to the person
 // (Elicitation), its form read from the requested schema and its answer checked
-// against it. It does no I/O.
+// against it, and a server's request to use the model (SamplingTool), bounded.
+// It does no I/O.
 package tools

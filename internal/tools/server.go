@@ -34,12 +34,14 @@ type Question struct {
 type Asker func(ctx context.Context, q Question) (ElicitAnswer, error)
 
 // Hooks receive what a tool's server sends back during one call: questions for
-// the person (Ask; nil declines them) and progress (Progress; nil ignores it).
+// the person (Ask; nil declines them), requests to use the model (Sample; nil
+// refuses them) and progress (Progress; nil ignores it).
 // Progress is called on the connection's reader with values already bounded
 // (see protocol.RTCProgress): it must not block, and it is never called after
 // Run returned.
 type Hooks struct {
 	Ask      Asker
+	Sample   Sampler
 	Progress func(protocol.RTCProgress)
 }
 

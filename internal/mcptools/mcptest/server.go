@@ -4,7 +4,8 @@
 //
 // Tools: echo (read-only), sleep (counts each call in a file, then waits; not
 // idempotent), idle (counted too; idempotent: waits only the first time per tag), ask (elicits a form, the thirteen-field ProfileSchema or a link from the
-// client and returns the answer),
+// client and returns the answer), sample (asks the client's model and returns
+// its answer),
 // grow (adds the tool late, which sends tools/list_changed), fail (a protocol
 // error of a given size), big (an answer of a given size), and tasked and
 // tasked_optional (listed with execution.taskSupport "required" and
@@ -41,6 +42,10 @@ type echoIn struct {
 type sleepIn struct {
 	MS  int    `json:"ms"`
 	Tag string `json:"tag,omitempty"`
+}
+
+type sampleIn struct {
+	Prompt string `json:"prompt"`
 }
 
 type askIn struct {
@@ -166,6 +171,25 @@ func NewServer(o Options) *mcp.Server {
 			}
 			b, _ := json.Marshal(res.Content)
 			return text(res.Action + " " + string(b)), nil, nil
+		})
+	mcp.AddTool(s, &mcp.Tool{Name: "sample", Description: "Ask the client's model and return its answer."},
+		func(ctx context.Context, req *mcp.CallToolRequest, in sampleIn) (*mcp.CallToolResult, any, error) {
+			// Multi round-trip, as the current protocol asks of a request
+			// made while serving one.
+			if len(req.Params.InputResponses) == 0 {
+				return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{"s": &mcp.CreateMessageParams{SystemPrompt: "You are a test server.",
+					MaxTokens: 50, Messages: []*mcp.SamplingMessage{{Role: "user", Content: &mcp.TextContent{Text: in.Prompt}}}}}}, nil, nil
+			}
+			// An answer comes back in the shape of the tools variant: a list of content.
+			res, ok := req.Params.InputResponses["s"].(*mcp.CreateMessageWithToolsResult)
+			if !ok || len(res.Content) == 0 {
+				return text(fmt.Sprintf("refused: %v", req.Params.InputResponses["s"])), nil, nil
+			}
+			answer, _ := res.Content[0].(*mcp.TextContent)
+			if answer == nil {
+				return text("refused: no text"), nil, nil
+			}
+			return text("sampled: " + answer.Text + " (" + res.Model + ")"), nil, nil
 		})
 	mcp.AddTool(s, &mcp.Tool{Name: "grow", Description: "Add the tool late, which changes the tool list."},
 		func(ctx context.Context, req *mcp.CallToolRequest, in struct{}) (*mcp.CallToolResult, any, error) {

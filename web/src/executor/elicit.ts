@@ -10,6 +10,28 @@ import { compileParameters } from "../tools/typed.js";
 /** The tool name of an MCP server's question. */
 export const ELICITATION = "elicitation";
 
+/** `sampling:<server>`: the tool of an MCP server's requests to use the model (and of their "Allow for this chat"). */
+export const SAMPLING_PREFIX = "sampling:";
+
+/** An MCP server's request to use the model, as its RTC's arguments carry it: what would be sent. */
+export interface SampleRequest {
+  server: string;
+  system_prompt?: string;
+  messages: { role: string; text: string }[];
+  max_tokens: number;
+}
+
+/** The server of a request to use the model, or null when `tool` is not one. */
+export function samplingServer(tool: string): string | null {
+  return tool.startsWith(SAMPLING_PREFIX) ? tool.slice(SAMPLING_PREFIX.length) : null;
+}
+
+/** A tool name as the person reads it: an MCP server's requests to use the model say so. */
+export function toolTitle(tool: string): string {
+  const server = samplingServer(tool);
+  return server === null ? tool : `${server}: use of the model`;
+}
+
 export type FieldKind = "text" | "number" | "integer" | "boolean" | "choice" | "choices";
 
 export interface FormOption {

@@ -4,6 +4,7 @@
 // its own width the session list is a drawer, closed unless opened, and the
 // header wraps onto a second line.
 
+import { toolTitle } from "../executor/elicit.js";
 import type { Agent } from "../agent/types.js";
 import { WORK_MODES, type Session, type WorkMode } from "../protocol/types.js";
 import type { ConnectionStatus } from "../realtime/connection.js";
@@ -292,12 +293,12 @@ export class Ui {
         h(
           "span",
           { class: "approval", attrs: { "data-tool": a.tool } },
-          h("span", { class: "tool-name" }, a.tool),
+          h("span", { class: "tool-name" }, toolTitle(a.tool)),
           h(
             "button",
             {
               class: "ghost revoke",
-              title: `Ask again before each ${a.tool} call`,
+              title: `Ask again before each ${toolTitle(a.tool)} call`,
               props: { type: "button" },
               attrs: { "aria-label": `Revoke ${a.tool}` },
               on: {

@@ -9,6 +9,7 @@ import { protectedRootOf } from "../executor/permissions.js";
 import { showInvisible, showPath } from "../vfs/path.js";
 import { codeBlock } from "./code.js";
 import { elicitForm } from "./elicit.js";
+import { samplingServer, toolTitle, type SampleRequest } from "../executor/elicit.js";
 import { h } from "./dom.js";
 import { targetView } from "./target.js";
 
@@ -63,7 +64,7 @@ function confirmForm(p: Prompt, answer: (a: PromptAnswer) => void): HTMLElement 
       p.allowForChat
         ? h(
             "button",
-            { class: "allow-chat", title: `Run ${tool} without asking for the rest of this conversation (you can revoke it above the messages)`, on: { click: () => reply({ type: "confirm", approved: true, scope: "session" }) } },
+            { class: "allow-chat", title: `Run ${toolTitle(tool)} without asking for the rest of this conversation (you can revoke it above the messages)`, on: { click: () => reply({ type: "confirm", approved: true, scope: "session" }) } },
             "Allow for this chat",
           )
         : null,
@@ -74,6 +75,8 @@ function confirmForm(p: Prompt, answer: (a: PromptAnswer) => void): HTMLElement 
 }
 
 function confirmBody(p: Prompt): HTMLElement[] {
+  const server = samplingServer(p.rtc.tool_name);
+  if (server !== null) return samplingBody(server, p.rtc.arguments as SampleRequest);
   if (p.call) {
     return [
       h("p", { class: "q" }, `Allow the running script to call ${p.call.tool}?`),
@@ -108,6 +111,25 @@ function confirmBody(p: Prompt): HTMLElement[] {
         : p.byTool
           ? "The site asks before this tool runs, in every work mode. Its arguments are shown above."
           : "The current work mode asks before this tool runs. Its arguments are shown above.",
+    ),
+  ];
+}
+
+/**
+ * An MCP server's request to use the model: what it would send, as it would
+ * send it (it cannot be edited here), so the person knows what the session's
+ * model reads and pays for.
+ */
+function samplingBody(server: string, q: SampleRequest): HTMLElement[] {
+  const shown = showInvisible(server);
+  return [
+    h("p", { class: "q" }, `Allow the MCP server “${shown}” to use the assistant's model?`),
+    h("div", { class: "note" }, `It sends this to the model, up to ${q.max_tokens} tokens of answer, counted to this chat; the answer goes to the server.`),
+    h(
+      "div",
+      { class: "sample" },
+      q.system_prompt ? h("div", { class: "sample-msg system" }, h("span", { class: "role" }, "instructions"), h("pre", null, showInvisible(q.system_prompt))) : null,
+      ...(q.messages ?? []).map((m) => h("div", { class: `sample-msg ${m.role}` }, h("span", { class: "role" }, m.role), h("pre", null, showInvisible(m.text)))),
     ),
   ];
 }

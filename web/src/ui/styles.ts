@@ -177,6 +177,10 @@ select { border: 1px solid var(--rtc-border); border-radius: 7px; padding: 3px 6
 .prompt.elicit .link { margin: 6px 0 10px; }
 .prompt.elicit .link .origin { font-size: 15px; }
 .prompt.elicit .link .url { font: 12px/1.45 var(--rtc-mono); color: var(--rtc-muted); overflow-wrap: anywhere; }
+.prompt .sample { margin: 6px 0; max-height: 320px; overflow: auto; display: flex; flex-direction: column; gap: 4px; }
+.prompt .sample-msg { background: var(--rtc-code); border-radius: 6px; padding: 4px 8px; }
+.prompt .sample-msg .role { font-size: 11px; color: var(--rtc-muted); text-transform: uppercase; }
+.prompt .sample-msg pre { margin: 2px 0 0; font: 12px/1.45 var(--rtc-mono); white-space: pre-wrap; overflow-wrap: anywhere; }
 .note.elicit-refused { margin: 4px 10px; font-size: 12px; color: var(--rtc-bad); }
 .thinking { color: var(--rtc-muted); font-size: 13px; }
 .thinking::after { content: " ···"; animation: blink 1.2s steps(2) infinite; }

@@ -1,8 +1,8 @@
 // Test: the reference MCP server nobody here wrote, @modelcontextprotocol/server-everything
 // (pinned in package.json, over stdio), asks its questions in the real page: its
 // thirteen-field form of every kind the specification allows, with its defaults
-// filled in, answered and read back by the server; and its link, opened only on
-// a click.
+// filled in, answered and read back by the server; its link, opened only on a
+// click; and its request to use the model, shown and allowed for the chat.
 
 import { writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -18,10 +18,13 @@ const script = {
   turns: [
     turn("(?i)form", [{ text: "Asking.", tool_calls: [call("everything__trigger-elicitation-request", {})] }, after]),
     turn("(?i)link", [{ text: "Linking.", tool_calls: [call("everything__trigger-url-elicitation", { url: "https://auth.example.test/consent", message: "Approve the demo." })] }, after]),
+    // The server's request to use the model is answered by the same script.
+    turn("(?i)context: a haiku", [{ text: "green tests at dawn" }]),
+    turn("(?i)haiku please", [{ text: "Sampling.", tool_calls: [call("everything__trigger-sampling-request", { prompt: "a haiku", maxTokens: 40 })] }, after]),
   ],
 };
 
-test("server-everything: its thirteen-field form and its link are answered in the page", async () => {
+test("server-everything: its thirteen-field form, its link and its request to use the model are answered in the page", async () => {
   const config = join(tmpdir(), `rtc-e2e-everything-${process.pid}.json`);
   const server = join(paths.web, "node_modules/@modelcontextprotocol/server-everything/dist/index.js");
   await writeFile(config, JSON.stringify({ servers: { everything: { command: process.execPath, args: [server, "stdio"] } } }));
@@ -71,5 +74,19 @@ test("server-everything: its thirteen-field form and its link are answered in th
   await link.getByRole("button", { name: "Open auth.example.test" }).click();
   await (await popup).close();
   includes(await p.waitForAnswer("User completed the URL elicitation flow", 60_000), "URL: https://auth.example.test/consent", "the server was told the person opened it");
+
+  // A request to use the model: what would be sent is shown; allowed for this chat.
+  await p.send("haiku please");
+  await allow();
+  const sample = p.page.locator("rtc-agent .prompt.confirm");
+  await sample.waitFor({ timeout: 60_000 });
+  const shown = await sample.innerText();
+  includes(shown, "Allow the MCP server “everything” to use the assistant's model?");
+  includes(shown, "You are a helpful test server.", "the server's instructions are shown");
+  includes(shown, "context: a haiku", "the message is shown");
+  includes(shown, "up to 40 tokens", "the answer's limit is shown");
+  await sample.getByRole("button", { name: "Allow for this chat" }).click();
+  includes(await p.waitForAnswer("LLM sampling result", 60_000), "green tests at dawn", "the server got the model's answer");
+  eq(await p.page.locator("rtc-agent .approvals .tool-name").allInnerTexts(), ["everything: use of the model"], "allowed in this chat, by server");
   eq(p.noErrors(), [], "no page errors");
 });
