@@ -12,10 +12,11 @@ import (
 	"github.com/rtcagent/rtcagent/internal/tools"
 )
 
-// turnNow reads the session and the turn as the transaction writes over them. The
-// session comes first: in a write transaction that read waits for the session's
-// other writers (a stop, a work mode change), so neither changes before the commit.
-func turnNow(tx store.Tx, t *protocol.Turn) (*protocol.Session, *protocol.Turn, error) {
+// lockTurn reads the session and the turn as the transaction writes over them,
+// under the user's stream lock: the session comes first, and in a write
+// transaction that read takes the lock and waits for the session's other
+// writers (a stop, a work mode change), so neither changes before the commit.
+func lockTurn(tx store.Tx, t *protocol.Turn) (*protocol.Session, *protocol.Turn, error) {
 	s, err := tx.SessionGet(t.SessionID)
 	if err != nil {
 		return nil, nil, err
@@ -33,14 +34,14 @@ func (r *Runner) commitStep(ctx context.Context, o *owner, item *store.InboxItem
 	r.price(&out.usage)
 	stop := false
 	var closed []string // messages EndTurn closed besides the step's own
-	err := r.writeItem(ctx, o, item, func(tx store.Tx, finish func() error) error {
+	err := r.fencedItem(ctx, o, item, func(tx store.Tx, finish func() error) error {
 		stop, closed = false, nil
 		want := store.Prefetch{Turn: t.ID}
 		if out.msg == nil {
 			want.MessageSeq = t.SessionID // finalMessage creates the message
 		}
 		tx.Prefetch(want)
-		sess, cur, err := turnNow(tx, t)
+		sess, cur, err := lockTurn(tx, t)
 		if err != nil {
 			return err
 		}

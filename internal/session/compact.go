@@ -62,9 +62,9 @@ func (r *Runner) compactTurn(ctx context.Context, o *owner, item *store.InboxIte
 	if plan == nil {
 		// Nothing to summarise (a new session, or compacted just now): done.
 		var closed []string
-		err := r.writeItem(ctx, o, item, func(tx store.Tx, finish func() error) error {
+		err := r.fencedItem(ctx, o, item, func(tx store.Tx, finish func() error) error {
 			closed = nil
-			_, cur, err := turnNow(tx, t)
+			_, cur, err := lockTurn(tx, t)
 			if err != nil {
 				return err
 			}
@@ -113,9 +113,9 @@ func (r *Runner) summarise(ctx context.Context, o *owner, item *store.InboxItem,
 	r.price(&out.usage)
 	result := compactDone
 	var closed []string // messages EndTurn closed besides the summary
-	err = r.writeItem(ctx, o, item, func(tx store.Tx, finish func() error) error {
+	err = r.fencedItem(ctx, o, item, func(tx store.Tx, finish func() error) error {
 		result, closed = compactDone, nil
-		_, cur, err := turnNow(tx, t)
+		_, cur, err := lockTurn(tx, t)
 		if err != nil {
 			return err
 		}

@@ -28,8 +28,11 @@ func (o *owner) get() store.Lease {
 	return o.lease
 }
 
-// write runs fn in a transaction that first checks this owner still holds the lease.
-func (r *Runner) write(ctx context.Context, o *owner, fn func(tx store.Tx) error) error {
+// fenced runs fn in a transaction that first checks this owner still holds the
+// lease (the lease check fences it: a worker that lost the lease writes
+// nothing). r.cfg.Store.Write is the unfenced write, for what stands whoever
+// holds the lease (a result's compare-and-set, a question's end).
+func (r *Runner) fenced(ctx context.Context, o *owner, fn func(tx store.Tx) error) error {
 	return r.cfg.Store.Write(ctx, func(tx store.Tx) error {
 		if err := tx.LeaseCheck(o.get()); err != nil {
 			return err
@@ -123,7 +126,7 @@ type taken struct {
 // turn of nil with a nil error means the item needed no work (it was deleted).
 func (r *Runner) next(ctx context.Context, o *owner) (taken, error) {
 	var tk taken
-	err := r.write(ctx, o, func(tx store.Tx) error {
+	err := r.fenced(ctx, o, func(tx store.Tx) error {
 		var err error
 		tk, err = r.take(tx, o.get())
 		return err
@@ -161,13 +164,13 @@ func (r *Runner) take(tx store.Tx, lease store.Lease) (taken, error) {
 // empty and released the lease: the drain is over.
 var errReleased = errors.New("lease released")
 
-// writeItem is write for a transaction that may complete the item: fn calls
+// fencedItem is fenced for a transaction that may complete the item: fn calls
 // finish to delete it (store.Tx.InboxFinish, which releases the lease when the
-// inbox is then empty, saving the drain a round trip). When it released, writeItem
-// returns errReleased.
-func (r *Runner) writeItem(ctx context.Context, o *owner, item *store.InboxItem, fn func(tx store.Tx, finish func() error) error) error {
+// inbox is then empty, saving the drain a round trip). When it released,
+// fencedItem returns errReleased.
+func (r *Runner) fencedItem(ctx context.Context, o *owner, item *store.InboxItem, fn func(tx store.Tx, finish func() error) error) error {
 	released := false
-	err := r.write(ctx, o, func(tx store.Tx) error {
+	err := r.fenced(ctx, o, func(tx store.Tx) error {
 		released = false
 		return fn(tx, func() error { return tx.InboxFinish(item.ID, o.get(), &released) })
 	})
@@ -228,7 +231,7 @@ func (r *Runner) renew(ctx context.Context, cancel context.CancelFunc, o *owner)
 // giveUp fails the item's turn visibly and drops the item.
 func (r *Runner) giveUp(ctx context.Context, o *owner, item *store.InboxItem, cause error) {
 	var closed []string
-	err := r.write(ctx, o, func(tx store.Tx) error {
+	err := r.fenced(ctx, o, func(tx store.Tx) error {
 		if err := tx.InboxDelete(*item); err != nil {
 			return err
 		}

@@ -98,7 +98,7 @@ func (r *Runner) writeProgress(ctx context.Context, o *owner, id string, sink *p
 		written := false
 		var err error
 		for range 3 { // a concurrent change of the RTC: read it again
-			err = r.write(ctx, o, func(tx store.Tx) error {
+			err = r.fenced(ctx, o, func(tx store.Tx) error {
 				var err error
 				written, err = lifecycle.ProgressServerRTC(tx, id, *p)
 				return err

@@ -50,7 +50,7 @@ func stepOutcome(err error) string {
 // fail ends the turn with a visible error message and drops the item.
 func (r *Runner) fail(ctx context.Context, o *owner, item *store.InboxItem, t *protocol.Turn, terr *protocol.TurnError) error {
 	var closed []string
-	err := r.write(ctx, o, func(tx store.Tx) error {
+	err := r.fenced(ctx, o, func(tx store.Tx) error {
 		if err := tx.InboxDelete(*item); err != nil {
 			return err
 		}

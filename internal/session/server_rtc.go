@@ -91,10 +91,10 @@ func (r *Runner) runServerRTC(ctx context.Context, o *owner, item *store.InboxIt
 		rtc = rc
 		return nil
 	}
-	err := r.writeItem(ctx, o, item, decide)
+	err := r.fencedItem(ctx, o, item, decide)
 	for err == nil && undecided != nil {
 		if decided[undecided.ID], err = r.rerunnable(ctx, t, undecided); err == nil {
-			err = r.writeItem(ctx, o, item, decide)
+			err = r.fencedItem(ctx, o, item, decide)
 		}
 	}
 	if err != nil || rtc == nil {
@@ -114,7 +114,7 @@ func (r *Runner) runServerRTC(ctx context.Context, o *owner, item *store.InboxIt
 		// interrupted.
 		wctx = context.WithoutCancel(ctx)
 	}
-	err = r.writeItem(wctx, o, item, func(tx store.Tx, finish func() error) error {
+	err = r.fencedItem(wctx, o, item, func(tx store.Tx, finish func() error) error {
 		if err := endServerCall(tx, rtc.ID, res, late); err != nil {
 			return err
 		}

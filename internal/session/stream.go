@@ -157,9 +157,9 @@ func stopOr(drainCtx, turnCtx context.Context, err error) error {
 }
 
 func (r *Runner) createStreaming(ctx context.Context, o *owner, t *protocol.Turn, out *stepOutput, role string) error {
-	return r.write(ctx, o, func(tx store.Tx) error {
+	return r.fenced(ctx, o, func(tx store.Tx) error {
 		tx.Prefetch(store.Prefetch{Turn: t.ID, MessageSeq: t.SessionID})
-		_, cur, err := turnNow(tx, t)
+		_, cur, err := lockTurn(tx, t)
 		if err != nil {
 			return err
 		}
@@ -186,14 +186,14 @@ func (r *Runner) streamFailed(ctx context.Context, o *owner, item *store.InboxIt
 		return err // the next owner recovers the turn, with the text streamed so far
 	}
 	if errors.Is(err, errStopped) {
-		werr := r.write(ctx, o, func(tx store.Tx) error { return r.closeInterrupted(tx, item, out) })
+		werr := r.fenced(ctx, o, func(tx store.Tx) error { return r.closeInterrupted(tx, item, out) })
 		r.dropPartial(out, werr)
 		return werr
 	}
 	me := llm.AsError(err)
 	r.log.Warn("model step failed", "turn", t.ID, "err", err)
 	terr := &protocol.TurnError{Category: "model_error", Message: modelErrorText(me), Retryable: me.Retryable}
-	werr := r.write(ctx, o, func(tx store.Tx) error { return r.interruptMsg(tx, out) })
+	werr := r.fenced(ctx, o, func(tx store.Tx) error { return r.interruptMsg(tx, out) })
 	r.dropPartial(out, werr)
 	if werr != nil {
 		return werr
