@@ -23,8 +23,7 @@ import (
 // in this transaction). A call that waited in the queue is decided again from
 // the session as it is now (decideAgain): plan mode ends it as rejected and the
 // next call is delivered instead. A server call that needs no confirmation is
-// handed to the session's worker at once (a request to use the model is run
-// by the call that made it).
+// handed to the session's worker at once (queueExecution).
 func Deliver(tx store.Tx, r *protocol.RTC, prev string) error {
 	if prev == protocol.RTCQueued {
 		refused, err := decideAgain(tx, r)
@@ -41,7 +40,7 @@ func Deliver(tx store.Tx, r *protocol.RTC, prev string) error {
 	if err := EmitRTC(tx, r, prev); err != nil {
 		return err
 	}
-	if r.Executor == protocol.RTCExecutorServer && !r.NeedsConfirmation && !tools.IsSampling(r.ToolName) {
+	if r.Executor == protocol.RTCExecutorServer && !r.NeedsConfirmation {
 		return queueExecution(tx, r)
 	}
 	return nil

@@ -22,7 +22,12 @@ func errServerRuns(id string) error {
 }
 
 // queueExecution asks the session's worker to run the turn's open server call.
+// A server's request to use the model is not such a call: the call that made
+// it runs it, and nothing is queued.
 func queueExecution(tx store.Tx, r *protocol.RTC) error {
+	if tools.IsSampling(r.ToolName) {
+		return nil
+	}
 	return tx.InboxInsert(&store.InboxItem{SessionID: r.SessionID, Kind: core.KindRTCExecute, TurnID: r.TurnID})
 }
 
@@ -60,9 +65,6 @@ func ApproveRTC(tx store.Tx, c core.Caller, req *protocol.RTCApproveRequest) (*p
 	}
 	if err := emitRTCBy(tx, r, prev, &actor{caller: c}); err != nil {
 		return nil, casConflict(err, r.ID)
-	}
-	if tools.IsSampling(r.ToolName) {
-		return r, nil // the call that made the request runs it
 	}
 	return r, queueExecution(tx, r)
 }

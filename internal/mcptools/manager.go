@@ -502,7 +502,7 @@ func (h headers) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	resp, err := http.DefaultTransport.RoundTrip(req)
 	if err == nil {
-		watchLines(resp, h.limit, h.seen)
+		watchLines(req, resp, h.limit, h.seen)
 	}
 	return resp, err
 }

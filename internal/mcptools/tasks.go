@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"strings"
 )
 
 // A tool listed with execution.taskSupport "required" (the MCP tasks
@@ -52,12 +53,37 @@ func (c *conn) needsTask(name string) bool {
 	return c.taskOnly[name]
 }
 
+// noteLineBytes bounds the lines of an HTTP answer other than a tool listing
+// that are kept to be noted: a question's form fits (tools.MaxFormBytes), and
+// a large tool result is not copied a second time.
+const noteLineBytes = 256 << 10
+
 // watchLines gives the lines of an HTTP answer to seen as they are read,
-// before the SDK decodes them.
-func watchLines(resp *http.Response, limit int, seen func([]byte)) {
-	if resp.Body != nil {
-		resp.Body = &lineTee{rc: resp.Body, limit: limit, seen: seen}
+// before the SDK decodes them: those of a tool listing up to limit, the
+// others up to noteLineBytes.
+func watchLines(req *http.Request, resp *http.Response, limit int, seen func([]byte)) {
+	if resp.Body == nil {
+		return
 	}
+	if !listsTools(req) {
+		limit = min(limit, noteLineBytes)
+	}
+	resp.Body = &lineTee{rc: resp.Body, limit: limit, seen: seen}
+}
+
+// listsTools reports whether req is a tools/list request, from the head of
+// its body.
+func listsTools(req *http.Request) bool {
+	if req.GetBody == nil {
+		return false
+	}
+	body, err := req.GetBody()
+	if err != nil {
+		return false
+	}
+	defer body.Close()
+	head, _ := io.ReadAll(io.LimitReader(body, 4<<10))
+	return strings.Contains(string(head), `"tools/list"`)
 }
 
 // lineTee passes a body through and hands each complete line of at most limit

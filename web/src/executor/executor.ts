@@ -25,7 +25,7 @@ import { INTERRUPTED, type Journal, type Outcome, type RtcRef } from "./journal.
 import type { Leadership } from "./leader.js";
 import { fitOutput, resultOutcome, type Outbox } from "./outbox.js";
 import { formatAnswers, questionsOf, validateQuestions } from "./ask.js";
-import { checkContent, ELICITATION, elicitationOf, elicitOutput, type Elicitation } from "./elicit.js";
+import { checkContent, ELICITATION, elicitationOf, elicitOutput } from "./elicit.js";
 import type { Prompt, PromptAnswer, PromptBoard, PromptKind } from "./prompts.js";
 import { allowableForChat, allowedForChat, decideCall, scriptCallAsk, type ScriptCallAsk } from "./permissions.js";
 import { previewOfCall, type ScriptPreview } from "../script/pin.js";
@@ -185,6 +185,8 @@ export class Executor {
     const asks: PromptKind | null = rtc.tool_name === "askUser" ? "ask" : rtc.tool_name === ELICITATION ? "elicit" : null;
     const need = asks ? { ask: false, standing: false, byTool: false } : await this.needsConfirmation(rtc, args);
     const kind: PromptKind | null = asks ?? (need.ask ? "confirm" : null);
+    // An MCP server's question, read once: its form or link, or why it cannot be shown.
+    const asked = kind === "elicit" ? elicitationOf(rtc.arguments) : null;
     // What the server records as the decision: a standing "Allow for this chat", or the person's answer below.
     let approval: Approval | undefined = need.standing ? { scope: "session", standing: true } : undefined;
     if (kind) {
@@ -192,10 +194,7 @@ export class Executor {
         const problem = validateQuestions(rtc.arguments);
         if (problem) return void (await this.finish(rtc, ref, { kind: "result", ok: false, error: problem }));
       }
-      if (kind === "elicit") {
-        const q = elicitationOf(rtc.arguments);
-        if (typeof q === "string") return void (await this.finish(rtc, ref, { kind: "result", ok: false, error: q }));
-      }
+      if (typeof asked === "string") return void (await this.finish(rtc, ref, { kind: "result", ok: false, error: asked }));
       if (!(await this.d.journal.prompting(ref, tab))) return;
       void this.d.call("v1.rtc.update_status", { rtc_id: rtc.id, status: "sent", client_id: crypto.randomUUID() }).catch(() => undefined);
     }
@@ -214,7 +213,7 @@ export class Executor {
         const allowForChat = kind === "confirm" && !script && allowableForChat(rtc.tool_name, tool?.kind, rtc.arguments);
         const shown = new Date();
         const questions = kind === "ask" ? questionsOf(rtc.arguments) : null;
-        const elicitation = kind === "elicit" ? (elicitationOf(rtc.arguments) as Elicitation) : null;
+        const elicitation = typeof asked === "object" ? asked : null;
         const answer = await this.promptFor(rtc, {
           id: rtc.id,
           kind,
