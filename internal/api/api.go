@@ -101,13 +101,8 @@ func (a *API) call(ctx context.Context, c core.Caller, h handler, method string,
 	if len(params) > a.lim.RequestBytes {
 		return nil, protocol.Errorf(protocol.CodeTooLarge, "request is %d bytes, more than the limit of %d", len(params), a.lim.RequestBytes)
 	}
-	if c.UserID == "" {
-		return nil, protocol.Errorf(protocol.CodeUnauthenticated, "no user")
-	}
-	if c.DeviceID != "" {
-		if err := protocol.ValidDeviceID(c.DeviceID); err != nil {
-			return nil, protocol.Errorf(protocol.CodeInvalidArgument, "%v", err)
-		}
+	if perr := checkCaller(c); perr != nil {
+		return nil, perr
 	}
 	if len(params) == 0 {
 		params = []byte("{}")
@@ -121,6 +116,19 @@ func (a *API) call(ctx context.Context, c core.Caller, h handler, method string,
 		return nil, a.toError(method, err)
 	}
 	return out, nil
+}
+
+// checkCaller refuses a call without a user or with a malformed device id.
+func checkCaller(c core.Caller) *protocol.Error {
+	if c.UserID == "" {
+		return protocol.Errorf(protocol.CodeUnauthenticated, "no user")
+	}
+	if c.DeviceID != "" {
+		if err := protocol.ValidDeviceID(c.DeviceID); err != nil {
+			return protocol.Errorf(protocol.CodeInvalidArgument, "%v", err)
+		}
+	}
+	return nil
 }
 
 // toError is the one place where internal errors become protocol codes.

@@ -18,6 +18,24 @@ func (a *API) messageSend(ctx context.Context, c core.Caller, params json.RawMes
 	if err := decode(params, &req); err != nil {
 		return nil, err
 	}
+	return a.send(ctx, c, &req)
+}
+
+// SendMessage is v1.message.send for callers inside the server, which may name
+// a new session's id (MessageSendRequest.NewSessionID). The error is a
+// *protocol.Error.
+func (a *API) SendMessage(ctx context.Context, c core.Caller, req *protocol.MessageSendRequest) (*protocol.MessageSendResult, *protocol.Error) {
+	if perr := checkCaller(c); perr != nil {
+		return nil, perr
+	}
+	res, err := a.send(ctx, c, req)
+	if err != nil {
+		return nil, a.toError(protocol.MethodMessageSend, err)
+	}
+	return res, nil
+}
+
+func (a *API) send(ctx context.Context, c core.Caller, req *protocol.MessageSendRequest) (*protocol.MessageSendResult, error) {
 	if err := a.checkID("client_id", req.ClientID); err != nil {
 		return nil, err
 	}
@@ -48,7 +66,7 @@ func (a *API) messageSend(ctx context.Context, c core.Caller, params json.RawMes
 	var res *protocol.MessageSendResult
 	send := func(tx store.Tx) error {
 		var err error
-		res, err = core.SendMessage(tx, c, &req)
+		res, err = core.SendMessage(tx, c, req)
 		return err
 	}
 	err := a.write(ctx, send)

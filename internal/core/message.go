@@ -1,6 +1,7 @@
 package core
 
 import (
+	"cmp"
 	"errors"
 	"strings"
 	"unicode/utf8"
@@ -65,16 +66,24 @@ func sessionForMessage(tx store.Tx, c Caller, req *protocol.MessageSendRequest) 
 			return nil, err
 		}
 	}
-	if req.SessionID == "" {
+	id := req.SessionID
+	if id == "" && req.NewSessionID != "" {
+		if _, err := tx.SessionGet(req.NewSessionID); err == nil {
+			id = req.NewSessionID
+		} else if !errors.Is(err, store.ErrNotFound) {
+			return nil, err
+		}
+	}
+	if id == "" {
 		mode := req.WorkMode
 		if mode == "" {
 			mode = c.modeFor(protocol.ModeEdit)
 		}
-		s := &protocol.Session{ID: NewID(), UserID: c.UserID, DeviceID: c.DeviceID, Title: TitleFrom(req.Content.Text),
+		s := &protocol.Session{ID: cmp.Or(req.NewSessionID, NewID()), UserID: c.UserID, DeviceID: c.DeviceID, Title: TitleFrom(req.Content.Text),
 			WorkMode: mode, Status: protocol.SessionOpen}
 		return s, EmitSession(tx, s, protocol.UpdSessionCreated)
 	}
-	s, err := SessionForDevice(tx, c, req.SessionID)
+	s, err := SessionForDevice(tx, c, id)
 	if err != nil {
 		return nil, err
 	}

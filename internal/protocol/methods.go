@@ -68,6 +68,10 @@ type MessageSendRequest struct {
 	// not the built-in browser tools: for clients that run only their own tools.
 	HostToolsOnly bool            `json:"host_tools_only,omitempty"`
 	Context       *MessageContext `json:"context,omitempty"`
+	// NewSessionID, for callers inside the server only (never on the wire),
+	// names the session when SessionID is empty: it is used if it exists and
+	// created with that id if not (an AG-UI thread's session).
+	NewSessionID string `json:"-"`
 }
 
 type MessageSendResult struct {

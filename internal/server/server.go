@@ -18,6 +18,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/rtcagent/rtcagent/internal/agui"
 	"github.com/rtcagent/rtcagent/internal/api"
 	"github.com/rtcagent/rtcagent/internal/auth"
 	"github.com/rtcagent/rtcagent/internal/config"
@@ -205,6 +206,8 @@ func (s *Server) routes() {
 	m := http.NewServeMux()
 	m.Handle("/connection/websocket", s.node.WebSocketHandler())
 	m.Handle("/api/v1/rpc/", s.api.HTTPHandler(s.verifier))
+	m.Handle("/ag-ui", agui.Handler(agui.Config{API: s.api, Store: s.store, Node: s.node, Verifier: s.verifier,
+		AllowedOrigins: s.cfg.AllowedOrigins(), Logger: s.log.With("component", "ag-ui")}))
 	m.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok\n")) })
 	m.HandleFunc("/readyz", s.readyz)
 	m.Handle("/metrics", promhttp.Handler())

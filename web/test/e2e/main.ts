@@ -41,6 +41,7 @@ import "./everything.test.js";
 import "./cutargs.test.js";
 import "./quota.test.js";
 import "./backlog.test.js";
+import "./agui.test.js";
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 

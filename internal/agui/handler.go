@@ -1,0 +1,260 @@
+package agui
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/rtcagent/rtcagent/internal/api"
+	"github.com/rtcagent/rtcagent/internal/auth"
+	"github.com/rtcagent/rtcagent/internal/core"
+	"github.com/rtcagent/rtcagent/internal/protocol"
+	"github.com/rtcagent/rtcagent/internal/realtime"
+	"github.com/rtcagent/rtcagent/internal/store"
+)
+
+// Config is what the AG-UI endpoint needs from the server.
+type Config struct {
+	API      *api.API
+	Store    store.Store
+	Node     *realtime.Node
+	Verifier *auth.Verifier
+	// AllowedOrigins are the web origins whose pages may call the endpoint
+	// (CORS); empty allows any origin, as for the WebSocket: the bearer token
+	// is the credential.
+	AllowedOrigins []string
+	Logger         *slog.Logger
+}
+
+// DefaultDevice is the device of an AG-UI client that sends no X-Device-Id:
+// every such client of a user shares its threads.
+const DefaultDevice = "ag-ui"
+
+// keepAlive is how often an idle stream sends an SSE comment.
+const keepAlive = 15 * time.Second
+
+// refollows bounds how often a run reconnects its feed.
+const refollows = 3
+
+type handler struct{ cfg Config }
+
+// Handler serves POST /ag-ui: one AG-UI run per request, answered as a
+// text/event-stream of AG-UI events (see doc.go).
+func Handler(cfg Config) http.Handler { return &handler{cfg: cfg} }
+
+func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h.cors(w, r)
+	switch r.Method {
+	case http.MethodOptions:
+		w.WriteHeader(http.StatusNoContent)
+		return
+	case http.MethodPost:
+	default:
+		writeError(w, protocol.Errorf(protocol.CodeInvalidArgument, "use POST"))
+		return
+	}
+	tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	if !ok {
+		writeError(w, protocol.Errorf(protocol.CodeUnauthenticated, "missing bearer token"))
+		return
+	}
+	claims, err := h.cfg.Verifier.Verify(tok)
+	if err != nil {
+		writeError(w, protocol.Errorf(protocol.CodeUnauthenticated, "%v", err))
+		return
+	}
+	caller := core.Caller{UserID: claims.UserID, DeviceID: cmp.Or(r.Header.Get(api.DeviceHeader), DefaultDevice), Modes: claims.Modes}
+	if err := protocol.ValidDeviceID(caller.DeviceID); err != nil {
+		writeError(w, protocol.Errorf(protocol.CodeInvalidArgument, "%v", err))
+		return
+	}
+	in, perr := h.input(w, r)
+	if perr != nil {
+		writeError(w, perr)
+		return
+	}
+	// The feed connects first and the thread is read before the run acts:
+	// what the run's own commits change reaches it through the feed.
+	ctx := r.Context()
+	feed, err := h.cfg.Node.Follow(ctx, tok, caller.DeviceID)
+	if err != nil {
+		writeError(w, protocol.Errorf(protocol.CodeUnavailable, "follow the thread: %v", err))
+		return
+	}
+	defer func() { feed.Close() }()
+	sessionID := ThreadSession(caller.UserID, in.ThreadID)
+	read := func() (*state, error) {
+		return readState(ctx, h.cfg.Store, caller.UserID, sessionID, in.messageClientID())
+	}
+	st, err := read()
+	if err != nil {
+		writeError(w, protocol.Errorf(protocol.CodeUnavailable, "read the thread: %v", err))
+		return
+	}
+	turnID, answered, perr := h.act(ctx, caller, in, sessionID, st)
+	if perr != nil {
+		writeError(w, perr)
+		return
+	}
+	out := newStream(w)
+	run := newRun(out.event, in, sessionID, turnID, answered)
+	err = run.start(in, st, h.partial(ctx, caller))
+	for tries := 0; err == nil && !run.done; {
+		var ev realtime.FeedEvent
+		ev, err = next(ctx, feed, out)
+		switch {
+		case errors.Is(err, realtime.ErrFeedEnded) && tries < refollows:
+			tries++
+			feed.Close()
+			if feed, err = h.cfg.Node.Follow(ctx, tok, caller.DeviceID); err == nil {
+				if st, err = read(); err == nil {
+					err = run.resync(st)
+				}
+			}
+		case err != nil:
+		case ev.Update != nil:
+			err = run.update(ev.Update)
+		case ev.Delta != nil:
+			err = run.delta(ev.Delta)
+		}
+	}
+	if err != nil && ctx.Err() == nil && !run.done && !out.failed {
+		h.cfg.Logger.Warn("ag-ui run ended early", "user", caller.UserID, "thread", in.ThreadID, "err", err)
+		_ = out.event(runError{Type: evRunError, Code: protocol.CodeUnavailable,
+			Message: "the run's stream was interrupted; the turn goes on: run again to follow it"})
+	}
+}
+
+// next waits for the feed's next publication, keeping the stream alive.
+func next(ctx context.Context, feed *realtime.Feed, out *stream) (realtime.FeedEvent, error) {
+	for {
+		wait, cancel := context.WithTimeout(ctx, keepAlive)
+		ev, err := feed.Next(wait)
+		cancel()
+		if !errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil {
+			return ev, err
+		}
+		if err := out.comment("keep-alive"); err != nil {
+			return ev, err
+		}
+	}
+}
+
+// input reads and checks the run's input.
+func (h *handler) input(w http.ResponseWriter, r *http.Request) (*RunInput, *protocol.Error) {
+	lim := h.cfg.API.Limits()
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, int64(lim.RequestBytes)))
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return nil, protocol.Errorf(protocol.CodeTooLarge, "request larger than %d bytes", lim.RequestBytes)
+		}
+		return nil, protocol.Errorf(protocol.CodeInvalidArgument, "read body: %v", err)
+	}
+	var in RunInput
+	if err := json.Unmarshal(body, &in); err != nil {
+		return nil, protocol.Errorf(protocol.CodeInvalidArgument, "RunAgentInput: %v", err)
+	}
+	if err := in.check(lim); err != nil {
+		return nil, asError(err)
+	}
+	return &in, nil
+}
+
+// act applies what the input brings: the client's results of the thread's
+// open calls, then its new message. It returns the turn they concern and the
+// calls it answered.
+func (h *handler) act(ctx context.Context, c core.Caller, in *RunInput, sessionID string, st *state) (turnID string, answered []string, _ *protocol.Error) {
+	for _, m := range in.Messages {
+		open, ok := st.openCall(m.ToolCallID)
+		if m.Role != "tool" || !ok {
+			continue // not a result, or one applied already
+		}
+		req := protocol.RTCSubmitResultRequest{RTCID: m.ToolCallID, ClientID: resultPrefix + m.ToolCallID, OK: m.Error == "", Error: m.Error}
+		if req.OK {
+			text, err := m.text()
+			if err != nil {
+				return "", nil, asError(err)
+			}
+			req.Output = output(text)
+		}
+		if _, perr := h.call(ctx, c, protocol.MethodRTCSubmitResult, req); perr != nil {
+			return "", nil, perr
+		}
+		turnID = open.TurnID
+		answered = append(answered, open.ID)
+	}
+	m, ok := in.newUserMessage()
+	if !ok {
+		return turnID, answered, nil
+	}
+	text, err := m.text()
+	if err != nil {
+		return "", nil, asError(err)
+	}
+	req := &protocol.MessageSendRequest{ClientID: in.messageClientID(), NewSessionID: sessionID,
+		Content: protocol.MessageContent{Text: text}, Tools: in.hostTools(), HostToolsOnly: true}
+	if md := in.agentMD(); md != "" {
+		req.Context = &protocol.MessageContext{AgentMD: md}
+	}
+	res, perr := h.cfg.API.SendMessage(ctx, c, req)
+	if perr != nil {
+		return "", nil, perr
+	}
+	return res.TurnID, answered, nil
+}
+
+// partial reads the text a streaming message has shown so far.
+func (h *handler) partial(ctx context.Context, c core.Caller) func(string) (string, int64) {
+	return func(id string) (string, int64) {
+		b, perr := h.call(ctx, c, protocol.MethodMessageGet, protocol.IDRequest{MessageID: id})
+		var res protocol.MessageGetResult
+		if perr != nil || json.Unmarshal(b, &res) != nil {
+			return "", 0
+		}
+		return res.Message.Text, res.DeltaSeq
+	}
+}
+
+func (h *handler) call(ctx context.Context, c core.Caller, method string, params any) ([]byte, *protocol.Error) {
+	b, err := json.Marshal(params)
+	if err != nil {
+		return nil, protocol.Errorf(protocol.CodeInternal, "%v", err)
+	}
+	return h.cfg.API.Call(ctx, c, method, b)
+}
+
+// cors lets the allowed origins' pages call the endpoint with a token.
+func (h *handler) cors(w http.ResponseWriter, r *http.Request) {
+	origin := r.Header.Get("Origin")
+	if origin == "" || len(h.cfg.AllowedOrigins) > 0 && !slices.Contains(h.cfg.AllowedOrigins, origin) {
+		return
+	}
+	hd := w.Header()
+	hd.Set("Access-Control-Allow-Origin", origin)
+	hd.Add("Vary", "Origin")
+	hd.Set("Access-Control-Allow-Methods", "POST, OPTIONS")
+	hd.Set("Access-Control-Allow-Headers", "Authorization, Content-Type, Accept, "+api.DeviceHeader)
+	hd.Set("Access-Control-Max-Age", "600")
+}
+
+func asError(err error) *protocol.Error {
+	var pe *protocol.Error
+	if errors.As(err, &pe) {
+		return pe
+	}
+	return protocol.Errorf(protocol.CodeInvalidArgument, "%v", err)
+}
+
+func writeError(w http.ResponseWriter, e *protocol.Error) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(protocol.HTTPStatus(e.Code))
+	_ = json.NewEncoder(w).Encode(map[string]*protocol.Error{"error": e})
+}
