@@ -25,7 +25,7 @@ type Config struct {
 	TokenIss  string // -token-issuer, RTCAGENT_TOKEN_ISSUER; when set, tokens must carry it as iss
 	Dev       bool   // -dev, RTCAGENT_DEV; enables POST /api/dev/token (anyone can get a token for any user) with a random secret of its own; refused with Secret, DBURL or RedisURL
 	LogLevel  string // -log-level, RTCAGENT_LOG_LEVEL; debug, info, warn, error; default info
-	Origins   string // -allowed-origins, RTCAGENT_ALLOWED_ORIGINS; comma-separated WebSocket origins; default any
+	Origins   string // -allowed-origins, RTCAGENT_ALLOWED_ORIGINS; comma-separated page origins (WebSocket, /ag-ui); default any
 	System    string // -system-prompt, RTCAGENT_SYSTEM_PROMPT; default a short built-in prompt
 	SysFile   string // -system-prompt-file, RTCAGENT_SYSTEM_PROMPT_FILE; file whose content is the system prompt; exclusive with System
 	Prices    string // -prices, RTCAGENT_PRICES; JSON price table file (USD per million tokens per model) extending the built-in one
@@ -109,7 +109,7 @@ func Parse(args []string, getenv func(string) string) (Config, error) {
 	c.Dev = getenv("RTCAGENT_DEV") == "1" || getenv("RTCAGENT_DEV") == "true"
 	fs.BoolVar(&c.Dev, "dev", c.Dev, "development mode: token endpoint for any user (RTCAGENT_DEV)")
 	str(&c.LogLevel, "log-level", "RTCAGENT_LOG_LEVEL", "debug, info, warn or error")
-	str(&c.Origins, "allowed-origins", "RTCAGENT_ALLOWED_ORIGINS", "comma-separated WebSocket origins; empty = any")
+	str(&c.Origins, "allowed-origins", "RTCAGENT_ALLOWED_ORIGINS", "comma-separated origins of the pages that may connect (WebSocket, /ag-ui); empty = any")
 	str(&c.System, "system-prompt", "RTCAGENT_SYSTEM_PROMPT", "system prompt")
 	str(&c.SysFile, "system-prompt-file", "RTCAGENT_SYSTEM_PROMPT_FILE", "file with the system prompt")
 	str(&c.Prices, "prices", "RTCAGENT_PRICES", "path of a JSON file with prices (USD per million tokens per model) extending the built-in ones")

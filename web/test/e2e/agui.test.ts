@@ -2,12 +2,14 @@
 // /ag-ui endpoint: a text turn, a frontend tool answered by the client, the
 // same result sent again from a second client, a reload while the call is
 // pending, and the server killed (SIGKILL) while a call is pending and while
-// the answer streams.
+// the answer streams; and in Chromium, the example page (examples/ag-ui) on
+// another origin under a strict CSP.
 
 import { HttpAgent, type BaseEvent, type Message, type Tool } from "@ag-ui/client";
 import { defer, eq, includes, ok, test } from "./harness.js";
-import { call, turn } from "./pages.js";
-import { GoServer } from "./servers.js";
+import { host, paths } from "./context.js";
+import { call, cspViolations, newProfile, turn } from "./pages.js";
+import { buildAgUiExample, GoServer } from "./servers.js";
 
 const weather: Tool = {
   name: "get_weather",
@@ -35,7 +37,7 @@ async function runOnce(a: HttpAgent, params: { tools?: Tool[] } = {}): Promise<B
   return events;
 }
 
-const types = (events: BaseEvent[]) => events.map((e) => e.type);
+const types = (events: BaseEvent[]): string[] => events.map((e) => e.type);
 const finished = (events: BaseEvent[]) => events.find((e) => e.type === "RUN_FINISHED") as (BaseEvent & { outcome?: { type: string; pendingToolCallIds?: string[] } }) | undefined;
 const lastText = (ms: Message[]) => {
   const m = ms.filter((m) => m.role === "assistant" && typeof m.content === "string" && m.content).at(-1);
@@ -152,4 +154,24 @@ test("ag-ui: the server killed with a call pending, or while it streams; the thr
   const again = await runOnce(a);
   ok(!types(again).includes("RUN_ERROR"), `no error after the restart: ${types(again).join(",")}`);
   includes(lastText(a.messages), "five.");
+});
+
+test("ag-ui: the example page in Chromium, on another origin, runs its tool and survives a reload", async () => {
+  const go = await GoServer.start({ script });
+  await buildAgUiExample(paths);
+  const ctx = await newProfile();
+  const violations = await cspViolations(ctx);
+  const page = await ctx.newPage();
+  const q = new URLSearchParams({ server: go.url, user: "agui-page" });
+  await page.goto(`http://localhost:${host.port}/ag-ui/index.html?${q}`);
+  const status = page.locator(".status");
+  await page.locator(".status[data-state='idle']").waitFor();
+  await page.getByLabel("Message").fill("What is the weather?");
+  await page.getByRole("button", { name: "Send" }).click();
+  await page.locator(".messages li.assistant", { hasText: "It is sunny and 21 °C in Paris in Paris." }).waitFor();
+  await page.locator(".messages li.tool", { hasText: "sunny and 21 °C in Paris" }).waitFor();
+  eq(await status.getAttribute("data-state"), "idle");
+  await page.reload();
+  await page.locator(".messages li.assistant", { hasText: "It is sunny and 21 °C in Paris in Paris." }).waitFor();
+  eq(violations, [], "no CSP violation");
 });

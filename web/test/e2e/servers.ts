@@ -8,7 +8,7 @@ import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
 import { createServer as createNetServer } from "node:net";
 import { tmpdir } from "node:os";
-import { dirname, extname, join } from "node:path";
+import { dirname, extname, join, normalize } from "node:path";
 import { promisify } from "node:util";
 import { defer } from "./harness.js";
 
@@ -29,6 +29,11 @@ export async function buildBinaries(p: Paths): Promise<void> {
   bin.mcpserver = join(p.build, "mcpserver");
   // One go command: all link in parallel.
   await run("go", ["build", "-o", p.build + "/", "./cmd/rtcagent", "./web/test/testdata/streamtool", "./internal/mcptools/mcptest/mcpserver"], { cwd: p.repo });
+}
+
+/** Builds examples/ag-ui with its own build script, as its README says, into build/ag-ui. */
+export async function buildAgUiExample(p: Paths): Promise<void> {
+  await run("node", [join(p.repo, "examples/ag-ui/build.mjs"), join(p.build, "ag-ui")], { cwd: p.repo });
 }
 
 export async function freePort(): Promise<number> {
@@ -239,6 +244,18 @@ export class HostServer {
               "Cache-Control": "no-cache",
               // A strict host CSP: the SDK needs only its own origin, the server's socket and the sandbox frame.
               "Content-Security-Policy": `default-src 'self'; script-src 'self'; style-src 'self'; connect-src 'self' ws://127.0.0.1:${go}; frame-src 'self'`,
+            });
+          }
+          if (url.pathname.startsWith("/ag-ui/")) {
+            // The AG-UI example (examples/ag-ui, built by its build.mjs into build/ag-ui): nothing
+            // allowed but its own files and the Go server's endpoints.
+            const name = normalize(url.pathname.slice("/ag-ui/".length) || "index.html");
+            if (name.startsWith("..")) return send(403, "forbidden");
+            const go = url.searchParams.get("server") ?? "";
+            return send(200, await readFile(join(p.build, "ag-ui", name)), {
+              "Content-Type": TYPES[extname(name)] ?? "text/css; charset=utf-8",
+              "Cache-Control": "no-cache",
+              "Content-Security-Policy": `default-src 'none'; script-src 'self'; style-src 'self'; connect-src ${go}`,
             });
           }
           if (url.pathname === "/favicon.ico") return send(204, "");
