@@ -1,0 +1,143 @@
+package e2e
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rtcagent/rtcagent/internal/llm/scripted"
+	"github.com/rtcagent/rtcagent/internal/protocol"
+	"github.com/rtcagent/rtcagent/internal/testserver"
+)
+
+const aguiScript = `{"name": "ag-ui", "turns": [{"match": "(?i)weather", "steps": [
+  {"text": "Let me check.", "tool_calls": [{"name": "get_weather", "arguments": {"city": "Paris"}}]},
+  {"chunks": ["It is ", "{{last_result}}", " in Paris."]}
+]}]}`
+
+var aguiTools = []map[string]any{{"name": "get_weather", "description": "The weather of a city",
+	"parameters": map[string]any{"type": "object", "properties": map[string]any{"city": map[string]any{"type": "string"}}}}}
+
+// aguiEvent is one AG-UI event as a test reads it.
+type aguiEvent struct {
+	Type       string `json:"type"`
+	Delta      string `json:"delta"`
+	ToolCallID string `json:"toolCallId"`
+	Outcome    *struct {
+		Type    string   `json:"type"`
+		Pending []string `json:"pendingToolCallIds"`
+	} `json:"outcome"`
+}
+
+// aguiRun posts one run to base/ag-ui and returns its events, up to its end.
+func aguiRun(t *testing.T, base, token string, in map[string]any) []aguiEvent {
+	t.Helper()
+	body, _ := json.Marshal(in)
+	req, _ := http.NewRequest(http.MethodPost, base+"/ag-ui", bytes.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+token)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := (&http.Client{Timeout: 30 * time.Second}).Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("ag-ui: status %d", resp.StatusCode)
+	}
+	var events []aguiEvent
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		data, ok := strings.CutPrefix(sc.Text(), "data: ")
+		if !ok {
+			continue
+		}
+		var e aguiEvent
+		if err := json.Unmarshal([]byte(data), &e); err != nil {
+			t.Fatal(err)
+		}
+		events = append(events, e)
+		if e.Type == "RUN_FINISHED" || e.Type == "RUN_ERROR" {
+			return events
+		}
+	}
+	t.Fatalf("ag-ui: the stream ended without the run's end (%v): %+v", sc.Err(), events)
+	return nil
+}
+
+// aguiWeather runs the weather turn: the first run on first ends with the
+// client's call pending, the second, on second, carries its result and returns
+// the answer's text and the call's id.
+func aguiWeather(t *testing.T, first, second, token, thread string) (string, string) {
+	t.Helper()
+	user := map[string]any{"id": "m1", "role": "user", "content": "What is the weather?"}
+	ev := aguiRun(t, first, token, map[string]any{"threadId": thread, "runId": "r1", "messages": []any{user}, "tools": aguiTools})
+	end := ev[len(ev)-1]
+	if end.Outcome == nil || len(end.Outcome.Pending) != 1 {
+		t.Fatalf("run 1: want one pending call: %+v", ev)
+	}
+	id := end.Outcome.Pending[0]
+	ev = aguiRun(t, second, token, map[string]any{"threadId": thread, "runId": "r2", "messages": []any{user,
+		map[string]any{"id": "a1", "role": "assistant", "toolCalls": []any{map[string]any{"id": id, "type": "function",
+			"function": map[string]any{"name": "get_weather", "arguments": "{}"}}}},
+		map[string]any{"id": "t1", "role": "tool", "toolCallId": id, "content": "sunny"}}})
+	var text strings.Builder
+	for _, e := range ev {
+		if e.Type == "TEXT_MESSAGE_CONTENT" {
+			text.WriteString(e.Delta)
+		}
+	}
+	if end := ev[len(ev)-1]; end.Type != "RUN_FINISHED" || end.Outcome.Type != "success" || len(end.Outcome.Pending) != 0 {
+		t.Fatalf("run 2: %+v", ev)
+	}
+	return text.String(), id
+}
+
+// TestAGUIFrontendTool: an AG-UI client's tool is an RTC it answers in its
+// next run; the answer streams from the Live channel; the same result sent
+// again changes nothing.
+func TestAGUIFrontendTool(t *testing.T) {
+	m, err := scripted.Parse([]byte(aguiScript))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := testserver.Start(t, m, testserver.Options{})
+	tok := s.Token(t, "u", time.Hour)
+	text, id := aguiWeather(t, s.HTTP.URL, s.HTTP.URL, tok, "thread")
+	if text != "It is sunny in Paris." {
+		t.Fatalf("answer %q", text)
+	}
+	// A second client sends the result again, with another text: the run
+	// finds the thread idle and the call's result as it was.
+	again := aguiRun(t, s.HTTP.URL, tok, map[string]any{"threadId": "thread", "runId": "r3", "messages": []any{
+		map[string]any{"id": "t2", "role": "tool", "toolCallId": id, "content": "rainy"}}})
+	if end := again[len(again)-1]; end.Type != "RUN_FINISHED" {
+		t.Fatalf("run 3: %+v", again)
+	}
+	var rtc protocol.RTCResult
+	s.RPC(t, "u", "ag-ui", protocol.MethodRTCGet, protocol.IDRequest{RTCID: id}, &rtc)
+	if string(rtc.RTC.Output) != `"sunny"` {
+		t.Fatalf("output %s", rtc.RTC.Output)
+	}
+}
+
+// TestAGUIClusterRuns: the two runs of a frontend tool call go to different
+// nodes of a cluster; the second follows the turn wherever it runs (its feed
+// is the node's Centrifuge subscription, fed through Redis).
+func TestAGUIClusterRuns(t *testing.T) {
+	c := startCluster(t, 2, aguiScript)
+	tok, _, err := c.nodes[0].verifier().Issue("u", time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, thread := range []string{"a", "b", "c"} {
+		first, second := "http://"+c.nodes[i%2].addr, "http://"+c.nodes[(i+1)%2].addr
+		if text, _ := aguiWeather(t, first, second, tok, thread); text != "It is sunny in Paris." {
+			t.Fatalf("thread %s: answer %q", thread, text)
+		}
+	}
+}
