@@ -20,7 +20,12 @@
 //     from the call id); results of calls that ended already change nothing,
 //     so a reload or a second tab that sends them again is harmless.
 //   - The input's context is the turn's AGENT.md (the host's instructions).
-//   - State, forwarded props and resume entries are not used.
+//   - What waits for the person is an interrupt: an MCP call to approve
+//     (ReasonApproval, its toolCallId the call) or an MCP server's question
+//     (ReasonInput, with the form's schema or the link). A resume entry of the
+//     next run answers it as the person's browser would (v1.rtc.approve,
+//     v1.rtc.update_status rejected, or the question's answer), once.
+//   - State and forwarded props are not used.
 //
 // # Events
 //
@@ -32,8 +37,9 @@
 // (calls are delivered one at a time, so a step's calls reach the client one
 // run each); TOOL_CALL_RESULT for a call the server ran (MCP tools) or one
 // that ended without the client's result (a deadline, a stop); then
-// RUN_FINISHED (success, with the client's pending calls, or cancelled for a
-// stopped turn) or RUN_ERROR for a failed turn.
+// RUN_FINISHED (success, with the client's pending calls; interrupt, with what
+// the person is asked; or cancelled for a stopped turn) or RUN_ERROR for a
+// failed turn.
 //
 // # Guarantees
 //

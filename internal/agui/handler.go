@@ -168,10 +168,26 @@ func (h *handler) input(w http.ResponseWriter, r *http.Request) (*RunInput, *pro
 	return &in, nil
 }
 
-// act applies what the input brings: the client's results of the thread's
-// open calls, then its new message. It returns the turn they concern and the
+// act applies what the input brings: the person's answers to the interrupts
+// of an earlier run, the client's results of the thread's open calls, then
+// its new message. It returns the turn they concern and the
 // calls it answered.
 func (h *handler) act(ctx context.Context, c core.Caller, in *RunInput, sessionID string, st *state) (turnID string, answered []string, _ *protocol.Error) {
+	for _, e := range in.Resume {
+		open, ok := st.openCall(e.InterruptID)
+		if !ok || interruptOf(open) == nil {
+			continue // answered already (another tab), or not a question
+		}
+		method, params, err := resumeRequest(open, e)
+		if err != nil {
+			return "", nil, asError(err)
+		}
+		if _, perr := h.call(ctx, c, method, params); perr != nil {
+			return "", nil, perr
+		}
+		turnID = open.TurnID
+		answered = append(answered, open.ID)
+	}
 	for _, m := range in.Messages {
 		open, ok := st.openCall(m.ToolCallID)
 		if m.Role != "tool" || !ok {

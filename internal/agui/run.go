@@ -50,7 +50,9 @@ type callState struct {
 	shown    bool // the client has the call (sent in this run or known before)
 	resulted bool // the client has its end
 	waiting  bool // delivered to the client and not ended
-	answered bool // the client's result was submitted by this run
+	answered bool // the client's result (or the person's answer) was submitted by this run
+	// interrupt is what the call waits for from the person, or nil.
+	interrupt *Interrupt
 }
 
 // newRun starts a run that acted on turnID (or none) and answered the calls
@@ -336,6 +338,10 @@ func (r *run) applyRTC(c *protocol.RTC) error {
 		return nil
 	}
 	cs := r.call(c.ID)
+	cs.interrupt = interruptOf(c)
+	if nested(c) {
+		return nil // a question within a call: only its interrupt is shown
+	}
 	cs.waiting = c.Executor == protocol.RTCExecutorBrowser && !protocol.RTCTerminal(c.Status)
 	if !cs.shown {
 		cs.shown = true
@@ -415,13 +421,28 @@ func (r *run) waiting() []string {
 	return ids
 }
 
-// check finishes the run when the thread waits for the client or is idle.
+// interrupts are what the thread waits for from the person, in order.
+func (r *run) interrupts() []Interrupt {
+	var ins []Interrupt
+	for _, id := range r.order {
+		if cs := r.calls[id]; cs.interrupt != nil && !cs.answered {
+			ins = append(ins, *cs.interrupt)
+		}
+	}
+	return ins
+}
+
+// check finishes the run when the thread waits for the person or the client,
+// or is idle.
 func (r *run) check() error {
 	if r.done {
 		return nil
 	}
+	if ins := r.interrupts(); len(ins) > 0 {
+		return r.finish(outcome{Type: "interrupt", Interrupts: ins})
+	}
 	if w := r.waiting(); len(w) > 0 {
-		return r.finish(w)
+		return r.finish(outcome{Type: "success", PendingToolCallIDs: w})
 	}
 	if r.session != nil && r.session.ActiveTurnID != "" {
 		return nil
@@ -429,12 +450,23 @@ func (r *run) check() error {
 	if t := r.turns[r.turn]; r.turn != "" && (t == nil || !protocol.TurnTerminal(t.Status)) {
 		return nil
 	}
-	return r.finish(nil)
+	switch t := r.last; {
+	case t == nil:
+	case t.Status == protocol.TurnFailed:
+		e := runError{Type: evRunError, Message: "the turn failed", Code: "turn_failed"}
+		if t.Error != nil {
+			e.Message, e.Code = t.Error.Message, t.Error.Category
+		}
+		return r.finish(e)
+	case t.Status == protocol.TurnStopped:
+		return r.finish(outcome{Type: "cancelled"})
+	}
+	return r.finish(outcome{Type: "success"})
 }
 
-// finish ends what is open and sends the run's end: its pending client
-// calls, or how the last turn ended.
-func (r *run) finish(pending []string) error {
+// finish ends what is open and sends the run's end: end, a RUN_ERROR, or
+// the outcome of a RUN_FINISHED.
+func (r *run) finish(end any) error {
 	r.done = true
 	for id, st := range r.msgs {
 		if st.started && !st.ended {
@@ -447,19 +479,10 @@ func (r *run) finish(pending []string) error {
 	if err := r.endStep(); err != nil {
 		return err
 	}
-	out := outcome{Type: "success", PendingToolCallIDs: pending}
-	switch t := r.last; {
-	case pending != nil || t == nil:
-	case t.Status == protocol.TurnFailed:
-		e := runError{Type: evRunError, Message: "the turn failed", Code: "turn_failed"}
-		if t.Error != nil {
-			e.Message, e.Code = t.Error.Message, t.Error.Category
-		}
-		return r.emit(e)
-	case t.Status == protocol.TurnStopped:
-		out = outcome{Type: "cancelled"}
+	if out, ok := end.(outcome); ok {
+		end = runFinished{Type: evRunFinished, ThreadID: r.threadID, RunID: r.runID, Outcome: out}
 	}
-	return r.emit(runFinished{Type: evRunFinished, ThreadID: r.threadID, RunID: r.runID, Outcome: out})
+	return r.emit(end)
 }
 
 // resync applies the thread as read again from the store after the feed was

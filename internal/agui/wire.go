@@ -15,6 +15,27 @@ type RunInput struct {
 	Messages []Message `json:"messages"`
 	Tools    []Tool    `json:"tools"`
 	Context  []Context `json:"context"`
+	// Resume answers the interrupts that ended an earlier run.
+	Resume []ResumeEntry `json:"resume"`
+}
+
+// ResumeEntry answers one interrupt: "resolved" with a payload, or
+// "cancelled".
+type ResumeEntry struct {
+	InterruptID string          `json:"interruptId"`
+	Status      string          `json:"status"`
+	Payload     json.RawMessage `json:"payload,omitempty"`
+}
+
+// Interrupt is what a run waits for from the person: an approval of a call
+// the server runs, or an answer to an MCP server's question.
+type Interrupt struct {
+	ID             string          `json:"id"`
+	Reason         string          `json:"reason"`
+	Message        string          `json:"message,omitempty"`
+	ToolCallID     string          `json:"toolCallId,omitempty"`
+	ResponseSchema json.RawMessage `json:"responseSchema,omitempty"`
+	Metadata       map[string]any  `json:"metadata,omitempty"`
 }
 
 // Message is an AG-UI message: user, assistant or tool (others are read and
@@ -87,10 +108,12 @@ type runFinished struct {
 }
 
 // outcome is why a run ended: "success" (with the client's calls left to
-// answer) or "cancelled" (the turn was stopped).
+// answer), "interrupt" (the person is asked) or "cancelled" (the turn was
+// stopped).
 type outcome struct {
-	Type               string   `json:"type"`
-	PendingToolCallIDs []string `json:"pendingToolCallIds,omitempty"`
+	Type               string      `json:"type"`
+	PendingToolCallIDs []string    `json:"pendingToolCallIds,omitempty"`
+	Interrupts         []Interrupt `json:"interrupts,omitempty"`
 }
 
 type tokenUsage struct {

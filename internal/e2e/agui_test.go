@@ -5,9 +5,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/rtcagent/rtcagent/internal/config"
 
 	"github.com/rtcagent/rtcagent/internal/llm/scripted"
 	"github.com/rtcagent/rtcagent/internal/protocol"
@@ -27,9 +30,17 @@ type aguiEvent struct {
 	Type       string `json:"type"`
 	Delta      string `json:"delta"`
 	ToolCallID string `json:"toolCallId"`
+	Content    string `json:"content"`
 	Outcome    *struct {
-		Type    string   `json:"type"`
-		Pending []string `json:"pendingToolCallIds"`
+		Type       string   `json:"type"`
+		Pending    []string `json:"pendingToolCallIds"`
+		Interrupts []struct {
+			ID             string          `json:"id"`
+			Reason         string          `json:"reason"`
+			Message        string          `json:"message"`
+			ToolCallID     string          `json:"toolCallId"`
+			ResponseSchema json.RawMessage `json:"responseSchema"`
+		} `json:"interrupts"`
 	} `json:"outcome"`
 }
 
@@ -139,5 +150,62 @@ func TestAGUIClusterRuns(t *testing.T) {
 		if text, _ := aguiWeather(t, first, second, tok, thread); text != "It is sunny in Paris." {
 			t.Fatalf("thread %s: answer %q", thread, text)
 		}
+	}
+}
+
+// TestAGUIInterrupts: an MCP call that needs the person's approval, then the
+// question its server asks, end AG-UI runs with interrupts; the resume
+// entries of the next runs approve the call and answer the question, and the
+// turn completes with the call's result.
+func TestAGUIInterrupts(t *testing.T) {
+	srv := startServer(t, mustScript(t, elicitScript), func(c *config.Config) {
+		c.MCPConfig = mcpConfig(t, filepath.Join(t.TempDir(), "calls"), "")
+	})
+	tok := srv.Token(t, "u", time.Hour)
+	user := map[string]any{"id": "m1", "role": "user", "content": "ask me"}
+	run := func(runID string, resume ...map[string]any) []aguiEvent {
+		in := map[string]any{"threadId": "thread", "runId": runID, "messages": []any{user}}
+		if len(resume) > 0 {
+			in["resume"] = resume
+		}
+		return aguiRun(t, srv.HTTP.URL, tok, in)
+	}
+	interrupt := func(ev []aguiEvent, reason string) (id string) {
+		t.Helper()
+		end := ev[len(ev)-1]
+		if end.Outcome == nil || end.Outcome.Type != "interrupt" || len(end.Outcome.Interrupts) != 1 || end.Outcome.Interrupts[0].Reason != reason {
+			t.Fatalf("want a %s interrupt: %+v", reason, ev)
+		}
+		return end.Outcome.Interrupts[0].ID
+	}
+
+	ev := run("r1")
+	approve := interrupt(ev, "tool_approval")
+	if end := ev[len(ev)-1].Outcome.Interrupts[0]; end.ToolCallID != approve || ev[1].Type != "STEP_STARTED" {
+		t.Fatalf("the approval names its tool call: %+v", ev)
+	}
+	ev = run("r2", map[string]any{"interruptId": approve, "status": "resolved", "payload": map[string]any{"approved": true}})
+	ask := interrupt(ev, "input_required")
+	q := ev[len(ev)-1].Outcome.Interrupts[0]
+	if q.Message != "Which colour?" || !strings.Contains(string(q.ResponseSchema), `"answer"`) {
+		t.Fatalf("question %+v", q)
+	}
+	ev = run("r3", map[string]any{"interruptId": ask, "status": "resolved", "payload": map[string]any{"answer": "deep blue"}})
+	var result, text string
+	for _, e := range ev {
+		switch e.Type {
+		case "TOOL_CALL_RESULT":
+			result = e.Content
+		case "TEXT_MESSAGE_CONTENT":
+			text += e.Delta
+		}
+	}
+	if end := ev[len(ev)-1]; end.Type != "RUN_FINISHED" || end.Outcome.Type != "success" ||
+		result != `accept {"answer":"deep blue"}` || !strings.Contains(text, "deep blue") {
+		t.Fatalf("run 3: result %q text %q: %+v", result, text, ev)
+	}
+	// The answer sent again (a second tab) changes nothing.
+	if ev := run("r4", map[string]any{"interruptId": ask, "status": "cancelled"}); ev[len(ev)-1].Type != "RUN_FINISHED" {
+		t.Fatalf("run 4: %+v", ev)
 	}
 }

@@ -9,7 +9,10 @@ import { HttpAgent, type BaseEvent, type Message, type Tool } from "@ag-ui/clien
 import { defer, eq, includes, ok, test } from "./harness.js";
 import { host, paths } from "./context.js";
 import { call, cspViolations, newProfile, turn } from "./pages.js";
-import { buildAgUiExample, GoServer } from "./servers.js";
+import { writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { bin, buildAgUiExample, GoServer } from "./servers.js";
 
 const weather: Tool = {
   name: "get_weather",
@@ -21,6 +24,7 @@ const script = {
   name: "ag-ui",
   turns: [
     turn("(?i)weather", [{ text: "Let me check.", tool_calls: [call("get_weather", { city: "Paris" })] }, { chunks: ["It is ", "{{last_result}}", " in Paris."] }]),
+    turn("(?i)colour", [{ text: "Asking the server.", tool_calls: [call("test__ask", { question: "Which colour?" })] }, { chunks: ["After: ", "{{last_result}}"] }]),
     turn("(?i)slow", [{ chunks: ["One, ", "two, ", "three, ", "four, ", "five."], delay_ms: 400 }]),
     { steps: [{ chunks: ["Hello ", "from ", "RTC Agent."] }] },
   ],
@@ -164,14 +168,39 @@ test("ag-ui: the example page in Chromium, on another origin, runs its tool and 
   const page = await ctx.newPage();
   const q = new URLSearchParams({ server: go.url, user: "agui-page" });
   await page.goto(`http://localhost:${host.port}/ag-ui/index.html?${q}`);
-  const status = page.locator(".status");
   await page.locator(".status[data-state='idle']").waitFor();
   await page.getByLabel("Message").fill("What is the weather?");
   await page.getByRole("button", { name: "Send" }).click();
   await page.locator(".messages li.assistant", { hasText: "It is sunny and 21 °C in Paris in Paris." }).waitFor();
   await page.locator(".messages li.tool", { hasText: "sunny and 21 °C in Paris" }).waitFor();
-  eq(await status.getAttribute("data-state"), "idle");
+  await page.locator(".status[data-state='idle']").waitFor();
   await page.reload();
   await page.locator(".messages li.assistant", { hasText: "It is sunny and 21 °C in Paris in Paris." }).waitFor();
   eq(violations, [], "no CSP violation");
 });
+
+test("ag-ui: an MCP call's approval and its server's question are interrupts the client resumes", async () => {
+  const config = join(tmpdir(), `rtc-e2e-agui-mcp-${process.pid}.json`);
+  await writeFile(config, JSON.stringify({ servers: { test: { command: bin.mcpserver } } }));
+  const go = await GoServer.start({ script, args: ["-mcp-config", config] });
+  const a = await agent(go, "thread-interrupts");
+  type Interrupt = { id: string; reason: string; message?: string; toolCallId?: string; responseSchema?: { properties?: object } };
+  const interrupts = (events: BaseEvent[]) => (finished(events)?.outcome as { type: string; interrupts?: Interrupt[] } | undefined)?.interrupts ?? [];
+  a.addMessage(user("Which colour?"));
+  const [approval] = interrupts(await runOnce(a));
+  eq(approval?.reason, "tool_approval");
+  ok(approval?.toolCallId, "the approval names the call");
+  const [question] = interrupts(await runOnceResume(a, [{ interruptId: approval!.id, status: "resolved", payload: { approved: true } }]));
+  eq(question?.reason, "input_required");
+  eq(question?.message, "Which colour?");
+  ok(question?.responseSchema?.properties && "answer" in question.responseSchema.properties, "the form's schema");
+  const events = await runOnceResume(a, [{ interruptId: question!.id, status: "resolved", payload: { answer: "teal" } }]);
+  eq(finished(events)?.outcome?.type, "success");
+  includes(lastText(a.messages), 'accept {"answer":"teal"}');
+});
+
+async function runOnceResume(a: HttpAgent, resume: { interruptId: string; status: "resolved" | "cancelled"; payload?: unknown }[]): Promise<BaseEvent[]> {
+  const events: BaseEvent[] = [];
+  await a.runAgent({ resume }, { onEvent: ({ event }) => void events.push(event) });
+  return events;
+}
