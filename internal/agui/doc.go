@@ -21,8 +21,9 @@
 //     so a reload or a second tab that sends them again is harmless.
 //   - The input's context is the turn's AGENT.md (the host's instructions).
 //   - What waits for the person is an interrupt: an MCP call to approve
-//     (ReasonApproval, its toolCallId the call) or an MCP server's question
-//     (ReasonInput, with the form's schema or the link). A resume entry of the
+//     (ReasonApproval, its toolCallId the call), an MCP server's request to
+//     use the model (ReasonApproval, no toolCallId) or an MCP server's
+//     question (ReasonInput, with the form's schema or the link). A resume entry of the
 //     next run answers it as the person's browser would (v1.rtc.approve,
 //     v1.rtc.update_status rejected, or the question's answer), once.
 //   - State and forwarded props are not used.

@@ -50,11 +50,17 @@ func interruptOf(c *protocol.RTC) *Interrupt {
 	if c.Executor != protocol.RTCExecutorServer || !c.NeedsConfirmation || c.Approved || c.Status != protocol.RTCPending {
 		return nil
 	}
-	in := &Interrupt{ID: c.ID, Reason: ReasonApproval, ResponseSchema: approvalSchema,
-		Message: fmt.Sprintf("Allow %s to run?", c.ToolName), Metadata: map[string]any{"tool": c.ToolName, "arguments": c.Arguments}}
-	if !nested(c) {
-		in.ToolCallID = c.ID
+	in := &Interrupt{ID: c.ID, Reason: ReasonApproval, ResponseSchema: approvalSchema}
+	if tools.IsSampling(c.ToolName) {
+		var q tools.SampleRequest
+		_ = json.Unmarshal(c.Arguments, &q)
+		in.Message = fmt.Sprintf("The MCP server %q asks to use the model.", q.Server)
+		in.Metadata = map[string]any{"server": q.Server, "request": c.Arguments}
+		return in
 	}
+	in.ToolCallID = c.ID
+	in.Message = fmt.Sprintf("Allow %s to run?", c.ToolName)
+	in.Metadata = map[string]any{"tool": c.ToolName, "arguments": c.Arguments}
 	return in
 }
 

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"path/filepath"
 	"strings"
@@ -207,5 +208,45 @@ func TestAGUIInterrupts(t *testing.T) {
 	// The answer sent again (a second tab) changes nothing.
 	if ev := run("r4", map[string]any{"interruptId": ask, "status": "cancelled"}); ev[len(ev)-1].Type != "RUN_FINISHED" {
 		t.Fatalf("run 4: %+v", ev)
+	}
+}
+
+// TestAGUISamplingInterrupt: an MCP server's request to use the model is an
+// approval interrupt of its own (no tool call of the conversation); once
+// approved, the server's model answers it and the turn completes.
+func TestAGUISamplingInterrupt(t *testing.T) {
+	srv := startServer(t, mustScript(t, sampleScript), func(c *config.Config) {
+		c.MCPConfig = mcpConfig(t, filepath.Join(t.TempDir(), "calls"), "")
+	})
+	tok := srv.Token(t, "u", time.Hour)
+	user := map[string]any{"id": "m1", "role": "user", "content": "sample please"}
+	in := map[string]any{"threadId": "thread", "messages": []any{user}}
+	var text string
+	for i := 0; i < 3; i++ {
+		in["runId"] = fmt.Sprint("r", i)
+		ev := aguiRun(t, srv.HTTP.URL, tok, in)
+		end := ev[len(ev)-1]
+		if i == 2 {
+			for _, e := range ev {
+				if e.Type == "TEXT_MESSAGE_CONTENT" {
+					text += e.Delta
+				}
+			}
+			if end.Type != "RUN_FINISHED" || end.Outcome.Type != "success" {
+				t.Fatalf("run %d: %+v", i, ev)
+			}
+			break
+		}
+		if end.Outcome == nil || len(end.Outcome.Interrupts) != 1 || end.Outcome.Interrupts[0].Reason != "tool_approval" {
+			t.Fatalf("run %d: want an approval: %+v", i, ev)
+		}
+		q := end.Outcome.Interrupts[0]
+		if sampling := i == 1; sampling != (q.ToolCallID == "") || sampling && !strings.Contains(q.Message, `"test" asks to use the model`) {
+			t.Fatalf("run %d: interrupt %+v", i, q)
+		}
+		in["resume"] = []any{map[string]any{"interruptId": q.ID, "status": "resolved", "payload": map[string]any{"approved": true}}}
+	}
+	if !strings.Contains(text, "green tests at dawn") {
+		t.Fatalf("answer %q", text)
 	}
 }
