@@ -3,6 +3,7 @@ package agui
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/rtcagent/rtcagent/internal/protocol"
@@ -93,17 +94,19 @@ func (r *run) start(in *RunInput, s *state, partial func(messageID string) (stri
 	if _, ok := in.newUserMessage(); ok && s.sent == nil {
 		conv = conv[:len(conv)-1]
 	}
-	snap := !equal(conv, s.conversation())
+	snap := !slices.Equal(conv, s.conversation())
 	if snap {
 		if err := r.emit(messagesSnapshot{Type: evMessagesSnapshot, Messages: s.snapshot()}); err != nil {
 			return err
 		}
 	}
-	known := map[string]bool{}
+	// The calls the client has, and those it has the results of.
+	known, results := map[string]bool{}, map[string]bool{}
 	for _, m := range in.Messages {
 		for _, c := range m.ToolCalls {
 			known[c.ID] = true
 		}
+		results[m.ToolCallID] = m.Role == "tool"
 	}
 	for _, t := range []*protocol.Turn{s.active, s.turn} {
 		if t != nil && r.newer(t, t.Offset) {
@@ -131,7 +134,8 @@ func (r *run) start(in *RunInput, s *state, partial func(messageID string) (stri
 			r.newer(c, c.Offset)
 			if snap && asked(c) || known[c.ID] {
 				cs := r.call(c.ID)
-				cs.shown, cs.resulted = true, protocol.RTCTerminal(c.Status)
+				cs.shown = true
+				cs.resulted = protocol.RTCTerminal(c.Status) && (snap || results[c.ID])
 			}
 			if err := r.applyRTC(c); err != nil {
 				return err
@@ -139,18 +143,6 @@ func (r *run) start(in *RunInput, s *state, partial func(messageID string) (stri
 		}
 	}
 	return r.check()
-}
-
-func equal(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 func (r *run) msg(id string) *msgState {
