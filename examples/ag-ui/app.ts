@@ -1,7 +1,7 @@
 // A page that uses RTC Agent through AG-UI only: @ag-ui/client's HttpAgent
-// posts each run to the server's /ag-ui endpoint, the page's own tool
-// (get_weather) runs here when the model calls it, and its result goes back
-// in the next run. Open it with ?server=<RTC Agent URL>&user=<id> against a
+// posts each run to the server's /ag-ui endpoint; when the model calls the
+// page's own tool (get_weather), the run ends with the call pending, the
+// person runs it with a click, and its result goes back in the next run. Open it with ?server=<RTC Agent URL>&user=<id> against a
 // server started with -dev (its /api/dev/token issues the token); a real site
 // gets the token from its own backend.
 
@@ -62,33 +62,50 @@ function render(messages: readonly Message[]): void {
 
 agent.subscribe({ onMessagesChanged: ({ messages }) => render(messages) });
 
-/** Runs the agent, then the page's tools it asked for, until it asks for none. */
+/** The calls waiting for the page, by id: each shows a button that runs it. */
+const waiting = document.querySelector<HTMLUListElement>(".waiting")!;
+
+/** Runs the agent once; the page's calls it ends with wait for the person's click. */
 async function converse(): Promise<void> {
-  for (;;) {
-    let pending: string[] = [];
-    show("running", "Thinking…");
-    await agent.runAgent({ tools }, {
-      onRunFinishedEvent: ({ event }) => {
-        const outcome = (event as { outcome?: { type: string; pendingToolCallIds?: string[] } }).outcome;
-        pending = outcome?.pendingToolCallIds ?? [];
-      },
-    });
-    if (pending.length === 0) return show("idle", "Idle");
-    for (const id of pending) {
-      const call = agent.messages.flatMap((m) => (m.role === "assistant" ? (m.toolCalls ?? []) : [])).find((c) => c.id === id);
-      const fn = call && run[call.function.name];
-      const content = fn ? fn(JSON.parse(call.function.arguments || "{}") as { city?: string }) : "unknown tool";
-      agent.addMessage({ id: crypto.randomUUID(), role: "tool", toolCallId: id, content });
-    }
-  }
+  let pending: string[] = [];
+  show("running", "Thinking…");
+  await agent.runAgent({ tools }, {
+    onRunFinishedEvent: ({ event }) => {
+      const outcome = (event as { outcome?: { type: string; pendingToolCallIds?: string[] } }).outcome;
+      pending = outcome?.pendingToolCallIds ?? [];
+    },
+  });
+  waiting.replaceChildren(...pending.map(offer));
+  show(pending.length ? "waiting" : "idle", pending.length ? "Waiting for you" : "Idle");
+}
+
+/** A button that runs a pending call of the page's tool and sends its result. */
+function offer(id: string): HTMLLIElement {
+  const call = agent.messages.flatMap((m) => (m.role === "assistant" ? (m.toolCalls ?? []) : [])).find((c) => c.id === id);
+  const li = document.createElement("li");
+  const button = document.createElement("button");
+  button.textContent = call ? `Run ${call.function.name}(${call.function.arguments})` : `Answer ${id}`;
+  button.addEventListener("click", () => {
+    const fn = call && run[call.function.name];
+    const content = fn ? fn(JSON.parse(call.function.arguments || "{}") as { city?: string }) : "unknown tool";
+    agent.addMessage({ id: crypto.randomUUID(), role: "tool", toolCallId: id, content });
+    waiting.replaceChildren();
+    converse().catch(fail);
+  });
+  li.append(button);
+  return li;
+}
+
+function fail(err: unknown): void {
+  show("error", `Error: ${String(err)}`);
 }
 
 form.addEventListener("submit", (e) => {
   e.preventDefault();
   agent.addMessage({ id: crypto.randomUUID(), role: "user", content: input.value });
   input.value = "";
-  converse().catch((err: unknown) => show("error", `Error: ${String(err)}`));
+  converse().catch(fail);
 });
 
 // A reload finds the thread as the server holds it, and any call still pending.
-converse().catch((err: unknown) => show("error", `Error: ${String(err)}`));
+converse().catch(fail);

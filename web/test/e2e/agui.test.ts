@@ -160,7 +160,7 @@ test("ag-ui: the server killed with a call pending, or while it streams; the thr
   includes(lastText(a.messages), "five.");
 });
 
-test("ag-ui: the example page in Chromium, on another origin, runs its tool and survives a reload", async () => {
+test("ag-ui: the example page in Chromium, on another origin: a pending call survives a reload and a kill -9", async () => {
   const go = await GoServer.start({ script });
   await buildAgUiExample(paths);
   const ctx = await newProfile();
@@ -171,11 +171,20 @@ test("ag-ui: the example page in Chromium, on another origin, runs its tool and 
   await page.locator(".status[data-state='idle']").waitFor();
   await page.getByLabel("Message").fill("What is the weather?");
   await page.getByRole("button", { name: "Send" }).click();
-  await page.locator(".messages li.assistant", { hasText: "It is sunny and 21 °C in Paris in Paris." }).waitFor();
-  await page.locator(".messages li.tool", { hasText: "sunny and 21 °C in Paris" }).waitFor();
-  await page.locator(".status[data-state='idle']").waitFor();
+  const runTool = page.getByRole("button", { name: 'Run get_weather({"city":"Paris"})' });
+  await runTool.waitFor();
+  await page.locator(".status[data-state='waiting']").waitFor();
+  // A reload finds the call still pending (the thread as the server holds it).
   await page.reload();
+  await runTool.waitFor();
+  await page.locator(".messages li.assistant", { hasText: "Let me check." }).waitFor();
+  // So does the page after the server was killed and started again.
+  await go.kill("SIGKILL");
+  await go.start();
+  await runTool.click();
   await page.locator(".messages li.assistant", { hasText: "It is sunny and 21 °C in Paris in Paris." }).waitFor();
+  await page.locator(".status[data-state='idle']").waitFor();
+  eq(await runTool.count(), 0, "nothing pending");
   eq(violations, [], "no CSP violation");
 });
 
