@@ -155,6 +155,19 @@ func TestStreamableHTTPServer(t *testing.T) {
 	if got := outputText(t, call(t, m, "web__echo", `{"text":"over http"}`, nil)); got != "echo: over http" {
 		t.Fatalf("echo: %q", got)
 	}
+	// A form's fields keep the server's order over HTTP too (read from the
+	// raw line of the request, which may come in an SSE stream).
+	var order []string
+	profile := func(ctx context.Context, q tools.Question) (tools.ElicitAnswer, error) {
+		order = q.Order
+		return tools.ElicitAnswer{Action: "decline"}, nil
+	}
+	if got := outputText(t, call(t, m, "web__ask", `{"question":"Your profile","form":"profile"}`, profile)); !strings.HasPrefix(got, "decline") {
+		t.Fatalf("ask for a profile: %q", got)
+	}
+	if want := tools.PropertyOrder(json.RawMessage(mcptest.ProfileSchema)); !slices.Equal(order, want) || len(order) != 13 {
+		t.Fatalf("the profile's order over HTTP %v, want %v", order, want)
+	}
 }
 
 func TestResultLimit(t *testing.T) {
