@@ -126,7 +126,7 @@ func TestMCPTools(t *testing.T) {
 	}
 }
 
-// TestMCPCallInterruptedByRestart kills the server (SIGKILL) while an MCP call
+// TestMCPCallInterruptedCall kills the server (SIGKILL) while an MCP call
 // runs, restarts it on the same data: the call ends as interrupted with a message
 // the model reads, the turn completes, and the call is not made again.
 func TestMCPCallInterruptedByRestart(t *testing.T) {
@@ -158,11 +158,11 @@ func TestMCPCallInterruptedByRestart(t *testing.T) {
 	}
 	var got protocol.RTCResult
 	b.mustCall(protocol.MethodRTCGet, protocol.IDRequest{RTCID: rtcID}, &got)
-	if got.RTC.Status != protocol.RTCFailed || got.RTC.Error != session.InterruptedByRestart {
+	if got.RTC.Status != protocol.RTCFailed || got.RTC.Error != session.InterruptedCall {
 		t.Fatalf("rtc %s %q", got.RTC.Status, got.RTC.Error)
 	}
 	msgs := b.assistantMessages(res.SessionID)
-	if last := msgs[len(msgs)-1].Text; !strings.Contains(last, session.InterruptedByRestart) {
+	if last := msgs[len(msgs)-1].Text; !strings.Contains(last, session.InterruptedCall) {
 		t.Fatalf("final %q", last)
 	}
 	if n := countLines(t, countFile); n != 1 {

@@ -122,7 +122,7 @@ func TestRevokeReachesQueuedCalls(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		tr.Checkpoint = &protocol.TurnCheckpoint{ExpiresAt: tx.Now().Add(2 * time.Minute), Data: []byte(`{}`)}
+		tr.Checkpoint = &protocol.TurnCheckpoint{ExpiresAt: tx.Now().Add(2 * time.Minute)}
 		return tx.TurnUpdate(tr, tr.Status)
 	})
 	revoke(f, t, "write")

@@ -1,10 +1,8 @@
 package lifecycle
 
 import (
-	"encoding/json"
 	"time"
 
-	"github.com/rtcagent/rtcagent/internal/agent"
 	"github.com/rtcagent/rtcagent/internal/core"
 	"github.com/rtcagent/rtcagent/internal/llm"
 	"github.com/rtcagent/rtcagent/internal/protocol"
@@ -58,9 +56,7 @@ func CallTools(tx store.Tx, s *protocol.Session, st ToolStep) (waiting bool, err
 	if delivered == nil {
 		return false, core.EmitTurn(tx, t, protocol.TurnRunning)
 	}
-	if err := setCheckpoint(tx, st, checkpointTTL(rtcs)); err != nil {
-		return false, err
-	}
+	setCheckpoint(tx, st, checkpointTTL(rtcs))
 	t.Status = protocol.TurnWaiting
 	return true, core.EmitTurn(tx, t, protocol.TurnRunning)
 }
@@ -79,16 +75,6 @@ func checkpointTTL(rtcs []protocol.RTC) time.Duration {
 
 // setCheckpoint sets the turn's checkpoint with the given time to live; the
 // turn's write that follows stores it.
-func setCheckpoint(tx store.Tx, st ToolStep, ttl time.Duration) error {
-	t := st.Turn
-	cp := agent.Checkpoint{Version: agent.CheckpointVersion, TurnID: t.ID, Step: t.Step, MessageID: st.Message.ID, Model: st.Model, SavedAt: tx.Now()}
-	for _, c := range st.Calls {
-		cp.ToolCallIDs = append(cp.ToolCallIDs, c.ID)
-	}
-	data, err := json.Marshal(cp)
-	if err != nil {
-		return err
-	}
-	t.Checkpoint = &protocol.TurnCheckpoint{ExpiresAt: tx.Now().Add(ttl), Data: data}
-	return nil
+func setCheckpoint(tx store.Tx, st ToolStep, ttl time.Duration) {
+	st.Turn.Checkpoint = &protocol.TurnCheckpoint{ExpiresAt: tx.Now().Add(ttl)}
 }

@@ -203,10 +203,9 @@ type Turn struct {
 }
 
 // TurnCheckpoint is a suspended turn's checkpoint: until ExpiresAt the turn
-// can resume; Data is the step it suspended at (agent.Checkpoint).
+// can resume, from its step (Turn.Step) and the transcript in the store.
 type TurnCheckpoint struct {
-	ExpiresAt time.Time       `json:"expires_at"`
-	Data      json.RawMessage `json:"data,omitempty"`
+	ExpiresAt time.Time `json:"expires_at"`
 }
 
 // turnStored is how a turn is stored: the entity and its checkpoint.

@@ -56,7 +56,7 @@ func TestElicitationEndedAtShutdown(t *testing.T) {
 
 	startRunner(t, Config{Store: st, Model: model, ServerTools: mgr, PollInterval: 10 * time.Millisecond})
 	waitCompleted(ctx, t, st, res.TurnID)
-	if l := rtcs(); l[0].Status != protocol.RTCFailed || l[0].Error != InterruptedByRestart {
+	if l := rtcs(); l[0].Status != protocol.RTCFailed || l[0].Error != InterruptedCall {
 		t.Fatalf("the cut-off call: %s %q", l[0].Status, l[0].Error)
 	}
 }

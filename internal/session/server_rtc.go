@@ -12,11 +12,11 @@ import (
 	"github.com/rtcagent/rtcagent/internal/tools"
 )
 
-// InterruptedByRestart is the error a server call gets when the server found it
-// started by an earlier life of the worker (a crash or restart mid-call) and the
-// tool is not annotated read-only or idempotent: it may have run, so it is not
-// run again.
-const InterruptedByRestart = "interrupted by a server restart; not retried"
+// InterruptedCall is the error a server call gets when a worker finds it
+// started by another one, whose process ended mid-call (a crash, a restart) or
+// whose lease moved to another node, and the tool is not annotated read-only
+// or idempotent: it may have run, so it is not run again.
+const InterruptedCall = "interrupted: the server running it stopped or handed the chat over; not retried"
 
 // serverTools is the server-executed tools to offer in a step.
 func (r *Runner) serverTools() []tools.Tool {
@@ -57,7 +57,7 @@ func (r *Runner) runServerRTC(ctx context.Context, o *owner, item *store.InboxIt
 		case r.cfg.ServerTools == nil:
 			msg := "no MCP server is configured on this server any more"
 			if rc.Status == protocol.RTCExecuting {
-				msg = InterruptedByRestart
+				msg = InterruptedCall
 			}
 			if _, err := lifecycle.EndServerRTC(tx, rc.ID, false, nil, msg); err != nil {
 				return err
@@ -70,13 +70,13 @@ func (r *Runner) runServerRTC(ctx context.Context, o *owner, item *store.InboxIt
 				return nil
 			}
 			if !rerun {
-				if _, err := lifecycle.EndServerRTC(tx, rc.ID, false, nil, InterruptedByRestart); err != nil {
+				if _, err := lifecycle.EndServerRTC(tx, rc.ID, false, nil, InterruptedCall); err != nil {
 					return err
 				}
 				return finish()
 			}
 			r.log.Info("running a read-only or idempotent server call again after a restart", "rtc", rc.ID, "tool", rc.ToolName)
-			if err := lifecycle.EndElicitations(tx, rc, InterruptedByRestart); err != nil {
+			if err := lifecycle.EndElicitations(tx, rc, InterruptedCall); err != nil {
 				return err
 			}
 		default:

@@ -54,8 +54,7 @@ func TestMigrateFrom003WithData(t *testing.T) {
 			t.Fatalf("an update from before 004: %+v", list[0])
 		}
 		tr, err := tx.TurnGet("t1")
-		var data struct{ Version, Step int }
-		if err != nil || tr.Checkpoint == nil || !tr.Checkpoint.ExpiresAt.Equal(expires) || json.Unmarshal(tr.Checkpoint.Data, &data) != nil || data.Step != 2 ||
+		if err != nil || tr.Checkpoint == nil || !tr.Checkpoint.ExpiresAt.Equal(expires) ||
 			tr.Status != protocol.TurnWaiting || tr.SessionID != "s1" {
 			t.Fatalf("the turn after 004: %+v %v", tr, err)
 		}

@@ -79,7 +79,7 @@ func TestJSONBytesKept(t *testing.T) {
 	var u protocol.Update
 	const compact = `{"z":1.50,"a":[1e3,"\u00e9"],"z2":null}` // as json.Marshal writes a RawMessage
 	turn := &protocol.Turn{ID: "t", SessionID: "s", UserID: "u", Seq: 1, Status: protocol.TurnWaiting,
-		Checkpoint: &protocol.TurnCheckpoint{ExpiresAt: time.Now().Add(time.Hour), Data: json.RawMessage(compact)}}
+		Tools: []protocol.HostTool{{Name: "h", Parameters: json.RawMessage(compact)}}}
 	err := s.Write(ctx, func(tx store.Tx) error {
 		var err error
 		if u, err = tx.UpdateAppend("u", protocol.UpdTurnUpdated, rawJSON(raw)); err != nil {
@@ -102,8 +102,8 @@ func TestJSONBytesKept(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		if string(got.Checkpoint.Data) != compact {
-			return fmt.Errorf("checkpoint data %s, wrote %s", got.Checkpoint.Data, compact)
+		if got := string(got.Tools[0].Parameters); got != compact {
+			return fmt.Errorf("a host tool's parameters %s, wrote %s", got, compact)
 		}
 		return nil
 	})

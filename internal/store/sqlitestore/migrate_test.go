@@ -89,7 +89,7 @@ func TestMigrateFrom004WithData(t *testing.T) {
 			return fmt.Errorf("an update from before 008: %+v %v", list, err)
 		}
 		tr, err := tx.TurnGet("t1")
-		if err != nil || tr.Checkpoint == nil || !tr.Checkpoint.ExpiresAt.Equal(now.Add(time.Hour)) || string(tr.Checkpoint.Data) != `{"version":1,"step":2}` {
+		if err != nil || tr.Checkpoint == nil || !tr.Checkpoint.ExpiresAt.Equal(now.Add(time.Hour)) {
 			return fmt.Errorf("the turn's checkpoint after 008: %+v %v", tr, err)
 		}
 		ss, err := tx.SessionList("a", "", 10)
