@@ -60,19 +60,9 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, protocol.Errorf(protocol.CodeInvalidArgument, "use POST"))
 		return
 	}
-	tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-	if !ok {
-		writeError(w, protocol.Errorf(protocol.CodeUnauthenticated, "missing bearer token"))
-		return
-	}
-	claims, err := h.cfg.Verifier.Verify(tok)
-	if err != nil {
-		writeError(w, protocol.Errorf(protocol.CodeUnauthenticated, "%v", err))
-		return
-	}
-	caller := core.Caller{UserID: claims.UserID, DeviceID: cmp.Or(r.Header.Get(api.DeviceHeader), DefaultDevice), Modes: claims.Modes}
-	if err := protocol.ValidDeviceID(caller.DeviceID); err != nil {
-		writeError(w, protocol.Errorf(protocol.CodeInvalidArgument, "%v", err))
+	tok, caller, perr := h.caller(r)
+	if perr != nil {
+		writeError(w, perr)
 		return
 	}
 	in, perr := h.input(w, r)
@@ -80,44 +70,58 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, perr)
 		return
 	}
-	// The feed connects first and the thread is read before the run acts:
-	// what the run's own commits change reaches it through the feed.
-	ctx := r.Context()
-	feed, err := h.cfg.Node.Follow(ctx, tok, caller.DeviceID)
+	h.serve(r.Context(), w, tok, caller, in)
+}
+
+// caller authenticates the request: its token and the caller it names.
+func (h *handler) caller(r *http.Request) (string, core.Caller, *protocol.Error) {
+	tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	if !ok {
+		return "", core.Caller{}, protocol.Errorf(protocol.CodeUnauthenticated, "missing bearer token")
+	}
+	claims, err := h.cfg.Verifier.Verify(tok)
+	if err != nil {
+		return "", core.Caller{}, protocol.Errorf(protocol.CodeUnauthenticated, "%v", err)
+	}
+	c := core.Caller{UserID: claims.UserID, DeviceID: cmp.Or(r.Header.Get(api.DeviceHeader), DefaultDevice), Modes: claims.Modes}
+	if err := protocol.ValidDeviceID(c.DeviceID); err != nil {
+		return "", core.Caller{}, protocol.Errorf(protocol.CodeInvalidArgument, "%v", err)
+	}
+	return tok, c, nil
+}
+
+// serve runs one AG-UI run. The feed connects first and the thread is read
+// before the run acts: what the run's own commits change reaches it through
+// the feed. Errors before the first event are answered as HTTP errors.
+func (h *handler) serve(ctx context.Context, w http.ResponseWriter, tok string, c core.Caller, in *RunInput) {
+	feed, err := h.cfg.Node.Follow(ctx, tok, c.DeviceID)
 	if err != nil {
 		writeError(w, protocol.Errorf(protocol.CodeUnavailable, "follow the thread: %v", err))
 		return
 	}
 	defer func() { feed.Close() }()
-	sessionID := ThreadSession(caller.UserID, in.ThreadID)
-	read := func() (*state, error) {
-		return readState(ctx, h.cfg.Store, caller.UserID, sessionID, in.messageClientID())
-	}
+	sessionID := ThreadSession(c.UserID, in.ThreadID)
+	read := func() (*state, error) { return readState(ctx, h.cfg.Store, c.UserID, sessionID, in.messageClientID()) }
 	st, err := read()
 	if err != nil {
 		writeError(w, protocol.Errorf(protocol.CodeUnavailable, "read the thread: %v", err))
 		return
 	}
-	turnID, answered, perr := h.act(ctx, caller, in, sessionID, st)
+	turnID, answered, perr := h.act(ctx, c, in, sessionID, st)
 	if perr != nil {
 		writeError(w, perr)
 		return
 	}
 	out := newStream(w)
 	run := newRun(out.event, in, sessionID, turnID, answered)
-	err = run.start(in, st, h.partial(ctx, caller))
+	err = run.start(in, st, h.partial(ctx, c))
 	for tries := 0; err == nil && !run.done; {
 		var ev realtime.FeedEvent
 		ev, err = next(ctx, feed, out)
 		switch {
 		case errors.Is(err, realtime.ErrFeedEnded) && tries < refollows:
 			tries++
-			feed.Close()
-			if feed, err = h.cfg.Node.Follow(ctx, tok, caller.DeviceID); err == nil {
-				if st, err = read(); err == nil {
-					err = run.resync(st)
-				}
-			}
+			err = h.refollow(ctx, tok, c, &feed, read, run)
 		case err != nil:
 		case ev.Update != nil:
 			err = run.update(ev.Update)
@@ -126,10 +130,25 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if err != nil && ctx.Err() == nil && !run.done && !out.failed {
-		h.cfg.Logger.Warn("ag-ui run ended early", "user", caller.UserID, "thread", in.ThreadID, "err", err)
+		h.cfg.Logger.Warn("ag-ui run ended early", "user", c.UserID, "thread", in.ThreadID, "err", err)
 		_ = out.event(runError{Type: evRunError, Code: protocol.CodeUnavailable,
 			Message: "the run's stream was interrupted; the turn goes on: run again to follow it"})
 	}
+}
+
+// refollow replaces a lost feed and applies what changed meanwhile.
+func (h *handler) refollow(ctx context.Context, tok string, c core.Caller, feed **realtime.Feed, read func() (*state, error), run *run) error {
+	f, err := h.cfg.Node.Follow(ctx, tok, c.DeviceID)
+	if err != nil {
+		return err
+	}
+	(*feed).Close()
+	*feed = f
+	st, err := read()
+	if err != nil {
+		return err
+	}
+	return run.resync(st)
 }
 
 // next waits for the feed's next publication, keeping the stream alive.

@@ -139,6 +139,34 @@ func TestRunOfAStoppedTurnIsCancelled(t *testing.T) {
 	}
 }
 
+// TestRunResync: after the feed was lost, the thread read again brings what
+// changed meanwhile: the rest of a message that streamed, and the turn's end.
+func TestRunResync(t *testing.T) {
+	r, rec := newTestRun(t, "turn")
+	msg := &protocol.Message{ID: "m", SessionID: "s", Role: protocol.RoleAssistant, Status: protocol.MessageStreaming, Offset: 2}
+	running := &protocol.Turn{ID: "turn", SessionID: "s", Status: protocol.TurnRunning, Offset: 2}
+	must(t, r.update(update(2, msg, running)))
+	must(t, r.delta(&protocol.Delta{SessionID: "s", MessageID: "m", Seq: 1, Kind: "text", Delta: "Hel"}))
+	done := *msg
+	done.Status, done.Text, done.Offset = protocol.MessageComplete, "Hello.", 4
+	ended := *running
+	ended.Status, ended.Step, ended.Offset = protocol.TurnCompleted, 1, 4
+	s := &state{session: &protocol.Session{ID: "s", Offset: 4}, messages: []protocol.Message{done}, turn: &ended}
+	must(t, r.resync(s))
+	must(t, r.resync(s)) // read twice: nothing more
+	want := `RUN_STARTED
+STEP_STARTED step 1
+TEXT_MESSAGE_START
+TEXT_MESSAGE_CONTENT Hel
+TEXT_MESSAGE_CONTENT lo.
+TEXT_MESSAGE_END
+STEP_FINISHED step 1
+RUN_FINISHED success`
+	if got := rec.String(); got != want {
+		t.Fatalf("events:\n%s\nwant:\n%s", got, want)
+	}
+}
+
 func TestInput(t *testing.T) {
 	if ThreadSession("u1", "t") == ThreadSession("u2", "t") || ThreadSession("u1", "t") != ThreadSession("u1", "t") {
 		t.Fatal("a thread's session is per user and stable")
