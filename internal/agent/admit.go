@@ -13,10 +13,15 @@ import (
 // kept so far), are kept as a prefix and a note, and Cut says why: PlanRTCs
 // fails such a call with that reason. askUser arguments over lim.AskUserBytes
 // are bounded field by field and the call still runs (or, not in askUser's
-// shape, are cut like the others).
-func AdmitCall(c llm.ToolCall, lim protocol.Limits, stepArgs int) llm.ToolCall {
+// shape, are cut like the others). The call after the step's first
+// lim.StepCalls (calls kept before it) fails the same way, saying that the
+// calls after it are left out (StepCallsFull).
+func AdmitCall(c llm.ToolCall, lim protocol.Limits, stepArgs, calls int) llm.ToolCall {
 	c.ID = protocol.Cut(c.ID, lim.IDBytes)
 	c.Name = protocol.Cut(c.Name, lim.IDBytes)
+	if calls >= lim.StepCalls {
+		return cutCall(c, tools.TooManyCalls(c.Name, lim.StepCalls))
+	}
 	n := len(c.Arguments)
 	if n > lim.ToolArgsBytes {
 		return cutCall(c, tools.ArgsTooLarge(c.Name, n, lim.ToolArgsBytes))
@@ -33,6 +38,10 @@ func AdmitCall(c llm.ToolCall, lim protocol.Limits, stepArgs int) llm.ToolCall {
 	}
 	return c
 }
+
+// StepCallsFull reports whether a step that kept calls calls leaves out the
+// model's next call: the one after the limit is kept, failed, to say so.
+func StepCallsFull(lim protocol.Limits, calls int) bool { return calls > lim.StepCalls }
 
 func cutCall(c llm.ToolCall, why error) llm.ToolCall {
 	c.Arguments, c.Cut = protocol.CutArgs(c.Arguments, protocol.CutArgsKeep), why.Error()

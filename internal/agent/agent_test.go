@@ -87,21 +87,29 @@ func TestAdmitCall(t *testing.T) {
 	args := func(n int) json.RawMessage {
 		return json.RawMessage(`{"path":"/a","content":"` + strings.Repeat("x", n) + `"}`)
 	}
-	ok := AdmitCall(llm.ToolCall{ID: "1", Name: "write", Arguments: args(800)}, lim, 0)
+	ok := AdmitCall(llm.ToolCall{ID: "1", Name: "write", Arguments: args(800)}, lim, 0, 0)
 	if ok.Cut != "" || len(ok.Arguments) != len(args(800)) {
 		t.Fatalf("a call within the limits: %q, %d bytes", ok.Cut, len(ok.Arguments))
 	}
-	big := AdmitCall(llm.ToolCall{ID: "2", Name: "write", Arguments: args(5000)}, lim, 0)
+	big := AdmitCall(llm.ToolCall{ID: "2", Name: "write", Arguments: args(5000)}, lim, 0, 0)
 	if !strings.Contains(big.Cut, fmt.Sprintf("too large: %d bytes, more than the limit of 1000", len(args(5000)))) || !json.Valid(big.Arguments) {
 		t.Fatalf("a call over the limit: %q, %.200s", big.Cut, big.Arguments)
 	}
-	step := AdmitCall(llm.ToolCall{ID: "3", Name: "write", Arguments: args(800)}, lim, len(ok.Arguments))
+	step := AdmitCall(llm.ToolCall{ID: "3", Name: "write", Arguments: args(800)}, lim, len(ok.Arguments), 0)
 	if !strings.Contains(step.Cut, "pass 1500 bytes") {
 		t.Fatalf("a call past the step's limit: %q", step.Cut)
 	}
-	long := AdmitCall(llm.ToolCall{ID: strings.Repeat("i", 500), Name: strings.Repeat("n", 500), Arguments: args(1)}, lim, 0)
+	long := AdmitCall(llm.ToolCall{ID: strings.Repeat("i", 500), Name: strings.Repeat("n", 500), Arguments: args(1)}, lim, 0, 0)
 	if len(long.ID) > lim.IDBytes || len(long.Name) > lim.IDBytes {
 		t.Fatalf("id %d and name %d bytes", len(long.ID), len(long.Name))
+	}
+	// A step runs at most StepCalls calls: the next one fails and says so,
+	// and the ones after it are left out.
+	last := AdmitCall(llm.ToolCall{ID: "65", Name: "ls", Arguments: json.RawMessage(`{}`)}, lim, 0, lim.StepCalls-1)
+	over := AdmitCall(llm.ToolCall{ID: "66", Name: "ls", Arguments: json.RawMessage(`{}`)}, lim, 0, lim.StepCalls)
+	if last.Cut != "" || !strings.Contains(over.Cut, "too many tool calls in one step: at most 64 run") ||
+		StepCallsFull(lim, lim.StepCalls) || !StepCallsFull(lim, lim.StepCalls+1) {
+		t.Fatalf("the step's calls: %q / %q", last.Cut, over.Cut)
 	}
 }
 
@@ -113,7 +121,7 @@ func TestAdmitAskUser(t *testing.T) {
 		return `{"question":"` + text + `","options":[{"label":"a"},{"label":"b"},{"label":"c"},{"label":"d"},{"label":"e"}]}`
 	}
 	raw := `{"questions":[` + q(strings.Repeat("q", 20<<10)) + `,` + q("2") + `,` + q("3") + `,` + q("4") + `,` + q("5") + `],"extra":"` + strings.Repeat("z", 10<<10) + `"}`
-	c := AdmitCall(llm.ToolCall{ID: "1", Name: "askUser", Arguments: json.RawMessage(raw)}, lim, 0)
+	c := AdmitCall(llm.ToolCall{ID: "1", Name: "askUser", Arguments: json.RawMessage(raw)}, lim, 0, 0)
 	var got struct {
 		Questions []struct {
 			Question string
@@ -132,7 +140,7 @@ func TestAdmitAskUser(t *testing.T) {
 	if q3 := got.Questions[3].Question; !strings.HasSuffix(q3, "[cut: 1 more questions]") {
 		t.Fatalf("last question %q", q3)
 	}
-	bad := AdmitCall(llm.ToolCall{ID: "2", Name: "askUser", Arguments: json.RawMessage(`{"q":"` + strings.Repeat("q", 20<<10) + `"}`)}, lim, 0)
+	bad := AdmitCall(llm.ToolCall{ID: "2", Name: "askUser", Arguments: json.RawMessage(`{"q":"` + strings.Repeat("q", 20<<10) + `"}`)}, lim, 0, 0)
 	if !strings.Contains(bad.Cut, "too large") || len(bad.Arguments) > 5<<10 {
 		t.Fatalf("askUser not in its shape: %q, %d bytes", bad.Cut, len(bad.Arguments))
 	}

@@ -97,3 +97,39 @@ func TestMessageRateLimit(t *testing.T) {
 		t.Fatalf("another user was limited: %d", status)
 	}
 }
+
+// TestStepCallsCapped: a model step asking for more calls than a step runs
+// (protocol.Limits.StepCalls) gets that many RTCs and one more, failed, that
+// tells the model why; the calls after it are left out of the message, and
+// the turn goes on.
+func TestStepCallsCapped(t *testing.T) {
+	lim := protocol.Limits{}.WithDefaults()
+	calls := make([]string, lim.StepCalls+6)
+	for i := range calls {
+		calls[i] = `{"name": "ls", "arguments": {"path": "/"}}`
+	}
+	s := startServer(t, mustScript(t, `{"name": "many", "turns": [{"steps": [
+	  {"text": "Listing a lot.", "tool_calls": [`+strings.Join(calls, ",")+`]},
+	  {"text": "{{last_result}}"}]}]}`))
+	b := newBrowser(t, s, "alice", "d")
+	res := b.send("", "list everything")
+	if tr := b.waitTurn(res.TurnID, 60*time.Second); tr.Status != protocol.TurnCompleted {
+		t.Fatalf("turn %s %+v", tr.Status, tr.Error)
+	}
+	var list protocol.RTCListResult
+	b.mustCall(protocol.MethodRTCList, protocol.ListRequest{SessionID: res.SessionID, Limit: 200}, &list)
+	if len(list.RTCs) != lim.StepCalls+1 {
+		t.Fatalf("%d calls, want %d", len(list.RTCs), lim.StepCalls+1)
+	}
+	last := list.RTCs[len(list.RTCs)-1]
+	if last.Status != protocol.RTCFailed || !strings.Contains(last.Error, "too many tool calls in one step") || list.RTCs[0].Status != protocol.RTCCompleted {
+		t.Fatalf("first %s, last %s %q", list.RTCs[0].Status, last.Status, last.Error)
+	}
+	msgs := b.assistantMessages(res.SessionID)
+	if n := len(msgs[0].ToolCalls); n != lim.StepCalls+1 {
+		t.Fatalf("the message keeps %d calls, want %d", n, lim.StepCalls+1)
+	}
+	if final := msgs[len(msgs)-1].Text; !strings.Contains(final, "too many tool calls") {
+		t.Fatalf("the model did not read why: %q", final)
+	}
+}

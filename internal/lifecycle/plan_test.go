@@ -71,9 +71,9 @@ func TestPlanFailsCutCalls(t *testing.T) {
 	args := func(n int) json.RawMessage {
 		return json.RawMessage(`{"path":"/a","content":"` + strings.Repeat("x", n) + `"}`)
 	}
-	ok := agent.AdmitCall(llm.ToolCall{ID: "1", Name: "write", Arguments: args(800)}, lim, 0)
-	big := agent.AdmitCall(llm.ToolCall{ID: "2", Name: "write", Arguments: args(5000)}, lim, 0)
-	step := agent.AdmitCall(llm.ToolCall{ID: "3", Name: "write", Arguments: args(800)}, lim, len(ok.Arguments))
+	ok := agent.AdmitCall(llm.ToolCall{ID: "1", Name: "write", Arguments: args(800)}, lim, 0, 0)
+	big := agent.AdmitCall(llm.ToolCall{ID: "2", Name: "write", Arguments: args(5000)}, lim, 0, 0)
+	step := agent.AdmitCall(llm.ToolCall{ID: "3", Name: "write", Arguments: args(800)}, lim, len(ok.Arguments), 0)
 	rtcs := PlanRTCs(PlanInput{Calls: []llm.ToolCall{ok, big, step}, Tools: tools.NewSet(nil), WorkMode: protocol.ModeBypass,
 		Limits: lim, NewID: func() string { return "r" }})
 	if rtcs[0].Status != protocol.RTCQueued || rtcs[1].Status != protocol.RTCFailed || rtcs[1].Error != big.Cut || rtcs[2].Error != step.Cut {

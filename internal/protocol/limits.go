@@ -9,6 +9,7 @@ type Limits struct {
 	ToolResultBytes  int           // RTC output or error; default 256 KiB
 	ToolArgsBytes    int           // arguments of one tool call kept from the model; default 256 KiB
 	StepArgsBytes    int           // arguments of all tool calls of one model step together; default 1 MiB
+	StepCalls        int           // tool calls of one model step that run; default 64
 	ModelTextBytes   int           // text of one model step; default 256 KiB
 	AskUserBytes     int           // askUser arguments delivered as the model sent them; default 8 KiB
 	PageBytes        int           // one page of Topic history: ends before the update that would pass it, holds at least one; default 1 MiB
@@ -40,6 +41,7 @@ func (l Limits) WithDefaults() Limits {
 	def(&l.ToolResultBytes, 256<<10)
 	def(&l.ToolArgsBytes, 256<<10)
 	def(&l.StepArgsBytes, 1<<20)
+	def(&l.StepCalls, 64)
 	def(&l.ModelTextBytes, 256<<10)
 	def(&l.AskUserBytes, 8<<10)
 	def(&l.PageBytes, 1<<20)

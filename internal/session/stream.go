@@ -123,7 +123,10 @@ func (r *Runner) stream(ctx context.Context, o *owner, t *protocol.Turn, req *ll
 				r.log.Warn("live publish", "err", err) // Live may lose chunks; the final message is on Topic
 			}
 		case llm.EventToolCall:
-			c := agent.AdmitCall(ev.ToolCall, r.cfg.Limits, out.argBytes)
+			if agent.StepCallsFull(r.cfg.Limits, len(out.calls)) {
+				continue // past the step's calls: the call kept last says so
+			}
+			c := agent.AdmitCall(ev.ToolCall, r.cfg.Limits, out.argBytes, len(out.calls))
 			out.calls = append(out.calls, c)
 			out.argBytes += len(c.Arguments)
 		case llm.EventUsage:

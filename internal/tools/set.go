@@ -151,6 +151,13 @@ func StepArgsTooLarge(name string, size, limit int) error {
 		name, limit, size, protocol.CutArgsKeep)
 }
 
+// TooManyCalls is the error of the call after the limit of a step's calls:
+// it and the calls after it were not run, and those are left out.
+func TooManyCalls(name string, limit int) error {
+	return fmt.Errorf("too many tool calls in one step: at most %d run. This call (%s) and any after it were not run, and the ones after it are left out. Make fewer calls in one step",
+		limit, name)
+}
+
 func (s *Set) names() string {
 	var b bytes.Buffer
 	for i, sp := range s.specs {
