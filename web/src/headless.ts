@@ -72,6 +72,7 @@ export type {
   ToolArgs,
   ToolParameters,
   ToolTypes,
+  ToolView,
 } from "./tools/typed.js";
 export type { JsonSchema, ToolKind, ToolSpec } from "./tools/types.js";
 export { VfsError, type VfsErrorCode } from "./vfs/errors.js";

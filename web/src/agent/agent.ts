@@ -420,7 +420,7 @@ export class AgentCore implements Agent {
    * validated before `execute`; a wrong one gives the model a tool error that
    * names the field.
    */
-  registerTool<const P extends ToolParameters = ToolParameters>(def: HostToolDefinition<P, ToolArgs<P>>): void {
+  registerTool<const P extends ToolParameters = ToolParameters, R = unknown>(def: HostToolDefinition<P, ToolArgs<P>, string, R>): void {
     this.tools.registerHostTool(def);
     const name = def.name;
     this.script.setFunction(name, (args) => this.tools.callHost(name, args));

@@ -6,7 +6,7 @@ import type { ConnectionState, ConnectionStatus } from "../realtime/connection.j
 import type { MethodName, MethodParams, MethodResult } from "../protocol/methods.js";
 import type { Message, MessageSendResult, Rtc, Session, Turn, TurnQueuedResult, WorkMode } from "../protocol/types.js";
 import type { Position } from "../state/db.js";
-import type { AnyHostTool, HostToolDefinition, RtcOf, ToolArgs, ToolParameters, ToolTypes } from "../tools/typed.js";
+import type { AnyHostTool, HostToolDefinition, RtcOf, ToolArgs, ToolParameters, ToolTypes, ToolView } from "../tools/typed.js";
 import type { ToolSpec } from "../tools/types.js";
 import type { VirtualFS } from "../vfs/vfs.js";
 
@@ -152,6 +152,8 @@ export interface AgentStats {
 /** The tools the model is offered (built-in and host tools). */
 export interface AgentTools {
   list(): ToolSpec[];
+  /** A host tool's own view of one call (its `render`), or null: what the chat shows in the call's card. */
+  view(name: string, view: ToolView): Node | null;
 }
 
 /**
@@ -241,7 +243,7 @@ export interface Agent<TT extends ToolTypes = ToolTypes> {
    * Schema (zod 4, valibot, …); `execute` gets the validated arguments, typed from
    * it (`ToolArgs<P>`), and a wrong argument gives the model an error naming the field.
    */
-  registerTool<const P extends ToolParameters = ToolParameters>(def: HostToolDefinition<P, ToolArgs<P>>): void;
+  registerTool<const P extends ToolParameters = ToolParameters, R = unknown>(def: HostToolDefinition<P, ToolArgs<P>, string, R>): void;
   unregisterTool(name: string): void;
   /** Open confirmations and askUser forms (of any tab of this device). */
   prompts(): Prompt<TT>[];

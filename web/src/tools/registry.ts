@@ -8,7 +8,7 @@ import { find, findSpec } from "./find.js";
 import { grep, grepSpec } from "./grep.js";
 import { ls, lsSpec } from "./ls.js";
 import { read, readSpec } from "./read.js";
-import { compileParameters, type HostToolDefinition, type ToolArgs, type ToolParameters } from "./typed.js";
+import { compileParameters, type HostToolDefinition, type ToolArgs, type ToolParameters, type ToolView } from "./typed.js";
 import type { ToolContext, ToolDefinition, ToolResult, ToolSpec } from "./types.js";
 import { write, writeSpec } from "./write.js";
 
@@ -36,9 +36,13 @@ const TOOL_NAME = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
  */
 export type { HostToolDefinition };
 
+/** A host tool's own view of a call (its `render`). */
+type Render = (view: ToolView) => Node | string | null | undefined;
+
 export class ToolRegistry {
   private readonly tools = new Map<string, ToolDefinition>();
   private readonly hostCalls = new Map<string, (args: unknown, ctx: { rtcId?: string }) => Promise<unknown>>();
+  private readonly renders = new Map<string, Render>();
 
   constructor(tools: readonly ToolDefinition[] = BUILTIN_TOOLS) {
     for (const t of tools) this.tools.set(t.name, t);
@@ -49,7 +53,7 @@ export class ToolRegistry {
    * schema before `execute` runs; a wrong argument is reported to the model as
    * a tool error that names the field.
    */
-  registerHostTool<const P extends ToolParameters = ToolParameters>(def: HostToolDefinition<P, ToolArgs<P>>): void {
+  registerHostTool<const P extends ToolParameters = ToolParameters, R = unknown>(def: HostToolDefinition<P, ToolArgs<P>, string, R>): void {
     if (!TOOL_NAME.test(def.name)) throw new TypeError(`invalid tool name ${JSON.stringify(def.name)}`);
     if (BUILTIN_TOOLS.some((t) => t.name === def.name)) throw new TypeError(`${def.name} is a built-in tool and cannot be replaced`);
     if (def.name === ELICITATION) throw new TypeError(`${def.name} is the name of MCP servers' questions, which the page answers itself`);
@@ -59,6 +63,7 @@ export class ToolRegistry {
     if (typeof run !== "function") throw new TypeError(`tool ${def.name} needs an execute function`);
     const na = def.needsApproval as boolean | ((args: unknown) => boolean | Promise<boolean>) | undefined;
     if (na !== undefined && typeof na !== "boolean" && typeof na !== "function") throw new TypeError(`tool ${def.name}: needsApproval must be true, false or a function`);
+    if (def.render !== undefined && typeof def.render !== "function") throw new TypeError(`tool ${def.name}: render must be a function`);
     const compiled = compileParameters(def.name, def.parameters, def.jsonSchema);
     const call = async (args: unknown, ctx: { rtcId?: string }): Promise<unknown> => {
       const checked = await compiled.check(args);
@@ -66,6 +71,8 @@ export class ToolRegistry {
       return run(checked.value, ctx.rtcId ? { rtcId: ctx.rtcId } : {});
     };
     this.hostCalls.set(def.name, call);
+    if (def.render) this.renders.set(def.name, def.render as Render);
+    else this.renders.delete(def.name);
     this.tools.set(def.name, {
       name: def.name,
       description: def.description,
@@ -98,9 +105,29 @@ export class ToolRegistry {
     return call(args, {});
   }
 
+  /**
+   * A host tool's own view of one call (its `render`) as a node, or null when
+   * it has none or shows nothing. A render that throws shows why instead.
+   */
+  view(name: string, view: ToolView): Node | null {
+    const render = this.renders.get(name);
+    if (!render) return null;
+    try {
+      const out = render(view);
+      if (out === null || out === undefined) return null;
+      return typeof out === "string" ? document.createTextNode(out) : out;
+    } catch (err) {
+      const note = document.createElement("span");
+      note.className = "view-error";
+      note.textContent = `The tool's view failed: ${err instanceof Error ? err.message : String(err)}`;
+      return note;
+    }
+  }
+
   unregister(name: string): boolean {
     if (BUILTIN_TOOLS.some((t) => t.name === name)) return false;
     this.hostCalls.delete(name);
+    this.renders.delete(name);
     return this.tools.delete(name);
   }
 

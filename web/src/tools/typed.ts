@@ -17,6 +17,7 @@ import type { Validator } from "@cfworker/json-schema";
 import type { FromSchema, JSONSchema as TypedJSONSchema } from "json-schema-to-ts";
 import type { JsonSchema } from "./types.js";
 import type { Rtc } from "../protocol/types.js";
+import type { ToolState } from "../agent/toolstate.js";
 
 /** What a host tool's `parameters` may be: a JSON Schema object or a Standard Schema. */
 export type ToolParameters = TypedJSONSchema | StandardSchemaV1;
@@ -50,6 +51,20 @@ export interface HostToolCall {
 }
 
 /**
+ * What a host tool's `render` shows: one call as it stands. `args` are the
+ * arguments the model sent (not yet checked against the schema while the call
+ * is `input-streaming` or awaiting approval); `output` is what `execute`
+ * returned, once `done`; `error` why it failed or was denied.
+ */
+export interface ToolView<Args = unknown, R = unknown> {
+  callId: string;
+  state: ToolState;
+  args: Partial<Args> | undefined;
+  output?: R;
+  error?: string;
+}
+
+/**
  * A host site's own tool. `Args` is inferred from `parameters`; `N` and `R`
  * (its name and what `execute` returns) are kept by `defineTool`, for typed
  * RTCs and tool parts (`InferToolTypes`).
@@ -80,6 +95,13 @@ export interface HostToolDefinition<P = ToolParameters, Args = ToolArgs<P>, N ex
    * whatever this says.
    */
   needsApproval?: NeedsApproval<Args>;
+  /**
+   * Shows a call of this tool in the chat's tool card, above its arguments: a
+   * DOM node or text, built again each time the call changes (called, asked
+   * about, running, done). The card's own parts stay. A render that throws
+   * shows its error in the card instead; the chat goes on.
+   */
+  render?(view: ToolView<Args, Awaited<R>>): Node | string | null | undefined;
 }
 
 /**

@@ -9,10 +9,11 @@
 // changed call costs, not what the step's other calls cost.
 
 import type { Agent } from "../agent/types.js";
+import { toolState } from "../agent/toolstate.js";
 import type { Prompt } from "../executor/prompts.js";
 import { ELICITATION } from "../executor/elicit.js";
 import { showInvisible } from "../vfs/path.js";
-import type { Message, Rtc, Turn } from "../protocol/types.js";
+import type { Message, Rtc, ToolCall, Turn } from "../protocol/types.js";
 import { arrange, h, replaceChildren } from "./dom.js";
 import { promptForm } from "./forms.js";
 import { copyButton } from "./code.js";
@@ -360,6 +361,17 @@ export class ChatView {
    * a new call gets a card; the message's children are re-arranged only when
    * calls or their questions were added or removed (or when `rearrange`).
    */
+  /** A host tool's own view of a call (its `render`), or null. */
+  private hostView(c: ToolCall, rtc: Rtc | undefined, p: Prompt | undefined): Node | null {
+    return this.agent.tools.view(c.name, {
+      callId: c.id,
+      state: toolState(rtc, p),
+      args: (rtc?.arguments ?? c.arguments) as Record<string, unknown> | undefined,
+      ...(rtc?.output !== undefined ? { output: rtc.output } : {}),
+      ...(rtc?.error ? { error: rtc.error } : {}),
+    });
+  }
+
   private syncCalls(m: Message, state: CallState, r: Rendered, rearrange = false): void {
     const prev = r.calls;
     const next = new Map<string, CallView>();
@@ -376,10 +388,10 @@ export class ChatView {
       for (const q of refused) key += `|refused:${q.id}`;
       let v = prev?.get(id);
       if (!v) {
-        v = { key, card: toolCard(c, rtc, p ? this.formFor(p) : null), asks: [...refused.map((q) => this.refusedNote(q)), ...asks.map((q) => this.formFor(q))] };
+        v = { key, card: toolCard(c, rtc, p ? this.formFor(p) : null, this.hostView(c, rtc, p)), asks: [...refused.map((q) => this.refusedNote(q)), ...asks.map((q) => this.formFor(q))] };
         changed = true;
       } else if (v.key !== key) {
-        updateToolCard(v.card, c, rtc, p ? this.formFor(p) : null);
+        updateToolCard(v.card, c, rtc, p ? this.formFor(p) : null, this.hostView(c, rtc, p));
         const forms = [...refused.map((q) => this.refusedNote(q)), ...asks.map((q) => this.formFor(q))];
         const old = v.asks;
         if (forms.length !== old.length || forms.some((f, j) => f !== old[j])) changed = true;

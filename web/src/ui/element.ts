@@ -60,7 +60,7 @@ export class RtcAgentElement extends Base {
   }
 
   /** Registers a host tool now or, before the agent exists, when it starts. */
-  registerTool<const P extends ToolParameters = ToolParameters>(def: HostToolDefinition<P, ToolArgs<P>>): void {
+  registerTool<const P extends ToolParameters = ToolParameters, R = unknown>(def: HostToolDefinition<P, ToolArgs<P>, string, R>): void {
     if (this.agentValue) this.agentValue.registerTool(def);
     else this.pendingTools.push(def as HostToolDefinition<any, any>);
   }

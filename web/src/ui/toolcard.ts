@@ -23,6 +23,8 @@ const STATUS_TEXT: Record<string, string> = {
 
 /** What a card keeps between updates: the parts that are kept when they do not change. */
 interface CardParts {
+  /** The host tool's own view (its `render`), rebuilt at every update. */
+  view: HTMLElement | null;
   /** The arguments shown, as JSON with the tool's name: the section is rebuilt only when they change. */
   argsKey: string;
   args: HTMLDetailsElement;
@@ -34,9 +36,9 @@ interface CardParts {
 const parts = new WeakMap<HTMLElement, CardParts>();
 
 /** A new card for `call` (see updateToolCard). */
-export function toolCard(call: ToolCall, rtc: Rtc | undefined, form: HTMLElement | null): HTMLElement {
+export function toolCard(call: ToolCall, rtc: Rtc | undefined, form: HTMLElement | null, view: Node | null = null): HTMLElement {
   const card = h("div", { class: "tool" });
-  updateToolCard(card, call, rtc, form);
+  updateToolCard(card, call, rtc, form, view);
   return card;
 }
 
@@ -47,7 +49,7 @@ export function toolCard(call: ToolCall, rtc: Rtc | undefined, form: HTMLElement
  * the result and error keep whether they are open, and the form is not moved
  * when it is already there (typing in it is never interrupted).
  */
-export function updateToolCard(card: HTMLElement, call: ToolCall, rtc: Rtc | undefined, form: HTMLElement | null): void {
+export function updateToolCard(card: HTMLElement, call: ToolCall, rtc: Rtc | undefined, form: HTMLElement | null, view: Node | null = null): void {
   const status = rtc?.status ?? "requested";
   const args = rtc?.arguments ?? call.arguments;
   const prev = parts.get(card);
@@ -71,7 +73,9 @@ export function updateToolCard(card: HTMLElement, call: ToolCall, rtc: Rtc | und
   }
   // Opened when the person is asked to approve: they decide on what it will do.
   if (form && form !== prev?.form && call.name !== "askUser") argsEl.open = true;
-  const kids: HTMLElement[] = [head, argsEl];
+  // The host tool's own view of the call, under its head (see HostToolDefinition.render).
+  const viewEl = view ? h("div", { class: "view" }, view) : null;
+  const kids: HTMLElement[] = viewEl ? [head, viewEl, argsEl] : [head, argsEl];
   if (rtc?.status === "executing" && rtc.progress) {
     const view = progressView(rtc.progress);
     if (view) kids.push(view);
@@ -88,7 +92,7 @@ export function updateToolCard(card: HTMLElement, call: ToolCall, rtc: Rtc | und
   }
   if (form) kids.push(form);
   arrange(card, kids);
-  parts.set(card, { argsKey, args: argsEl, result, error, form });
+  parts.set(card, { view: viewEl, argsKey, args: argsEl, result, error, form });
 }
 
 /** JSON of a value for comparing arguments (a string that cannot be one for what JSON cannot write). */

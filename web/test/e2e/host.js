@@ -75,5 +75,27 @@ el.registerTool({
     return `finished after the server died (run ${n})`;
   },
 });
+el.registerTool({
+  name: "weatherTool",
+  description: "The weather of a city, shown in the chat by the page's own view.",
+  parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
+  execute: ({ city }) => ({ city, sky: "sunny" }),
+  render: ({ state, args, output }) => {
+    const view = document.createElement("p");
+    view.className = "weather";
+    view.dataset.state = state;
+    view.textContent = output ? `${output.city}: ${output.sky}` : `Weather for ${args?.city ?? "…"}`;
+    return view;
+  },
+});
+el.registerTool({
+  name: "brokenView",
+  description: "A tool whose view throws.",
+  parameters: { type: "object", properties: {} },
+  execute: () => "fine",
+  render: () => {
+    throw new Error("no view today");
+  },
+});
 el.addEventListener("rtc-agent-relogin", (e) => (window.__relogin = e.detail.reason));
 window.__tab = tab;

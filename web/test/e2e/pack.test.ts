@@ -186,6 +186,9 @@ test("pack: the tarball installs, type-checks with tsc --strict, bundles, and it
   }
   const sample = (await readFile(join(paths.web, "test/pack/headless.ts"), "utf8")).replace(/^(\/\/.*\n)+/, "").trim();
   includes(readme, sample, "README: the headless variant is headless.ts");
+  const apiLines = (await readFile(join(paths.web, "test/pack/api.ts"), "utf8")).split("\n");
+  const render = apiLines.slice(apiLines.findIndex((l) => l.includes('name: "weather",')), apiLines.findIndex((l) => l.includes("render: ({ state")) + 1);
+  includes(readme, render.join("\n").replace(/^ {2}/, ""), "README: the render sample is checked in api.ts");
 
   await typecheck(app, "Bundler");
   await typecheck(app, "NodeNext");

@@ -2,12 +2,17 @@
 // tool, time, who decided and how each ended.
 
 import { eq, includes, test, until } from "./harness.js";
+import { host } from "./context.js";
 import { AgentPage, call, newProfile, turn } from "./pages.js";
 import { GoServer } from "./servers.js";
 
 const script = {
   name: "toolcalls",
   turns: [
+    turn("(?i)weather", [
+      { text: "Looking it up.", tool_calls: [call("weatherTool", { city: "Paris" }), call("brokenView", {})] },
+      { chunks: ["Done: ", "{{last_result}}"] },
+    ]),
     turn("(?i)audit", [
       { text: "First file.", tool_calls: [call("write", { path: "/t/one.txt", content: "first" })] },
       { text: "Second file.", tool_calls: [call("write", { path: "/t/two.txt", content: "second" })] },
@@ -36,5 +41,23 @@ test("tool calls panel: each call with its decision and outcome", async () => {
   eq(cells[0]![2], "allowed by you on this device", "the device is named in words, not by its id");
   eq(cells[1]![2], "denied by you on this device");
   eq(cells.every((c) => c[0] !== ""), true, "every call has a time");
+  eq(p.noErrors(), [], "no page errors");
+});
+
+test("tool cards: a host tool's render shows the call as it stands; a view that throws says so", async () => {
+  const go = await GoServer.start({ script });
+  const p = await AgentPage.open(await newProfile(), host.url(go, { user: "render-user" }));
+  await p.setMode("manual");
+  await p.send("What is the weather?");
+  const view = p.page.locator("rtc-agent .tool[data-tool='weatherTool'] .view .weather");
+  await p.page.locator("rtc-agent .prompt.confirm").waitFor();
+  eq(await view.getAttribute("data-state"), "awaiting-approval", "the view while the person is asked");
+  eq(await view.textContent(), "Weather for Paris");
+  await p.page.locator("rtc-agent .prompt.confirm").getByRole("button", { name: "Allow", exact: true }).click();
+  await p.page.locator("rtc-agent .tool[data-tool='weatherTool'] .view .weather[data-state='done']").waitFor();
+  eq(await view.textContent(), "Paris: sunny", "the view of the result");
+  await p.page.locator("rtc-agent .prompt.confirm").getByRole("button", { name: "Allow", exact: true }).click();
+  await p.waitForAnswer("Done:");
+  includes(await p.page.locator("rtc-agent .tool[data-tool='brokenView'] .view").innerText(), "The tool's view failed: no view today");
   eq(p.noErrors(), [], "no page errors");
 });

@@ -55,6 +55,19 @@ export async function checks(agent: Agent): Promise<void> {
     // @ts-expect-error skuu is not a field of the schema
     execute: async ({ skuu }) => String(skuu),
   });
+  // render: the README's sample; args and output typed from the tool.
+  agent.registerTool({ name: "weather", description: "The weather of a city.",
+    parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
+    execute: ({ city }) => ({ city, sky: "sunny" }),
+    render: ({ state, args, output }) => output ? `${output.city}: ${output.sky}` : `Weather for ${args?.city ?? "…"} (${state})` });
+  agent.registerTool({
+    name: "weatherTypo",
+    description: "The view reads what execute returns.",
+    parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
+    execute: ({ city }) => ({ city, sky: "sunny" }),
+    // @ts-expect-error execute returns no town
+    render: ({ output }) => output?.town ?? "",
+  });
 
   void [title, mode, known];
 }
