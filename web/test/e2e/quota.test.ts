@@ -41,15 +41,27 @@ test("quota: a result whose journal write fails is still submitted; a banner say
     const a = (document.querySelector("rtc-agent") as unknown as { agent: import("../../src/index.js").Agent }).agent;
     a.events.on("error", (e) => void w.__unsaved.push((e as { what?: string }).what ?? String(e)));
   });
-  await p.send("Read my note");
-  includes(await p.waitForAnswer("The note says:", 30_000), "quota-proof-4711", "the model got the real result");
+  // Chromium frees space now and then, so a call's journal writes may still
+  // fit: the page is asked again (another call) until one does not, and every
+  // call's real result must arrive, that one's too.
+  const answers = p.page.locator("rtc-agent .msg.assistant[data-status='complete'] .md", { hasText: "The note says:" });
+  const unsavedNow = () => p.page.evaluate(() => (window as unknown as { __unsaved: string[] }).__unsaved);
+  let calls = 0;
+  for (;;) {
+    calls++;
+    await p.send("Read my note");
+    await until(`answer ${calls}`, async () => (await answers.count()) >= calls, 30_000);
+    includes(await answers.nth(calls - 1).innerText(), "quota-proof-4711", "the model got the real result");
+    if ((await unsavedNow()).includes("tool results") || calls === 5) break;
+    note(`call ${calls}: its journal writes fitted in space Chromium freed; asking again`);
+  }
   await p.waitForCard("read", "completed");
   const banner = await until("the storage banner", async () => {
     const t = await p.banner();
     return t.includes("storage") ? t : null;
   });
   includes(banner, "Files", "the banner names what to free");
-  const unsaved = await p.page.evaluate(() => (window as unknown as { __unsaved: string[] }).__unsaved);
+  const unsaved = await unsavedNow();
   ok(unsaved.includes("tool results"), `the journal's write failed and was reported: ${JSON.stringify([...new Set(unsaved)])}`);
   await p.page.locator("rtc-agent .banner button.open-files").click();
   const line = await until("the storage line of the Files panel", async () => {
@@ -60,8 +72,8 @@ test("quota: a result whose journal write fails is still submitted; a banner say
   await p.send("Are you still there?");
   await p.waitForAnswer("Yes, still here.", 30_000);
   const submits = p.calls("v1.rtc.submit_result");
-  eq(submits.length, 1, "one submission");
-  eq((submits[0]!.data as { ok?: boolean }).ok, true, "an ok result, not interrupted or timed out");
+  eq(submits.length, calls, "one submission a call");
+  ok(submits.every((s) => (s.data as { ok?: boolean }).ok === true), "ok results, not interrupted or timed out");
   ok(!p.noErrors().some((e) => /JS_FreeRuntime|Uncaught/.test(e)), `no page errors: ${p.noErrors().join("\n")}`);
   await p.page.evaluate(() => void ((window as unknown as { __keepFull?: boolean }).__keepFull = false));
   await cdp.send("Storage.overrideQuotaForOrigin", { origin });
