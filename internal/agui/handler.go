@@ -1,15 +1,12 @@
 package agui
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
 	"log/slog"
 	"net/http"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/rtcagent/rtcagent/internal/api"
@@ -57,37 +54,23 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	case http.MethodPost:
 	default:
-		writeError(w, protocol.Errorf(protocol.CodeInvalidArgument, "use POST"))
+		api.WriteError(w, protocol.Errorf(protocol.CodeInvalidArgument, "use POST"))
 		return
 	}
-	tok, caller, perr := h.caller(r)
+	tok, caller, perr := api.Authenticate(r, h.cfg.Verifier, DefaultDevice)
+	if perr == nil {
+		perr = validDevice(caller.DeviceID)
+	}
 	if perr != nil {
-		writeError(w, perr)
+		api.WriteError(w, perr)
 		return
 	}
 	in, perr := h.input(w, r)
 	if perr != nil {
-		writeError(w, perr)
+		api.WriteError(w, perr)
 		return
 	}
 	h.serve(r.Context(), w, tok, caller, in)
-}
-
-// caller authenticates the request: its token and the caller it names.
-func (h *handler) caller(r *http.Request) (string, core.Caller, *protocol.Error) {
-	tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-	if !ok {
-		return "", core.Caller{}, protocol.Errorf(protocol.CodeUnauthenticated, "missing bearer token")
-	}
-	claims, err := h.cfg.Verifier.Verify(tok)
-	if err != nil {
-		return "", core.Caller{}, protocol.Errorf(protocol.CodeUnauthenticated, "%v", err)
-	}
-	c := core.Caller{UserID: claims.UserID, DeviceID: cmp.Or(r.Header.Get(api.DeviceHeader), DefaultDevice), Modes: claims.Modes}
-	if err := protocol.ValidDeviceID(c.DeviceID); err != nil {
-		return "", core.Caller{}, protocol.Errorf(protocol.CodeInvalidArgument, "%v", err)
-	}
-	return tok, c, nil
 }
 
 // serve runs one AG-UI run. The feed connects first and the thread is read
@@ -96,7 +79,7 @@ func (h *handler) caller(r *http.Request) (string, core.Caller, *protocol.Error)
 func (h *handler) serve(ctx context.Context, w http.ResponseWriter, tok string, c core.Caller, in *RunInput) {
 	feed, err := h.cfg.Node.Follow(ctx, tok, c.DeviceID)
 	if err != nil {
-		writeError(w, protocol.Errorf(protocol.CodeUnavailable, "follow the thread: %v", err))
+		api.WriteError(w, protocol.Errorf(protocol.CodeUnavailable, "follow the thread: %v", err))
 		return
 	}
 	defer func() { feed.Close() }()
@@ -104,12 +87,12 @@ func (h *handler) serve(ctx context.Context, w http.ResponseWriter, tok string, 
 	read := func() (*state, error) { return readState(ctx, h.cfg.Store, c.UserID, sessionID, in.messageClientID()) }
 	st, err := read()
 	if err != nil {
-		writeError(w, protocol.Errorf(protocol.CodeUnavailable, "read the thread: %v", err))
+		api.WriteError(w, protocol.Errorf(protocol.CodeUnavailable, "read the thread: %v", err))
 		return
 	}
 	turnID, answered, perr := h.act(ctx, c, in, sessionID, st)
 	if perr != nil {
-		writeError(w, perr)
+		api.WriteError(w, perr)
 		return
 	}
 	out := newStream(w)
@@ -169,13 +152,9 @@ func next(ctx context.Context, feed *realtime.Feed, out *stream) (realtime.FeedE
 // input reads and checks the run's input.
 func (h *handler) input(w http.ResponseWriter, r *http.Request) (*RunInput, *protocol.Error) {
 	lim := h.cfg.API.Limits()
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, int64(lim.RequestBytes)))
-	if err != nil {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			return nil, protocol.Errorf(protocol.CodeTooLarge, "request larger than %d bytes", lim.RequestBytes)
-		}
-		return nil, protocol.Errorf(protocol.CodeInvalidArgument, "read body: %v", err)
+	body, perr := api.ReadBody(w, r, lim.RequestBytes)
+	if perr != nil {
+		return nil, perr
 	}
 	var in RunInput
 	if err := json.Unmarshal(body, &in); err != nil {
@@ -288,8 +267,11 @@ func asError(err error) *protocol.Error {
 	return protocol.Errorf(protocol.CodeInvalidArgument, "%v", err)
 }
 
-func writeError(w http.ResponseWriter, e *protocol.Error) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(protocol.HTTPStatus(e.Code))
-	_ = json.NewEncoder(w).Encode(map[string]*protocol.Error{"error": e})
+// validDevice checks a device id as the API does, before the feed connects
+// with it.
+func validDevice(id string) *protocol.Error {
+	if err := protocol.ValidDeviceID(id); err != nil {
+		return protocol.Errorf(protocol.CodeInvalidArgument, "%v", err)
+	}
+	return nil
 }

@@ -48,9 +48,11 @@ func readState(ctx context.Context, st store.Store, userID, sessionID, messageCl
 		if s.messages, err = tx.MessageList(sessionID, store.Page{After: max(0, top-window), Limit: window}); err != nil {
 			return err
 		}
+		// The calls of the turns whose messages asked for some: one indexed
+		// read per such turn (a turn of text only has none).
 		seen := map[string]bool{}
 		for _, m := range s.messages {
-			if m.TurnID == "" || seen[m.TurnID] {
+			if len(m.ToolCalls) == 0 || seen[m.TurnID] {
 				continue
 			}
 			seen[m.TurnID] = true
