@@ -250,3 +250,55 @@ func TestAGUISamplingInterrupt(t *testing.T) {
 		t.Fatalf("answer %q", text)
 	}
 }
+
+// TestAGUIBadInput: what a careless client or an attacker sends to /ag-ui is
+// answered before any stream with the API's error and status, and changes
+// nothing.
+func TestAGUIBadInput(t *testing.T) {
+	s := testserver.Start(t, mustScript(t, aguiScript), testserver.Options{})
+	tok := s.Token(t, "u", time.Hour)
+	user := map[string]any{"id": "m1", "role": "user", "content": "What is the weather?"}
+	run := func(in map[string]any) map[string]any {
+		in["threadId"], in["runId"] = "t", "r"
+		return in
+	}
+	cases := []struct {
+		name, token, device, body string
+		code                      string
+	}{
+		{"no token", "", "", `{}`, protocol.CodeUnauthenticated},
+		{"a forged token", "e30.e30.e30", "", `{}`, protocol.CodeUnauthenticated},
+		{"not JSON", tok, "", `{"threadId":`, protocol.CodeInvalidArgument},
+		{"no run id", tok, "", `{"threadId":"t","messages":[]}`, protocol.CodeInvalidArgument},
+		{"a bad device", tok, "d\u202e", string(jsonOf(run(map[string]any{"messages": []any{user}}))), protocol.CodeInvalidArgument},
+		{"an image", tok, "", string(jsonOf(run(map[string]any{"messages": []any{map[string]any{"id": "m", "role": "user",
+			"content": []any{map[string]any{"type": "image", "source": map[string]any{"type": "url", "value": "https://x.test/a.png"}}}}}}))), protocol.CodeInvalidArgument},
+		{"a tool named like an MCP tool", tok, "", string(jsonOf(run(map[string]any{"messages": []any{user},
+			"tools": []any{map[string]any{"name": "srv__steal", "description": "x"}}}))), protocol.CodeInvalidArgument},
+		{"too large", tok, "", `{"threadId":"t","runId":"r","messages":[{"id":"m","role":"user","content":"` + strings.Repeat("x", 2<<20) + `"}]}`, protocol.CodeTooLarge},
+	}
+	for _, c := range cases {
+		req, _ := http.NewRequest(http.MethodPost, s.HTTP.URL+"/ag-ui", strings.NewReader(c.body))
+		if c.token != "" {
+			req.Header.Set("Authorization", "Bearer "+c.token)
+		}
+		if c.device != "" {
+			req.Header.Set("X-Device-Id", c.device)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var body struct{ Error protocol.Error }
+		_ = json.NewDecoder(resp.Body).Decode(&body)
+		resp.Body.Close()
+		if resp.StatusCode != protocol.HTTPStatus(c.code) || body.Error.Code != c.code || body.Error.Message == "" {
+			t.Errorf("%s: %d %+v, want %s", c.name, resp.StatusCode, body.Error, c.code)
+		}
+	}
+	var list protocol.SessionListResult
+	s.RPC(t, "u", "ag-ui", protocol.MethodSessionList, struct{}{}, &list)
+	if len(list.Sessions) != 0 {
+		t.Fatalf("bad input made %d sessions", len(list.Sessions))
+	}
+}
