@@ -12,7 +12,7 @@ import (
 	"github.com/rtcagent/rtcagent/client"
 	"github.com/rtcagent/rtcagent/internal/llm/scripted"
 	"github.com/rtcagent/rtcagent/internal/protocol"
-	"github.com/rtcagent/rtcagent/internal/testserver"
+	"github.com/rtcagent/rtcagent/internal/testkit/testserver"
 )
 
 const addScript = `{"name": "add", "turns": [{"steps": [

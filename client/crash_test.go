@@ -14,7 +14,7 @@ import (
 
 	"github.com/rtcagent/rtcagent/client"
 	"github.com/rtcagent/rtcagent/internal/protocol"
-	"github.com/rtcagent/rtcagent/internal/testserver"
+	"github.com/rtcagent/rtcagent/internal/testkit/testserver"
 )
 
 // The crash tests run this test binary again as the client process (TestMain

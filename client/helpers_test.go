@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/rtcagent/rtcagent/internal/llm/scripted"
-	"github.com/rtcagent/rtcagent/internal/testserver"
+	"github.com/rtcagent/rtcagent/internal/testkit/testserver"
 )
 
 // startServer starts a real server in this process with the scripted model.

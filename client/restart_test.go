@@ -15,8 +15,8 @@ import (
 	"github.com/rtcagent/rtcagent/client"
 	"github.com/rtcagent/rtcagent/internal/auth"
 	"github.com/rtcagent/rtcagent/internal/protocol"
-	"github.com/rtcagent/rtcagent/internal/testserver"
-	"github.com/rtcagent/rtcagent/internal/testsvc"
+	"github.com/rtcagent/rtcagent/internal/testkit/testserver"
+	"github.com/rtcagent/rtcagent/internal/testkit/testsvc"
 )
 
 // TestResultRetriedAcrossServerRestart: the server is killed (SIGKILL) while a

@@ -16,10 +16,10 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/rtcagent/rtcagent/internal/auditexport"
-	"github.com/rtcagent/rtcagent/internal/bench"
-	"github.com/rtcagent/rtcagent/internal/chaos"
 	"github.com/rtcagent/rtcagent/internal/config"
+	"github.com/rtcagent/rtcagent/internal/ops/auditexport"
+	"github.com/rtcagent/rtcagent/internal/ops/bench"
+	"github.com/rtcagent/rtcagent/internal/ops/chaos"
 	"github.com/rtcagent/rtcagent/internal/server"
 )
 

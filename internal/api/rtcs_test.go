@@ -11,7 +11,7 @@ import (
 	"github.com/rtcagent/rtcagent/internal/core"
 	"github.com/rtcagent/rtcagent/internal/protocol"
 	"github.com/rtcagent/rtcagent/internal/store"
-	"github.com/rtcagent/rtcagent/internal/testsvc"
+	"github.com/rtcagent/rtcagent/internal/testkit/testsvc"
 )
 
 // TestSubmitResultRequiresOK: a result without "ok" (or with null) is refused

@@ -8,7 +8,7 @@ import (
 	"github.com/rtcagent/rtcagent/internal/protocol"
 	"github.com/rtcagent/rtcagent/internal/store"
 	"github.com/rtcagent/rtcagent/internal/store/pgstore"
-	"github.com/rtcagent/rtcagent/internal/testsvc"
+	"github.com/rtcagent/rtcagent/internal/testkit/testsvc"
 )
 
 // rtcReads counts the reads of tool calls a transaction makes.

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rtcagent/rtcagent/internal/mcptools/mcptest"
+	"github.com/rtcagent/rtcagent/internal/testkit/mcptest"
 )
 
 // TestOversizedAnswerFailsAlone: an answer over the SDK's 16 MiB stdio line

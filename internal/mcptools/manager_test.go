@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rtcagent/rtcagent/internal/mcptools/mcptest"
+	"github.com/rtcagent/rtcagent/internal/testkit/mcptest"
 	"github.com/rtcagent/rtcagent/internal/tools"
 )
 

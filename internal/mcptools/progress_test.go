@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rtcagent/rtcagent/internal/mcptools/mcptest"
 	"github.com/rtcagent/rtcagent/internal/protocol"
+	"github.com/rtcagent/rtcagent/internal/testkit/mcptest"
 )
 
 // TestProgress: a call sends a progress token, and the server's notifications

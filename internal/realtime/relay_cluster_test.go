@@ -14,7 +14,7 @@ import (
 
 	"github.com/rtcagent/rtcagent/internal/store"
 	"github.com/rtcagent/rtcagent/internal/store/pgstore"
-	"github.com/rtcagent/rtcagent/internal/testsvc"
+	"github.com/rtcagent/rtcagent/internal/testkit/testsvc"
 )
 
 // TestRelayOverflowPublishesOnlyItsOwnUpdates: two nodes write one user's

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/rtcagent/rtcagent/internal/store"
-	"github.com/rtcagent/rtcagent/internal/testsvc"
+	"github.com/rtcagent/rtcagent/internal/testkit/testsvc"
 )
 
 // TestRelayBrokerOutage: with Redis unreachable, commits never wait on the broker

@@ -16,11 +16,11 @@ import (
 	cgo "github.com/centrifugal/centrifuge-go"
 
 	"github.com/rtcagent/rtcagent/internal/config"
-	"github.com/rtcagent/rtcagent/internal/llm/llmfake"
 	"github.com/rtcagent/rtcagent/internal/llm/scripted"
 	"github.com/rtcagent/rtcagent/internal/protocol"
 	"github.com/rtcagent/rtcagent/internal/server"
-	"github.com/rtcagent/rtcagent/internal/testsvc"
+	"github.com/rtcagent/rtcagent/internal/testkit/llmfake"
+	"github.com/rtcagent/rtcagent/internal/testkit/testsvc"
 )
 
 // TestEmbedded: no flags but a secret and a data file: SQLite and the in-memory

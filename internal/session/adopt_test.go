@@ -11,7 +11,7 @@ import (
 	"github.com/rtcagent/rtcagent/internal/llm/scripted"
 	"github.com/rtcagent/rtcagent/internal/protocol"
 	"github.com/rtcagent/rtcagent/internal/store"
-	"github.com/rtcagent/rtcagent/internal/testsvc"
+	"github.com/rtcagent/rtcagent/internal/testkit/testsvc"
 )
 
 // A write that gives a session work and adopts it starts the work by itself: the

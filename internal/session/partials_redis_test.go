@@ -10,7 +10,7 @@ import (
 	"github.com/rtcagent/rtcagent/internal/api"
 	"github.com/rtcagent/rtcagent/internal/livebuf"
 	"github.com/rtcagent/rtcagent/internal/protocol"
-	"github.com/rtcagent/rtcagent/internal/testsvc"
+	"github.com/rtcagent/rtcagent/internal/testkit/testsvc"
 )
 
 // The partial text of a message whose streamer died is dropped from Redis by the

@@ -9,7 +9,7 @@ import (
 
 	"github.com/rtcagent/rtcagent/internal/protocol"
 	"github.com/rtcagent/rtcagent/internal/store"
-	"github.com/rtcagent/rtcagent/internal/testsvc"
+	"github.com/rtcagent/rtcagent/internal/testkit/testsvc"
 )
 
 // TestServerCallProgress: a tool that reports its progress 50 times at once

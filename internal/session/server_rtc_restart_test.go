@@ -11,10 +11,10 @@ import (
 	"time"
 
 	"github.com/rtcagent/rtcagent/internal/mcptools"
-	"github.com/rtcagent/rtcagent/internal/mcptools/mcptest"
 	"github.com/rtcagent/rtcagent/internal/protocol"
 	"github.com/rtcagent/rtcagent/internal/store"
-	"github.com/rtcagent/rtcagent/internal/testsvc"
+	"github.com/rtcagent/rtcagent/internal/testkit/mcptest"
+	"github.com/rtcagent/rtcagent/internal/testkit/testsvc"
 )
 
 // logSignal closes ch at the first log record whose message starts with prefix.

@@ -12,10 +12,10 @@ import (
 	"github.com/rtcagent/rtcagent/internal/core"
 	"github.com/rtcagent/rtcagent/internal/llm/scripted"
 	"github.com/rtcagent/rtcagent/internal/mcptools"
-	"github.com/rtcagent/rtcagent/internal/mcptools/mcptest"
 	"github.com/rtcagent/rtcagent/internal/protocol"
 	"github.com/rtcagent/rtcagent/internal/store"
-	"github.com/rtcagent/rtcagent/internal/testsvc"
+	"github.com/rtcagent/rtcagent/internal/testkit/mcptest"
+	"github.com/rtcagent/rtcagent/internal/testkit/testsvc"
 	"github.com/rtcagent/rtcagent/internal/tools"
 )
 

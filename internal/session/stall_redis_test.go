@@ -14,7 +14,7 @@ import (
 	"github.com/rtcagent/rtcagent/internal/api"
 	"github.com/rtcagent/rtcagent/internal/livebuf"
 	"github.com/rtcagent/rtcagent/internal/protocol"
-	"github.com/rtcagent/rtcagent/internal/testsvc"
+	"github.com/rtcagent/rtcagent/internal/testkit/testsvc"
 )
 
 // stallProxy forwards TCP connections to target until stall is called; from

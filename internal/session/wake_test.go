@@ -3,7 +3,7 @@ package session
 import (
 	"testing"
 
-	"github.com/rtcagent/rtcagent/internal/testsvc"
+	"github.com/rtcagent/rtcagent/internal/testkit/testsvc"
 )
 
 // A drain that nobody woke while it held its session ends without a claim

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/rtcagent/rtcagent/internal/protocol"
-	"github.com/rtcagent/rtcagent/internal/telemetry/otlpreceiver"
+	"github.com/rtcagent/rtcagent/internal/testkit/otlpreceiver"
 )
 
 // Spans written from stored timestamps and ids, in another "process" (a second

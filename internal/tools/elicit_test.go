@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rtcagent/rtcagent/internal/mcptools/mcptest"
+	"github.com/rtcagent/rtcagent/internal/testkit/mcptest"
 	"github.com/rtcagent/rtcagent/internal/tools"
 )
 

@@ -8,7 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/rtcagent/rtcagent/internal/llm"
-	"github.com/rtcagent/rtcagent/internal/llm/llmfake"
+	"github.com/rtcagent/rtcagent/internal/testkit/llmfake"
 )
 
 func newFuzzServer(f *testing.F) *llmfake.BodyServer {

@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/rtcagent/rtcagent/internal/llm"
-	"github.com/rtcagent/rtcagent/internal/llm/llmfake"
 	"github.com/rtcagent/rtcagent/internal/llm/scripted"
+	"github.com/rtcagent/rtcagent/internal/testkit/llmfake"
 )
 
 func newModel(baseURL string, retries int) (llm.Model, error) {

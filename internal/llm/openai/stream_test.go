@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/rtcagent/rtcagent/internal/llm"
-	"github.com/rtcagent/rtcagent/internal/llm/llmfake"
+	"github.com/rtcagent/rtcagent/internal/testkit/llmfake"
 )
 
 // sseServer answers every request with the given data lines, for wire shapes

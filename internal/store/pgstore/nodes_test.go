@@ -15,7 +15,7 @@ import (
 	"github.com/rtcagent/rtcagent/internal/protocol"
 	"github.com/rtcagent/rtcagent/internal/store"
 	"github.com/rtcagent/rtcagent/internal/store/pgstore"
-	"github.com/rtcagent/rtcagent/internal/store/storetest"
+	"github.com/rtcagent/rtcagent/internal/testkit/storetest"
 )
 
 func twoNodes(t *testing.T) (a, b *pgstore.Store, c *storetest.Clock) {

@@ -11,8 +11,8 @@ import (
 	"github.com/rtcagent/rtcagent/internal/protocol"
 	"github.com/rtcagent/rtcagent/internal/store"
 	"github.com/rtcagent/rtcagent/internal/store/pgstore"
-	"github.com/rtcagent/rtcagent/internal/store/storetest"
-	"github.com/rtcagent/rtcagent/internal/testsvc"
+	"github.com/rtcagent/rtcagent/internal/testkit/storetest"
+	"github.com/rtcagent/rtcagent/internal/testkit/testsvc"
 )
 
 var ctx = context.Background()

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/rtcagent/rtcagent/internal/store/sqlitestore"
-	"github.com/rtcagent/rtcagent/internal/store/storetest"
+	"github.com/rtcagent/rtcagent/internal/testkit/storetest"
 )
 
 func openBench(b *testing.B) *sqlitestore.Store {

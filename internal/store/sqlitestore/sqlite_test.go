@@ -8,7 +8,7 @@ import (
 	"github.com/rtcagent/rtcagent/internal/protocol"
 	"github.com/rtcagent/rtcagent/internal/store"
 	"github.com/rtcagent/rtcagent/internal/store/sqlitestore"
-	"github.com/rtcagent/rtcagent/internal/store/storetest"
+	"github.com/rtcagent/rtcagent/internal/testkit/storetest"
 )
 
 func TestConformance(t *testing.T) {

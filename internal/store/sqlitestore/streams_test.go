@@ -11,7 +11,7 @@ import (
 	"github.com/rtcagent/rtcagent/internal/protocol"
 	"github.com/rtcagent/rtcagent/internal/store"
 	"github.com/rtcagent/rtcagent/internal/store/sqlitestore"
-	"github.com/rtcagent/rtcagent/internal/store/storetest"
+	"github.com/rtcagent/rtcagent/internal/testkit/storetest"
 )
 
 // A write starts from the stream positions the writer committed, without

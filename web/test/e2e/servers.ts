@@ -28,7 +28,7 @@ export async function buildBinaries(p: Paths): Promise<void> {
   bin.streamtool = join(p.build, "streamtool");
   bin.mcpserver = join(p.build, "mcpserver");
   // One go command: all link in parallel.
-  await run("go", ["build", "-o", p.build + "/", "./cmd/rtcagent", "./web/test/testdata/streamtool", "./internal/mcptools/mcptest/mcpserver"], { cwd: p.repo });
+  await run("go", ["build", "-o", p.build + "/", "./cmd/rtcagent", "./web/test/testdata/streamtool", "./internal/testkit/mcptest/mcpserver"], { cwd: p.repo });
 }
 
 /** Builds examples/ag-ui with its own build script, as its README says, into build/ag-ui. */

@@ -1,0 +1,186 @@
+package bench
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/rtcagent/rtcagent/internal/protocol"
+	"github.com/rtcagent/rtcagent/internal/testkit/simclient"
+)
+
+// load is what the simulated browsers of one point did in its window.
+type load struct {
+	Turns, Failed, ClientErrors int
+	Live                        []time.Duration // model chunk → client receive
+	CPU                         time.Duration   // CPU time of the clients' process in the window; 0 when shared with the server
+}
+
+// clientsJob is what a clients process is given on its standard input.
+type clientsJob struct {
+	URLs           []string // client i connects to URLs[i mod len(URLs)]
+	Tokens         []string // one per client, issued by the parent
+	Prefix         string
+	Warmup, Window time.Duration
+}
+
+// driveLoad runs the clients for warmup + window: each sends a message (a new
+// session per turn), waits for the turn to end and repeats. window is called when
+// the warm-up ends, and the result covers only what happened after that.
+func driveLoad(ctx context.Context, clients []*simclient.Client, prefix string, live *samples, warmup, d time.Duration, window func()) load {
+	var turns, failed atomic.Int64
+	lctx, cancel := context.WithTimeout(ctx, warmup+d)
+	defer cancel()
+	var wg sync.WaitGroup
+	for i, c := range clients {
+		wg.Go(func() {
+			for k := 0; lctx.Err() == nil; k++ {
+				res, err := c.Send(lctx, "", fmt.Sprintf("%s-m-%d-%d", prefix, i, k), "go")
+				if err != nil {
+					if lctx.Err() == nil {
+						failed.Add(1)
+					}
+					return
+				}
+				tr, err := c.WaitTurn(lctx, res.TurnID)
+				if err != nil {
+					return
+				}
+				if tr.Status == protocol.TurnCompleted {
+					turns.Add(1)
+				} else {
+					failed.Add(1)
+				}
+			}
+		})
+	}
+	select {
+	case <-time.After(warmup):
+	case <-lctx.Done():
+	}
+	window()
+	live.take()
+	turns.Store(0)
+	failed.Store(0)
+	cpu0 := ownCPU()
+	<-lctx.Done()
+	l := load{Turns: int(turns.Load()), Failed: int(failed.Load()), Live: live.take(), CPU: ownCPU() - cpu0}
+	wg.Wait()
+	for _, c := range clients {
+		if c.Err() != nil {
+			l.ClientErrors++
+		}
+	}
+	return l
+}
+
+// ownCPU is the CPU time (user + system) this process used so far.
+func ownCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// clientsChild runs one point's clients in a child process (ServeCmd + "bench
+// clients"), so that this process's CPU is the server's alone. The child
+// prints "window" when its warm-up ends and then its load as JSON.
+func clientsChild(ctx context.Context, o Options, srv *running, prefix string, n int, warmup, d time.Duration, window func()) (load, error) {
+	job := clientsJob{URLs: []string{srv.url}, Prefix: prefix, Warmup: warmup, Window: d}
+	for i := range n {
+		tok, _, err := srv.ver.Issue(fmt.Sprintf("%s-%d", prefix, i), 24*time.Hour)
+		if err != nil {
+			return load{}, err
+		}
+		job.Tokens = append(job.Tokens, tok)
+	}
+	return clientsChildJob(ctx, o, job, window)
+}
+
+// clientsChildJob runs job's clients in a child process; window is called
+// when the child's warm-up ends.
+func clientsChildJob(ctx context.Context, o Options, job clientsJob, window func()) (load, error) {
+	if len(job.URLs) == 0 {
+		return load{}, errors.New("clients process: no server address")
+	}
+	in, err := json.Marshal(job)
+	if err != nil {
+		return load{}, err
+	}
+	cmd := exec.CommandContext(ctx, o.ServeCmd[0], append(append([]string(nil), o.ServeCmd[1:]...), "bench", "clients")...)
+	cmd.Stdin = bytesReader(in)
+	cmd.Stderr = os.Stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return load{}, err
+	}
+	if err := cmd.Start(); err != nil {
+		return load{}, err
+	}
+	defer func() { _ = cmd.Wait() }()
+	sc := bufio.NewScanner(out)
+	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	var l load
+	got := false
+	for sc.Scan() {
+		line := sc.Bytes()
+		if string(line) == "window" {
+			window()
+			continue
+		}
+		if err := json.Unmarshal(line, &l); err != nil {
+			return load{}, fmt.Errorf("clients process: %q: %w", line, err)
+		}
+		got = true
+	}
+	if !got {
+		return load{}, errors.New("clients process ended without a result")
+	}
+	return l, nil
+}
+
+func bytesReader(b []byte) io.Reader { return &byteReader{b: b} }
+
+type byteReader struct{ b []byte }
+
+func (r *byteReader) Read(p []byte) (int, error) {
+	if len(r.b) == 0 {
+		return 0, io.EOF
+	}
+	n := copy(p, r.b)
+	r.b = r.b[n:]
+	return n, nil
+}
+
+// runClients is `rtcagent bench clients`: the child side of clientsChild.
+func runClients(stdin io.Reader, stdout io.Writer) error {
+	var job clientsJob
+	if err := json.NewDecoder(io.LimitReader(stdin, 64<<20)).Decode(&job); err != nil {
+		return fmt.Errorf("read job: %w", err)
+	}
+	ctx := context.Background()
+	live := &samples{}
+	clients, err := dialTokens(ctx, job.URLs, job.Tokens, func(int) simclient.Config {
+		return simclient.Config{Tool: ok, OnDelta: func(dl protocol.Delta, at time.Time) {
+			for _, t := range unstamps(dl.Delta) {
+				live.add(at.Sub(t))
+			}
+		}}
+	})
+	if err != nil {
+		return err
+	}
+	defer closeAll(clients)
+	l := driveLoad(ctx, clients, job.Prefix, live, job.Warmup, job.Window, func() { fmt.Fprintln(stdout, "window") })
+	return json.NewEncoder(stdout).Encode(l)
+}
