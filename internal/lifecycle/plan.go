@@ -66,6 +66,7 @@ func PlanRTCs(in PlanInput) []protocol.RTC {
 		r.NeedsConfirmation = d.NeedsConfirmation
 		if tool.OnServer {
 			r.Executor = protocol.RTCExecutorServer
+			r.App = tool.App
 		}
 		budget := in.Limits.ExecTimeout
 		if tools.MayAsk(d, tool) {

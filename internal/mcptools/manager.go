@@ -50,6 +50,7 @@ type Manager struct {
 
 	mu      sync.RWMutex
 	tools   map[string]Tool // by Name
+	apps    map[string]App  // tools' views, by tool Name (app.go)
 	changed chan struct{}   // closed and replaced when the tool list changes
 }
 
@@ -108,7 +109,7 @@ func Start(cfg *Config, opts Options) *Manager {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	m := &Manager{opts: opts, log: opts.Logger.With("component", "mcp"), cancel: cancel, conns: map[string]*conn{},
-		tools: map[string]Tool{}, changed: make(chan struct{})}
+		tools: map[string]Tool{}, apps: map[string]App{}, changed: make(chan struct{})}
 	for _, s := range cfg.Servers {
 		c := &conn{srv: s, ready: make(chan struct{}), calls: map[int64]*inflight{}, taskOnly: map[string]bool{}, orders: map[string][]string{}}
 		m.conns[s.Name] = c
@@ -377,11 +378,13 @@ func (m *Manager) connect(ctx context.Context, c *conn) (*mcp.ClientSession, err
 	var selfMu sync.Mutex
 	client := mcp.NewClient(&mcp.Implementation{Name: "rtcagent", Version: "1"}, &mcp.ClientOptions{
 		Logger: m.log,
-		// Roots as the SDK's default, questions as forms or links, and
-		// requests to use the model (text only).
+		// Roots as the SDK's default, questions as forms or links,
+		// requests to use the model (text only) and tools' views.
 		Capabilities: &mcp.ClientCapabilities{RootsV2: &mcp.RootCapabilities{ListChanged: true},
 			Elicitation: &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}, URL: &mcp.URLElicitationCapabilities{}},
-			Sampling:    &mcp.SamplingCapabilities{}},
+			Sampling:    &mcp.SamplingCapabilities{},
+			// Tools' views (MCP Apps, app.go).
+			Extensions: map[string]any{"io.modelcontextprotocol/ui": map[string]any{"mimeTypes": []string{AppMIME}}}},
 		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
 			selfMu.Lock()
 			s := self
@@ -448,6 +451,7 @@ func (m *Manager) elicit(ctx context.Context, c *conn, req *mcp.ElicitRequest) (
 // list reads the server's tools and replaces its part of the tool list.
 func (m *Manager) list(ctx context.Context, c *conn, s *mcp.ClientSession) error {
 	var offered []Tool
+	uis := map[string]string{} // tool name → its view's ui:// resource
 	for t, err := range s.Tools(ctx, nil) {
 		if err != nil {
 			return err
@@ -461,17 +465,27 @@ func (m *Manager) list(ctx context.Context, c *conn, s *mcp.ClientSession) error
 			c.leftOut(m.log, "tool left out", "err", err)
 			continue
 		}
+		uri, forModel := uiOf(t)
+		if !forModel {
+			c.leftOut(m.log, "tool left out: its view alone may call it (_meta.ui.visibility), and views do not call tools here", "tool", t.Name)
+			continue
+		}
 		if len(offered) >= MaxToolsPerSrv {
 			c.leftOut(m.log, "tools left out: more than the limit per server", "limit", MaxToolsPerSrv)
 			break
 		}
+		if uri != "" {
+			uis[ot.Name] = uri
+		}
 		offered = append(offered, ot)
 	}
+	apps := m.readApps(ctx, c, s, uis)
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	for name, t := range m.tools {
 		if t.Server == c.srv.Name {
 			delete(m.tools, name)
+			delete(m.apps, name)
 		}
 	}
 	for _, t := range offered {
@@ -480,6 +494,9 @@ func (m *Manager) list(ctx context.Context, c *conn, s *mcp.ClientSession) error
 			break
 		}
 		m.tools[t.Name] = t
+		if a, ok := apps[t.Name]; ok {
+			m.apps[t.Name] = a
+		}
 	}
 	close(m.changed)
 	m.changed = make(chan struct{})

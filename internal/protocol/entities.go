@@ -341,6 +341,7 @@ type RTC struct {
 	Decision          *Decision       `json:"decision,omitempty"`    // the person's answer, when asked (or a standing approval)
 	Executor          string          `json:"executor,omitempty"`    // "server" for MCP tools; empty: the browser
 	Approved          bool            `json:"approved,omitempty"`    // a server call the person approved
+	App               string          `json:"app,omitempty"`         // the path of the tool's view on the server (MCP Apps)
 	Policy            *CallPolicy     `json:"policy,omitempty"`      // what decides again, at delivery and start, whether the call may run
 	TimeoutMS         int64           `json:"timeout_ms"`            // budget from delivery to deadline
 	DeadlineAt        *time.Time      `json:"deadline_at,omitempty"` // set when delivered (pending)

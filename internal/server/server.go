@@ -208,6 +208,9 @@ func (s *Server) routes() {
 	m.Handle("/api/v1/rpc/", s.api.HTTPHandler(s.verifier))
 	m.Handle("/ag-ui", agui.Handler(agui.Config{API: s.api, Store: s.store, Node: s.node, Verifier: s.verifier,
 		AllowedOrigins: s.cfg.AllowedOrigins(), Logger: s.log.With("component", "ag-ui")}))
+	if s.mcp != nil {
+		m.Handle(mcptools.AppsPrefix, s.mcp.AppHandler())
+	}
 	m.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok\n")) })
 	m.HandleFunc("/readyz", s.readyz)
 	m.Handle("/metrics", promhttp.Handler())

@@ -28,6 +28,8 @@ type Tool struct {
 	// OnServer: the server executes the call (a tool of an MCP server). Its Kind
 	// is KindServer, or KindRead for a tool annotated read-only.
 	OnServer bool
+	// App is the path of the tool's view on this server (an MCP App), "" for none.
+	App string
 }
 
 func builtin(kind Kind, name, desc, schema string, required ...string) Tool {

@@ -201,6 +201,7 @@ func NewServer(o Options) *mcp.Server {
 		})
 	addLimitTools(s)
 	addProgressTool(s)
+	addAppTools(s)
 	if o.Exit != nil {
 		mcp.AddTool(s, &mcp.Tool{Name: "crash", Description: "End the server's process."},
 			func(ctx context.Context, req *mcp.CallToolRequest, in struct{}) (*mcp.CallToolResult, any, error) {

@@ -162,6 +162,8 @@ export interface Rtc {
   executor?: "server";
   /** A server call the person approved (`v1.rtc.approve`). */
   approved?: boolean;
+  /** The path, on the server, of the tool's view (an MCP App) shown in the call's card. */
+  app?: string;
   /** What the server decides the call from again at delivery and start. */
   policy?: CallPolicy;
   timeout_ms: number;

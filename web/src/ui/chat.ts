@@ -14,6 +14,7 @@ import type { Prompt } from "../executor/prompts.js";
 import { ELICITATION } from "../executor/elicit.js";
 import { showInvisible } from "../vfs/path.js";
 import type { Message, Rtc, ToolCall, Turn } from "../protocol/types.js";
+import { AppViews } from "./appview.js";
 import { arrange, h, replaceChildren } from "./dom.js";
 import { promptForm } from "./forms.js";
 import { copyButton } from "./code.js";
@@ -65,6 +66,8 @@ export class ChatView {
   readonly root = h("div", { class: "messages", attrs: { role: "log", "aria-live": "polite" } });
   private sessionId: string | null = null;
   private readonly nodes = new Map<string, Rendered>();
+  /** The views of MCP tools' calls (MCP Apps), kept while their session is shown. */
+  private readonly apps: AppViews;
   private readonly forms = new Map<string, HTMLElement>();
   /** The note of each server's question that could not be shown, by its RTC id. */
   private readonly refusedNotes = new Map<string, HTMLElement>();
@@ -90,6 +93,7 @@ export class ChatView {
     private readonly agent: Agent,
     private readonly actions: ChatActions = { select: () => undefined, report: () => undefined },
   ) {
+    this.apps = new AppViews(agent.serverUrl);
     // While the log follows its end, a scroll is only noted here (reading the
     // layout in every scroll event would force a layout per event); the next
     // frame tells the person's scroll from the log's own.
@@ -127,6 +131,7 @@ export class ChatView {
     if (sessionId === this.sessionId) return;
     this.sessionId = sessionId;
     this.nodes.clear();
+    this.apps.clear();
     this.forking = null;
     this.error = null;
     this.root.textContent = "";
@@ -361,8 +366,9 @@ export class ChatView {
    * a new call gets a card; the message's children are re-arranged only when
    * calls or their questions were added or removed (or when `rearrange`).
    */
-  /** A host tool's own view of a call (its `render`), or null. */
+  /** A host tool's own view of a call (its `render`), or an MCP tool's view (an MCP App), or null. */
   private hostView(c: ToolCall, rtc: Rtc | undefined, p: Prompt | undefined): Node | null {
+    if (rtc?.app) return this.apps.view(rtc);
     return this.agent.tools.view(c.name, {
       callId: c.id,
       state: toolState(rtc, p),

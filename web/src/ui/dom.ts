@@ -61,9 +61,12 @@ export function ago(iso: string, now = Date.now()): string {
  */
 export function arrange(parent: Element, wanted: readonly Element[]): void {
   const kids = parent.children;
+  // What goes is removed first, so what stays is not moved to make room (a
+  // moved frame loads again, a moved form loses its focus).
+  const keep = new Set<Element>(wanted);
+  for (const k of [...kids]) if (!keep.has(k)) k.remove();
   for (let i = 0; i < wanted.length; i++) {
     const node = wanted[i]!;
     if (kids[i] !== node) parent.insertBefore(node, kids[i] ?? null);
   }
-  while (kids.length > wanted.length) kids[kids.length - 1]!.remove();
 }

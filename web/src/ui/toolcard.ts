@@ -73,8 +73,9 @@ export function updateToolCard(card: HTMLElement, call: ToolCall, rtc: Rtc | und
   }
   // Opened when the person is asked to approve: they decide on what it will do.
   if (form && form !== prev?.form && call.name !== "askUser") argsEl.open = true;
-  // The host tool's own view of the call, under its head (see HostToolDefinition.render).
-  const viewEl = view ? h("div", { class: "view" }, view) : null;
+  // The host tool's own view of the call, under its head (see HostToolDefinition.render),
+  // or an MCP tool's view: the same node again keeps its place (a frame moved loads again).
+  const viewEl = !view ? null : prev?.view?.firstChild === view ? prev.view : h("div", { class: "view" }, view);
   const kids: HTMLElement[] = viewEl ? [head, viewEl, argsEl] : [head, argsEl];
   if (rtc?.status === "executing" && rtc.progress) {
     const view = progressView(rtc.progress);

@@ -42,6 +42,7 @@ import "./cutargs.test.js";
 import "./quota.test.js";
 import "./backlog.test.js";
 import "./agui.test.js";
+import "./mcpapp.test.js";
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 

@@ -1,0 +1,90 @@
+package mcptools
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/rtcagent/rtcagent/internal/testkit/mcptest"
+)
+
+// TestAppServed: a tool's view (MCP Apps) is read when its server lists its
+// tools and served at AppPath with its CSP; the offered tool names the path; a
+// tool only its view may call is not offered to the model.
+func TestAppServed(t *testing.T) {
+	hs := httptest.NewServer(mcptest.Handler(mcptest.Options{}))
+	t.Cleanup(hs.Close)
+	m := start(t, Server{Name: "web", URL: hs.URL})
+	if _, ok := m.Lookup("web__panel_refresh"); ok {
+		t.Error("a tool for its view alone is offered to the model")
+	}
+	var path string
+	for _, tool := range m.Offered() {
+		if tool.Spec.Name == "web__panel" {
+			path = tool.App
+		}
+	}
+	if path != "/mcp-apps/web__panel" {
+		t.Fatalf("the panel tool's view path is %q", path)
+	}
+	srv := httptest.NewServer(m.AppHandler())
+	t.Cleanup(srv.Close)
+	res, err := http.Get(srv.URL + path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	csp := res.Header.Get("Content-Security-Policy")
+	for _, want := range []string{"sandbox allow-scripts", "default-src 'none'", "connect-src 'none'", "frame-src 'none'", "form-action 'none'", "base-uri 'none'"} {
+		if !strings.Contains(csp, want) {
+			t.Errorf("CSP %q lacks %q", csp, want)
+		}
+	}
+	if res.StatusCode != 200 || res.Header.Get("Content-Type") != "text/html; charset=utf-8" || res.Header.Get("X-Content-Type-Options") != "nosniff" {
+		t.Errorf("status %d, headers %v", res.StatusCode, res.Header)
+	}
+	req, _ := http.NewRequest(http.MethodGet, srv.URL+path, nil)
+	req.Header.Set("If-None-Match", res.Header.Get("ETag"))
+	if r2, err := http.DefaultClient.Do(req); err != nil || r2.StatusCode != http.StatusNotModified {
+		t.Errorf("revalidation: %v %v", r2, err)
+	}
+	for p, want := range map[string]int{"/mcp-apps/web__echo": 404, "/mcp-apps/nope": 404, "/mcp-apps/": 404} {
+		if r, err := http.Get(srv.URL + p); err != nil || r.StatusCode != want {
+			t.Errorf("GET %s: %v %v, want %d", p, r.StatusCode, err, want)
+		}
+	}
+	if r, err := http.Post(srv.URL+path, "text/plain", nil); err != nil || r.StatusCode != http.StatusMethodNotAllowed {
+		t.Errorf("POST: %v %v", r.StatusCode, err)
+	}
+}
+
+// TestAppCSP: the origins a view names go into its CSP; anything that is not
+// an origin fails the view instead of loosening the policy.
+func TestAppCSP(t *testing.T) {
+	meta := func(connect, load []any) mcp.Meta {
+		return mcp.Meta{"ui": map[string]any{"csp": map[string]any{"connectDomains": connect, "resourceDomains": load}}}
+	}
+	csp, err := appCSP(meta([]any{"https://api.example.com", "wss://live.example.com:8443"}, []any{"https://*.cdn.example.com"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"connect-src https://api.example.com wss://live.example.com:8443", "script-src 'unsafe-inline' https://*.cdn.example.com", "img-src data: https://*.cdn.example.com"} {
+		if !strings.Contains(csp, want) {
+			t.Errorf("CSP %q lacks %q", csp, want)
+		}
+	}
+	for _, bad := range []any{"https://a.example.com/path", "https://a.example.com; script-src *", "*", "http://example.com", "javascript:alert(1)", "'unsafe-eval'", "https://A.example.com", 42} {
+		if _, err := appCSP(meta([]any{bad}, nil)); err == nil {
+			t.Errorf("connectDomains %v accepted", bad)
+		}
+		if _, err := appCSP(meta(nil, []any{bad})); err == nil {
+			t.Errorf("resourceDomains %v accepted", bad)
+		}
+	}
+	if csp, err := appCSP(nil); err != nil || !strings.Contains(csp, "connect-src 'none'") {
+		t.Errorf("no CSP asked: %q %v", csp, err)
+	}
+}

@@ -1,0 +1,99 @@
+package mcptest
+
+import (
+	"context"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// panelURI is the view of the "panel" tool (MCP Apps).
+const panelURI = "ui://mcptest/panel"
+
+// panelHTML is a view written against the MCP Apps messages by hand, so a test
+// sees each one: it starts with ui/initialize, shows the call's arguments and
+// result as they arrive, reports its height, tries to call a tool of its
+// server and to reach the network (it shows what it was told), and asks the
+// host to open a link when its button is clicked.
+const panelHTML = `<!doctype html>
+<html><head><meta charset="utf-8"><title>Panel</title>
+<style>body { font: 14px system-ui, sans-serif; margin: 8px; } p { margin: 4px 0; }</style></head>
+<body>
+<h1 id="title">Panel</h1>
+<p id="input">waiting for the call</p>
+<p id="result">no result yet</p>
+<p id="call">-</p>
+<p id="net">-</p>
+<p id="link-answer">-</p>
+<button id="link" type="button">Open the guide</button>
+<script>
+let next = 0;
+const waiting = new Map();
+const show = (id, text) => { document.getElementById(id).textContent = text; };
+const send = (msg) => window.parent.postMessage(msg, "*");
+const request = (method, params) => new Promise((resolve, reject) => {
+  const id = ++next;
+  waiting.set(id, { resolve, reject });
+  send({ jsonrpc: "2.0", id, method, params });
+});
+window.addEventListener("message", (e) => {
+  const m = e.data;
+  if (e.source !== window.parent || !m || m.jsonrpc !== "2.0") return;
+  if (m.method === undefined) {
+    const w = waiting.get(m.id);
+    waiting.delete(m.id);
+    if (w) m.error ? w.reject(new Error(m.error.message)) : w.resolve(m.result);
+    return;
+  }
+  if (m.method === "ui/notifications/tool-input") show("input", "input: " + JSON.stringify(m.params.arguments));
+  if (m.method === "ui/notifications/tool-result") show("result", "result: " + (m.params.content || []).map((c) => c.text).join(""));
+  if (m.method === "ui/notifications/tool-cancelled") show("result", "cancelled: " + (m.params.reason || ""));
+  if (m.id !== undefined && (m.method === "ping" || m.method === "ui/resource-teardown")) send({ jsonrpc: "2.0", id: m.id, result: {} });
+});
+document.getElementById("link").addEventListener("click", () => {
+  request("ui/open-link", { url: "https://guide.example.test/panel" }).then(
+    (r) => show("link-answer", r && r.isError ? "link refused" : "link asked"),
+    (e) => show("link-answer", "link error: " + e.message));
+});
+(async () => {
+  const init = await request("ui/initialize", { appInfo: { name: "panel", version: "1.0.0" }, appCapabilities: {}, protocolVersion: "2026-01-26" });
+  show("title", "Panel in " + init.hostInfo.name);
+  send({ jsonrpc: "2.0", method: "ui/notifications/initialized", params: {} });
+  send({ jsonrpc: "2.0", method: "ui/notifications/size-changed", params: { height: document.documentElement.scrollHeight } });
+  try {
+    await request("tools/call", { name: "echo", arguments: { text: "from the view" } });
+    show("call", "call: ran");
+  } catch (e) {
+    show("call", "call refused");
+  }
+  try {
+    await fetch("https://net.example.test/");
+    show("net", "net: reached");
+  } catch {
+    show("net", "net: blocked");
+  }
+})();
+</script>
+</body></html>`
+
+type panelIn struct {
+	Title string `json:"title"`
+}
+
+// addAppTools adds "panel", a tool with a view, its ui:// resource, and
+// "panel_refresh", a tool only its view may call (not for the model).
+func addAppTools(s *mcp.Server) {
+	s.AddResource(&mcp.Resource{URI: panelURI, Name: "panel", MIMEType: "text/html;profile=mcp-app"},
+		func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: panelURI, MIMEType: "text/html;profile=mcp-app", Text: panelHTML}}}, nil
+		})
+	mcp.AddTool(s, &mcp.Tool{Name: "panel", Description: "Show a panel with a title.",
+		Meta: mcp.Meta{"ui": map[string]any{"resourceUri": panelURI}}},
+		func(ctx context.Context, req *mcp.CallToolRequest, in panelIn) (*mcp.CallToolResult, any, error) {
+			return text("panel shown: " + in.Title), nil, nil
+		})
+	mcp.AddTool(s, &mcp.Tool{Name: "panel_refresh", Description: "Refresh the panel (its view calls it).",
+		Meta: mcp.Meta{"ui": map[string]any{"resourceUri": panelURI, "visibility": []string{"app"}}}},
+		func(ctx context.Context, req *mcp.CallToolRequest, in struct{}) (*mcp.CallToolResult, any, error) {
+			return text("refreshed"), nil, nil
+		})
+}

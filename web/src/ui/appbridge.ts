@@ -1,0 +1,48 @@
+// The host side of one tool view (MCP Apps), loaded only when a chat shows
+// one: the ext-apps AppBridge over postMessage to the view's frame.
+
+import { AppBridge, PostMessageTransport } from "@modelcontextprotocol/ext-apps/app-bridge";
+import type { McpUiHostContext } from "@modelcontextprotocol/ext-apps/app-bridge";
+
+/** What the view's frame asks of the page. */
+export interface BridgeHandlers {
+  /** The view finished its start (again after a reload of its frame): send it the call. */
+  initialized: () => void;
+  /** The view's content is this high, in CSS pixels. */
+  size: (height: number) => void;
+  /** The view asks to open a URL: true once the person opened it. */
+  openLink: (url: string) => Promise<boolean>;
+}
+
+export type ToolResult = { content: { type: "text"; text: string }[]; structuredContent?: Record<string, unknown>; isError?: boolean };
+
+/** The page's end of one view's conversation. */
+export interface Bridge {
+  input(args: Record<string, unknown>): void;
+  result(r: ToolResult): void;
+  cancelled(reason: string): void;
+  close(): void;
+}
+
+/**
+ * Connects to the frame's window before the view is loaded into it (so its
+ * first message is heard). The host offers only opening links: the view can
+ * call no tool, send no message to the chat and change no context (requests
+ * for them are refused), so nothing it does acts without the person.
+ */
+export async function connect(win: Window, name: string, context: McpUiHostContext, on: BridgeHandlers): Promise<Bridge> {
+  const bridge = new AppBridge(null, { name, version: "1" }, { openLinks: {} }, { hostContext: context });
+  bridge.oninitialized = () => on.initialized();
+  bridge.onsizechange = ({ height }) => {
+    if (typeof height === "number" && Number.isFinite(height)) on.size(height);
+  };
+  bridge.onopenlink = async ({ url }) => ((await on.openLink(url)) ? {} : { isError: true });
+  await bridge.connect(new PostMessageTransport(win, win));
+  const quiet = (p: Promise<unknown>) => void p.catch(() => undefined);
+  return {
+    input: (args) => quiet(bridge.sendToolInput({ arguments: args })),
+    result: (r) => quiet(bridge.sendToolResult(r)),
+    cancelled: (reason) => quiet(bridge.sendToolCancelled({ reason })),
+    close: () => quiet(bridge.close()),
+  };
+}

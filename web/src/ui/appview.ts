@@ -1,0 +1,182 @@
+// A tool's view (MCP Apps) in its call's card. The MCP server declared the
+// view; the RTC Agent server serves it (`rtc.app`) under a CSP of its own, and
+// it runs here in a frame sandboxed to an opaque origin (scripts only: no
+// storage, cookies, forms, popups or navigation of this page). The page sends
+// it the call's arguments and, once the call ends, its result or why it never
+// ran. It may ask to open a link, which opens only when the person clicks; it
+// can call no tool and write nothing into the chat.
+
+import type { Rtc } from "../protocol/types.js";
+import type { Bridge, ToolResult } from "./appbridge.js";
+import { h } from "./dom.js";
+import { zodJitless } from "./jitless.js";
+
+const MIN_HEIGHT = 48;
+const MAX_HEIGHT = 640;
+const APPS_PATH = "/mcp-apps/";
+
+/** One call's view: its frame, kept across the card's updates (a moved frame would load again). */
+class AppView {
+  readonly node: HTMLElement;
+  private readonly frame: HTMLIFrameElement;
+  private readonly links: HTMLElement;
+  private bridge: Bridge | null = null;
+  private rtc: Rtc;
+  private ready = false;
+  private closed = false;
+  private ended = "";
+
+  constructor(rtc: Rtc, src: string) {
+    this.rtc = rtc;
+    this.frame = h("iframe", {
+      class: "app",
+      attrs: { sandbox: "allow-scripts", referrerpolicy: "no-referrer", title: `The view of ${rtc.tool_name}`, loading: "lazy" },
+    });
+    this.links = h("div", { class: "app-links" });
+    this.node = h("div", { class: "app-view" }, this.frame, this.links);
+    void this.start(src);
+  }
+
+  private async start(src: string): Promise<void> {
+    try {
+      zodJitless();
+      const { connect } = await import("./appbridge.js");
+      // The frame's window exists once the card is in the page.
+      for (let i = 0; i < 600 && !this.frame.contentWindow && !this.closed; i++) await new Promise((r) => requestAnimationFrame(r));
+      const win = this.frame.contentWindow;
+      if (!win || this.closed) return;
+      this.bridge = await connect(win, "RTC Agent", { theme: theme(), displayMode: "inline", availableDisplayModes: ["inline"], platform: "web" }, {
+        initialized: () => {
+          this.ready = true;
+          this.ended = "";
+          this.send();
+        },
+        size: (height) => {
+          this.frame.style.height = `${Math.round(Math.min(Math.max(height, MIN_HEIGHT), MAX_HEIGHT))}px`;
+        },
+        openLink: (url) => this.askOpen(url),
+      });
+      if (this.closed) this.bridge.close();
+      else this.frame.src = src;
+    } catch (e) {
+      this.node.replaceChildren(h("div", { class: "view-error" }, `The tool's view could not start: ${e instanceof Error ? e.message : String(e)}`));
+    }
+  }
+
+  update(rtc: Rtc): void {
+    this.rtc = rtc;
+    this.send();
+  }
+
+  /** Sends the view what it has not been sent of the call: its arguments once, then how it ended. */
+  private send(): void {
+    const b = this.bridge;
+    if (!b || !this.ready) return;
+    const r = this.rtc;
+    if (this.ended === "") b.input(isRecord(r.arguments) ? r.arguments : {});
+    const end = endOf(r);
+    if (!end || this.ended === r.status) {
+      if (this.ended === "") this.ended = "input";
+      return;
+    }
+    this.ended = r.status;
+    if ("cancelled" in end) b.cancelled(end.cancelled);
+    else b.result(end);
+  }
+
+  /** Asks the person whether to open the link the view asked for; only http and https. */
+  private askOpen(url: string): Promise<boolean> {
+    let u: URL;
+    try {
+      u = new URL(url);
+    } catch {
+      return Promise.resolve(false);
+    }
+    if (u.protocol !== "https:" && u.protocol !== "http:") return Promise.resolve(false);
+    return new Promise((resolve) => {
+      const done = (open: boolean) => {
+        row.remove();
+        if (open) window.open(u.href, "_blank", "noopener,noreferrer");
+        resolve(open);
+      };
+      const row = h(
+        "div",
+        { class: "app-link", attrs: { role: "group", "aria-label": "The view asks to open a link" } },
+        h("span", null, "The view asks to open "),
+        h("strong", { attrs: { title: u.href } }, u.origin),
+        h("button", { attrs: { type: "button" }, on: { click: () => done(true) } }, "Open"),
+        h("button", { class: "ghost", attrs: { type: "button" }, on: { click: () => done(false) } }, "Not now"),
+      );
+      this.links.append(row);
+    });
+  }
+
+  close(): void {
+    this.closed = true;
+    this.bridge?.close();
+  }
+}
+
+/** How a call ended, as the view is told: a result, or why it was cancelled; null while it runs. */
+function endOf(r: Rtc): ToolResult | { cancelled: string } | null {
+  switch (r.status) {
+    case "completed": {
+      const text = typeof r.output === "string" ? r.output : JSON.stringify(r.output ?? null);
+      const res: ToolResult = { content: [{ type: "text", text }] };
+      // Servers send structured content as JSON text too (the specification's
+      // rule for older clients): the view gets it back as structured content.
+      const structured = parseObject(text);
+      if (structured) res.structuredContent = structured;
+      return res;
+    }
+    case "failed":
+      return { content: [{ type: "text", text: r.error ?? "failed" }], isError: true };
+    case "timeout":
+    case "rejected":
+      return { cancelled: r.error || r.status };
+  }
+  return null;
+}
+
+/** The page's colour scheme, as the chat's styles follow it. */
+function theme(): "light" | "dark" {
+  return matchMedia("(prefers-color-scheme: dark)").matches ? "dark" : "light";
+}
+
+function parseObject(text: string): Record<string, unknown> | null {
+  if (!text.startsWith("{")) return null;
+  try {
+    const v: unknown = JSON.parse(text);
+    return isRecord(v) ? v : null;
+  } catch {
+    return null;
+  }
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+/** The views of the calls a chat shows, by RTC id. */
+export class AppViews {
+  private readonly views = new Map<string, AppView>();
+
+  constructor(private readonly serverUrl: string) {}
+
+  /** The view of a server call whose tool has one, or null. */
+  view(rtc: Rtc): HTMLElement | null {
+    if (rtc.executor !== "server" || !rtc.app?.startsWith(APPS_PATH)) return null;
+    let v = this.views.get(rtc.id);
+    if (!v) {
+      v = new AppView(rtc, new URL(rtc.app, this.serverUrl).href);
+      this.views.set(rtc.id, v);
+    } else v.update(rtc);
+    return v.node;
+  }
+
+  /** Ends every view (the chat shows another session). */
+  clear(): void {
+    for (const v of this.views.values()) v.close();
+    this.views.clear();
+  }
+}

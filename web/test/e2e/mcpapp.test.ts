@@ -1,0 +1,75 @@
+// Test: an MCP tool's view (an MCP App) in its call's card, on a host page of
+// another origin under the README's strict CSP. The test MCP server's "panel"
+// declares a ui:// view written against the MCP Apps messages by hand; the
+// view shows what it is sent and what it was refused.
+
+import { writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { eq, includes, ok, test, until } from "./harness.js";
+import { host } from "./context.js";
+import { AgentPage, call, cspViolations, newProfile, turn } from "./pages.js";
+import { GoServer, bin } from "./servers.js";
+
+const script = {
+  name: "mcpapp",
+  turns: [
+    turn("(?i)panel", [{ text: "Showing it.", tool_calls: [call("test__panel", { title: "Sales" })] }, { chunks: ["Shown: ", "{{last_result}}"] }]),
+    turn("(?i)thanks", [{ chunks: ["You are welcome."] }]),
+  ],
+};
+
+test("mcp app: a tool's view runs in its card, sandboxed, told the call and its result, able to act only through the person", async () => {
+  const config = join(tmpdir(), `rtc-e2e-mcpapp-${process.pid}.json`);
+  await writeFile(config, JSON.stringify({ servers: { test: { command: bin.mcpserver } } }));
+  const go = await GoServer.start({ script, args: ["-mcp-config", config] });
+  const ctx = await newProfile();
+  const violations = await cspViolations(ctx);
+  const p = new AgentPage(await ctx.newPage());
+  await p.page.goto(host.url(go, { user: "mcpapp-user" }).replace("/host.html", "/csp.html"));
+  await p.connected();
+  await p.setMode("bypass");
+
+  await p.send("show the sales panel");
+  includes(await p.waitForAnswer("Shown:", 30_000), "panel shown: Sales", "the call ran on the MCP server");
+  const card = p.page.locator('rtc-agent .tool[data-tool="test__panel"]');
+  const frameEl = card.locator("iframe.app");
+  await frameEl.waitFor({ timeout: 15_000 });
+  eq(await frameEl.getAttribute("sandbox"), "allow-scripts", "the frame may run scripts and nothing else");
+  const view = card.frameLocator("iframe.app");
+  await until("the view gets the result", async () => (await view.locator("#result").textContent()) === "result: panel shown: Sales", 15_000);
+  eq(await view.locator("#title").textContent(), "Panel in RTC Agent", "the view started with ui/initialize");
+  eq(await view.locator("#input").textContent(), 'input: {"title":"Sales"}', "the view gets the arguments");
+  await until("the view tried the network", async () => (await view.locator("#net").textContent()) !== "-", 10_000);
+  eq(await view.locator("#call").textContent(), "call refused", "the view cannot call a tool");
+  eq(await view.locator("#net").textContent(), "net: blocked", "the view reaches no network its CSP does not name");
+
+  const frame = p.page.frames().find((f) => f.url().includes("/mcp-apps/test__panel"));
+  ok(frame, "the view is loaded from the server's /mcp-apps/");
+  eq(await frame!.evaluate(() => self.origin), "null", "the view's origin is opaque");
+  await frame!.evaluate(() => ((window as unknown as { marker: number }).marker = 1));
+  await until("the frame takes the view's height", async () => (await frameEl.evaluate((f) => (f as HTMLIFrameElement).style.height)) !== "", 10_000);
+
+  // A link: asked in the card, opened only on the person's click.
+  await view.locator("#link").click();
+  const ask = card.locator(".app-link");
+  await ask.waitFor({ timeout: 10_000 });
+  eq(await ask.locator("strong").textContent(), "https://guide.example.test", "the link's origin is shown");
+  await ctx.route("https://guide.example.test/**", (r) => r.fulfill({ contentType: "text/html", body: "<p>guide</p>" }));
+  const popup = ctx.waitForEvent("page", { timeout: 10_000 });
+  await ask.getByRole("button", { name: "Open" }).click();
+  const opened = await popup;
+  includes(opened.url(), "guide.example.test/panel", "the link opened in a new tab");
+  eq(await opened.evaluate(() => window.opener), null, "without a handle on the page");
+  await opened.close();
+  await until("the view hears that the link opened", async () => (await view.locator("#link-answer").textContent()) === "link asked", 10_000);
+
+  // The chat goes on: the card is updated around the view, which is not loaded again.
+  await p.send("thanks");
+  await p.waitForAnswer("You are welcome.", 30_000);
+  eq(await frame!.evaluate(() => (window as unknown as { marker?: number }).marker), 1, "the view was not loaded again");
+
+  // The view's own blocked fetch is its CSP at work; nothing of the host page is blocked.
+  eq(violations.filter((v) => !v.includes("net.example.test")), [], "no CSP violation on the host page");
+  eq(p.noErrors().filter((e) => !e.includes("net.example.test")), [], "no page errors but the view's blocked fetch");
+});
