@@ -1,10 +1,11 @@
 // The shop's host tools: functions of this page the assistant may call. Each
 // exists while <ShopTools/> is mounted. Reading the catalogue and filling the cart
 // run without asking; checkout asks the customer first (needsApproval), and the
-// question shows in <Approvals/>.
+// question shows in <Approvals/>. A call of addToCart shows in the chat as the
+// shop draws it (<AddedToCart/>, its `render`).
 
 import { useTool } from "@rtc-agent/react";
-import { defineTool, type InferToolTypes } from "@rtc-agent/web/headless";
+import { defineTool, type InferToolTypes, type ToolView } from "@rtc-agent/web/headless";
 import { cart } from "./cart.js";
 import { PRODUCTS, euros } from "./products.js";
 
@@ -59,9 +60,20 @@ const shopTools = [listProducts, addToCart, viewCart, checkout];
 /** The shop's tools by name: their arguments and results. */
 export type ShopToolTypes = InferToolTypes<typeof shopTools>;
 
+/** A call of addToCart in the chat's tool card: what is added, then the cart's total. */
+function AddedToCart({ state, args, output }: ToolView<{ productId: string; quantity: number }, ReturnType<typeof cart.summary>>) {
+  const name = PRODUCTS.find((p) => p.id === args?.productId)?.name ?? args?.productId ?? "…";
+  return (
+    <p className="added">
+      {args?.quantity ?? "?"} × {name}
+      {state === "done" && output ? ` added: the cart is ${output.total}` : ""}
+    </p>
+  );
+}
+
 export function ShopTools(): null {
   useTool(listProducts);
-  useTool(addToCart);
+  useTool({ ...addToCart, render: (view) => <AddedToCart {...view} /> });
   useTool(viewCart);
   useTool(checkout);
   return null;

@@ -3,7 +3,7 @@
 export { AgentProvider, useAgent, useAgentContext, useConnection, type AgentHandle } from "./agent.js";
 export { useSessions, useSession, useMessages } from "./sessions.js";
 export { usePrompts, type ConfirmExtras, type PromptsHandle } from "./prompts.js";
-export { useTool, type UseToolOptions } from "./tool.js";
+export { useTool, type ReactToolDefinition, type ToolRender, type UseToolOptions } from "./tool.js";
 export { AgentChat, type AgentChatProps } from "./chat.js";
 export { Markdown, type MarkdownProps } from "./markdown.js";
 export { useChat, type ChatHandle, type ChatStatus, type UseChatOptions } from "./use-chat.js";

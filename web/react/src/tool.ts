@@ -4,9 +4,13 @@
 // a new function (one that closes over new state) changes nothing else; the tool
 // is registered again only when its name, description, parameters or approval
 // rule change (a schema object by identity: define it outside the component).
+// Its `render` may return React content: each call's card then holds a React
+// root of its own, rendered again as the call changes and unmounted with the
+// tool.
 
-import type { HostToolCall, HostToolDefinition, ToolArgs, ToolParameters } from "@rtc-agent/web/headless";
-import { useEffect, useRef } from "react";
+import type { HostToolCall, HostToolDefinition, ToolArgs, ToolParameters, ToolView } from "@rtc-agent/web/headless";
+import { useEffect, useRef, type ReactNode } from "react";
+import { createRoot, type Root } from "react-dom/client";
 import { useAgentContext } from "./agent.js";
 
 /**
@@ -15,9 +19,25 @@ import { useAgentContext } from "./agent.js";
  * `jsonSchema`, `needsApproval`) with `execute`, which gets the validated
  * arguments, typed from `parameters`.
  */
-export type UseToolOptions<P extends ToolParameters = ToolParameters, Args = ToolArgs<P>> = Omit<HostToolDefinition<P, Args>, "name" | "handler" | "execute"> & {
+export type UseToolOptions<P extends ToolParameters = ToolParameters, Args = ToolArgs<P>> = Omit<HostToolDefinition<P, Args>, "name" | "handler" | "execute" | "render"> & {
   /** Runs one call; a string or JSON data is the result, a throw an error the model reads. */
   execute: (args: Args, call: HostToolCall) => unknown;
+  /** Shows a call in the chat's tool card: React content (or a DOM node, or text); see ToolRender. */
+  render?: ToolRender<Args>;
+};
+
+/**
+ * A tool's `render` in React: the call as it stands (`state`, `args`, `output`,
+ * `error`) → React content, a DOM node or text. React content goes into a
+ * root of the call's own in its card, rendered again at each change of the
+ * call (state inside it is kept between them) and unmounted when the tool is.
+ * Null shows nothing.
+ */
+export type ToolRender<Args = unknown, R = unknown> = (view: ToolView<Args, R>) => ReactNode | Node;
+
+/** A host tool definition (`defineTool`) whose `render` may return React content. */
+export type ReactToolDefinition<P = ToolParameters, Args = ToolArgs<P>, N extends string = string, R = unknown> = Omit<HostToolDefinition<P, Args, N, R>, "render"> & {
+  render?: ToolRender<Args, Awaited<R>>;
 };
 
 /**
@@ -25,9 +45,9 @@ export type UseToolOptions<P extends ToolParameters = ToolParameters, Args = Too
  * whole definition made with `defineTool` (kept outside the component; its name
  * and result type then type the chat's tool parts, `InferToolTypes`).
  */
-export function useTool<const P extends ToolParameters, const N extends string, R>(tool: HostToolDefinition<P, ToolArgs<P>, N, R>): void;
+export function useTool<const P extends ToolParameters, const N extends string, R>(tool: ReactToolDefinition<P, ToolArgs<P>, N, R>): void;
 export function useTool<const P extends ToolParameters = ToolParameters>(name: string, options: UseToolOptions<P>): void;
-export function useTool(a: string | HostToolDefinition, b?: UseToolOptions): void {
+export function useTool(a: string | ReactToolDefinition, b?: UseToolOptions): void {
   const { name, handler, ...rest } = typeof a === "string" ? { ...b!, name: a, handler: undefined } : a;
   const run = rest.execute ?? handler;
   if (!run) throw new TypeError(`useTool ${JSON.stringify(name)}: execute is required`);
@@ -50,9 +70,42 @@ function useToolOf<const P extends ToolParameters = ToolParameters>(name: string
       def[k] = typeof v === "function" ? (...a: unknown[]) => (latest.current as unknown as Record<string, (...x: unknown[]) => unknown>)[k]!(...a) : v;
     }
     const run = (args: ToolArgs<P>, call: HostToolCall) => latest.current.execute(args, call ?? {});
+    const views = new CallRoots();
+    if (current.render) def.render = (view: ToolView<ToolArgs<P>>) => views.show(view.callId, latest.current.render?.(view) ?? null);
     agent.registerTool({ ...def, name, execute: run } as HostToolDefinition<P, ToolArgs<P>>);
-    return () => agent.unregisterTool(name);
+    return () => {
+      agent.unregisterTool(name);
+      views.unmount();
+    };
   }, [agent, name, key]);
+}
+
+/** The React roots of one tool's calls, by call id. */
+class CallRoots {
+  private readonly roots = new Map<string, { el: HTMLElement; root: Root }>();
+
+  /** What the card shows for a render's result: a node or text as they are, React content in the call's root. */
+  show(callId: string, out: ReactNode | Node): Node | string | null {
+    if (out === null || out === undefined || typeof out === "boolean") return null;
+    if (typeof out === "string" || out instanceof Node) return out;
+    let r = this.roots.get(callId);
+    if (!r) {
+      const el = document.createElement("div");
+      r = { el, root: createRoot(el) };
+      this.roots.set(callId, r);
+    }
+    r.root.render(out);
+    return r.el;
+  }
+
+  /** Unmounts every root, after the render under way (React refuses to unmount a root while it renders). */
+  unmount(): void {
+    const roots = [...this.roots.values()];
+    this.roots.clear();
+    queueMicrotask(() => {
+      for (const r of roots) r.root.unmount();
+    });
+  }
 }
 
 /** Identifies a definition by value: plain data as JSON, a function as "a function", other objects (schemas) by identity. */

@@ -115,6 +115,9 @@ test("shop: the same tools under <AgentChat/>, answered in the element's own dia
   await confirm.waitFor();
   includes(await confirm.innerText(), "checkout", "the first question is checkout's: the other tools do not ask");
   eq(await cartLines(p.page), [["mug", 2]], "addToCart filled the page's cart before checkout");
+  // addToCart's render, a React component, draws its call in the card.
+  const added = p.page.locator('rtc-agent .tool[data-tool="addToCart"] .view .added');
+  await until("the React view shows the result", async () => (await added.textContent()) === "2 × Enamel mug added: the cart is €24.00");
   await confirm.getByRole("button", { name: "Allow", exact: true }).click();
   const answer = await p.waitForAnswer("The checkout answered");
   includes(answer, "order-1");
