@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/rtcagent/rtcagent/internal/api"
@@ -28,7 +29,14 @@ type Config struct {
 	// is the credential.
 	AllowedOrigins []string
 	Logger         *slog.Logger
+	// RunsPerUser bounds the runs one user has open at once on this node
+	// (each holds a stream and a feed until its thread waits or ends); the
+	// next is refused with rate_limited. Default MaxRunsPerUser.
+	RunsPerUser int
 }
+
+// MaxRunsPerUser is the default bound of a user's open runs on one node.
+const MaxRunsPerUser = 8
 
 // DefaultDevice is the device of an AG-UI client that sends no X-Device-Id:
 // every such client of a user shares its threads.
@@ -40,11 +48,38 @@ const keepAlive = 15 * time.Second
 // refollows bounds how often a run reconnects its feed.
 const refollows = 3
 
-type handler struct{ cfg Config }
+type handler struct {
+	cfg  Config
+	mu   sync.Mutex
+	open map[string]int // runs open, by user
+}
 
 // Handler serves POST /ag-ui: one AG-UI run per request, answered as a
 // text/event-stream of AG-UI events (see doc.go).
-func Handler(cfg Config) http.Handler { return &handler{cfg: cfg} }
+func Handler(cfg Config) http.Handler {
+	if cfg.RunsPerUser <= 0 {
+		cfg.RunsPerUser = MaxRunsPerUser
+	}
+	return &handler{cfg: cfg, open: map[string]int{}}
+}
+
+// admit counts a run of the user as open, or refuses it past the bound; the
+// run calls the returned function when it ends.
+func (h *handler) admit(user string) (func(), *protocol.Error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.open[user] >= h.cfg.RunsPerUser {
+		return nil, protocol.Errorf(protocol.CodeRateLimited, "%d AG-UI runs of this user are open on this server; wait for one to end", h.cfg.RunsPerUser)
+	}
+	h.open[user]++
+	return func() {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		if h.open[user]--; h.open[user] <= 0 {
+			delete(h.open, user)
+		}
+	}, nil
+}
 
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.cors(w, r)
@@ -70,6 +105,12 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		api.WriteError(w, perr)
 		return
 	}
+	done, perr := h.admit(caller.UserID)
+	if perr != nil {
+		api.WriteError(w, perr)
+		return
+	}
+	defer done()
 	h.serve(r.Context(), w, tok, caller, in)
 }
 
