@@ -51,5 +51,7 @@
 // connected again and the thread read again (at most three times). The run
 // finishes when the thread waits for the client or is idle; the turn itself
 // never depends on the stream: a client that goes away, or a server that is
-// killed, leaves the turn to go on, and the next run follows it.
+// killed, leaves the turn to go on, and the next run follows it. A user has
+// at most Config.RunsPerUser runs open on one node; the next is refused with
+// rate_limited before it reads or acts.
 package agui
