@@ -22,8 +22,6 @@ const (
 // provider: 429 and 5xx/408 are transient, 401/403 are credentials, 413 or a 400
 // saying the input is too long is the context, other 4xx are the request.
 func StatusError(status int, message string) *Error {
-	lower := strings.ToLower(message)
-	tooLong := strings.Contains(lower, "too long") || strings.Contains(lower, "context")
 	var e *Error
 	switch {
 	case status == http.StatusTooManyRequests:
@@ -32,13 +30,21 @@ func StatusError(status int, message string) *Error {
 		e = &Error{Category: CategoryUnavailable, Retryable: true}
 	case status == http.StatusUnauthorized, status == http.StatusForbidden:
 		e = &Error{Category: CategoryAuth}
-	case status == http.StatusRequestEntityTooLarge, status == http.StatusBadRequest && tooLong:
+	case status == http.StatusRequestEntityTooLarge, status == http.StatusBadRequest && TooLong(message):
 		e = &Error{Category: CategoryContextLength}
 	default:
 		e = &Error{Category: CategoryInvalid}
 	}
 	e.Status = status
 	return e
+}
+
+// TooLong reports whether a provider's error message says the input does not fit
+// the model's context, as "prompt is too long: N tokens > M maximum" or "maximum
+// context length is N tokens" do.
+func TooLong(message string) bool {
+	lower := strings.ToLower(message)
+	return strings.Contains(lower, "too long") || strings.Contains(lower, "context")
 }
 
 // IsNetworkError reports a transport failure (connection refused or cut, a stream

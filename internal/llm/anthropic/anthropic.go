@@ -7,12 +7,12 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"time"
 
 	sdk "github.com/anthropics/anthropic-sdk-go/v2"
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
 
 	"github.com/rtcagent/rtcagent/internal/llm"
+	"github.com/rtcagent/rtcagent/internal/llm/llmwire"
 )
 
 const (
@@ -23,28 +23,10 @@ const (
 	DefaultMaxTokens = 4096
 )
 
-// Config configures a Model. Only Model is required.
-type Config struct {
-	// BaseURL of the API without /v1; DefaultBaseURL when empty.
-	BaseURL string
-	// APIKey authenticates requests; empty sends no credential, e.g. behind a
-	// proxy that adds its own.
-	APIKey string
-	// Model is the model name, e.g. "claude-sonnet-4-5".
-	Model string
-	// MaxTokens caps each response unless the request sets its own;
-	// DefaultMaxTokens when 0.
-	MaxTokens int
-	// MaxRetries is how often the SDK itself retries a failed request; 0 never
-	// does, leaving retries to the engine, which sees llm.Error.Retryable.
-	MaxRetries int
-	// HTTPClient is used for all requests; nil uses a client whose only timeout
-	// is for response headers, since a streamed body may take minutes.
-	HTTPClient *http.Client
-	// Deadlines bound each step: a stream idle for longer than Deadlines.Idle, or
-	// a step longer than Deadlines.Step, fails with a retryable llm.Error.
-	Deadlines llm.Deadlines
-}
+// Config configures a Model; only Model is required. BaseURL is the API's
+// origin without /v1, DefaultBaseURL when empty; MaxTokens is DefaultMaxTokens
+// when 0, since the Messages API requires a cap.
+type Config = llmwire.Config
 
 // Model is an llm.Model backed by Anthropic's Messages API. Safe for concurrent
 // use.
@@ -55,44 +37,24 @@ type Model struct {
 
 var _ llm.Model = (*Model)(nil)
 
+// options binds the shared client set-up to this SDK.
+var options = llmwire.Options[option.RequestOption]{
+	BaseURL: option.WithBaseURL, MaxRetries: option.WithMaxRetries, APIKey: option.WithAPIKey,
+	HTTPClient: func(c *http.Client) option.RequestOption { return option.WithHTTPClient(c) },
+}
+
 // New checks cfg and builds the client. No ANTHROPIC_* environment variable or
 // profile is read: the configuration is explicit.
 func New(cfg Config) (*Model, error) {
-	if cfg.Model == "" {
-		return nil, errors.New("anthropic: Config.Model is required")
-	}
-	if cfg.MaxTokens < 0 || cfg.MaxRetries < 0 {
-		return nil, errors.New("anthropic: Config.MaxTokens and MaxRetries must not be negative")
-	}
-	if cfg.BaseURL == "" {
-		cfg.BaseURL = DefaultBaseURL
+	cfg, err := cfg.Prepare("anthropic", DefaultBaseURL)
+	if err != nil {
+		return nil, err
 	}
 	if cfg.MaxTokens == 0 {
 		cfg.MaxTokens = DefaultMaxTokens
 	}
-	if cfg.HTTPClient == nil {
-		cfg.HTTPClient = defaultHTTPClient()
-	}
-	opts := []option.RequestOption{
-		option.WithoutEnvironmentDefaults(),
-		option.WithBaseURL(cfg.BaseURL),
-		option.WithMaxRetries(cfg.MaxRetries),
-		option.WithHTTPClient(cfg.HTTPClient),
-	}
-	if cfg.APIKey != "" {
-		opts = append(opts, option.WithAPIKey(cfg.APIKey))
-	}
+	opts := append([]option.RequestOption{option.WithoutEnvironmentDefaults()}, options.For(cfg)...)
 	return &Model{cfg: cfg, client: sdk.NewClient(opts...)}, nil
-}
-
-func defaultHTTPClient() *http.Client {
-	t, ok := http.DefaultTransport.(*http.Transport)
-	if !ok {
-		return &http.Client{}
-	}
-	t = t.Clone()
-	t.ResponseHeaderTimeout = 10 * time.Minute
-	return &http.Client{Transport: t}
 }
 
 // Name returns "anthropic:<model>".
@@ -101,22 +63,12 @@ func (m *Model) Name() string { return "anthropic:" + m.cfg.Model }
 // Stream sends the request and returns once the response headers are in, so an
 // HTTP error is returned here rather than from the stream.
 func (m *Model) Stream(ctx context.Context, req *llm.Request) (llm.Stream, error) {
-	params, err := m.params(req)
-	if err != nil {
-		return nil, &llm.Error{Category: "invalid_request", Err: fmt.Errorf("anthropic: %w", err)}
-	}
-	var resp *http.Response
-	w := m.cfg.Deadlines.Start(ctx)
-	st := m.client.Messages.NewStreaming(w.Context(), params, option.WithResponseInto(&resp))
-	if err := st.Err(); err != nil {
-		st.Close()
-		w.Stop()
-		if se := w.Stalled(requestID(resp)); se != nil {
-			return nil, se
-		}
-		return nil, mapError(ctx, err, resp)
-	}
-	return newStream(ctx, w, st, resp), nil
+	return wire.Stream(ctx, m.cfg.Deadlines, req, m.params, m.send)
+}
+
+// send starts the streamed request; the SDK stores the response into into.
+func (m *Model) send(ctx context.Context, p sdk.MessageNewParams, into **http.Response) llmwire.Source[sdk.MessageStreamEventUnion] {
+	return m.client.Messages.NewStreaming(ctx, p, option.WithResponseInto(into))
 }
 
 func (m *Model) params(req *llm.Request) (sdk.MessageNewParams, error) {

@@ -3,41 +3,33 @@ package anthropic
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/rtcagent/rtcagent/internal/llm"
-	"github.com/rtcagent/rtcagent/internal/llm/scripted"
 	"github.com/rtcagent/rtcagent/internal/testkit/llmfake"
 )
 
-func newModel(baseURL string, retries int) (llm.Model, error) {
-	return New(Config{BaseURL: baseURL, APIKey: "test-key", Model: "claude-test", MaxRetries: retries})
-}
+// open is New for the shared tests.
+func open(cfg Config) (llm.Model, error) { return New(cfg) }
 
 func TestConformance(t *testing.T) {
 	llmfake.Conformance(t, llmfake.Provider{
-		Start: llmfake.NewAnthropic,
-		New:   newModel,
-		WithDeadlines: func(baseURL string, d llm.Deadlines) (llm.Model, error) {
-			return New(Config{BaseURL: baseURL, APIKey: "test-key", Model: "claude-test", Deadlines: d})
-		},
+		Start:                llmfake.NewAnthropic,
+		Open:                 open,
 		ContextLengthMessage: "prompt is too long: 210000 tokens > 200000 maximum",
 		Statuses: []llmfake.StatusCase{
 			{Status: 529, Category: "provider_unavailable", Retryable: true},
 		},
+		InvalidSchemas: []string{`{"type": "string"}`, `not json`, `{"required": [1]}`},
+		Unfinished: llmfake.Events(messageStart[0], messageStart[1],
+			"content_block_start", `{"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"t1","name":"ls","input":{}}}`,
+			"content_block_delta", `{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"{\"pa"}}`),
 	})
 }
 
-func TestNewValidatesConfig(t *testing.T) {
-	if _, err := New(Config{}); err == nil {
-		t.Error("New accepted a config without a model")
-	}
-	if _, err := New(Config{Model: "m", MaxTokens: -1}); err == nil {
-		t.Error("New accepted negative max tokens")
-	}
+func TestNewDefaults(t *testing.T) {
 	m, err := New(Config{Model: "claude-x"})
 	if err != nil || m.Name() != "anthropic:claude-x" || m.cfg.BaseURL != DefaultBaseURL || m.cfg.MaxTokens != DefaultMaxTokens {
 		t.Fatalf("New = %+v, %v", m, err)
@@ -70,12 +62,7 @@ type messagesBody struct {
 }
 
 func TestTranscriptMapping(t *testing.T) {
-	brain, err := scripted.Parse([]byte(llmfake.ConformanceScript))
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := llmfake.NewAnthropic(brain)
-	defer srv.Close()
+	brain, srv := llmfake.StartScript(t, llmfake.NewAnthropic, llmfake.ConformanceScript)
 	m, err := New(Config{BaseURL: srv.URL(), Model: "claude-test"})
 	if err != nil {
 		t.Fatal(err)
@@ -99,7 +86,7 @@ func TestTranscriptMapping(t *testing.T) {
 	// The fake rejects what the real API rejects (roles not alternating, tool
 	// results not right after their tool_use, empty text), so success is the
 	// first assertion.
-	if r := llmfake.Drain(mustStream(t, m, req)); r.Err != nil {
+	if r := llmfake.Drain(llmfake.MustStream(t, m, req)); r.Err != nil {
 		t.Fatal(r.Err)
 	}
 	var b messagesBody
@@ -151,51 +138,18 @@ func TestTranscriptMapping(t *testing.T) {
 	}
 
 	req.MaxTokens = 99
-	llmfake.Drain(mustStream(t, m, req))
+	llmfake.Drain(llmfake.MustStream(t, m, req))
 	if err := json.Unmarshal(srv.Requests()[1], &b); err != nil || b.MaxTokens != 99 {
 		t.Fatalf("max_tokens = %d (%v), want the request's 99", b.MaxTokens, err)
 	}
 }
 
 func TestEmptyToolInput(t *testing.T) {
-	brain, err := scripted.Parse([]byte(`{"name": "e", "turns": [{"steps": [
-	  {"tool_calls": [{"name": "ls", "raw_arguments": ""}, {"name": "ls", "arguments": {}}]}]}]}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := llmfake.NewAnthropic(brain)
-	defer srv.Close()
+	_, srv := llmfake.StartScript(t, llmfake.NewAnthropic, `{"name": "e", "turns": [{"steps": [
+	  {"tool_calls": [{"name": "ls", "raw_arguments": ""}, {"name": "ls", "arguments": {}}]}]}]}`)
 	m, _ := New(Config{BaseURL: srv.URL(), Model: "m"})
-	r := llmfake.Drain(mustStream(t, m, &llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Text: "x"}}}))
+	r := llmfake.Ask(context.Background(), m, "x")
 	if r.Err != nil || len(r.ToolCalls) != 2 || string(r.ToolCalls[0].Arguments) != "{}" || string(r.ToolCalls[1].Arguments) != "{}" {
 		t.Fatalf("got %+v", r)
 	}
-}
-
-func TestInvalidToolSchemaIsNotSent(t *testing.T) {
-	srv := llmfake.NewAnthropic(nil)
-	defer srv.Close()
-	m, _ := New(Config{BaseURL: srv.URL(), Model: "m"})
-	for _, params := range []string{`{"type": "string"}`, `not json`, `{"required": [1]}`} {
-		_, err := m.Stream(context.Background(), &llm.Request{
-			Messages: []llm.Message{{Role: llm.RoleUser, Text: "x"}},
-			Tools:    []llm.ToolSpec{{Name: "t", Parameters: json.RawMessage(params)}},
-		})
-		var me *llm.Error
-		if !errors.As(err, &me) || me.Category != "invalid_request" {
-			t.Errorf("parameters %s: err = %v", params, err)
-		}
-	}
-	if n := len(srv.Requests()); n != 0 {
-		t.Fatalf("%d requests reached the server", n)
-	}
-}
-
-func mustStream(t *testing.T, m llm.Model, req *llm.Request) llm.Stream {
-	t.Helper()
-	st, err := m.Stream(context.Background(), req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return st
 }

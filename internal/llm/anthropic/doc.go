@@ -1,5 +1,8 @@
 // Package anthropic is an llm.Model for Anthropic's Messages API, using the
-// official anthropic-sdk-go with streaming and tool use.
+// official anthropic-sdk-go with streaming and tool use. It holds what is the
+// Messages API's own: the request and transcript mapping, the decoding of its
+// stream events and the reading of its error types; the client set-up, the
+// step's stream and the rest of the failure mapping are llmwire's.
 //
 // Guarantees:
 //   - text_delta events are emitted as EventText as soon as they arrive; a

@@ -2,20 +2,12 @@ package anthropic
 
 import (
 	"encoding/json"
-	"fmt"
 	"strings"
 	"testing"
-	"unicode/utf8"
 
 	"github.com/rtcagent/rtcagent/internal/llm"
 	"github.com/rtcagent/rtcagent/internal/testkit/llmfake"
 )
-
-func newFuzzServer(f *testing.F) *llmfake.BodyServer {
-	return llmfake.NewBodyServer(f, func(url string) (llm.Model, error) {
-		return New(Config{BaseURL: url, APIKey: "sk-ant-fuzz", Model: "m"})
-	})
-}
 
 // FuzzStreamBytes feeds arbitrary bytes as the SSE body of a streamed message:
 // the decoder returns a categorised *llm.Error or output no larger than the body
@@ -24,23 +16,9 @@ func FuzzStreamBytes(f *testing.F) {
 	for _, seed := range seedBodies() {
 		f.Add([]byte(seed))
 	}
-	s := newFuzzServer(f)
+	s := llmfake.NewBodyServer(f, open)
 	f.Fuzz(func(t *testing.T, body []byte) {
-		r := s.Stream(t, body)
-		if r.Err != nil {
-			llmfake.CheckCategorised(t, r.Err)
-			return
-		}
-		if len(r.Text) > len(body) {
-			t.Fatalf("%d bytes of text from a %d byte body", len(r.Text), len(body))
-		}
-		n := 0
-		for _, tc := range r.ToolCalls {
-			n += len(tc.Arguments)
-		}
-		if n > len(body)+2*len(r.ToolCalls) {
-			t.Fatalf("%d bytes of tool arguments from a %d byte body", n, len(body))
-		}
+		llmfake.CheckOutput(t, body, s.Stream(t, body), len("{}"))
 	})
 }
 
@@ -51,18 +29,16 @@ func FuzzStreamEvents(f *testing.F) {
 	f.Add("Hel", "lo", "t1", "ls", `{"pa`, `th":"/"}`)
 	f.Add("", "", "", "", "", "")
 	f.Add("é\u2028", "\x00\"\\", "id 2", "x y", "{", "\"\n")
-	s := newFuzzServer(f)
+	s := llmfake.NewBodyServer(f, open)
 	f.Fuzz(func(t *testing.T, t1, t2, id, name, a1, a2 string) {
-		for _, v := range []string{t1, t2, id, name, a1, a2} {
-			if !utf8.ValidString(v) {
-				return // JSON strings carry text; invalid UTF-8 is replaced by the encoder
-			}
+		if !llmfake.ValidText(t1, t2, id, name, a1, a2) {
+			return
 		}
 		var b strings.Builder
 		ev := func(name string, v map[string]any) {
 			v["type"] = name
 			data, _ := json.Marshal(v)
-			fmt.Fprintf(&b, "event: %s\ndata: %s\n\n", name, data)
+			b.WriteString(llmfake.Events(name, string(data)))
 		}
 		ev("message_start", map[string]any{"message": map[string]any{"id": "msg_1", "type": "message", "role": "assistant",
 			"model": "m", "content": []any{}, "usage": map[string]any{"input_tokens": 3, "output_tokens": 1}}})
@@ -99,13 +75,7 @@ func FuzzStreamEvents(f *testing.F) {
 // seedBodies are wire shapes of the API: text, tool use with and without input
 // deltas, an error event, a cut stream and odd framing.
 func seedBodies() []string {
-	e := func(pairs ...string) string {
-		var b strings.Builder
-		for i := 0; i+1 < len(pairs); i += 2 {
-			fmt.Fprintf(&b, "event: %s\ndata: %s\n\n", pairs[i], pairs[i+1])
-		}
-		return b.String()
-	}
+	e := llmfake.Events
 	start := `{"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","model":"m","content":[],"usage":{"input_tokens":10,"output_tokens":1}}}`
 	return []string{
 		e("message_start", start,

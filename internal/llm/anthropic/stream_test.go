@@ -5,10 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"reflect"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/rtcagent/rtcagent/internal/llm"
@@ -19,24 +17,11 @@ import (
 // for wire shapes the fake does not produce; headers returns what it received.
 func sseServer(t *testing.T, events ...[2]string) (url string, headers func() []http.Header) {
 	t.Helper()
-	var mu sync.Mutex
-	var seen []http.Header
-	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		seen = append(seen, r.Header.Clone())
-		mu.Unlock()
-		w.Header().Set("Content-Type", "text/event-stream")
-		w.Header().Set("request-id", "req_raw")
-		for _, e := range events {
-			fmt.Fprintf(w, "event: %s\ndata: %s\n\n", e[0], e[1])
-		}
-	}))
-	t.Cleanup(ts.Close)
-	return ts.URL, func() []http.Header {
-		mu.Lock()
-		defer mu.Unlock()
-		return append([]http.Header(nil), seen...)
+	var pairs []string
+	for _, e := range events {
+		pairs = append(pairs, e[0], e[1])
 	}
+	return llmfake.ServeSSE(t, llmfake.Events(pairs...))
 }
 
 func rawStream(t *testing.T, url string) llmfake.Result {
@@ -45,11 +30,7 @@ func rawStream(t *testing.T, url string) llmfake.Result {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := m.Stream(context.Background(), &llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Text: "x"}}})
-	if err != nil {
-		return llmfake.Result{Err: err}
-	}
-	return llmfake.Drain(st)
+	return llmfake.Ask(context.Background(), m, "x")
 }
 
 var messageStart = [2]string{"message_start", `{"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","model":"m","content":[],"stop_reason":null,"usage":{"input_tokens":10,"cache_creation_input_tokens":5,"cache_read_input_tokens":100,"output_tokens":1}}}`}
@@ -90,22 +71,6 @@ func TestStreamShapes(t *testing.T) {
 	h := headers()[0]
 	if !strings.Contains(h.Get("Authorization")+h.Get("X-Api-Key"), "sk-ant-test") || h.Get("Anthropic-Version") == "" {
 		t.Fatalf("headers %v", h)
-	}
-}
-
-func TestStreamWithoutMessageStop(t *testing.T) {
-	url, _ := sseServer(t,
-		messageStart,
-		[2]string{"content_block_start", `{"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"t1","name":"ls","input":{}}}`},
-		[2]string{"content_block_delta", `{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"{\"pa"}}`},
-	)
-	r := rawStream(t, url)
-	var me *llm.Error
-	if !errors.As(r.Err, &me) || me.Category != "provider_unavailable" || !me.Retryable || me.RequestID != "req_raw" {
-		t.Fatalf("err = %v", r.Err)
-	}
-	if len(r.ToolCalls) != 0 {
-		t.Fatalf("an unfinished tool call was emitted: %+v", r.ToolCalls)
 	}
 }
 

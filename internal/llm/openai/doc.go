@@ -1,7 +1,10 @@
 // Package openai is an llm.Model for OpenAI's Chat Completions API and every
 // server that speaks it (Ollama, vLLM, llama.cpp, ... with their own BaseURL and,
 // for local servers, an empty APIKey). It uses the official openai-go SDK with
-// streaming, tools and stream_options.include_usage.
+// streaming, tools and stream_options.include_usage. It holds what is the Chat
+// Completions API's own: the request mapping, the decoding of its chunks and the
+// reading of its error objects; the client set-up, the step's stream and the
+// rest of the failure mapping are llmwire's.
 //
 // Guarantees:
 //   - Text deltas are emitted as EventText as soon as they arrive. Tool calls are

@@ -1,7 +1,6 @@
 package openai
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,23 +12,21 @@ import (
 	"github.com/openai/openai-go/v3/packages/ssestream"
 
 	"github.com/rtcagent/rtcagent/internal/llm"
+	"github.com/rtcagent/rtcagent/internal/llm/llmwire"
 )
 
-// mapError turns an SDK or transport error into an *llm.Error, except that a
-// cancelled or expired ctx is returned as ctx.Err(): the caller stopped the step,
-// the provider did not fail.
-func mapError(ctx context.Context, err error, resp *http.Response) error {
-	if ctxErr := ctx.Err(); ctxErr != nil {
-		return ctxErr
-	}
+// requestIDHeader carries the request id of OpenAI and most compatible servers.
+const requestIDHeader = "x-request-id"
+
+// apiError classifies what the SDK reports of a failed request or stream: an
+// API error by status, type and code; an error object inside a started stream
+// by its type and code; an error body the SDK could not decode by the status.
+// Transport failures and other errors are left to the shared mapping.
+func apiError(err error, resp *http.Response) *llm.Error {
 	var apiErr *sdk.Error
 	if errors.As(err, &apiErr) {
-		id := requestID(apiErr.Response)
-		if id == "" {
-			id = requestID(resp)
-		}
 		e := classify(apiErr.StatusCode, apiErr.Type, apiErr.Code, apiErr.Message)
-		e.Status, e.RequestID, e.Err = apiErr.StatusCode, id, err
+		e.Status, e.RequestID, e.Err = apiErr.StatusCode, llmwire.RequestID(apiErr.Response, requestIDHeader), err
 		if apiErr.Message != "" {
 			e.Err = fmt.Errorf("%s: %w", apiErr.Message, err)
 		}
@@ -37,21 +34,17 @@ func mapError(ctx context.Context, err error, resp *http.Response) error {
 	}
 	var streamErr *ssestream.StreamError
 	if errors.As(err, &streamErr) {
-		return midStreamError(streamErr, resp)
+		return midStreamError(streamErr)
 	}
 	if resp != nil && resp.StatusCode >= 400 {
 		// The SDK could not decode the error body (some compatible servers send
 		// {"error": "text"}); the status still tells what happened.
 		msg := bodyMessage(resp)
 		e := classify(resp.StatusCode, "", "", msg)
-		e.Status, e.RequestID = resp.StatusCode, requestID(resp)
-		e.Err = fmt.Errorf("openai: status %d: %s", resp.StatusCode, msg)
+		e.Status, e.Err = resp.StatusCode, fmt.Errorf("openai: status %d: %s", resp.StatusCode, msg)
 		return e
 	}
-	if llm.IsNetworkError(err) {
-		return &llm.Error{Category: llm.CategoryUnavailable, Retryable: true, RequestID: requestID(resp), Err: err}
-	}
-	return &llm.Error{Category: llm.CategoryUnknown, RequestID: requestID(resp), Err: err}
+	return nil
 }
 
 // classify maps an HTTP status, or for errors inside a 200 stream (status 0)
@@ -66,14 +59,12 @@ func classify(status int, typ, code, message string) *llm.Error {
 	}
 	// An error object inside a stream that started with 200: only its type and
 	// code tell what happened.
-	lower := strings.ToLower(message)
 	switch {
 	case code == "rate_limit_exceeded" || typ == "requests" || typ == "tokens":
 		return &llm.Error{Category: llm.CategoryRateLimited, Retryable: true}
 	case code == "invalid_api_key" || typ == "authentication_error":
 		return &llm.Error{Category: llm.CategoryAuth}
-	case code == "context_length_exceeded" ||
-		typ == "invalid_request_error" && (strings.Contains(lower, "context") || strings.Contains(lower, "too long")):
+	case code == "context_length_exceeded" || typ == "invalid_request_error" && llm.TooLong(message):
 		return &llm.Error{Category: llm.CategoryContextLength}
 	case typ == "invalid_request_error":
 		return &llm.Error{Category: llm.CategoryInvalid}
@@ -83,7 +74,7 @@ func classify(status int, typ, code, message string) *llm.Error {
 	return &llm.Error{Category: llm.CategoryUnavailable, Retryable: true}
 }
 
-func midStreamError(se *ssestream.StreamError, resp *http.Response) error {
+func midStreamError(se *ssestream.StreamError) *llm.Error {
 	var body struct {
 		Error struct {
 			Message string `json:"message"`
@@ -94,7 +85,6 @@ func midStreamError(se *ssestream.StreamError, resp *http.Response) error {
 	_ = json.Unmarshal(se.Event.Data, &body)
 	code, _ := body.Error.Code.(string)
 	e := classify(0, body.Error.Type, code, body.Error.Message)
-	e.RequestID = requestID(resp)
 	msg := body.Error.Message
 	if msg == "" {
 		msg = "error event in stream"
@@ -135,11 +125,4 @@ func bodyMessage(resp *http.Response) string {
 		text = strings.ToValidUTF8(text[:200], "") + "…"
 	}
 	return text
-}
-
-func requestID(resp *http.Response) string {
-	if resp == nil {
-		return ""
-	}
-	return resp.Header.Get("x-request-id")
 }

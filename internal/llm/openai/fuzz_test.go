@@ -2,40 +2,23 @@ package openai
 
 import (
 	"encoding/json"
-	"fmt"
 	"strings"
 	"testing"
-	"unicode/utf8"
 
 	"github.com/rtcagent/rtcagent/internal/llm"
 	"github.com/rtcagent/rtcagent/internal/testkit/llmfake"
 )
 
-func newFuzzServer(f *testing.F) *llmfake.BodyServer {
-	return llmfake.NewBodyServer(f, func(url string) (llm.Model, error) { return New(Config{BaseURL: url, Model: "m"}) })
-}
-
-// checkResult holds for any body: an error is a categorised *llm.Error, and the
-// output never holds more text or arguments than the body carried.
+// checkResult holds for any body: an error is a categorised *llm.Error, the
+// output never holds more text or arguments than the body carried, and every
+// tool call has an id.
 func checkResult(t *testing.T, body []byte, r llmfake.Result) {
 	t.Helper()
-	if r.Err != nil {
-		llmfake.CheckCategorised(t, r.Err)
-		return
-	}
-	// JSON escapes can only shrink text: \u00e9 is 6 bytes for 2.
-	if len(r.Text) > len(body) {
-		t.Fatalf("%d bytes of text from a %d byte body", len(r.Text), len(body))
-	}
-	n := 0
+	llmfake.CheckOutput(t, body, r, 0)
 	for _, tc := range r.ToolCalls {
-		n += len(tc.Arguments)
-		if tc.ID == "" {
+		if r.Err == nil && tc.ID == "" {
 			t.Fatalf("tool call %q without an id", tc.Name)
 		}
-	}
-	if n > len(body) {
-		t.Fatalf("%d bytes of tool arguments from a %d byte body", n, len(body))
 	}
 }
 
@@ -44,7 +27,7 @@ func FuzzStreamBytes(f *testing.F) {
 	for _, seed := range seedBodies() {
 		f.Add([]byte(seed))
 	}
-	s := newFuzzServer(f)
+	s := llmfake.NewBodyServer(f, open)
 	f.Fuzz(func(t *testing.T, body []byte) {
 		checkResult(t, body, s.Stream(t, body))
 	})
@@ -57,12 +40,10 @@ func FuzzStreamChunks(f *testing.F) {
 	f.Add("Hel", "lo", "ls", `{"pa`, `th":"/"}`, true)
 	f.Add("", "", "read", "", "", false)
 	f.Add("é\u2028", "\x00\"\\", "x y", "{", "\"\n", true)
-	s := newFuzzServer(f)
+	s := llmfake.NewBodyServer(f, open)
 	f.Fuzz(func(t *testing.T, t1, t2, name, a1, a2 string, usage bool) {
-		for _, v := range []string{t1, t2, name, a1, a2} {
-			if !utf8.ValidString(v) {
-				return // JSON strings carry text; invalid UTF-8 is replaced by the encoder
-			}
+		if !llmfake.ValidText(t1, t2, name, a1, a2) {
+			return
 		}
 		chunk := func(delta map[string]any, finish string) string {
 			ch := map[string]any{"index": 0, "delta": delta}
@@ -112,13 +93,7 @@ func FuzzStreamChunks(f *testing.F) {
 // seedBodies are wire shapes of real servers: text, tool calls, usage, an error
 // inside the stream, a cut stream, comments and odd framing.
 func seedBodies() []string {
-	d := func(lines ...string) string {
-		var b strings.Builder
-		for _, l := range lines {
-			fmt.Fprintf(&b, "data: %s\n\n", l)
-		}
-		return b.String()
-	}
+	d := llmfake.Data
 	return []string{
 		d(`{"id":"c1","choices":[{"index":0,"delta":{"role":"assistant","content":"Hi"}}]}`,
 			`{"id":"c1","choices":[{"index":0,"delta":{},"finish_reason":"stop"}],"usage":{"prompt_tokens":1,"completion_tokens":2}}`, `[DONE]`),

@@ -3,44 +3,27 @@ package openai
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"strings"
-	"time"
 
 	sdk "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/shared"
 
 	"github.com/rtcagent/rtcagent/internal/llm"
+	"github.com/rtcagent/rtcagent/internal/llm/llmwire"
 )
 
 // DefaultBaseURL is OpenAI's API; any OpenAI-compatible server works with its own
 // base URL, e.g. http://localhost:11434/v1 for Ollama.
 const DefaultBaseURL = "https://api.openai.com/v1"
 
-// Config configures a Model. Only Model is required.
-type Config struct {
-	// BaseURL of the API including the version path; DefaultBaseURL when empty.
-	BaseURL string
-	// APIKey is sent as a bearer token; empty sends none, for local servers.
-	APIKey string
-	// Model is the model name the server knows, e.g. "gpt-4o" or "llama3.1".
-	Model string
-	// MaxTokens caps each completion (max_completion_tokens) unless the request
-	// sets its own; 0 leaves it to the server.
-	MaxTokens int
-	// MaxRetries is how often the SDK itself retries a failed request; 0 never
-	// does, leaving retries to the engine, which sees llm.Error.Retryable.
-	MaxRetries int
-	// HTTPClient is used for all requests; nil uses a client whose only timeout
-	// is for response headers, since a streamed body may take minutes.
-	HTTPClient *http.Client
-	// Deadlines bound each step: a stream idle for longer than Deadlines.Idle, or
-	// a step longer than Deadlines.Step, fails with a retryable llm.Error.
-	Deadlines llm.Deadlines
-}
+// Config configures a Model; only Model is required. BaseURL includes the
+// version path, DefaultBaseURL when empty; MaxTokens is sent as
+// max_completion_tokens, and 0 leaves the cap to the server. An empty APIKey
+// sends no bearer token, for local servers.
+type Config = llmwire.Config
 
 // Model is an llm.Model backed by an OpenAI-compatible Chat Completions server.
 // Safe for concurrent use.
@@ -54,39 +37,19 @@ var _ llm.Model = (*Model)(nil)
 // New checks cfg and builds the client. Environment variables such as
 // OPENAI_API_KEY are deliberately not read: the configuration is explicit.
 func New(cfg Config) (*Model, error) {
-	if cfg.Model == "" {
-		return nil, errors.New("openai: Config.Model is required")
-	}
-	if cfg.MaxTokens < 0 || cfg.MaxRetries < 0 {
-		return nil, errors.New("openai: Config.MaxTokens and MaxRetries must not be negative")
-	}
-	if cfg.BaseURL == "" {
-		cfg.BaseURL = DefaultBaseURL
-	}
-	if cfg.HTTPClient == nil {
-		cfg.HTTPClient = defaultHTTPClient()
-	}
-	opts := []option.RequestOption{
-		option.WithBaseURL(cfg.BaseURL),
-		option.WithMaxRetries(cfg.MaxRetries),
-		option.WithHTTPClient(cfg.HTTPClient),
-	}
-	if cfg.APIKey != "" {
-		opts = append(opts, option.WithAPIKey(cfg.APIKey))
+	cfg, err := cfg.Prepare("openai", DefaultBaseURL)
+	if err != nil {
+		return nil, err
 	}
 	// The service, not sdk.NewClient: the client would fill gaps in the config
 	// from OPENAI_* environment variables.
-	return &Model{cfg: cfg, svc: sdk.NewChatCompletionService(opts...)}, nil
+	return &Model{cfg: cfg, svc: sdk.NewChatCompletionService(options.For(cfg)...)}, nil
 }
 
-func defaultHTTPClient() *http.Client {
-	t, ok := http.DefaultTransport.(*http.Transport)
-	if !ok {
-		return &http.Client{}
-	}
-	t = t.Clone()
-	t.ResponseHeaderTimeout = 10 * time.Minute
-	return &http.Client{Transport: t}
+// options binds the shared client set-up to this SDK.
+var options = llmwire.Options[option.RequestOption]{
+	BaseURL: option.WithBaseURL, MaxRetries: option.WithMaxRetries, APIKey: option.WithAPIKey,
+	HTTPClient: func(c *http.Client) option.RequestOption { return option.WithHTTPClient(c) },
 }
 
 // Name returns "openai:<model>".
@@ -95,22 +58,12 @@ func (m *Model) Name() string { return "openai:" + m.cfg.Model }
 // Stream sends the request and returns once the response headers are in, so an
 // HTTP error is returned here rather than from the stream.
 func (m *Model) Stream(ctx context.Context, req *llm.Request) (llm.Stream, error) {
-	params, err := m.params(req)
-	if err != nil {
-		return nil, &llm.Error{Category: "invalid_request", Err: fmt.Errorf("openai: %w", err)}
-	}
-	var resp *http.Response
-	w := m.cfg.Deadlines.Start(ctx)
-	st := m.svc.NewStreaming(w.Context(), params, option.WithResponseInto(&resp))
-	if err := st.Err(); err != nil {
-		st.Close()
-		w.Stop()
-		if se := w.Stalled(requestID(resp)); se != nil {
-			return nil, se
-		}
-		return nil, mapError(ctx, err, resp)
-	}
-	return newStream(ctx, w, st, resp), nil
+	return wire.Stream(ctx, m.cfg.Deadlines, req, m.params, m.send)
+}
+
+// send starts the streamed request; the SDK stores the response into into.
+func (m *Model) send(ctx context.Context, p sdk.ChatCompletionNewParams, into **http.Response) llmwire.Source[sdk.ChatCompletionChunk] {
+	return m.svc.NewStreaming(ctx, p, option.WithResponseInto(into))
 }
 
 func (m *Model) params(req *llm.Request) (sdk.ChatCompletionNewParams, error) {

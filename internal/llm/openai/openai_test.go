@@ -1,39 +1,29 @@
 package openai
 
 import (
-	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"testing"
 
 	"github.com/rtcagent/rtcagent/internal/llm"
-	"github.com/rtcagent/rtcagent/internal/llm/scripted"
 	"github.com/rtcagent/rtcagent/internal/testkit/llmfake"
 )
 
-func newModel(baseURL string, retries int) (llm.Model, error) {
-	return New(Config{BaseURL: baseURL, APIKey: "test-key", Model: "gpt-test", MaxRetries: retries})
-}
+// open is New for the shared tests.
+func open(cfg Config) (llm.Model, error) { return New(cfg) }
 
 func TestConformance(t *testing.T) {
 	llmfake.Conformance(t, llmfake.Provider{
-		Start: llmfake.NewOpenAI,
-		New:   newModel,
-		WithDeadlines: func(baseURL string, d llm.Deadlines) (llm.Model, error) {
-			return New(Config{BaseURL: baseURL, APIKey: "test-key", Model: "gpt-test", Deadlines: d})
-		},
+		Start:                llmfake.NewOpenAI,
+		Open:                 open,
 		ContextLengthMessage: "This model's maximum context length is 8192 tokens. However, your messages resulted in 9000 tokens.",
+		InvalidSchemas:       []string{`[1,2]`, `not json`},
+		Unfinished: llmfake.Data(`{"id":"c1","choices":[{"index":0,"delta":{"content":"cut"}}]}`,
+			`{"id":"c1","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"a","function":{"name":"ls","arguments":"{"}}]}}]}`),
 	})
 }
 
-func TestNewValidatesConfig(t *testing.T) {
-	if _, err := New(Config{}); err == nil {
-		t.Error("New accepted a config without a model")
-	}
-	if _, err := New(Config{Model: "m", MaxRetries: -1}); err == nil {
-		t.Error("New accepted negative retries")
-	}
+func TestNewDefaults(t *testing.T) {
 	m, err := New(Config{Model: "gpt-x"})
 	if err != nil || m.Name() != "openai:gpt-x" || m.cfg.BaseURL != DefaultBaseURL {
 		t.Fatalf("New = %v, %v", m, err)
@@ -41,12 +31,7 @@ func TestNewValidatesConfig(t *testing.T) {
 }
 
 func TestRequestBody(t *testing.T) {
-	brain, err := scripted.Parse([]byte(llmfake.ConformanceScript))
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := llmfake.NewOpenAI(brain)
-	defer srv.Close()
+	brain, srv := llmfake.StartScript(t, llmfake.NewOpenAI, llmfake.ConformanceScript)
 	m, err := New(Config{BaseURL: srv.URL(), Model: "gpt-test", MaxTokens: 77})
 	if err != nil {
 		t.Fatal(err)
@@ -64,7 +49,7 @@ func TestRequestBody(t *testing.T) {
 	}}
 	for _, maxTokens := range []int{0, 123} {
 		req.MaxTokens = maxTokens
-		if r := llmfake.Drain(mustStream(t, m, req)); r.Err != nil {
+		if r := llmfake.Drain(llmfake.MustStream(t, m, req)); r.Err != nil {
 			t.Fatal(r.Err)
 		}
 	}
@@ -105,34 +90,6 @@ func TestRequestBody(t *testing.T) {
 	if string(got[0].Arguments) != `{"path": ` || string(got[1].Arguments) != `{}` {
 		t.Fatalf("arguments sent back: %s, %s", got[0].Arguments, got[1].Arguments)
 	}
-}
-
-func TestInvalidToolSchemaIsNotSent(t *testing.T) {
-	srv := llmfake.NewOpenAI(nil)
-	defer srv.Close()
-	m, _ := New(Config{BaseURL: srv.URL(), Model: "m"})
-	for _, params := range []string{`[1,2]`, `not json`} {
-		_, err := m.Stream(context.Background(), &llm.Request{
-			Messages: []llm.Message{{Role: llm.RoleUser, Text: "x"}},
-			Tools:    []llm.ToolSpec{{Name: "t", Parameters: json.RawMessage(params)}},
-		})
-		var me *llm.Error
-		if !errors.As(err, &me) || me.Category != "invalid_request" {
-			t.Errorf("parameters %s: err = %v", params, err)
-		}
-	}
-	if n := len(srv.Requests()); n != 0 {
-		t.Fatalf("%d requests reached the server", n)
-	}
-}
-
-func mustStream(t *testing.T, m llm.Model, req *llm.Request) llm.Stream {
-	t.Helper()
-	st, err := m.Stream(context.Background(), req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return st
 }
 
 // chatBody is the part of a Chat Completions request the tests look at.

@@ -8,7 +8,6 @@ import (
 	"net/http/httptest"
 	"reflect"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/rtcagent/rtcagent/internal/llm"
@@ -17,25 +16,15 @@ import (
 
 // sseServer answers every request with the given data lines, for wire shapes
 // the fake does not produce; auth returns the Authorization headers received.
-func sseServer(t *testing.T, lines ...string) (ts *httptest.Server, auth func() []string) {
+func sseServer(t *testing.T, lines ...string) (url string, auth func() []string) {
 	t.Helper()
-	var mu sync.Mutex
-	var seen []string
-	ts = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		seen = append(seen, r.Header.Get("Authorization"))
-		mu.Unlock()
-		w.Header().Set("Content-Type", "text/event-stream")
-		w.Header().Set("x-request-id", "req_raw")
-		for _, l := range lines {
-			fmt.Fprintf(w, "data: %s\n\n", l)
+	url, headers := llmfake.ServeSSE(t, llmfake.Data(lines...))
+	return url, func() []string {
+		var seen []string
+		for _, h := range headers() {
+			seen = append(seen, h.Get("Authorization"))
 		}
-	}))
-	t.Cleanup(ts.Close)
-	return ts, func() []string {
-		mu.Lock()
-		defer mu.Unlock()
-		return append([]string(nil), seen...)
+		return seen
 	}
 }
 
@@ -45,15 +34,11 @@ func rawStream(t *testing.T, url, apiKey string) llmfake.Result {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := m.Stream(context.Background(), &llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Text: "x"}}})
-	if err != nil {
-		return llmfake.Result{Err: err}
-	}
-	return llmfake.Drain(st)
+	return llmfake.Ask(context.Background(), m, "x")
 }
 
 func TestCompatibleServerQuirks(t *testing.T) {
-	ts, auth := sseServer(t,
+	url, auth := sseServer(t,
 		`{"id":"c1","choices":[{"index":0,"delta":{"role":"assistant","content":"Hi"}}]}`,
 		`{"id":"c1","choices":[{"index":0,"delta":{"refusal":" (refused)"}}]}`,
 		// Two calls reusing index 0, told apart by their ids.
@@ -68,7 +53,7 @@ func TestCompatibleServerQuirks(t *testing.T) {
 		`{"id":"c1","choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}],"usage":{"prompt_tokens":11,"completion_tokens":7,"total_tokens":18}}`,
 		`[DONE]`,
 	)
-	r := rawStream(t, ts.URL, "sk-test")
+	r := rawStream(t, url, "sk-test")
 	if r.Err != nil || r.Text != "Hi (refused)" {
 		t.Fatalf("err %v, text %q", r.Err, r.Text)
 	}
@@ -84,24 +69,9 @@ func TestCompatibleServerQuirks(t *testing.T) {
 	if last.Kind != llm.EventUsage || last.Usage != (llm.Usage{InputTokens: 11, OutputTokens: 7}) {
 		t.Fatalf("last event %+v, want the usage", last)
 	}
-	rawStream(t, ts.URL, "")
+	rawStream(t, url, "")
 	if got := auth(); len(got) != 2 || got[0] != "Bearer sk-test" || got[1] != "" {
 		t.Fatalf("Authorization headers %q, want the key, then none for an empty key", got)
-	}
-}
-
-func TestStreamWithoutFinishReason(t *testing.T) {
-	ts, _ := sseServer(t,
-		`{"id":"c1","choices":[{"index":0,"delta":{"content":"cut"}}]}`,
-		`{"id":"c1","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"a","function":{"name":"ls","arguments":"{"}}]}}]}`,
-	)
-	r := rawStream(t, ts.URL, "")
-	var me *llm.Error
-	if !errors.As(r.Err, &me) || me.Category != "provider_unavailable" || !me.Retryable || me.RequestID != "req_raw" {
-		t.Fatalf("err = %v", r.Err)
-	}
-	if len(r.ToolCalls) != 0 {
-		t.Fatalf("an unfinished tool call was emitted: %+v", r.ToolCalls)
 	}
 }
 
@@ -118,8 +88,8 @@ func TestMidStreamErrorKinds(t *testing.T) {
 		{`{"error":{"message":"context deadline exceeded upstream","type":"server_error"}}`, "provider_unavailable", true},
 	}
 	for _, c := range cases {
-		ts, _ := sseServer(t, `{"id":"c1","choices":[{"index":0,"delta":{"content":"so far"}}]}`, c.body)
-		r := rawStream(t, ts.URL, "")
+		url, _ := sseServer(t, `{"id":"c1","choices":[{"index":0,"delta":{"content":"so far"}}]}`, c.body)
+		r := rawStream(t, url, "")
 		var me *llm.Error
 		if !errors.As(r.Err, &me) || me.Category != c.category || me.Retryable != c.retryable || me.RequestID != "req_raw" {
 			t.Errorf("%s: err = %v", c.body, r.Err)

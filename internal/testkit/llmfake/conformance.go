@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/rtcagent/rtcagent/internal/llm"
+	"github.com/rtcagent/rtcagent/internal/llm/llmwire"
 	"github.com/rtcagent/rtcagent/internal/llm/scripted"
 )
 
@@ -37,31 +38,37 @@ var ConformanceTools = []llm.ToolSpec{
 // Provider tells Conformance how to run one provider against its fake.
 type Provider struct {
 	Start func(brain llm.Model) *Server
-	// New builds the provider for baseURL with the SDK's own retries set.
-	New func(baseURL string, maxRetries int) (llm.Model, error)
-	// WithDeadlines builds the provider for baseURL with the step deadlines set.
-	WithDeadlines func(baseURL string, d llm.Deadlines) (llm.Model, error)
+	// Open builds the provider's model from cfg (its New).
+	Open func(cfg llmwire.Config) (llm.Model, error)
 	// ContextLengthMessage is how the provider words a too-long prompt.
 	ContextLengthMessage string
 	// Statuses are checked besides the common ones.
 	Statuses []StatusCase
+	// InvalidSchemas are tool parameters the provider must refuse before
+	// sending anything.
+	InvalidSchemas []string
+	// Unfinished is a stream body in the provider's wire format that ends in
+	// the middle of a tool call, without the event that finishes a step.
+	Unfinished string
+}
+
+// open builds the provider for baseURL with the SDK's own retries and the step
+// deadlines set.
+func (p Provider) open(t *testing.T, baseURL string, retries int, d llm.Deadlines) llm.Model {
+	t.Helper()
+	m, err := p.Open(llmwire.Config{BaseURL: baseURL, APIKey: "test-key", Model: "test-model", MaxRetries: retries, Deadlines: d})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
 }
 
 // startFake starts the provider's fake server with the conformance script as its
 // model, closed at the test's end, and builds the provider's model against it.
-func startFake(t *testing.T, p Provider, build func(url string) (llm.Model, error)) (*scripted.Model, *Server, llm.Model) {
+func startFake(t *testing.T, p Provider, retries int, d llm.Deadlines) (*scripted.Model, *Server, llm.Model) {
 	t.Helper()
-	brain, err := scripted.Parse([]byte(ConformanceScript))
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := p.Start(brain)
-	t.Cleanup(srv.Close)
-	m, err := build(srv.URL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return brain, srv, m
+	brain, srv := StartScript(t, p.Start, ConformanceScript)
+	return brain, srv, p.open(t, srv.URL(), retries, d)
 }
 
 // StatusCase is an HTTP failure and the *llm.Error it must map to.
@@ -78,8 +85,10 @@ type StatusCase struct {
 func Conformance(t *testing.T, p Provider) {
 	env := func(t *testing.T, retries int) (*scripted.Model, *Server, llm.Model) {
 		t.Helper()
-		return startFake(t, p, func(url string) (llm.Model, error) { return p.New(url, retries) })
+		return startFake(t, p, retries, llm.Deadlines{})
 	}
+	t.Run("Config", func(t *testing.T) { testConfig(t, p) })
+	t.Run("InvalidToolSchemaIsNotSent", func(t *testing.T) { testInvalidSchemas(t, p) })
 	t.Run("TwoStepConversation", func(t *testing.T) {
 		brain, srv, m := env(t, 0)
 		testConversation(t, brain, srv, m)
@@ -121,6 +130,7 @@ func Conformance(t *testing.T, p Provider) {
 			t.Fatalf("Err = %v (%T), want context.Canceled itself", r.Err, r.Err)
 		}
 	})
+	t.Run("StreamWithoutFinish", func(t *testing.T) { testUnfinished(t, p) })
 	t.Run("ConnectionCut", func(t *testing.T) {
 		_, srv, m := env(t, 0)
 		st := firstEvent(t, m, context.Background())
@@ -132,10 +142,7 @@ func Conformance(t *testing.T, p Provider) {
 		srv := p.Start(nil)
 		url := srv.URL()
 		srv.Close()
-		m, err := p.New(url, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
+		m := p.open(t, url, 0, llm.Deadlines{})
 		wantError(t, stream(t, m, context.Background(), "hello").Err, "provider_unavailable", true)
 	})
 	t.Run("InvalidArgumentsVerbatim", func(t *testing.T) {
@@ -166,7 +173,7 @@ func testConversation(t *testing.T, brain *scripted.Model, srv *Server, m llm.Mo
 	ctx := context.Background()
 	req := &llm.Request{System: "You are a test.", Tools: ConformanceTools,
 		Messages: []llm.Message{{Role: llm.RoleUser, Text: "hello"}}}
-	r := streamReq(t, m, ctx, req)
+	r := Run(ctx, m, req)
 	if r.Err != nil || r.Text != "Let me look at two files." || r.TextEvents < 2 {
 		t.Fatalf("step 1: err %v, text %q in %d events", r.Err, r.Text, r.TextEvents)
 	}
@@ -192,7 +199,7 @@ func testConversation(t *testing.T, brain *scripted.Model, srv *Server, m llm.Mo
 		llm.Message{Role: llm.RoleTool, ToolCallID: "call_1_0_0", Text: "# Notes\nline 2"},
 		llm.Message{Role: llm.RoleTool, ToolCallID: "call_1_0_1", Text: "notes/\nwelcome.md"},
 	)
-	r = streamReq(t, m, ctx, req)
+	r = Run(ctx, m, req)
 	if r.Err != nil || r.Text != "Both done: notes/\nwelcome.md" || len(r.ToolCalls) != 0 {
 		t.Fatalf("step 2: %+v", r)
 	}
@@ -218,6 +225,64 @@ func testConversation(t *testing.T, brain *scripted.Model, srv *Server, m llm.Mo
 			t.Errorf("tool %d: got %s %q %s, want %s %q %s", i, tool.Name, tool.Description, tool.Parameters,
 				w.Name, w.Description, w.Parameters)
 		}
+	}
+}
+
+// testConfig: New refuses a config without a model or with negative limits.
+func testConfig(t *testing.T, p Provider) {
+	for _, c := range []struct {
+		cfg  llmwire.Config
+		what string
+	}{
+		{llmwire.Config{}, "a config without a model"},
+		{llmwire.Config{Model: "m", MaxTokens: -1}, "negative max tokens"},
+		{llmwire.Config{Model: "m", MaxRetries: -1}, "negative retries"},
+	} {
+		if _, err := p.Open(c.cfg); err == nil {
+			t.Errorf("New accepted %s", c.what)
+		}
+	}
+}
+
+// testInvalidSchemas: tool parameters the provider cannot send fail the step
+// with invalid_request, and no request reaches the server.
+func testInvalidSchemas(t *testing.T, p Provider) {
+	if len(p.InvalidSchemas) == 0 {
+		t.Fatal("Provider.InvalidSchemas is required")
+	}
+	srv := p.Start(nil)
+	defer srv.Close()
+	m, _ := p.Open(llmwire.Config{BaseURL: srv.URL(), Model: "m"})
+	for _, params := range p.InvalidSchemas {
+		_, err := m.Stream(context.Background(), &llm.Request{
+			Messages: []llm.Message{{Role: llm.RoleUser, Text: "x"}},
+			Tools:    []llm.ToolSpec{{Name: "t", Parameters: json.RawMessage(params)}},
+		})
+		var me *llm.Error
+		if !errors.As(err, &me) || me.Category != "invalid_request" {
+			t.Errorf("parameters %s: err = %v", params, err)
+		}
+	}
+	if n := len(srv.Requests()); n != 0 {
+		t.Fatalf("%d requests reached the server", n)
+	}
+}
+
+// testUnfinished: a stream that ends before the provider finished the step
+// fails with a retryable error carrying the request id, and the tool call it
+// was in is not emitted.
+func testUnfinished(t *testing.T, p Provider) {
+	if p.Unfinished == "" {
+		t.Fatal("Provider.Unfinished is required")
+	}
+	url, _ := ServeSSE(t, p.Unfinished)
+	r := Ask(context.Background(), p.open(t, url, 0, llm.Deadlines{}), "x")
+	var me *llm.Error
+	if !errors.As(r.Err, &me) || me.Category != "provider_unavailable" || !me.Retryable || me.RequestID != RawRequestID {
+		t.Fatalf("err = %v", r.Err)
+	}
+	if len(r.ToolCalls) != 0 {
+		t.Fatalf("an unfinished tool call was emitted: %+v", r.ToolCalls)
 	}
 }
 
@@ -260,16 +325,7 @@ func testHTTPErrors(t *testing.T, p Provider, srv *Server, m llm.Model) {
 // since the llm.Model contract allows either place.
 func stream(t *testing.T, m llm.Model, ctx context.Context, text string) Result {
 	t.Helper()
-	return streamReq(t, m, ctx, &llm.Request{Tools: ConformanceTools, Messages: []llm.Message{{Role: llm.RoleUser, Text: text}}})
-}
-
-func streamReq(t *testing.T, m llm.Model, ctx context.Context, req *llm.Request) Result {
-	t.Helper()
-	st, err := m.Stream(ctx, req)
-	if err != nil {
-		return Result{Err: err}
-	}
-	return Drain(st)
+	return Run(ctx, m, &llm.Request{Tools: ConformanceTools, Messages: []llm.Message{{Role: llm.RoleUser, Text: text}}})
 }
 
 // firstEvent starts the slow turn and returns its stream after the first text;

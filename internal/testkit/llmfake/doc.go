@@ -31,4 +31,12 @@
 //     rejected with 400: OpenAI tool calls not followed by their tool messages;
 //     Anthropic roles that do not alternate, tool_use blocks not answered in the
 //     next message, empty text blocks, missing max_tokens.
+//
+// Around the servers, what the provider packages' tests share: Conformance, the
+// behaviour every provider must have (configuration checks, streaming, tool
+// calls, usage, errors, cut streams, deadlines), run against a Provider;
+// StartScript, a server with a scripted brain; Run, Ask and MustStream to
+// stream a step and Drain it into a Result; ServeSSE with Events or Data, a
+// server of a fixed stream body for wire shapes the fake does not produce; and
+// BodyServer with CheckOutput and ValidText for fuzzing a stream decoder.
 package llmfake
