@@ -38,7 +38,7 @@ func mapNotFound(err error, kind, id string) error {
 
 // SessionFor loads a session the caller may see. Sessions of other users and
 // deleted sessions are not found.
-func SessionFor(tx store.Tx, c Caller, id string) (*protocol.Session, error) {
+func SessionFor(tx store.Sessions, c Caller, id string) (*protocol.Session, error) {
 	s, err := tx.SessionGet(id)
 	if err != nil {
 		return nil, mapNotFound(err, "session", id)
@@ -50,7 +50,7 @@ func SessionFor(tx store.Tx, c Caller, id string) (*protocol.Session, error) {
 }
 
 // SessionForDevice loads a session the caller may act on: its own device's.
-func SessionForDevice(tx store.Tx, c Caller, id string) (*protocol.Session, error) {
+func SessionForDevice(tx store.Sessions, c Caller, id string) (*protocol.Session, error) {
 	s, err := SessionFor(tx, c, id)
 	if err != nil {
 		return nil, err

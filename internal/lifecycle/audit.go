@@ -20,14 +20,21 @@ type actor struct {
 	execution *protocol.RTCExecution
 }
 
+// auditReads is what building an audit record reads: the record as stored,
+// for an RTC that does not carry its audit state, and the RTC's session, for a
+// new one.
+type auditReads interface {
+	store.Audit
+	store.Sessions
+}
+
 // auditRecord is the RTC's audit record after the change about to be written
 // (from status prev; "" for a new RTC): the caller writes it in the same
 // transaction, so a call never exists, runs or ends without its record saying
 // so. It is built from the RTC and the state the RTC carries (r.Audit), never
 // read back; act is nil for changes the server makes (creation, delivery,
-// deadline, the end of a turn).
-func auditRecord(tx store.Tx, r *protocol.RTC, prev string, act *actor) (*protocol.AuditRecord, error) {
-	now := tx.Now()
+// deadline, the end of a turn). now is the transaction's time.
+func auditRecord(tx auditReads, r *protocol.RTC, prev string, act *actor, now time.Time) (*protocol.AuditRecord, error) {
 	var a *protocol.AuditRecord
 	var err error
 	switch {
@@ -107,7 +114,7 @@ func auditRecord(tx store.Tx, r *protocol.RTC, prev string, act *actor) (*protoc
 // newAuditRecord starts the record of a new RTC with the decision its work mode
 // made: calls that need no confirmation are allowed, plan mode refuses, a call
 // that needs a person waits for one (askUser is shown to them).
-func newAuditRecord(tx store.Tx, r *protocol.RTC, now time.Time) (*protocol.AuditRecord, error) {
+func newAuditRecord(tx store.Sessions, r *protocol.RTC, now time.Time) (*protocol.AuditRecord, error) {
 	s, err := tx.SessionGet(r.SessionID)
 	if err != nil {
 		return nil, err

@@ -124,7 +124,7 @@ func recordDecision(tx store.Tx, c core.Caller, r *protocol.RTC, req *protocol.R
 // claim: the session's approval (its device and time) when there is one that
 // covers the call, otherwise an approval of this call once by the device, with
 // a note that the claimed approval does not exist.
-func recordStanding(tx store.Tx, r *protocol.RTC, d *protocol.Decision, allowable bool) error {
+func recordStanding(tx store.Sessions, r *protocol.RTC, d *protocol.Decision, allowable bool) error {
 	s, err := tx.SessionGet(r.SessionID)
 	if err != nil {
 		return err

@@ -98,7 +98,7 @@ func Ask(tx store.Tx, q Question) error {
 // decideSampling makes r, a request to use the model, one the server runs:
 // at once when the session allows the server's requests for this chat (the
 // standing approval recorded on it), else once the person allowed it.
-func decideSampling(tx store.Tx, r *protocol.RTC) error {
+func decideSampling(tx store.Sessions, r *protocol.RTC) error {
 	s, err := tx.SessionGet(r.SessionID)
 	if err != nil {
 		return err

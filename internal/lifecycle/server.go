@@ -24,7 +24,7 @@ func errServerRuns(id string) error {
 // queueExecution asks the session's worker to run the turn's open server call.
 // A server's request to use the model is not such a call: the call that made
 // it runs it, and nothing is queued.
-func queueExecution(tx store.Tx, r *protocol.RTC) error {
+func queueExecution(tx store.Inbox, r *protocol.RTC) error {
 	if tools.IsSampling(r.ToolName) {
 		return nil
 	}

@@ -224,7 +224,7 @@ func CloseStreaming(tx store.Tx, t *protocol.Turn, live Live) ([]string, error) 
 }
 
 // StreamingMessages returns turn t's messages that are still streaming.
-func StreamingMessages(tx store.Tx, t *protocol.Turn) ([]protocol.Message, error) {
+func StreamingMessages(tx store.Messages, t *protocol.Turn) ([]protocol.Message, error) {
 	// The turn's messages come after its user message (a retry's is the retried
 	// turn's, earlier still); a compact turn has none and looks at all.
 	var after int64

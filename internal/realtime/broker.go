@@ -64,31 +64,40 @@ func (b *topicBroker) History(ch string, opts centrifuge.HistoryOptions) ([]*cen
 	var pubs []*centrifuge.Publication
 	var sp centrifuge.StreamPosition
 	err := b.store.Read(context.Background(), func(tx store.Tx) error {
-		pos, err := tx.StreamGet(userID)
-		if err != nil {
-			return err
-		}
-		sp = centrifuge.StreamPosition{Offset: uint64(pos.Top), Epoch: pos.Epoch}
-		if opts.Filter.Limit == 0 {
-			return nil
-		}
-		since := int64(0)
-		if opts.Filter.Since != nil {
-			since = int64(opts.Filter.Since.Offset)
-		}
-		limit := opts.Filter.Limit
-		if limit < 0 {
-			limit = 1 << 30
-		}
-		// A list cut short by the byte bound does not reach the top, so
-		// Centrifuge reports the recovery failed and the client refills with
-		// v1.update.list, page by page, instead of one frame of everything.
-		list, _, err := tx.UpdateList(userID, since, limit, b.pageBytes)
-		for _, u := range list {
-			pubs = append(pubs, &centrifuge.Publication{Offset: uint64(u.Offset), Epoch: u.Epoch, Data: mustPayload(u)})
-		}
+		var err error
+		pubs, sp, err = b.history(tx, userID, opts.Filter)
 		return err
 	})
+	return pubs, sp, err
+}
+
+// history reads the user's stream position and the updates the filter asks
+// for.
+func (b *topicBroker) history(tx store.Stream, userID string, f centrifuge.HistoryFilter) ([]*centrifuge.Publication, centrifuge.StreamPosition, error) {
+	pos, err := tx.StreamGet(userID)
+	if err != nil {
+		return nil, centrifuge.StreamPosition{}, err
+	}
+	sp := centrifuge.StreamPosition{Offset: uint64(pos.Top), Epoch: pos.Epoch}
+	if f.Limit == 0 {
+		return nil, sp, nil
+	}
+	since := int64(0)
+	if f.Since != nil {
+		since = int64(f.Since.Offset)
+	}
+	limit := f.Limit
+	if limit < 0 {
+		limit = 1 << 30
+	}
+	// A list cut short by the byte bound does not reach the top, so
+	// Centrifuge reports the recovery failed and the client refills with
+	// v1.update.list, page by page, instead of one frame of everything.
+	list, _, err := tx.UpdateList(userID, since, limit, b.pageBytes)
+	var pubs []*centrifuge.Publication
+	for _, u := range list {
+		pubs = append(pubs, &centrifuge.Publication{Offset: uint64(u.Offset), Epoch: u.Epoch, Data: mustPayload(u)})
+	}
 	return pubs, sp, err
 }
 

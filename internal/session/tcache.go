@@ -151,7 +151,7 @@ func sizeOf(tr agent.Transcript) int {
 // catchUp applies the updates after e.top (from the feed when it holds them
 // all, else from the store), the transaction's own open one last; false means
 // the transcript must be read again.
-func (e *cachedTranscript) catchUp(tx store.Tx, feed *commitFeed, sessionID, userID string, pos store.StreamPos, stored int64, open protocol.Update, isOpen bool) bool {
+func (e *cachedTranscript) catchUp(tx store.Stream, feed *commitFeed, sessionID, userID string, pos store.StreamPos, stored int64, open protocol.Update, isOpen bool) bool {
 	if e.userID != userID || e.epoch != pos.Epoch || e.top < pos.Floor || e.top > pos.Top || pos.Top-e.top > maxCatchUp {
 		return false
 	}
@@ -245,7 +245,7 @@ func upsert[T any](list []T, data json.RawMessage, sessionID string, key func(*T
 
 // verifyTranscript checks a cached transcript against one read from the store: both
 // must give the model the same request.
-func verifyTranscript(tx store.Tx, t *protocol.Turn, cached agent.Transcript, resultLimit int) error {
+func verifyTranscript(tx transcriptReads, t *protocol.Turn, cached agent.Transcript, resultLimit int) error {
 	var fresh agent.Transcript
 	if err := loadTranscript(tx, t.SessionID, &fresh); err != nil {
 		return err

@@ -8,13 +8,21 @@ import (
 	"github.com/rtcagent/rtcagent/internal/store"
 )
 
+// transcriptReads is what a transcript is read from: the session's turns, its
+// messages and the turns' RTCs.
+type transcriptReads interface {
+	store.Turns
+	store.Messages
+	store.RTCs
+}
+
 // loadTranscript reads what the session's next model request is built from. In a
 // compacted session that is the latest summary and what follows the messages it
 // covers: the turns from the one of message summary_of_seq on, their RTCs, and
 // the messages from the lowest seq such a turn may have (a message sent while an
 // earlier turn ran has a lower seq than that turn's later ones). Messages of
 // older turns that this range still contains are left out by agent.BuildMessages.
-func loadTranscript(tx store.Tx, sessionID string, tr *agent.Transcript) error {
+func loadTranscript(tx transcriptReads, sessionID string, tr *agent.Transcript) error {
 	sum, err := tx.MessageLastByRole(sessionID, protocol.RoleSummary)
 	if errors.Is(err, store.ErrNotFound) {
 		return loadWholeTranscript(tx, sessionID, tr)
@@ -56,7 +64,7 @@ func loadTranscript(tx store.Tx, sessionID string, tr *agent.Transcript) error {
 	return err
 }
 
-func loadWholeTranscript(tx store.Tx, sessionID string, tr *agent.Transcript) error {
+func loadWholeTranscript(tx transcriptReads, sessionID string, tr *agent.Transcript) error {
 	var err error
 	if tr.Turns, err = tx.TurnList(sessionID, store.Page{Limit: 1 << 30}); err != nil {
 		return err
@@ -69,7 +77,7 @@ func loadWholeTranscript(tx store.Tx, sessionID string, tr *agent.Transcript) er
 }
 
 // turnAgentMD is the AGENT.md the page sent with the turn's user message.
-func turnAgentMD(tx store.Tx, t *protocol.Turn, tr agent.Transcript) (string, error) {
+func turnAgentMD(tx store.Messages, t *protocol.Turn, tr agent.Transcript) (string, error) {
 	if t.UserMessageID == "" {
 		return "", nil
 	}

@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"errors"
-	"time"
 
 	"github.com/rtcagent/rtcagent/internal/protocol"
 )
@@ -26,7 +25,8 @@ type Commit struct {
 	Audits  []*protocol.AuditRecord // the audit records written, in order (an RTC's may repeat)
 }
 
-// Store is the durable state. Implementations: sqlitestore (embedded default).
+// Store is the durable state. Implementations: sqlitestore (embedded default)
+// and pgstore.
 type Store interface {
 	// Write runs fn in a write transaction and commits when fn returns nil.
 	Write(ctx context.Context, fn func(tx Tx) error) error
@@ -36,185 +36,4 @@ type Store interface {
 	// Set it once, before the first Write.
 	SetCommitHook(func(Commit))
 	Close() error
-}
-
-// StreamPos is the state of a user's Topic stream.
-type StreamPos struct {
-	Epoch string
-	Top   int64 // last assigned offset, 0 when none
-	Floor int64 // oldest retained offset minus one: updates with offset > Floor exist
-}
-
-// InboxItem is one unit of work for a session's worker.
-type InboxItem struct {
-	ID        int64 // orders the session's items; may be given again once the item is deleted
-	SessionID string
-	Kind      string // see internal/session for kinds
-	TurnID    string
-	CreatedAt time.Time
-}
-
-// Lease grants one worker the right to run a session.
-type Lease struct {
-	SessionID string
-	Holder    string
-	Token     int64 // fencing token, grows with every new acquisition
-	ExpiresAt time.Time
-}
-
-// AuditQuery selects audit records: of one user and/or one session (empty =
-// any), created at or after Since (zero = any), after the record of the RTC
-// AfterRTC when set, at most Limit.
-type AuditQuery struct {
-	UserID    string
-	SessionID string
-	Since     time.Time
-	AfterRTC  string
-	Limit     int
-}
-
-// Page selects a slice of an ordered list: rows with order key > After.
-type Page struct {
-	After int64
-	Limit int
-}
-
-// Prefetch names rows a write transaction is about to read under their user's
-// stream lock. A store that talks to a database server may read them in the
-// exchange that takes the lock and answer the reads from what it read, kept up
-// to date with the transaction's own writes. A hint: every answer is the same
-// without it.
-type Prefetch struct {
-	Turn       string // TurnGet of this turn
-	MessageSeq string // MessageMaxSeq of this session
-	TurnSeq    string // TurnMaxSeq of this session
-	TurnOfRTC  string // TurnGet and RTCListOpenByTurn of this RTC's turn
-}
-
-// Tx is the set of operations available inside a transaction. Read-only
-// transactions may call only the getters and listers.
-type Tx interface {
-	Now() time.Time
-
-	// UpdateAppend adds a change of the given type carrying data (marshalled as
-	// JSON) to the user's one update of this transaction, opening it at the
-	// user's next offset (Batch). It returns the update as it stands.
-	UpdateAppend(userID, typ string, data any) (protocol.Update, error)
-	// NextOffset returns the offset the next UpdateAppend of the user will
-	// assign: the open update's.
-	NextOffset(userID string) (int64, error)
-	// UpdateOpen returns the user's update this transaction has opened and not
-	// written yet, as it stands.
-	UpdateOpen(userID string) (protocol.Update, bool)
-	// UpdateList returns the user's stored updates after offset since (not the
-	// open one), at most limit of them and, when maxBytes > 0, at most maxBytes
-	// of stored payload: the list ends before the update that would pass
-	// maxBytes but holds at least one.
-	UpdateList(userID string, since int64, limit, maxBytes int) ([]protocol.Update, StreamPos, error)
-	// StreamGet returns the user's position; its top counts the open update.
-	StreamGet(userID string) (StreamPos, error)
-	// StreamReset discards the user's history and starts a new epoch; offsets go on
-	// from the old top.
-	StreamReset(userID string) (StreamPos, error)
-	// UpdatePrune deletes updates older than before, keeping at least keep per user.
-	UpdatePrune(before time.Time, keep int) (int64, error)
-
-	// Prefetch tells the transaction what it is about to read (see Prefetch).
-	Prefetch(p Prefetch)
-
-	SessionInsert(s *protocol.Session) error
-	// SessionGet in a write transaction returns the session as it stands until
-	// the transaction commits: no other writer changes it meanwhile, so a
-	// SessionUpdate of what it returned loses no concurrent change.
-	SessionGet(id string) (*protocol.Session, error)
-	// SessionList returns the user's sessions newest first, those created before
-	// beforeID when it is set.
-	SessionList(userID, beforeID string, limit int) ([]protocol.Session, error)
-	// SessionUpdate overwrites the whole session; read it with SessionGet in the
-	// same transaction.
-	SessionUpdate(s *protocol.Session) error
-
-	TurnInsert(t *protocol.Turn) error
-	TurnGet(id string) (*protocol.Turn, error)
-	TurnList(sessionID string, p Page) ([]protocol.Turn, error) // by seq
-	// TurnUpdate writes t when the stored status equals expectStatus.
-	TurnUpdate(t *protocol.Turn, expectStatus string) error
-	// TurnNextQueued returns the oldest queued turn of the session.
-	TurnNextQueued(sessionID string) (*protocol.Turn, error)
-	TurnMaxSeq(sessionID string) (int64, error)
-
-	MessageInsert(m *protocol.Message, clientID string) error // ErrDuplicate on a used (user, clientID)
-	MessageGet(id string) (*protocol.Message, error)
-	MessageByClientID(userID, clientID string) (*protocol.Message, error)
-	MessageList(sessionID string, p Page) ([]protocol.Message, error) // by seq
-	MessageMaxSeq(sessionID string) (int64, error)
-	// MessageLastByRole returns the session's complete message of the given role
-	// with the highest seq (such as its latest summary), or ErrNotFound.
-	MessageLastByRole(sessionID, role string) (*protocol.Message, error)
-	MessageUpdate(m *protocol.Message, expectStatus string) error
-
-	RTCInsert(r *protocol.RTC) error
-	RTCGet(id string) (*protocol.RTC, error)
-	RTCListByTurn(turnID string) ([]protocol.RTC, error) // by seq
-	// RTCListOpenByTurn lists the turn's non-terminal RTCs by seq.
-	RTCListOpenByTurn(turnID string) ([]protocol.RTC, error)
-	// RTCListBySession lists a session's RTCs in creation order, those created
-	// after afterID when it is set.
-	RTCListBySession(sessionID, afterID string, limit int) ([]protocol.RTC, error)
-	RTCListOpenByUser(userID string, limit int) ([]protocol.RTC, error)
-	// RTCListExpired returns non-terminal RTCs whose deadline passed.
-	RTCListExpired(now time.Time, limit int) ([]protocol.RTC, error)
-	RTCUpdate(r *protocol.RTC, expectStatus string) error
-
-	// InboxInsert queues an item; its ID is set by the transaction's next
-	// statement or its commit, whichever comes first.
-	InboxInsert(item *InboxItem) error
-	// Woken returns the sessions this transaction inserted inbox items for so
-	// far (the Wake of its Commit), in order, possibly repeated.
-	Woken() []string
-	// InboxNext returns the oldest item of the session, or ErrNotFound.
-	InboxNext(sessionID string) (*InboxItem, error)
-	// InboxDelete deletes the item.
-	InboxDelete(it InboxItem) error
-	// InboxFinish deletes the session's item id and, when the session has no
-	// other item, releases l as LeaseRelease does: how a drain ends an item and,
-	// with the inbox empty, itself, in one statement. It sets *released to
-	// whether it released by the time the transaction commits (a store may send
-	// the statement with the commit).
-	InboxFinish(id int64, l Lease, released *bool) error
-	// InboxSessions returns up to limit candidates for a claim, oldest work
-	// first: every session that has inbox items and no live lease (none, an
-	// expired one, or one held by a node whose liveness record expired) is
-	// among them once the limit allows. A store may also return a session that
-	// turns out held or without work; LeaseAcquire and InboxNext find out.
-	InboxSessions(limit int) ([]string, error)
-
-	// LeaseAcquire takes the session's lease when it is free, expired, held by a
-	// node whose liveness record expired (see NodeBeat) or already the holder's;
-	// ErrConflict when another, live holder has it. Any acquisition but the holder
-	// extending its own live lease bumps the fencing token.
-	LeaseAcquire(sessionID, holder string, ttl time.Duration) (Lease, error)
-	// LeaseCheck fails with ErrLeaseLost unless l is still the current, unexpired lease.
-	LeaseCheck(l Lease) error
-	LeaseRenew(l Lease, ttl time.Duration) (Lease, error)
-	LeaseRelease(l Lease) error
-
-	// NodeBeat records that the node (a lease holder) is alive until now+ttl.
-	// A lease whose holder's record expired is free to take (LeaseAcquire,
-	// InboxSessions) however long the lease itself still runs, so the sessions of
-	// a dead node fail over within a node TTL while a live node keeps long leases.
-	// A holder without a record keeps its leases until they expire. Records that
-	// expired long ago (an hour) are deleted on the way.
-	NodeBeat(node string, ttl time.Duration) error
-	// NodeLeave expires the node's liveness record now: its leases are free.
-	NodeLeave(node string) error
-
-	// AuditPut writes an RTC's audit record, replacing the one it had.
-	AuditPut(a *protocol.AuditRecord) error
-	// AuditGet returns an RTC's audit record, or ErrNotFound.
-	AuditGet(rtcID string) (*protocol.AuditRecord, error)
-	// AuditList returns audit records in creation order (see AuditQuery).
-	AuditList(q AuditQuery) ([]protocol.AuditRecord, error)
-	// AuditPrune deletes the records of calls that ended before the given time.
-	AuditPrune(before time.Time) (int64, error)
 }

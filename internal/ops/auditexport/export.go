@@ -60,7 +60,7 @@ func Export(ctx context.Context, st store.Store, q Query, format string, w io.Wr
 		var page []protocol.AuditRecord
 		err := st.Read(ctx, func(tx store.Tx) error {
 			var err error
-			page, err = tx.AuditList(store.AuditQuery{UserID: q.UserID, SessionID: q.SessionID, Since: q.Since, AfterRTC: after, Limit: pageSize})
+			page, err = readPage(tx, q, after)
 			return err
 		})
 		if err != nil {
@@ -77,6 +77,12 @@ func Export(ctx context.Context, st store.Store, q Query, format string, w io.Wr
 		}
 		after = page[len(page)-1].RTCID
 	}
+}
+
+// readPage reads the page of matching records that follows the record of the
+// RTC after ("": the first page).
+func readPage(tx store.Audit, q Query, after string) ([]protocol.AuditRecord, error) {
+	return tx.AuditList(store.AuditQuery{UserID: q.UserID, SessionID: q.SessionID, Since: q.Since, AfterRTC: after, Limit: pageSize})
 }
 
 // Columns are the CSV header. Arguments, output and the execution report are

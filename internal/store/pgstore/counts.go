@@ -5,8 +5,6 @@ import (
 	"sync/atomic"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/promauto"
 
 	"github.com/rtcagent/rtcagent/internal/store"
 )
@@ -36,14 +34,10 @@ func ReadCounts() Counts {
 }
 
 func init() {
-	c := func(name, help string, v *atomic.Int64) {
-		promauto.NewCounterFunc(prometheus.CounterOpts{Namespace: "rtcagent", Subsystem: "pg", Name: name, Help: help},
-			func() float64 { return float64(v.Load()) })
-	}
-	c("statements_total", "Statements sent to PostgreSQL, BEGIN and COMMIT included.", &counts.statements)
-	c("exchanges_total", "Waits for PostgreSQL: single statements and pipelines of several.", &counts.exchanges)
-	c("write_transactions_total", "Write transactions begun on PostgreSQL, retries included.", &counts.writes)
-	c("read_transactions_total", "Read transactions begun on PostgreSQL.", &counts.reads)
+	store.ExportCount("pg", "statements_total", "Statements sent to PostgreSQL, BEGIN and COMMIT included.", &counts.statements)
+	store.ExportCount("pg", "exchanges_total", "Waits for PostgreSQL: single statements and pipelines of several.", &counts.exchanges)
+	store.ExportCount("pg", "write_transactions_total", "Write transactions begun on PostgreSQL, retries included.", &counts.writes)
+	store.ExportCount("pg", "read_transactions_total", "Read transactions begun on PostgreSQL.", &counts.reads)
 }
 
 // counter is the pgx tracer that counts statements and exchanges.

@@ -135,10 +135,10 @@ func (s *Store) migrate(ctx context.Context, schema string) error {
 				return err
 			}
 		}
-		if _, err := tx.Exec(ctx, `INSERT INTO meta (key, value) VALUES ('epoch', $1) ON CONFLICT (key) DO NOTHING`, newEpoch()); err != nil {
+		if _, err := tx.Exec(ctx, store.SQLEpochInit, store.NewEpoch()); err != nil {
 			return fmt.Errorf("init epoch: %w", err)
 		}
-		return tx.QueryRow(ctx, `SELECT value FROM meta WHERE key = 'epoch'`).Scan(&s.epoch)
+		return tx.QueryRow(ctx, store.SQLEpochGet).Scan(&s.epoch)
 	})
 	if err != nil {
 		return fmt.Errorf("pgstore: migrate schema %s: %w", schema, err)
@@ -161,7 +161,7 @@ func applyOne(ctx context.Context, tx pgx.Tx, m store.Migration) error {
 	if _, err := tx.Exec(ctx, string(body)); err != nil {
 		return fmt.Errorf("apply %s: %w", base, err)
 	}
-	_, err = tx.Exec(ctx, `INSERT INTO schema_migrations (version) VALUES ($1)`, v)
+	_, err = tx.Exec(ctx, store.SQLMigrationApplied, v)
 	return err
 }
 
@@ -202,7 +202,7 @@ func (s *Store) attempt(ctx context.Context, fn func(tx store.Tx) error) (retry 
 	if err != nil {
 		return false, fmt.Errorf("pgstore: begin: %w", err)
 	}
-	t := &tx{ctx: ctx, q: conn, now: s.clock(), writable: true, epoch: s.epoch, seq: &s.seq}
+	t := (&tx{ctx: ctx, q: conn, now: s.clock(), writable: true, epoch: s.epoch, seq: &s.seq}).begun()
 	// Explicit: the server default (default_transaction_isolation) may differ, and
 	// the locking below is designed for READ COMMITTED.
 	_ = t.later(nil, beginWrite)
@@ -290,7 +290,7 @@ func (s *Store) Read(ctx context.Context, fn func(tx store.Tx) error) error {
 		return fmt.Errorf("pgstore: begin read: %w", err)
 	}
 	defer func() { _ = ptx.Rollback(context.WithoutCancel(ctx)) }()
-	return fn(&tx{ctx: ctx, q: ptx, now: s.clock(), epoch: s.epoch})
+	return fn((&tx{ctx: ctx, q: ptx, now: s.clock(), epoch: s.epoch}).begun())
 }
 
 // Close implements store.Store: it waits for borrowed connections to come back.

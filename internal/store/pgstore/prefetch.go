@@ -35,7 +35,7 @@ func (t *tx) Prefetch(p store.Prefetch) {
 			}})
 	}
 	seq := func(table, sessionID string, into *seqs) {
-		ds = append(ds, deferred{sql: maxSeqSQL(table), args: []any{sessionID},
+		ds = append(ds, deferred{sql: store.MaxSeqSQL(table), args: []any{sessionID},
 			row: func(r pgx.Row) error {
 				var n int64
 				err := r.Scan(&n)

@@ -2,8 +2,6 @@ package pgstore
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -18,6 +16,9 @@ import (
 )
 
 type tx struct {
+	// Shared does what both stores do alike; its statements go through
+	// driver, after those waiting to be sent (driver.go).
+	store.Shared
 	ctx      context.Context
 	q        querier
 	now      time.Time
@@ -87,12 +88,6 @@ func (t *tx) settle(hook func(store.Commit)) {
 	if wake := t.wakes.Pending(); hook != nil && (len(t.batch.Updates) > 0 || len(wake) > 0) {
 		hook(store.Commit{Updates: t.batch.Updates, Wake: wake, Audits: t.audits})
 	}
-}
-
-func newEpoch() string {
-	var b [4]byte
-	_, _ = rand.Read(b[:])
-	return hex.EncodeToString(b[:])
 }
 
 // limitArg maps a negative limit to SQL NULL (LIMIT ALL), as SQLite reads one.
@@ -275,11 +270,11 @@ func (t *tx) StreamReset(userID string) (store.StreamPos, error) {
 	if err := t.batch.Seal(userID, t.writeUpdate); err != nil {
 		return p, err
 	}
-	p.Epoch, p.Floor = newEpoch(), p.Top
-	if _, err := t.exec(`DELETE FROM updates WHERE user_id = $1`, userID); err != nil {
+	p.Epoch, p.Floor = store.NewEpoch(), p.Top
+	if _, err := t.exec(store.SQLStreamDrop, userID); err != nil {
 		return p, fmt.Errorf("reset stream %s: %w", userID, err)
 	}
-	if _, err := t.exec(`UPDATE user_streams SET epoch = $2, floor = $3 WHERE user_id = $1`, userID, p.Epoch, p.Floor); err != nil {
+	if _, err := t.exec(store.SQLStreamNewEpoch, userID, p.Epoch, p.Floor); err != nil {
 		return p, fmt.Errorf("reset stream %s: %w", userID, err)
 	}
 	t.locked[userID] = p
@@ -374,41 +369,6 @@ func (t *tx) UpdatePrune(before time.Time, keep int) (int64, error) {
 	return n, nil
 }
 
-// getJSON reads one data column into v, mapping no rows to store.ErrNotFound.
-func (t *tx) getJSON(v any, query string, args ...any) error {
-	var data []byte
-	err := t.queryRow(query, args...).Scan(&data)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return store.ErrNotFound
-	}
-	if err != nil {
-		return err
-	}
-	return json.Unmarshal(data, v)
-}
-
-// listJSON reads data columns into a slice.
-func listJSON[T any](t *tx, query string, args ...any) ([]T, error) {
-	rows, err := t.query(query, args...)
-	if err != nil {
-		return nil, t.note(err)
-	}
-	defer rows.Close()
-	var out []T
-	for rows.Next() {
-		var data []byte
-		if err := rows.Scan(&data); err != nil {
-			return nil, err
-		}
-		var v T
-		if err := json.Unmarshal(data, &v); err != nil {
-			return nil, err
-		}
-		out = append(out, v)
-	}
-	return out, t.note(rows.Err())
-}
-
 // casResult maps an UPDATE … WHERE status = $n result to ErrConflict/ErrNotFound.
 // Under READ COMMITTED the UPDATE waits for a concurrent writer of the row and
 // re-checks the status on the committed version: two compare-and-sets from the
@@ -443,11 +403,4 @@ func (t *tx) casUpdate(table, set string, args ...any) error {
 func casSQL(table, set string, n int) string {
 	return `WITH u AS (UPDATE ` + table + ` SET ` + set + ` WHERE id = $1 AND status = $` + strconv.Itoa(n) + ` RETURNING 1)
 		SELECT CASE WHEN EXISTS (SELECT 1 FROM u) THEN true ELSE rtcagent_cas_failed('` + table + `', $1) END`
-}
-
-func limitOf(p store.Page) int {
-	if p.Limit <= 0 {
-		return 100
-	}
-	return p.Limit
 }

@@ -13,7 +13,7 @@ import (
 
 func (t *tx) SessionInsert(s *protocol.Session) error {
 	data, _ := json.Marshal(s)
-	if err := t.later(nil, `INSERT INTO sessions (id, user_id, data) VALUES ($1, $2, $3)`, s.ID, s.UserID, string(data)); err != nil {
+	if err := t.later(nil, store.SQLSessionInsert, s.ID, s.UserID, string(data)); err != nil {
 		return fmt.Errorf("insert session: %w", err)
 	}
 	t.rows.Put("session", s.ID, data)
@@ -73,22 +73,11 @@ func (t *tx) sessionData(id string) ([]byte, error) {
 		if _, err := t.lockStream(userID); err != nil {
 			return nil, err
 		}
-		if err := t.queryRow(`SELECT data FROM sessions WHERE id = $1`, id).Scan(&data); err != nil {
+		if err := t.queryRow(store.SQLSessionGet, id).Scan(&data); err != nil {
 			return nil, err
 		}
 	}
 	return data, nil
-}
-
-func (t *tx) SessionList(userID, beforeID string, limit int) ([]protocol.Session, error) {
-	if limit <= 0 {
-		limit = 100
-	}
-	if beforeID == "" {
-		return listJSON[protocol.Session](t, `SELECT data FROM sessions WHERE user_id = $1 ORDER BY ord DESC LIMIT $2`, userID, limit)
-	}
-	return listJSON[protocol.Session](t, `SELECT data FROM sessions WHERE user_id = $1
-		AND ord < (SELECT ord FROM sessions WHERE id = $2) ORDER BY ord DESC LIMIT $3`, userID, beforeID, limit)
 }
 
 // SessionUpdate is checked by the server (pipeline.go): every writer of a
@@ -108,8 +97,7 @@ func (t *tx) SessionUpdate(s *protocol.Session) error {
 
 func (t *tx) TurnInsert(tr *protocol.Turn) error {
 	data, _ := tr.StoredJSON()
-	err := t.later(nil, `INSERT INTO turns (id, session_id, seq, status, data) VALUES ($1, $2, $3, $4, $5)`,
-		tr.ID, tr.SessionID, tr.Seq, tr.Status, string(data))
+	err := t.later(nil, store.SQLTurnInsert, tr.ID, tr.SessionID, tr.Seq, tr.Status, string(data))
 	if err != nil {
 		return fmt.Errorf("insert turn: %w", err)
 	}
@@ -126,7 +114,7 @@ func (t *tx) TurnGet(id string) (*protocol.Turn, error) {
 		return &tr, json.Unmarshal(data, &tr)
 	}
 	var data []byte
-	err := t.queryRow(`SELECT data FROM turns WHERE id = $1`, id).Scan(&data)
+	err := t.queryRow(store.SQLTurnGet, id).Scan(&data)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return &tr, store.ErrNotFound
 	}
@@ -142,11 +130,6 @@ func (t *tx) TurnGet(id string) (*protocol.Turn, error) {
 	return &tr, nil
 }
 
-func (t *tx) TurnList(sessionID string, p store.Page) ([]protocol.Turn, error) {
-	return listJSON[protocol.Turn](t, `SELECT data FROM turns WHERE session_id = $1 AND seq > $2 ORDER BY seq LIMIT $3`,
-		sessionID, p.After, limitOf(p))
-}
-
 // TurnUpdate is a compare-and-set the server checks (casUpdate): it waits to
 // go with the transaction's next statement.
 func (t *tx) TurnUpdate(tr *protocol.Turn, expectStatus string) error {
@@ -158,22 +141,12 @@ func (t *tx) TurnUpdate(tr *protocol.Turn, expectStatus string) error {
 	return nil
 }
 
-func (t *tx) TurnNextQueued(sessionID string) (*protocol.Turn, error) {
-	var tr protocol.Turn
-	return &tr, t.getJSON(&tr, `SELECT data FROM turns WHERE session_id = $1 AND status = $2 ORDER BY seq LIMIT 1`,
-		sessionID, protocol.TurnQueued)
-}
-
 // maxSeq is read without a lock: a concurrent transaction may insert the same
 // MAX+1; the unique index refuses the second and Write runs it again (retryable).
 func (t *tx) maxSeq(table, sessionID string) (int64, error) {
 	var n int64
-	err := t.queryRow(maxSeqSQL(table), sessionID).Scan(&n)
+	err := t.queryRow(store.MaxSeqSQL(table), sessionID).Scan(&n)
 	return n, err
-}
-
-func maxSeqSQL(table string) string {
-	return `SELECT COALESCE(MAX(seq), 0) FROM ` + table + ` WHERE session_id = $1`
 }
 
 func (t *tx) TurnMaxSeq(sessionID string) (int64, error) {
@@ -216,21 +189,6 @@ func (t *tx) MessageInsert(m *protocol.Message, clientID string) error {
 	return nil
 }
 
-func (t *tx) MessageGet(id string) (*protocol.Message, error) {
-	var m protocol.Message
-	return &m, t.getJSON(&m, `SELECT data FROM messages WHERE id = $1`, id)
-}
-
-func (t *tx) MessageByClientID(userID, clientID string) (*protocol.Message, error) {
-	var m protocol.Message
-	return &m, t.getJSON(&m, `SELECT data FROM messages WHERE user_id = $1 AND client_id = $2`, userID, clientID)
-}
-
-func (t *tx) MessageList(sessionID string, p store.Page) ([]protocol.Message, error) {
-	return listJSON[protocol.Message](t, `SELECT data FROM messages WHERE session_id = $1 AND seq > $2 ORDER BY seq LIMIT $3`,
-		sessionID, p.After, limitOf(p))
-}
-
 func (t *tx) MessageMaxSeq(sessionID string) (int64, error) {
 	if n, ok := t.seqs[sessionID]; ok {
 		return n, nil
@@ -248,6 +206,6 @@ func (t *tx) MessageLastByRole(sessionID, role string) (*protocol.Message, error
 
 func (t *tx) MessageUpdate(m *protocol.Message, expectStatus string) error {
 	data, _ := json.Marshal(m)
-	tag, err := t.exec(`UPDATE messages SET status = $2, data = $3 WHERE id = $1 AND status = $4`, m.ID, m.Status, string(data), expectStatus)
+	tag, err := t.exec(store.SQLMessageUpdate, m.ID, m.Status, string(data), expectStatus)
 	return t.casResult(tag, err, "messages", m.ID)
 }

@@ -17,12 +17,9 @@ func rtcCols(r *protocol.RTC) (open bool, deadline *time.Time, data string) {
 	return !protocol.RTCTerminal(r.Status), r.DeadlineAt, string(b)
 }
 
-const insertRTC = `INSERT INTO rtcs (id, session_id, turn_id, user_id, seq, status, open, deadline_at, data)
-	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`
-
 func (t *tx) RTCInsert(r *protocol.RTC) error {
 	open, deadline, data := rtcCols(r)
-	err := t.later(nil, insertRTC, r.ID, r.SessionID, r.TurnID, r.UserID, r.Seq, r.Status, open, deadline, data)
+	err := t.later(nil, store.SQLRTCInsert, r.ID, r.SessionID, r.TurnID, r.UserID, r.Seq, r.Status, open, deadline, data)
 	if err != nil {
 		return fmt.Errorf("insert rtc: %w", err)
 	}
@@ -39,7 +36,7 @@ func (t *tx) RTCInsert(r *protocol.RTC) error {
 // overwrites, and the session is read once (store.RowCache).
 func (t *tx) RTCGet(id string) (*protocol.RTC, error) {
 	var r protocol.RTC
-	const sel = `SELECT data FROM rtcs WHERE id = $1`
+	const sel = store.SQLRTCGet
 	if !t.writable || len(t.locked) > 0 || t.failed != nil {
 		return &r, t.getJSON(&r, sel, id)
 	}
@@ -59,21 +56,11 @@ func (t *tx) RTCGet(id string) (*protocol.RTC, error) {
 	return &r, err
 }
 
-func (t *tx) RTCListByTurn(turnID string) ([]protocol.RTC, error) {
-	return listJSON[protocol.RTC](t, `SELECT data FROM rtcs WHERE turn_id = $1 ORDER BY seq`, turnID)
-}
-
 func (t *tx) RTCListOpenByTurn(turnID string) ([]protocol.RTC, error) {
 	if list, ok, err := t.openRTCs.get(turnID); ok {
 		return list, err
 	}
 	return listJSON[protocol.RTC](t, `SELECT data FROM rtcs WHERE turn_id = $1 AND open ORDER BY seq`, turnID)
-}
-
-func (t *tx) RTCListBySession(sessionID, afterID string, limit int) ([]protocol.RTC, error) {
-	return listJSON[protocol.RTC](t, `SELECT data FROM rtcs WHERE session_id = $1
-		AND ord > COALESCE((SELECT ord FROM rtcs WHERE id = $2 AND session_id = $1), 0) ORDER BY ord LIMIT $3`,
-		sessionID, afterID, limitOf(store.Page{Limit: limit}))
 }
 
 func (t *tx) RTCListOpenByUser(userID string, limit int) ([]protocol.RTC, error) {
@@ -98,6 +85,20 @@ func (t *tx) RTCUpdate(r *protocol.RTC, expectStatus string) error {
 
 // updateRTC is what an RTC's compare-and-set writes ($1 its id, $6 the status it must have).
 const updateRTC = "status = $2, open = $3, deadline_at = $4, data = $5"
+
+func (t *tx) AuditPut(a *protocol.AuditRecord) error {
+	data, err := json.Marshal(a)
+	if err != nil {
+		return err
+	}
+	// Sent with the next statement (pipeline.go), in one with the RTC's write
+	// (fuse.go): nothing here needs its answer.
+	if err := t.later(nil, store.SQLAuditPut, a.RTCID, a.UserID, a.SessionID, a.CreatedAt, a.EndedAt, string(data)); err != nil {
+		return fmt.Errorf("write audit record: %w", err)
+	}
+	t.audits = append(t.audits, a)
+	return nil
+}
 
 func (t *tx) InboxInsert(item *store.InboxItem) error {
 	if !t.writable {
@@ -142,8 +143,7 @@ func (t *tx) InboxNext(sessionID string) (*store.InboxItem, error) {
 		}
 	}
 	var it store.InboxItem
-	err := t.queryRow(`SELECT id, session_id, kind, turn_id, created_at FROM inbox WHERE session_id = $1 ORDER BY id LIMIT 1`, sessionID).
-		Scan(&it.ID, &it.SessionID, &it.Kind, &it.TurnID, &it.CreatedAt)
+	err := t.queryRow(store.SQLInboxNext, sessionID).Scan(&it.ID, &it.SessionID, &it.Kind, &it.TurnID, &it.CreatedAt)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, store.ErrNotFound
 	}
@@ -157,7 +157,7 @@ func (t *tx) InboxNext(sessionID string) (*store.InboxItem, error) {
 func (t *tx) InboxDelete(it store.InboxItem) error {
 	clear(t.heads)
 	t.ready.emptied = append(t.ready.emptied, it.SessionID) // its last item may be gone
-	return t.later(nil, `DELETE FROM inbox WHERE id = $1`, it.ID)
+	return t.later(nil, store.SQLInboxDelete, it.ID)
 }
 
 // InboxFinish is one statement: the delete, the look for another item of the
@@ -293,19 +293,6 @@ func (t *tx) LeaseCheck(l store.Lease) error {
 		return fmt.Errorf("check lease: %w", err)
 	}
 	return nil
-}
-
-func (t *tx) LeaseRenew(l store.Lease, ttl time.Duration) (store.Lease, error) {
-	l.ExpiresAt = t.now.Add(ttl)
-	tag, err := t.exec(`UPDATE leases SET expires_at = $4 WHERE session_id = $1 AND holder = $2 AND token = $3 AND expires_at > $5`,
-		l.SessionID, l.Holder, l.Token, l.ExpiresAt, t.now)
-	if err != nil {
-		return l, fmt.Errorf("renew lease: %w", err)
-	}
-	if tag.RowsAffected() != 1 {
-		return l, store.ErrLeaseLost
-	}
-	return l, nil
 }
 
 func (t *tx) LeaseRelease(l store.Lease) error {

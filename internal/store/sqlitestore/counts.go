@@ -5,9 +5,9 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/promauto"
 	sqlite "modernc.org/sqlite"
+
+	"github.com/rtcagent/rtcagent/internal/store"
 )
 
 // Counts are the writes this process committed to SQLite, over every Store it
@@ -35,14 +35,11 @@ func ReadCounts() Counts {
 }
 
 func init() {
-	c := func(name, help string, v *atomic.Int64) {
-		promauto.NewCounterFunc(prometheus.CounterOpts{Namespace: "rtcagent", Subsystem: "sqlite", Name: name, Help: help},
-			func() float64 { return float64(v.Load()) })
-	}
-	c("commits_total", "Transactions committed to SQLite (a group of writes is one).", &counts.commits)
-	c("writes_total", "Writes committed to SQLite.", &counts.writes)
-	c("wal_pages_total", "Pages written to the SQLite WAL (frames).", &counts.pages)
-	c("writer_held_nanoseconds_total", "Time the SQLite writer held the database for committed groups (BEGIN to the end of COMMIT).", &counts.held)
+	store.ExportCount("sqlite", "commits_total", "Transactions committed to SQLite (a group of writes is one).", &counts.commits)
+	store.ExportCount("sqlite", "writes_total", "Writes committed to SQLite.", &counts.writes)
+	store.ExportCount("sqlite", "wal_pages_total", "Pages written to the SQLite WAL (frames).", &counts.pages)
+	store.ExportCount("sqlite", "writer_held_nanoseconds_total",
+		"Time the SQLite writer held the database for committed groups (BEGIN to the end of COMMIT).", &counts.held)
 }
 
 // countCommit adds a committed group of writes, held the time the writer held

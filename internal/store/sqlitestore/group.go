@@ -116,7 +116,7 @@ func (g *group) run(batch []*write) {
 				return
 			}
 		}
-		w.t = &tx{ctx: context.WithoutCancel(w.ctx), q: counted{s.wc}, now: s.now().UTC(), writable: true, epoch: s.epoch, known: s.known}
+		w.t = (&tx{ctx: context.WithoutCancel(w.ctx), q: counted{s.wc}, now: s.now().UTC(), writable: true, epoch: s.epoch, known: s.known}).begun()
 		w.err = call(w)
 		if single {
 			if w.err != nil {

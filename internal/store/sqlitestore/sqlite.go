@@ -144,7 +144,7 @@ func migrateTo(ctx context.Context, db *sql.DB, upTo int) error {
 			tx.Rollback()
 			return fmt.Errorf("apply migration %s: %w", name, err)
 		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version) VALUES (?)`, v); err != nil {
+		if _, err := tx.ExecContext(ctx, store.SQLMigrationApplied, v); err != nil {
 			tx.Rollback()
 			return err
 		}
@@ -156,10 +156,10 @@ func migrateTo(ctx context.Context, db *sql.DB, upTo int) error {
 }
 
 func (s *Store) loadEpoch(ctx context.Context) error {
-	if _, err := s.w.ExecContext(ctx, `INSERT INTO meta (key, value) VALUES ('epoch', ?) ON CONFLICT (key) DO NOTHING`, newEpoch()); err != nil {
+	if _, err := s.w.ExecContext(ctx, store.SQLEpochInit, store.NewEpoch()); err != nil {
 		return fmt.Errorf("init epoch: %w", err)
 	}
-	if err := s.w.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'epoch'`).Scan(&s.epoch); err != nil {
+	if err := s.w.QueryRowContext(ctx, store.SQLEpochGet).Scan(&s.epoch); err != nil {
 		return fmt.Errorf("read epoch: %w", err)
 	}
 	return nil
@@ -196,7 +196,7 @@ func (s *Store) Read(ctx context.Context, fn func(tx store.Tx) error) error {
 		return fmt.Errorf("begin read: %w", err)
 	}
 	defer c.end(false)
-	return fn(&tx{ctx: qctx, q: counted{c}, now: s.now().UTC(), epoch: s.epoch})
+	return fn((&tx{ctx: qctx, q: counted{c}, now: s.now().UTC(), epoch: s.epoch}).begun())
 }
 
 // Close implements store.Store. No Read or Write may run during or after it.

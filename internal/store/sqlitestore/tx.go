@@ -2,9 +2,7 @@ package sqlitestore
 
 import (
 	"context"
-	"crypto/rand"
 	"database/sql"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -39,6 +37,8 @@ func (c counted) QueryRowContext(ctx context.Context, query string, args ...any)
 }
 
 type tx struct {
+	// Shared does what both stores do alike, through driver (driver.go).
+	store.Shared
 	ctx      context.Context
 	q        querier
 	now      time.Time
@@ -79,12 +79,6 @@ func (t *tx) exec(query string, args ...any) (sql.Result, error) {
 func (t *tx) Woken() []string { return t.wakes.All() }
 
 func ms(tm time.Time) int64 { return tm.UnixMilli() }
-
-func newEpoch() string {
-	var b [4]byte
-	_, _ = rand.Read(b[:])
-	return hex.EncodeToString(b[:])
-}
 
 // stream returns the user's stream row, creating it on first write.
 func (t *tx) stream(userID string, create bool) (*streamState, error) {
@@ -175,12 +169,12 @@ func (t *tx) StreamReset(userID string) (store.StreamPos, error) {
 		return store.StreamPos{}, err
 	}
 	p := st.pos
-	p.Epoch = newEpoch()
+	p.Epoch = store.NewEpoch()
 	p.Floor = p.Top
-	if _, err := t.exec(`DELETE FROM updates WHERE user_id = ?`, userID); err != nil {
+	if _, err := t.exec(store.SQLStreamDrop, userID); err != nil {
 		return p, err
 	}
-	if _, err := t.exec(`UPDATE user_streams SET epoch = ?, floor = ? WHERE user_id = ?`, p.Epoch, p.Floor, userID); err != nil {
+	if _, err := t.exec(store.SQLStreamNewEpoch, userID, p.Epoch, p.Floor); err != nil {
 		return p, err
 	}
 	st.pos.Epoch, st.pos.Floor = p.Epoch, p.Floor
@@ -275,19 +269,6 @@ func (t *tx) UpdatePrune(before time.Time, keep int) (int64, error) {
 	return n, nil
 }
 
-// getJSON reads one data column into v, mapping no rows to store.ErrNotFound.
-func (t *tx) getJSON(v any, query string, args ...any) error {
-	var data []byte
-	err := t.q.QueryRowContext(t.ctx, query, args...).Scan(&data)
-	if errors.Is(err, sql.ErrNoRows) {
-		return store.ErrNotFound
-	}
-	if err != nil {
-		return err
-	}
-	return json.Unmarshal(data, v)
-}
-
 // getRow is getJSON of the row kind/id, read once per write transaction.
 func (t *tx) getRow(v any, kind, id, query string) error {
 	if !t.writable {
@@ -307,28 +288,6 @@ func (t *tx) getRow(v any, kind, id, query string) error {
 	return json.Unmarshal(data, v)
 }
 
-// listJSON reads data columns into a slice.
-func listJSON[T any](t *tx, query string, args ...any) ([]T, error) {
-	rows, err := t.q.QueryContext(t.ctx, query, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []T
-	for rows.Next() {
-		var data []byte
-		if err := rows.Scan(&data); err != nil {
-			return nil, err
-		}
-		var v T
-		if err := json.Unmarshal(data, &v); err != nil {
-			return nil, err
-		}
-		out = append(out, v)
-	}
-	return out, rows.Err()
-}
-
 // casResult maps an UPDATE … WHERE status = ? result to ErrConflict/ErrNotFound.
 func (t *tx) casResult(res sql.Result, err error, table, id string) error {
 	if err != nil {
@@ -342,13 +301,6 @@ func (t *tx) casResult(res sql.Result, err error, table, id string) error {
 		return store.ErrNotFound
 	}
 	return store.ErrConflict
-}
-
-func limitOf(p store.Page) int {
-	if p.Limit <= 0 {
-		return 100
-	}
-	return p.Limit
 }
 
 // Prefetch does nothing: reads are calls into this process, with no exchange

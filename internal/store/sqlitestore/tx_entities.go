@@ -11,7 +11,7 @@ import (
 
 func (t *tx) SessionInsert(s *protocol.Session) error {
 	data, _ := json.Marshal(s)
-	_, err := t.exec(`INSERT INTO sessions (id, user_id, data) VALUES (?, ?, ?)`, s.ID, s.UserID, data)
+	_, err := t.exec(store.SQLSessionInsert, s.ID, s.UserID, data)
 	if err != nil {
 		return fmt.Errorf("insert session: %w", err)
 	}
@@ -23,18 +23,7 @@ func (t *tx) SessionInsert(s *protocol.Session) error {
 // writer is alone, so what it read stays true until it writes).
 func (t *tx) SessionGet(id string) (*protocol.Session, error) {
 	var s protocol.Session
-	return &s, t.getRow(&s, "session", id, `SELECT data FROM sessions WHERE id = ?`)
-}
-
-func (t *tx) SessionList(userID, beforeID string, limit int) ([]protocol.Session, error) {
-	if limit <= 0 {
-		limit = 100
-	}
-	if beforeID == "" {
-		return listJSON[protocol.Session](t, `SELECT data FROM sessions WHERE user_id = ? ORDER BY ord DESC LIMIT ?`, userID, limit)
-	}
-	return listJSON[protocol.Session](t, `SELECT data FROM sessions WHERE user_id = ?
-		AND ord < (SELECT ord FROM sessions WHERE id = ?) ORDER BY ord DESC LIMIT ?`, userID, beforeID, limit)
+	return &s, t.getRow(&s, "session", id, store.SQLSessionGet)
 }
 
 func (t *tx) SessionUpdate(s *protocol.Session) error {
@@ -48,7 +37,7 @@ func (t *tx) SessionUpdate(s *protocol.Session) error {
 
 func (t *tx) TurnInsert(tr *protocol.Turn) error {
 	data, _ := tr.StoredJSON()
-	_, err := t.exec(`INSERT INTO turns (id, session_id, seq, status, data) VALUES (?, ?, ?, ?, ?)`, tr.ID, tr.SessionID, tr.Seq, tr.Status, data)
+	_, err := t.exec(store.SQLTurnInsert, tr.ID, tr.SessionID, tr.Seq, tr.Status, data)
 	if err != nil {
 		return fmt.Errorf("insert turn: %w", err)
 	}
@@ -58,11 +47,7 @@ func (t *tx) TurnInsert(tr *protocol.Turn) error {
 
 func (t *tx) TurnGet(id string) (*protocol.Turn, error) {
 	var tr protocol.Turn
-	return &tr, t.getRow(&tr, "turn", id, `SELECT data FROM turns WHERE id = ?`)
-}
-
-func (t *tx) TurnList(sessionID string, p store.Page) ([]protocol.Turn, error) {
-	return listJSON[protocol.Turn](t, `SELECT data FROM turns WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?`, sessionID, p.After, limitOf(p))
+	return &tr, t.getRow(&tr, "turn", id, store.SQLTurnGet)
 }
 
 func (t *tx) TurnUpdate(tr *protocol.Turn, expectStatus string) error {
@@ -74,14 +59,9 @@ func (t *tx) TurnUpdate(tr *protocol.Turn, expectStatus string) error {
 	return err
 }
 
-func (t *tx) TurnNextQueued(sessionID string) (*protocol.Turn, error) {
-	var tr protocol.Turn
-	return &tr, t.getJSON(&tr, `SELECT data FROM turns WHERE session_id = ? AND status = ? ORDER BY seq LIMIT 1`, sessionID, protocol.TurnQueued)
-}
-
 func (t *tx) maxSeq(table, sessionID string) (int64, error) {
 	var n int64
-	err := t.q.QueryRowContext(t.ctx, `SELECT COALESCE(MAX(seq), 0) FROM `+table+` WHERE session_id = ?`, sessionID).Scan(&n)
+	err := t.q.QueryRowContext(t.ctx, store.MaxSeqSQL(table), sessionID).Scan(&n)
 	return n, err
 }
 
@@ -104,20 +84,6 @@ func (t *tx) MessageInsert(m *protocol.Message, clientID string) error {
 	return nil
 }
 
-func (t *tx) MessageGet(id string) (*protocol.Message, error) {
-	var m protocol.Message
-	return &m, t.getJSON(&m, `SELECT data FROM messages WHERE id = ?`, id)
-}
-
-func (t *tx) MessageByClientID(userID, clientID string) (*protocol.Message, error) {
-	var m protocol.Message
-	return &m, t.getJSON(&m, `SELECT data FROM messages WHERE user_id = ? AND client_id = ?`, userID, clientID)
-}
-
-func (t *tx) MessageList(sessionID string, p store.Page) ([]protocol.Message, error) {
-	return listJSON[protocol.Message](t, `SELECT data FROM messages WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?`, sessionID, p.After, limitOf(p))
-}
-
 func (t *tx) MessageMaxSeq(sessionID string) (int64, error) { return t.maxSeq("messages", sessionID) }
 
 // MessageLastByRole walks the session's messages backwards on the (session, seq)
@@ -130,6 +96,6 @@ func (t *tx) MessageLastByRole(sessionID, role string) (*protocol.Message, error
 
 func (t *tx) MessageUpdate(m *protocol.Message, expectStatus string) error {
 	data, _ := json.Marshal(m)
-	res, err := t.exec(`UPDATE messages SET status = ?, data = ? WHERE id = ? AND status = ?`, m.Status, data, m.ID, expectStatus)
+	res, err := t.exec(store.SQLMessageUpdate, m.ID, m.Status, data, expectStatus)
 	return t.casResult(res, err, "messages", m.ID)
 }

@@ -2,6 +2,7 @@ package sqlitestore
 
 import (
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -23,8 +24,7 @@ func rtcCols(r *protocol.RTC) (open int, deadline any, data []byte) {
 
 func (t *tx) RTCInsert(r *protocol.RTC) error {
 	open, deadline, data := rtcCols(r)
-	_, err := t.exec(`INSERT INTO rtcs (id, session_id, turn_id, user_id, seq, status, open, deadline_at, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		r.ID, r.SessionID, r.TurnID, r.UserID, r.Seq, r.Status, open, deadline, data)
+	_, err := t.exec(store.SQLRTCInsert, r.ID, r.SessionID, r.TurnID, r.UserID, r.Seq, r.Status, open, deadline, data)
 	if err != nil {
 		return fmt.Errorf("insert rtc: %w", err)
 	}
@@ -33,21 +33,11 @@ func (t *tx) RTCInsert(r *protocol.RTC) error {
 
 func (t *tx) RTCGet(id string) (*protocol.RTC, error) {
 	var r protocol.RTC
-	return &r, t.getJSON(&r, `SELECT data FROM rtcs WHERE id = ?`, id)
-}
-
-func (t *tx) RTCListByTurn(turnID string) ([]protocol.RTC, error) {
-	return listJSON[protocol.RTC](t, `SELECT data FROM rtcs WHERE turn_id = ? ORDER BY seq`, turnID)
+	return &r, t.getJSON(&r, store.SQLRTCGet, id)
 }
 
 func (t *tx) RTCListOpenByTurn(turnID string) ([]protocol.RTC, error) {
 	return listJSON[protocol.RTC](t, `SELECT data FROM rtcs WHERE turn_id = ? AND open = 1 ORDER BY seq`, turnID)
-}
-
-func (t *tx) RTCListBySession(sessionID, afterID string, limit int) ([]protocol.RTC, error) {
-	return listJSON[protocol.RTC](t, `SELECT data FROM rtcs WHERE session_id = ?
-		AND ord > COALESCE((SELECT ord FROM rtcs WHERE id = ? AND session_id = ?), 0) ORDER BY ord LIMIT ?`,
-		sessionID, afterID, sessionID, limitOf(store.Page{Limit: limit}))
 }
 
 func (t *tx) RTCListOpenByUser(userID string, limit int) ([]protocol.RTC, error) {
@@ -65,6 +55,22 @@ func (t *tx) RTCUpdate(r *protocol.RTC, expectStatus string) error {
 	return t.casResult(res, err, "rtcs", r.ID)
 }
 
+func (t *tx) AuditPut(a *protocol.AuditRecord) error {
+	data, err := json.Marshal(a)
+	if err != nil {
+		return err
+	}
+	var ended any
+	if a.EndedAt != nil {
+		ended = ms(*a.EndedAt)
+	}
+	if _, err := t.exec(store.SQLAuditPut, a.RTCID, a.UserID, a.SessionID, ms(a.CreatedAt), ended, data); err != nil {
+		return fmt.Errorf("write audit record: %w", err)
+	}
+	t.audits = append(t.audits, a)
+	return nil
+}
+
 func (t *tx) InboxInsert(item *store.InboxItem) error {
 	item.CreatedAt = t.now
 	res, err := t.exec(`INSERT INTO inbox (session_id, kind, turn_id, created_at) VALUES (?, ?, ?, ?)`, item.SessionID, item.Kind, item.TurnID, ms(t.now))
@@ -79,8 +85,7 @@ func (t *tx) InboxInsert(item *store.InboxItem) error {
 func (t *tx) InboxNext(sessionID string) (*store.InboxItem, error) {
 	var it store.InboxItem
 	var created int64
-	err := t.q.QueryRowContext(t.ctx, `SELECT id, session_id, kind, turn_id, created_at FROM inbox WHERE session_id = ? ORDER BY id LIMIT 1`, sessionID).
-		Scan(&it.ID, &it.SessionID, &it.Kind, &it.TurnID, &created)
+	err := t.q.QueryRowContext(t.ctx, store.SQLInboxNext, sessionID).Scan(&it.ID, &it.SessionID, &it.Kind, &it.TurnID, &created)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, store.ErrNotFound
 	}
@@ -94,7 +99,7 @@ func (t *tx) InboxNext(sessionID string) (*store.InboxItem, error) {
 func (t *tx) InboxDelete(it store.InboxItem) error { return t.deleteItem(it.ID) }
 
 func (t *tx) deleteItem(id int64) error {
-	_, err := t.exec(`DELETE FROM inbox WHERE id = ?`, id)
+	_, err := t.exec(store.SQLInboxDelete, id)
 	return err
 }
 
@@ -172,22 +177,21 @@ func (t *tx) LeaseCheck(l store.Lease) error {
 	return nil
 }
 
-func (t *tx) LeaseRenew(l store.Lease, ttl time.Duration) (store.Lease, error) {
-	l.ExpiresAt = t.now.Add(ttl)
-	res, err := t.exec(`UPDATE leases SET expires_at = ? WHERE session_id = ? AND holder = ? AND token = ? AND expires_at > ?`,
-		ms(l.ExpiresAt), l.SessionID, l.Holder, l.Token, ms(t.now))
-	if err != nil {
-		return l, fmt.Errorf("renew lease: %w", err)
-	}
-	if n, _ := res.RowsAffected(); n != 1 {
-		return l, store.ErrLeaseLost
-	}
-	return l, nil
-}
-
 func (t *tx) LeaseRelease(l store.Lease) error {
 	t.wakes.Let(l.SessionID)
 	// Keep the row (and its token) so the next holder's token is higher.
 	_, err := t.exec(`UPDATE leases SET expires_at = 0 WHERE session_id = ? AND holder = ? AND token = ?`, l.SessionID, l.Holder, l.Token)
 	return err
+}
+
+// nodeLive reports whether node's leases count as live: it has no liveness
+// record (its leases last their TTL) or an unexpired one. A failed read counts
+// as live, so an error never frees a lease.
+func (t *tx) nodeLive(node string) bool {
+	var expires int64
+	err := t.q.QueryRowContext(t.ctx, `SELECT expires_at FROM nodes WHERE node_id = ?`, node).Scan(&expires)
+	if errors.Is(err, sql.ErrNoRows) {
+		return true
+	}
+	return err != nil || expires > ms(t.now)
 }

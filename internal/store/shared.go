@@ -1,0 +1,180 @@
+package store
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/rtcagent/rtcagent/internal/protocol"
+)
+
+// Driver is what a store's transaction does its own way for the operations
+// both stores do alike (Shared): send a statement of sql.go, and pass a time
+// as its schema keeps one.
+type Driver interface {
+	// Now is the transaction's time (Tx.Now).
+	Now() time.Time
+	// Time is t as an argument of a statement: what the schema stores for a
+	// time (TIMESTAMPTZ, Unix milliseconds).
+	Time(t time.Time) any
+	// Exec sends a statement that returns no rows and returns how many rows it
+	// changed.
+	Exec(query string, args ...any) (int64, error)
+	// GetJSON decodes the one row of query, a column of JSON, into v; ErrNotFound
+	// when there is no row.
+	GetJSON(v any, query string, args ...any) error
+	// EachJSON calls fn with the JSON column of each row of query, in order,
+	// and stops at fn's first error, which it returns.
+	EachJSON(query string, args []any, fn func(data []byte) error) error
+}
+
+// Shared is the operations of Tx that both stores do alike, on a Driver: a
+// store's transaction embeds it and defines the other operations of Tx. A
+// store that needs one of these done its own way takes it out of here.
+type Shared struct{ D Driver }
+
+// ListJSON is the rows of query, each one column of JSON, decoded, one T a row.
+func ListJSON[T any](d Driver, query string, args ...any) ([]T, error) {
+	var out []T
+	err := d.EachJSON(query, args, func(data []byte) error {
+		var v T
+		if err := json.Unmarshal(data, &v); err != nil {
+			return err
+		}
+		out = append(out, v)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// Row is a query's one row as both databases' drivers give it.
+type Row interface {
+	Scan(dest ...any) error
+}
+
+// GetJSON decodes the row's one column of JSON into v. noRows is the driver's
+// error for no row, which GetJSON returns as ErrNotFound.
+func GetJSON(row Row, noRows error, v any) error {
+	var data []byte
+	err := row.Scan(&data)
+	if errors.Is(err, noRows) {
+		return ErrNotFound
+	}
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(data, v)
+}
+
+// Rows is a query's rows as both databases' drivers give them.
+type Rows interface {
+	Next() bool
+	Scan(dest ...any) error
+}
+
+// EachJSON calls fn with each row's one column of JSON, in order, and stops
+// at the first row it cannot read or fn's first error, which it returns. The
+// caller checks the rows' own error and closes them.
+func EachJSON(rows Rows, fn func(data []byte) error) error {
+	for rows.Next() {
+		var data []byte
+		if err := rows.Scan(&data); err != nil {
+			return err
+		}
+		if err := fn(data); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s Shared) SessionList(userID, beforeID string, limit int) ([]protocol.Session, error) {
+	if beforeID == "" {
+		return ListJSON[protocol.Session](s.D, SQLSessionList, userID, Limit(limit))
+	}
+	return ListJSON[protocol.Session](s.D, SQLSessionListBefore, userID, beforeID, Limit(limit))
+}
+
+func (s Shared) TurnList(sessionID string, p Page) ([]protocol.Turn, error) {
+	return ListJSON[protocol.Turn](s.D, SQLTurnList, sessionID, p.After, Limit(p.Limit))
+}
+
+func (s Shared) TurnNextQueued(sessionID string) (*protocol.Turn, error) {
+	var t protocol.Turn
+	return &t, s.D.GetJSON(&t, SQLTurnNextQueued, sessionID, protocol.TurnQueued)
+}
+
+func (s Shared) MessageGet(id string) (*protocol.Message, error) {
+	var m protocol.Message
+	return &m, s.D.GetJSON(&m, SQLMessageGet, id)
+}
+
+func (s Shared) MessageByClientID(userID, clientID string) (*protocol.Message, error) {
+	var m protocol.Message
+	return &m, s.D.GetJSON(&m, SQLMessageByClientID, userID, clientID)
+}
+
+func (s Shared) MessageList(sessionID string, p Page) ([]protocol.Message, error) {
+	return ListJSON[protocol.Message](s.D, SQLMessageList, sessionID, p.After, Limit(p.Limit))
+}
+
+func (s Shared) RTCListByTurn(turnID string) ([]protocol.RTC, error) {
+	return ListJSON[protocol.RTC](s.D, SQLRTCListByTurn, turnID)
+}
+
+func (s Shared) RTCListBySession(sessionID, afterID string, limit int) ([]protocol.RTC, error) {
+	return ListJSON[protocol.RTC](s.D, SQLRTCListBySession, sessionID, afterID, Limit(limit))
+}
+
+func (s Shared) LeaseRenew(l Lease, ttl time.Duration) (Lease, error) {
+	now := s.D.Now()
+	l.ExpiresAt = now.Add(ttl)
+	n, err := s.D.Exec(SQLLeaseRenew, l.SessionID, l.Holder, l.Token, s.D.Time(l.ExpiresAt), s.D.Time(now))
+	if err != nil {
+		return l, fmt.Errorf("renew lease: %w", err)
+	}
+	if n != 1 {
+		return l, ErrLeaseLost
+	}
+	return l, nil
+}
+
+func (s Shared) NodeBeat(node string, ttl time.Duration) error {
+	now := s.D.Now()
+	if _, err := s.D.Exec(SQLNodeBeat, node, s.D.Time(now.Add(ttl))); err != nil {
+		return fmt.Errorf("node beat: %w", err)
+	}
+	if _, err := s.D.Exec(SQLNodePrune, s.D.Time(now.Add(-NodeRetention))); err != nil {
+		return fmt.Errorf("prune nodes: %w", err)
+	}
+	return nil
+}
+
+func (s Shared) NodeLeave(node string) error {
+	if _, err := s.D.Exec(SQLNodeLeave, node, s.D.Time(s.D.Now())); err != nil {
+		return fmt.Errorf("node leave: %w", err)
+	}
+	return nil
+}
+
+func (s Shared) AuditGet(rtcID string) (*protocol.AuditRecord, error) {
+	var a protocol.AuditRecord
+	return &a, s.D.GetJSON(&a, SQLAuditGet, rtcID)
+}
+
+func (s Shared) AuditList(q AuditQuery) ([]protocol.AuditRecord, error) {
+	query, args := AuditListSQL(q, s.D.Time)
+	return ListJSON[protocol.AuditRecord](s.D, query, args...)
+}
+
+func (s Shared) AuditPrune(before time.Time) (int64, error) {
+	n, err := s.D.Exec(SQLAuditPrune, s.D.Time(before))
+	if err != nil {
+		return 0, err
+	}
+	return n, nil
+}

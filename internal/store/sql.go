@@ -1,0 +1,176 @@
+package store
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// The statements below are the ones both stores send as they are: the SQL
+// the two databases share, written once. Each store keeps what differs for its
+// database: its other statements, how it sends a statement (at once, or with
+// the next one), and the arguments, which it passes as its schema stores them
+// (a time as TIMESTAMPTZ or as Unix milliseconds, a flag as a boolean or as 0
+// or 1). They are written in PostgreSQL's form, $n for the nth argument, which
+// SQLite reads too: its driver (modernc.org/sqlite) binds $n to the nth
+// argument, wherever and however often it stands in the statement
+// (sqlitestore's TestNumberedArguments holds it to that).
+//
+// They are grouped by the part of Tx that sends them.
+
+// Stream.
+const (
+	// SQLStreamDrop deletes a user's updates ($1 the user), for StreamReset.
+	SQLStreamDrop = `DELETE FROM updates WHERE user_id = $1`
+	// SQLStreamNewEpoch sets a user's epoch ($2) and floor ($3), for StreamReset.
+	SQLStreamNewEpoch = `UPDATE user_streams SET epoch = $2, floor = $3 WHERE user_id = $1`
+)
+
+// Sessions.
+const (
+	SQLSessionInsert = `INSERT INTO sessions (id, user_id, data) VALUES ($1, $2, $3)`
+	SQLSessionGet    = `SELECT data FROM sessions WHERE id = $1`
+	// SQLSessionList lists a user's sessions, newest first ($2 the limit).
+	SQLSessionList = `SELECT data FROM sessions WHERE user_id = $1 ORDER BY ord DESC LIMIT $2`
+	// SQLSessionListBefore is SQLSessionList of those created before session $2.
+	SQLSessionListBefore = `SELECT data FROM sessions WHERE user_id = $1
+		AND ord < (SELECT ord FROM sessions WHERE id = $2) ORDER BY ord DESC LIMIT $3`
+)
+
+// Turns.
+const (
+	SQLTurnInsert = `INSERT INTO turns (id, session_id, seq, status, data) VALUES ($1, $2, $3, $4, $5)`
+	SQLTurnGet    = `SELECT data FROM turns WHERE id = $1`
+	// SQLTurnList lists a session's turns by seq from after seq $2 ($3 the limit).
+	SQLTurnList = `SELECT data FROM turns WHERE session_id = $1 AND seq > $2 ORDER BY seq LIMIT $3`
+	// SQLTurnNextQueued reads the session's oldest turn in status $2.
+	SQLTurnNextQueued = `SELECT data FROM turns WHERE session_id = $1 AND status = $2 ORDER BY seq LIMIT 1`
+)
+
+// MaxSeqSQL reads the highest seq of a session ($1) in table (turns,
+// messages), 0 when it has none.
+func MaxSeqSQL(table string) string {
+	return `SELECT COALESCE(MAX(seq), 0) FROM ` + table + ` WHERE session_id = $1`
+}
+
+// Messages.
+const (
+	SQLMessageGet        = `SELECT data FROM messages WHERE id = $1`
+	SQLMessageByClientID = `SELECT data FROM messages WHERE user_id = $1 AND client_id = $2`
+	// SQLMessageList lists a session's messages by seq from after seq $2 ($3 the limit).
+	SQLMessageList = `SELECT data FROM messages WHERE session_id = $1 AND seq > $2 ORDER BY seq LIMIT $3`
+	// SQLMessageUpdate is MessageUpdate's compare-and-set: message $1 gets
+	// status $2 and data $3 when its status is $4.
+	SQLMessageUpdate = `UPDATE messages SET status = $2, data = $3 WHERE id = $1 AND status = $4`
+)
+
+// RTCs.
+const (
+	// SQLRTCInsert inserts an RTC; open ($7) is whether its status is not terminal.
+	SQLRTCInsert = `INSERT INTO rtcs (id, session_id, turn_id, user_id, seq, status, open, deadline_at, data)
+	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`
+	SQLRTCGet        = `SELECT data FROM rtcs WHERE id = $1`
+	SQLRTCListByTurn = `SELECT data FROM rtcs WHERE turn_id = $1 ORDER BY seq`
+	// SQLRTCListBySession lists a session's RTCs in creation order, those after
+	// RTC $2 when it is one of the session's ($3 the limit).
+	SQLRTCListBySession = `SELECT data FROM rtcs WHERE session_id = $1
+		AND ord > COALESCE((SELECT ord FROM rtcs WHERE id = $2 AND session_id = $1), 0) ORDER BY ord LIMIT $3`
+)
+
+// Inbox.
+const (
+	SQLInboxNext   = `SELECT id, session_id, kind, turn_id, created_at FROM inbox WHERE session_id = $1 ORDER BY id LIMIT 1`
+	SQLInboxDelete = `DELETE FROM inbox WHERE id = $1`
+)
+
+// Leases.
+const (
+	// SQLLeaseRenew moves the expiry of the lease of session $1, holder $2 and
+	// token $3 to $4 when it has not expired at $5 (the transaction's time).
+	SQLLeaseRenew = `UPDATE leases SET expires_at = $4 WHERE session_id = $1 AND holder = $2 AND token = $3 AND expires_at > $5`
+)
+
+// Nodes.
+const (
+	// SQLNodeBeat writes node $1's liveness record, alive until $2.
+	SQLNodeBeat = `INSERT INTO nodes (node_id, expires_at) VALUES ($1, $2)
+		ON CONFLICT (node_id) DO UPDATE SET expires_at = excluded.expires_at`
+	// SQLNodePrune deletes the liveness records that expired before $1 (the
+	// transaction's time less NodeRetention).
+	SQLNodePrune = `DELETE FROM nodes WHERE expires_at < $1`
+	// SQLNodeLeave expires node $1's liveness record at $2 (the transaction's time).
+	SQLNodeLeave = `UPDATE nodes SET expires_at = $2 WHERE node_id = $1`
+
+	// NodeRetention is how long an expired liveness record is kept: far longer
+	// than any lease TTL, so deleting it (which makes its leases wait for their
+	// own expiry again) never frees anything early.
+	NodeRetention = time.Hour
+)
+
+// Audit.
+const (
+	// SQLAuditPut writes an RTC's audit record; a record written again keeps
+	// its place in the order and takes the new end ($5) and data ($6).
+	SQLAuditPut = `INSERT INTO audit (rtc_id, user_id, session_id, created_at, ended_at, data) VALUES ($1, $2, $3, $4, $5, $6)
+	ON CONFLICT (rtc_id) DO UPDATE SET ended_at = EXCLUDED.ended_at, data = EXCLUDED.data`
+	SQLAuditGet = `SELECT data FROM audit WHERE rtc_id = $1`
+	// SQLAuditPrune deletes the records of calls that ended before $1.
+	SQLAuditPrune = `DELETE FROM audit WHERE ended_at IS NOT NULL AND ended_at < $1`
+)
+
+// AuditListSQL is AuditList's statement for q and its arguments; dbTime gives
+// q.Since as the store's schema keeps a time.
+func AuditListSQL(q AuditQuery, dbTime func(time.Time) any) (string, []any) {
+	var where []string
+	var args []any
+	arg := func(v any) string {
+		args = append(args, v)
+		return "$" + strconv.Itoa(len(args))
+	}
+	if q.UserID != "" {
+		where = append(where, "user_id = "+arg(q.UserID))
+	}
+	if q.SessionID != "" {
+		where = append(where, "session_id = "+arg(q.SessionID))
+	}
+	if !q.Since.IsZero() {
+		where = append(where, "created_at >= "+arg(dbTime(q.Since)))
+	}
+	if q.AfterRTC != "" {
+		where = append(where, "ord > COALESCE((SELECT ord FROM audit WHERE rtc_id = "+arg(q.AfterRTC)+"), 0)")
+	}
+	query := `SELECT data FROM audit`
+	if len(where) > 0 {
+		query += ` WHERE ` + strings.Join(where, " AND ")
+	}
+	query += ` ORDER BY ord LIMIT ` + arg(Limit(q.Limit))
+	return query, args
+}
+
+// The schema's own records: its version and the initial epoch of new streams.
+const (
+	// SQLMigrationApplied records that migration $1 is applied.
+	SQLMigrationApplied = `INSERT INTO schema_migrations (version) VALUES ($1)`
+	// SQLEpochInit sets the initial epoch ($1) of new streams unless it is set.
+	SQLEpochInit = `INSERT INTO meta (key, value) VALUES ('epoch', $1) ON CONFLICT (key) DO NOTHING`
+	// SQLEpochGet reads the initial epoch of new streams.
+	SQLEpochGet = `SELECT value FROM meta WHERE key = 'epoch'`
+)
+
+// NewEpoch returns a new random epoch: the name of a stream's timeline.
+func NewEpoch() string {
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// Limit is how many rows a list asked for at most n returns: n, or 100 when n
+// is not above 0.
+func Limit(n int) int {
+	if n <= 0 {
+		return 100
+	}
+	return n
+}
