@@ -12,7 +12,7 @@ import (
 // confirmation, Options.Confirm is asked; an approval is sent with
 // v1.rtc.approve, a refusal as rejected through the outbox.
 func (c *Client) processServerCall(ctx context.Context, r protocol.RTC, call Call) error {
-	if !r.NeedsConfirmation || r.Approved || r.Status == protocol.RTCExecuting {
+	if !r.NeedsConfirmation || r.Approved() || r.Status == protocol.RTCExecuting {
 		return nil
 	}
 	approved, reason, ended := c.confirm(ctx, call)

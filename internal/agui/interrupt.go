@@ -47,7 +47,7 @@ func interruptOf(c *protocol.RTC) *Interrupt {
 		}
 		return in
 	}
-	if c.Executor != protocol.RTCExecutorServer || !c.NeedsConfirmation || c.Approved || c.Status != protocol.RTCPending {
+	if c.Executor != protocol.RTCExecutorServer || !c.NeedsConfirmation || c.Approved() || c.Status != protocol.RTCPending {
 		return nil
 	}
 	in := &Interrupt{ID: c.ID, Reason: ReasonApproval, ResponseSchema: approvalSchema}

@@ -69,7 +69,7 @@ func decideAgain(tx store.Tx, r *protocol.RTC) (refused bool, err error) {
 		}
 		needs = d.NeedsConfirmation
 	}
-	if r.Approved {
+	if r.Approved() {
 		return false, nil
 	}
 	if standingNow(r) {

@@ -45,14 +45,13 @@ func ApproveRTC(tx store.Tx, c core.Caller, req *protocol.RTCApproveRequest) (*p
 	if r.Executor != protocol.RTCExecutorServer {
 		return nil, protocol.Errorf(protocol.CodeInvalidArgument, "rtc %q is executed by the browser; approve runs only server calls", r.ID)
 	}
-	if protocol.RTCTerminal(r.Status) || r.Approved || !r.NeedsConfirmation {
+	if protocol.RTCTerminal(r.Status) || r.Approved() || !r.NeedsConfirmation {
 		return r, nil
 	}
 	if r.Status == protocol.RTCQueued {
 		return nil, protocol.Errorf(protocol.CodeConflict, "rtc %q is queued behind an earlier call of its session", r.ID)
 	}
 	prev := r.Status
-	r.Approved = true
 	r.Decision = &protocol.Decision{Decision: protocol.DecisionAllow, Scope: protocol.ScopeOnce, DeviceID: c.DeviceID, At: tx.Now()}
 	if req.Approval != nil && req.Approval.Scope == protocol.ScopeSession && tools.AllowableForChat(r.ToolName, r.Arguments) {
 		r.Decision.Scope = protocol.ScopeSession
@@ -83,7 +82,7 @@ func StartServerRTC(tx store.Tx, r *protocol.RTC) (bool, error) {
 	if refused {
 		return false, refuse(tx, r, prev)
 	}
-	if r.NeedsConfirmation && !r.Approved {
+	if r.NeedsConfirmation && !r.Approved() {
 		// Shown for approval: the person's time to answer starts now.
 		d := tx.Now().Add(time.Duration(r.TimeoutMS) * time.Millisecond)
 		r.DeadlineAt = &d

@@ -50,8 +50,8 @@ func TestServerRTC(t *testing.T) {
 		})
 	}
 	got := f.rtc(t, r.ID)
-	if got.Status != protocol.RTCSent || !got.Approved {
-		t.Fatalf("after approval: %s approved=%v", got.Status, got.Approved)
+	if got.Status != protocol.RTCSent || !got.Approved() {
+		t.Fatalf("after approval: %s approved=%v", got.Status, got.Approved())
 	}
 	it := f.inbox(t)
 	if it == nil || it.Kind != core.KindRTCExecute {
@@ -300,8 +300,8 @@ func TestSamplingRunsInItsCall(t *testing.T) {
 		_, err := lifecycle.ApproveRTC(tx, caller, &protocol.RTCApproveRequest{RTCID: first.ID, ClientID: "a", Approval: &protocol.ApprovalAnswer{Scope: protocol.ScopeSession}})
 		return err
 	})
-	if got := f.rtc(t, first.ID); !got.Approved || f.inbox(t) != nil || !f.session(t).HasApproval(tools.SamplingTool("test")) {
-		t.Fatalf("after the approval: approved %v, inbox %+v, approvals %+v", got.Approved, f.inbox(t), f.session(t).Approvals)
+	if got := f.rtc(t, first.ID); !got.Approved() || f.inbox(t) != nil || !f.session(t).HasApproval(tools.SamplingTool("test")) {
+		t.Fatalf("after the approval: approved %v, inbox %+v, approvals %+v", got.Approved(), f.inbox(t), f.session(t).Approvals)
 	}
 	before := f.getTurn(t, f.turn).Usage
 	write(t, f.st, func(tx store.Tx) error {

@@ -340,7 +340,6 @@ type RTC struct {
 	NeedsConfirmation bool            `json:"needs_confirmation"`
 	Decision          *Decision       `json:"decision,omitempty"`    // the person's answer, when asked (or a standing approval)
 	Executor          string          `json:"executor,omitempty"`    // "server" for MCP tools; empty: the browser
-	Approved          bool            `json:"approved,omitempty"`    // a server call the person approved
 	App               string          `json:"app,omitempty"`         // the path of the tool's view on the server (MCP Apps)
 	Policy            *CallPolicy     `json:"policy,omitempty"`      // what decides again, at delivery and start, whether the call may run
 	TimeoutMS         int64           `json:"timeout_ms"`            // budget from delivery to deadline
@@ -360,6 +359,14 @@ type RTC struct {
 	// Audit is the state of the call's audit record: stored with the RTC
 	// (StoredJSON), never sent.
 	Audit *AuditState `json:"-"`
+}
+
+// Approved reports whether the person allowed this very call when asked
+// (v1.rtc.approve, or an approval sent with executing): its Decision is an
+// allow that is not a standing "Allow for this chat". The decision is the one
+// record of consent.
+func (r *RTC) Approved() bool {
+	return r.Decision != nil && r.Decision.Decision == DecisionAllow && !r.Decision.Standing
 }
 
 // rtcStored is how an RTC is stored: the entity and its audit state.

@@ -42,7 +42,7 @@ func (r *Runner) sampler(parent *protocol.RTC, n *atomic.Int64) tools.Sampler {
 		if err != nil {
 			return tools.SampleResult{}, err
 		}
-		allowed := func(rc *protocol.RTC) bool { return rc.Approved || !rc.NeedsConfirmation }
+		allowed := func(rc *protocol.RTC) bool { return rc.Approved() || !rc.NeedsConfirmation }
 		rc, err := r.awaitAnswer(ctx, ask.ID, allowed)
 		if err != nil {
 			return tools.SampleResult{}, err

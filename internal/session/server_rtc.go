@@ -52,7 +52,7 @@ func (r *Runner) runServerRTC(ctx context.Context, o *owner, item *store.InboxIt
 		switch {
 		case rc == nil:
 			return finish() // ended meanwhile (stopped, timed out, rejected)
-		case rc.Status == protocol.RTCQueued || rc.NeedsConfirmation && !rc.Approved:
+		case rc.Status == protocol.RTCQueued || rc.NeedsConfirmation && !rc.Approved():
 			return finish() // not delivered yet, or waiting for the person: a later item runs it
 		case r.cfg.ServerTools == nil:
 			msg := "no MCP server is configured on this server any more"

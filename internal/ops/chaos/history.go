@@ -133,7 +133,7 @@ func (p *replay) call(off int64, r *protocol.RTC) {
 	// calls): asked again after a revoke or a stricter mode, refused by plan
 	// mode after it was planned.
 	if c.seen && !c.asks && (c.status == protocol.RTCQueued || c.status == protocol.RTCPending) &&
-		r.Status == protocol.RTCPending && r.NeedsConfirmation && !r.Approved {
+		r.Status == protocol.RTCPending && r.NeedsConfirmation && !r.Approved() {
 		p.h.count(func(rep *Report) { rep.AskedAgain++ })
 	}
 	if c.seen && !protocol.RTCTerminal(c.status) && r.Status == protocol.RTCRejected && r.Error == tools.PlanRefusal(r.ToolName) {
@@ -173,7 +173,7 @@ func (p *replay) forbids(r *protocol.RTC) string {
 		return fmt.Sprintf("the session was in %s mode (since offset %d or before)", s.WorkMode, s.Offset)
 	}
 	held := s.HasApproval(r.ToolName) && tools.AllowableForChat(r.ToolName, r.Arguments)
-	if !r.NeedsConfirmation && !r.Approved && d.NeedsConfirmation && !held {
+	if !r.NeedsConfirmation && !r.Approved() && d.NeedsConfirmation && !held {
 		return fmt.Sprintf("it was to run unasked (decision %+v) while the session (%s mode, approvals %v, as of offset %d) asked for it",
 			r.Decision, s.WorkMode, approvalTools(s), s.Offset)
 	}

@@ -106,8 +106,12 @@ func TestDecisionsHold(t *testing.T) {
 	result := write(protocol.RTCCompleted, false, standing)
 	result.ClientID = "res-r1"
 	sleep := func(status string, approved bool) protocol.RTC {
-		return protocol.RTC{ID: "r2", SessionID: "s", TurnID: "t", ToolName: "mcp__sleep", Arguments: json.RawMessage(`{"ms":1}`),
-			Status: status, NeedsConfirmation: true, Approved: approved, Executor: protocol.RTCExecutorServer, Policy: &protocol.CallPolicy{Kind: "server"}}
+		r := protocol.RTC{ID: "r2", SessionID: "s", TurnID: "t", ToolName: "mcp__sleep", Arguments: json.RawMessage(`{"ms":1}`),
+			Status: status, NeedsConfirmation: true, Executor: protocol.RTCExecutorServer, Policy: &protocol.CallPolicy{Kind: "server"}}
+		if approved {
+			r.Decision = &protocol.Decision{Decision: protocol.DecisionAllow, Scope: protocol.ScopeOnce, At: at}
+		}
+		return r
 	}
 	refused := sleep(protocol.RTCRejected, true)
 	refused.Decision = &protocol.Decision{Decision: protocol.DecisionDeny, Scope: protocol.ScopeOnce, At: at}

@@ -13,7 +13,7 @@ import (
 // Reject refuses it, anything else approves it): an approval is sent with
 // v1.rtc.approve, "Allow for this chat" as scope session.
 func (c *Client) confirmServerCall(r protocol.RTC) error {
-	if !r.NeedsConfirmation || r.Approved {
+	if !r.NeedsConfirmation || r.Approved() {
 		return nil
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), execTimeout)

@@ -264,7 +264,7 @@ export class Executor {
    */
   private async confirmServerCall(rtc: Rtc, ref: RtcRef): Promise<void> {
     const cur = this.current(rtc);
-    if (!cur.needs_confirmation || cur.approved || RTC_TERMINAL.has(cur.status)) return;
+    if (!cur.needs_confirmation || approvedByPerson(cur) || RTC_TERMINAL.has(cur.status)) return;
     const tab = this.d.tabId;
     const { journal, outbox } = await this.d.journal.get(rtc.id);
     if (outbox) return this.d.outbox.kick(true);
@@ -454,4 +454,9 @@ async function hostRule(tool: ToolDefinition | undefined, args: unknown): Promis
   } catch {
     return true;
   }
+}
+
+/** The person allowed this very call when asked: its decision is an allow that is not a standing "Allow for this chat". */
+function approvedByPerson(rtc: Rtc): boolean {
+  return rtc.decision?.decision === "allow" && !rtc.decision.standing;
 }

@@ -160,8 +160,6 @@ export interface Rtc {
   decision?: Decision;
   /** "server": a tool of an MCP server, executed by the server; the browser only confirms it. */
   executor?: "server";
-  /** A server call the person approved (`v1.rtc.approve`). */
-  approved?: boolean;
   /** The path, on the server, of the tool's view (an MCP App) shown in the call's card. */
   app?: string;
   /** What the server decides the call from again at delivery and start. */
