@@ -63,7 +63,10 @@ const sdk = await build({
   chunkNames: "rtc-agent-[name]-[hash]",
   sourcemap: true,
   metafile: true,
-  define: { __RTC_AGENT_VERSION__: JSON.stringify(pkg.version) },
+  // `require` is undefined in a page: a dependency's dead CommonJS shim (the
+  // tool-view bridge's) would otherwise keep a `require` call in the chunks,
+  // which a host's bundler warns about or pulls its runtime in for.
+  define: { __RTC_AGENT_VERSION__: JSON.stringify(pkg.version), require: "undefined" },
 });
 for (const f of sdk.outputFiles) await writeFile(f.path, f.contents);
 const entryFiles = Object.keys(entries).flatMap((n) => [`${n}.js`, `${n}.js.map`]);

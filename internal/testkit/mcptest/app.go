@@ -13,7 +13,7 @@ const panelURI = "ui://mcptest/panel"
 // sees each one: it starts with ui/initialize, shows the call's arguments and
 // result as they arrive, reports its height, tries to call a tool of its
 // server and to reach the network (it shows what it was told), and asks the
-// host to open a link when its button is clicked.
+// host to open a link or to send a message when its buttons are clicked.
 const panelHTML = `<!doctype html>
 <html><head><meta charset="utf-8"><title>Panel</title>
 <style>body { font: 14px system-ui, sans-serif; margin: 8px; } p { margin: 4px 0; }</style></head>
@@ -24,7 +24,9 @@ const panelHTML = `<!doctype html>
 <p id="call">-</p>
 <p id="net">-</p>
 <p id="link-answer">-</p>
+<p id="msg-answer">-</p>
 <button id="link" type="button">Open the guide</button>
+<button id="ask" type="button">Ask about it</button>
 <script>
 let next = 0;
 const waiting = new Map();
@@ -53,6 +55,11 @@ document.getElementById("link").addEventListener("click", () => {
   request("ui/open-link", { url: "https://guide.example.test/panel" }).then(
     (r) => show("link-answer", r && r.isError ? "link refused" : "link asked"),
     (e) => show("link-answer", "link error: " + e.message));
+});
+document.getElementById("ask").addEventListener("click", () => {
+  request("ui/message", { role: "user", content: [{ type: "text", text: "Tell me more about these figures" }] }).then(
+    (r) => show("msg-answer", r && r.isError ? "message refused" : "message sent"),
+    (e) => show("msg-answer", "message error: " + e.message));
 });
 (async () => {
   const init = await request("ui/initialize", { appInfo: { name: "panel", version: "1.0.0" }, appCapabilities: {}, protocolVersion: "2026-01-26" });

@@ -12,6 +12,8 @@ export interface BridgeHandlers {
   size: (height: number) => void;
   /** The view asks to open a URL: true once the person opened it. */
   openLink: (url: string) => Promise<boolean>;
+  /** The view asks to send a user message (its text blocks): true once the person sent it. */
+  message: (text: string) => Promise<boolean>;
 }
 
 export type ToolResult = { content: { type: "text"; text: string }[]; structuredContent?: Record<string, unknown>; isError?: boolean };
@@ -26,17 +28,23 @@ export interface Bridge {
 
 /**
  * Connects to the frame's window before the view is loaded into it (so its
- * first message is heard). The host offers only opening links: the view can
- * call no tool, send no message to the chat and change no context (requests
- * for them are refused), so nothing it does acts without the person.
+ * first message is heard). The host offers opening links and sending text
+ * messages, each done by the page only once the person says so; the view can
+ * call no tool and change no context (requests for them are refused).
  */
 export async function connect(win: Window, name: string, context: McpUiHostContext, on: BridgeHandlers): Promise<Bridge> {
-  const bridge = new AppBridge(null, { name, version: "1" }, { openLinks: {} }, { hostContext: context });
+  const bridge = new AppBridge(null, { name, version: "1" }, { openLinks: {}, message: { text: {} } }, { hostContext: context });
   bridge.oninitialized = () => on.initialized();
   bridge.onsizechange = ({ height }) => {
     if (typeof height === "number" && Number.isFinite(height)) on.size(height);
   };
   bridge.onopenlink = async ({ url }) => ((await on.openLink(url)) ? {} : { isError: true });
+  bridge.onmessage = async ({ content }) => {
+    // Text only (what the host offers); a message with anything else is refused.
+    const texts = content.map((c) => (c.type === "text" ? c.text : null));
+    if (texts.length === 0 || texts.includes(null)) return { isError: true };
+    return (await on.message(texts.join("\n"))) ? {} : { isError: true };
+  };
   await bridge.connect(new PostMessageTransport(win, win));
   const quiet = (p: Promise<unknown>) => void p.catch(() => undefined);
   return {

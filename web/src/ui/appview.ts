@@ -3,17 +3,24 @@
 // it runs here in a frame sandboxed to an opaque origin (scripts only: no
 // storage, cookies, forms, popups or navigation of this page). The page sends
 // it the call's arguments and, once the call ends, its result or why it never
-// ran. It may ask to open a link, which opens only when the person clicks; it
-// can call no tool and write nothing into the chat.
+// ran. It may ask to open a link or to send a message in the chat, each shown
+// in the card and done only when the person clicks; it can call no tool and
+// change nothing else.
 
 import type { Rtc } from "../protocol/types.js";
 import type { Bridge, ToolResult } from "./appbridge.js";
+import { showInvisible } from "../vfs/path.js";
 import { h } from "./dom.js";
 import { zodJitless } from "./jitless.js";
 
 const MIN_HEIGHT = 48;
 const MAX_HEIGHT = 640;
 const APPS_PATH = "/mcp-apps/";
+/** The longest message a view may propose (the person reads it whole before it goes). */
+const MAX_MESSAGE = 8_000;
+
+/** Sends a message in the view's session, as the person (agent.send). */
+export type SendInChat = (sessionId: string, text: string) => Promise<unknown>;
 
 /** One call's view: its frame, kept across the card's updates (a moved frame would load again). */
 class AppView {
@@ -26,7 +33,11 @@ class AppView {
   private closed = false;
   private ended = "";
 
-  constructor(rtc: Rtc, src: string) {
+  constructor(
+    rtc: Rtc,
+    src: string,
+    private readonly sendInChat: SendInChat,
+  ) {
     this.rtc = rtc;
     this.frame = h("iframe", {
       class: "app",
@@ -55,6 +66,7 @@ class AppView {
           this.frame.style.height = `${Math.round(Math.min(Math.max(height, MIN_HEIGHT), MAX_HEIGHT))}px`;
         },
         openLink: (url) => this.askOpen(url),
+        message: (text) => this.askSend(text),
       });
       if (this.closed) this.bridge.close();
       else this.frame.src = src;
@@ -93,19 +105,42 @@ class AppView {
       return Promise.resolve(false);
     }
     if (u.protocol !== "https:" && u.protocol !== "http:") return Promise.resolve(false);
+    return this.ask("app-link", "The view asks to open a link", [h("span", null, "The view asks to open "), h("strong", { attrs: { title: u.href } }, u.origin)], "Open", async () => {
+      window.open(u.href, "_blank", "noopener,noreferrer");
+      return true;
+    });
+  }
+
+  /** Asks the person whether to send the message the view wrote, shown whole, in the call's chat. */
+  private askSend(text: string): Promise<boolean> {
+    if (text.trim() === "" || text.length > MAX_MESSAGE) return Promise.resolve(false);
+    const shown = h("blockquote", { class: "app-text" }, showInvisible(text));
+    return this.ask("app-message", "The view asks to send a message", [h("span", null, "The view asks to send this message in the chat:"), shown], "Send", async () => {
+      try {
+        await this.sendInChat(this.rtc.session_id, text);
+        return true;
+      } catch {
+        return false;
+      }
+    });
+  }
+
+  /**
+   * Shows a request of the view in the card with a button that does it and one
+   * that declines; resolves with whether it was done.
+   */
+  private ask(cls: string, label: string, body: HTMLElement[], action: string, act: () => Promise<boolean>): Promise<boolean> {
     return new Promise((resolve) => {
-      const done = (open: boolean) => {
+      const done = async (yes: boolean) => {
         row.remove();
-        if (open) window.open(u.href, "_blank", "noopener,noreferrer");
-        resolve(open);
+        resolve(yes ? await act() : false);
       };
       const row = h(
         "div",
-        { class: "app-link", attrs: { role: "group", "aria-label": "The view asks to open a link" } },
-        h("span", null, "The view asks to open "),
-        h("strong", { attrs: { title: u.href } }, u.origin),
-        h("button", { attrs: { type: "button" }, on: { click: () => done(true) } }, "Open"),
-        h("button", { class: "ghost", attrs: { type: "button" }, on: { click: () => done(false) } }, "Not now"),
+        { class: `app-ask ${cls}`, attrs: { role: "group", "aria-label": label } },
+        ...body,
+        h("button", { attrs: { type: "button" }, on: { click: () => void done(true) } }, action),
+        h("button", { class: "ghost", attrs: { type: "button" }, on: { click: () => void done(false) } }, "Not now"),
       );
       this.links.append(row);
     });
@@ -161,14 +196,17 @@ function isRecord(v: unknown): v is Record<string, unknown> {
 export class AppViews {
   private readonly views = new Map<string, AppView>();
 
-  constructor(private readonly serverUrl: string) {}
+  constructor(
+    private readonly serverUrl: string,
+    private readonly sendInChat: SendInChat,
+  ) {}
 
   /** The view of a server call whose tool has one, or null. */
   view(rtc: Rtc): HTMLElement | null {
     if (rtc.executor !== "server" || !rtc.app?.startsWith(APPS_PATH)) return null;
     let v = this.views.get(rtc.id);
     if (!v) {
-      v = new AppView(rtc, new URL(rtc.app, this.serverUrl).href);
+      v = new AppView(rtc, new URL(rtc.app, this.serverUrl).href, this.sendInChat);
       this.views.set(rtc.id, v);
     } else v.update(rtc);
     return v.node;

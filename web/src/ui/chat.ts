@@ -93,7 +93,7 @@ export class ChatView {
     private readonly agent: Agent,
     private readonly actions: ChatActions = { select: () => undefined, report: () => undefined },
   ) {
-    this.apps = new AppViews(agent.serverUrl);
+    this.apps = new AppViews(agent.serverUrl, (sessionId, text) => agent.send(text, { sessionId }));
     // While the log follows its end, a scroll is only noted here (reading the
     // layout in every scroll event would force a layout per event); the next
     // frame tells the person's scroll from the log's own.

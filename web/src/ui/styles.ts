@@ -131,8 +131,9 @@ select { border: 1px solid var(--rtc-border); border-radius: 7px; padding: 3px 6
 .tool .view { border-top: 1px solid var(--rtc-border); padding: 6px 10px; overflow-wrap: anywhere; }
 .tool .view .view-error { color: var(--rtc-bad); }
 .tool .view .app-view iframe.app { display: block; width: 100%; height: 120px; border: 0; background: transparent; color-scheme: normal; }
-.tool .view .app-link { display: flex; flex-wrap: wrap; align-items: center; gap: 6px; margin-top: 6px; }
-.tool .view .app-link strong { overflow-wrap: anywhere; }
+.tool .view .app-ask { display: flex; flex-wrap: wrap; align-items: center; gap: 6px; margin-top: 6px; }
+.tool .view .app-ask strong { overflow-wrap: anywhere; }
+.tool .view .app-ask .app-text { flex-basis: 100%; margin: 0; padding: 4px 8px; border-left: 3px solid var(--rtc-border); white-space: pre-wrap; overflow-wrap: anywhere; max-height: 12em; overflow: auto; }
 .tool details { border-top: 1px solid var(--rtc-border); padding: 4px 10px; }
 .tool summary { cursor: pointer; color: var(--rtc-muted); font-size: 12px; }
 .tool pre { margin: 4px 0; max-height: 240px; overflow: auto; font: 12px/1.45 var(--rtc-mono); white-space: pre-wrap; overflow-wrap: anywhere; }

@@ -15,11 +15,11 @@ const script = {
   name: "mcpapp",
   turns: [
     turn("(?i)panel", [{ text: "Showing it.", tool_calls: [call("test__panel", { title: "Sales" })] }, { chunks: ["Shown: ", "{{last_result}}"] }]),
-    turn("(?i)thanks", [{ chunks: ["You are welcome."] }]),
+    turn("(?i)tell me more", [{ chunks: ["More about the figures."] }]),
   ],
 };
 
-test("mcp app: a tool's view runs in its card, sandboxed, told the call and its result, able to act only through the person", async () => {
+test("mcp app: a tool's view runs in its card, sandboxed, told the call and its result, its links and messages going only through the person", async () => {
   const config = join(tmpdir(), `rtc-e2e-mcpapp-${process.pid}.json`);
   await writeFile(config, JSON.stringify({ servers: { test: { command: bin.mcpserver } } }));
   const go = await GoServer.start({ script, args: ["-mcp-config", config] });
@@ -64,9 +64,21 @@ test("mcp app: a tool's view runs in its card, sandboxed, told the call and its 
   await opened.close();
   await until("the view hears that the link opened", async () => (await view.locator("#link-answer").textContent()) === "link asked", 10_000);
 
-  // The chat goes on: the card is updated around the view, which is not loaded again.
-  await p.send("thanks");
-  await p.waitForAnswer("You are welcome.", 30_000);
+  // A message: shown whole in the card, sent only when the person says so.
+  await view.locator("#ask").click();
+  let proposal = card.locator(".app-message");
+  await proposal.waitFor({ timeout: 10_000 });
+  eq(await proposal.locator(".app-text").textContent(), "Tell me more about these figures", "the message is shown whole");
+  await proposal.getByRole("button", { name: "Not now" }).click();
+  await until("the view hears the refusal", async () => (await view.locator("#msg-answer").textContent()) === "message refused", 10_000);
+  await view.locator("#ask").click();
+  proposal = card.locator(".app-message");
+  await proposal.getByRole("button", { name: "Send" }).click();
+  await p.waitForAnswer("More about the figures.", 30_000);
+  await until("the view hears it was sent", async () => (await view.locator("#msg-answer").textContent()) === "message sent", 10_000);
+  eq(await p.page.locator("rtc-agent .msg.user .text").last().textContent(), "Tell me more about these figures", "the message went as the person's");
+
+  // The chat went on: the card was updated around the view, which was not loaded again.
   eq(await frame!.evaluate(() => (window as unknown as { marker?: number }).marker), 1, "the view was not loaded again");
 
   // The view's own blocked fetch is its CSP at work; nothing of the host page is blocked.
