@@ -31,7 +31,9 @@ class AppView {
   private rtc: Rtc;
   private ready = false;
   private closed = false;
-  private ended = "";
+  /** What the view has been told since it last started: the arguments, how the call ended. */
+  private sentInput = false;
+  private sentEnd = false;
 
   constructor(
     rtc: Rtc,
@@ -59,7 +61,7 @@ class AppView {
       this.bridge = await connect(win, "RTC Agent", { theme: theme(), displayMode: "inline", availableDisplayModes: ["inline"], platform: "web" }, {
         initialized: () => {
           this.ready = true;
-          this.ended = "";
+          this.sentInput = this.sentEnd = false;
           this.send();
         },
         size: (height) => {
@@ -85,13 +87,13 @@ class AppView {
     const b = this.bridge;
     if (!b || !this.ready) return;
     const r = this.rtc;
-    if (this.ended === "") b.input(isRecord(r.arguments) ? r.arguments : {});
-    const end = endOf(r);
-    if (!end || this.ended === r.status) {
-      if (this.ended === "") this.ended = "input";
-      return;
+    if (!this.sentInput) {
+      b.input(isRecord(r.arguments) ? r.arguments : {});
+      this.sentInput = true;
     }
-    this.ended = r.status;
+    const end = this.sentEnd ? null : endOf(r);
+    if (!end) return;
+    this.sentEnd = true;
     if ("cancelled" in end) b.cancelled(end.cancelled);
     else b.result(end);
   }
