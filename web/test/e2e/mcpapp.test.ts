@@ -1,7 +1,8 @@
 // Test: an MCP tool's view (an MCP App) in its call's card, on a host page of
 // another origin under the README's strict CSP. The test MCP server's "panel"
 // declares a ui:// view written against the MCP Apps messages by hand; the
-// view shows what it is sent and what it was refused.
+// view shows what it is sent and what it was refused: first for a call the
+// person denies (the view hears it was cancelled), then for one that runs.
 
 import { writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -28,11 +29,23 @@ test("mcp app: a tool's view runs in its card, sandboxed, told the call and its 
   const p = new AgentPage(await ctx.newPage());
   await p.page.goto(host.url(go, { user: "mcpapp-user" }).replace("/host.html", "/csp.html"));
   await p.connected();
-  await p.setMode("bypass");
 
+  // Asked about first: the view shows while the person decides, and hears that the call never ran.
   await p.send("show the sales panel");
-  includes(await p.waitForAnswer("Shown:", 30_000), "panel shown: Sales", "the call ran on the MCP server");
-  const card = p.page.locator('rtc-agent .tool[data-tool="test__panel"]');
+  const asked = p.page.locator('rtc-agent .tool[data-tool="test__panel"]').first();
+  const confirm = asked.locator(".prompt.confirm");
+  await confirm.waitFor({ timeout: 30_000 });
+  const askedView = asked.frameLocator("iframe.app");
+  await until("the view gets the arguments while the person decides", async () => (await askedView.locator("#input").textContent()) === 'input: {"title":"Sales"}', 15_000);
+  eq(await askedView.locator("#result").textContent(), "no result yet", "no result before the call runs");
+  await confirm.getByRole("button", { name: "Deny" }).click();
+  await p.waitForAnswer("Shown:", 30_000);
+  await until("the view hears the call was cancelled", async () => ((await askedView.locator("#result").textContent()) ?? "").startsWith("cancelled: "), 15_000);
+
+  await p.setMode("bypass");
+  await p.send("show the sales panel again");
+  includes(await p.waitForAnswer("panel shown: Sales", 30_000), "panel shown: Sales", "the call ran on the MCP server");
+  const card = p.page.locator('rtc-agent .tool[data-tool="test__panel"]').last();
   const frameEl = card.locator("iframe.app");
   await frameEl.waitFor({ timeout: 15_000 });
   eq(await frameEl.getAttribute("sandbox"), "allow-scripts", "the frame may run scripts and nothing else");
@@ -44,7 +57,7 @@ test("mcp app: a tool's view runs in its card, sandboxed, told the call and its 
   eq(await view.locator("#call").textContent(), "call refused", "the view cannot call a tool");
   eq(await view.locator("#net").textContent(), "net: blocked", "the view reaches no network its CSP does not name");
 
-  const frame = p.page.frames().find((f) => f.url().includes("/mcp-apps/test__panel"));
+  const frame = p.page.frames().filter((f) => f.url().includes("/mcp-apps/test__panel")).at(-1);
   ok(frame, "the view is loaded from the server's /mcp-apps/");
   eq(await frame!.evaluate(() => self.origin), "null", "the view's origin is opaque");
   await frame!.evaluate(() => ((window as unknown as { marker: number }).marker = 1));
