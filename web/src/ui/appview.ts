@@ -155,7 +155,7 @@ class AppView {
 }
 
 /** How a call ended, as the view is told: a result, or why it was cancelled; null while it runs. */
-function endOf(r: Rtc): ToolResult | { cancelled: string } | null {
+export function endOf(r: Rtc): ToolResult | { cancelled: string } | null {
   switch (r.status) {
     case "completed": {
       const text = typeof r.output === "string" ? r.output : JSON.stringify(r.output ?? null);

@@ -5,6 +5,7 @@
 import type { Rtc } from "../../src/protocol/types.js";
 import { codeBlock, copyText } from "../../src/ui/code.js";
 import { toolCard } from "../../src/ui/toolcard.js";
+import { endOf } from "../../src/ui/appview.js";
 import { eq, includes, ok, test } from "./harness.js";
 import { sleep } from "./context.js";
 
@@ -91,4 +92,20 @@ test("toolcard: a running server call shows its progress, a bar when the total i
 
   const ended = toolCard(call, serverRtc({ status: "completed", output: "done", progress: { progress: 10, total: 10 } }), null);
   eq(ended.querySelector(".progress"), null, "an ended call shows its result, not its last progress");
+});
+
+test("tool views: a call's end is told as the MCP Apps messages say it", () => {
+  const rtc = (status: string, more: Partial<Rtc> = {}) => ({ id: "v1", status, ...more }) as Rtc;
+  eq(endOf(rtc("executing")), null, "nothing while the call runs");
+  eq(endOf(rtc("pending")), null, "nothing while it waits");
+  eq(endOf(rtc("completed", { output: "plain text" })), { content: [{ type: "text", text: "plain text" }] }, "a text result");
+  eq(
+    endOf(rtc("completed", { output: '{"total":3}' })),
+    { content: [{ type: "text", text: '{"total":3}' }], structuredContent: { total: 3 } },
+    "a JSON object's text also goes as structured content",
+  );
+  eq(endOf(rtc("completed", { output: "[1,2]" })), { content: [{ type: "text", text: "[1,2]" }] }, "an array is text only");
+  eq(endOf(rtc("failed", { error: "boom" })), { content: [{ type: "text", text: "boom" }], isError: true }, "a failure is an error result");
+  eq(endOf(rtc("rejected", { error: "the user declined" })), { cancelled: "the user declined" }, "a denied call was cancelled");
+  eq(endOf(rtc("timeout")), { cancelled: "timeout" }, "a call past its deadline was cancelled");
 });
