@@ -372,14 +372,28 @@ func (r *RTC) Approved() bool {
 // rtcStored is how an RTC is stored: the entity and its audit state.
 type rtcStored struct {
 	*rtcPlain
-	Audit *AuditState `json:"audit_state,omitempty"`
+	// Approved is read from the decision; it is written for nodes and clients
+	// of earlier releases, which read it instead (ignored when read).
+	Approved bool        `json:"approved,omitempty"`
+	Audit    *AuditState `json:"audit_state,omitempty"`
 }
 
 type rtcPlain RTC
 
+// rtcSent is how an RTC is sent: the entity, and "approved" (see rtcStored).
+type rtcSent struct {
+	*rtcPlain
+	Approved bool `json:"approved,omitempty"`
+}
+
+// MarshalJSON writes r as it is sent.
+func (r RTC) MarshalJSON() ([]byte, error) {
+	return json.Marshal(rtcSent{rtcPlain: (*rtcPlain)(&r), Approved: r.Approved()})
+}
+
 // StoredJSON is r as the store keeps it: the entity with its audit state.
 func (r *RTC) StoredJSON() ([]byte, error) {
-	return json.Marshal(rtcStored{rtcPlain: (*rtcPlain)(r), Audit: r.Audit})
+	return json.Marshal(rtcStored{rtcPlain: (*rtcPlain)(r), Approved: r.Approved(), Audit: r.Audit})
 }
 
 // UnmarshalJSON reads an RTC as sent or as stored (with its audit state).

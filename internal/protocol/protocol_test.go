@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 )
 
 // TestGoldenFixtures decodes each fixture into its Go type and encodes it again:
@@ -107,6 +109,56 @@ func TestErrorCodesRoundTrip(t *testing.T) {
 	for code, v := range codeTable {
 		if CodeFromRPC(RPCCode(code)) != code || HTTPStatus(code) != v[0] || v[1] < 400 || v[1] > 1999 {
 			t.Errorf("code %s maps badly", code)
+		}
+	}
+}
+
+// TestRTCApprovedIsReadFromDecision: consent is the decision alone; "approved"
+// is still written, sent and stored, for nodes and clients of earlier
+// releases, and read from the decision.
+func TestRTCApprovedIsReadFromDecision(t *testing.T) {
+	at := time.Date(2026, 12, 5, 0, 0, 0, 0, time.UTC)
+	for _, c := range []struct {
+		name string
+		d    *Decision
+		want bool
+	}{
+		{"asked and allowed", &Decision{Decision: DecisionAllow, Scope: ScopeOnce, At: at}, true},
+		{"allowed for the chat when asked", &Decision{Decision: DecisionAllow, Scope: ScopeSession, At: at}, true},
+		{"a standing approval", &Decision{Decision: DecisionAllow, Scope: ScopeSession, Standing: true, At: at}, false},
+		{"denied", &Decision{Decision: DecisionDeny, Scope: ScopeOnce, At: at}, false},
+		{"not asked", nil, false},
+	} {
+		r := RTC{ID: "r1", Status: RTCSent, Decision: c.d, Audit: &AuditState{}}
+		if r.Approved() != c.want {
+			t.Errorf("%s: Approved() = %v", c.name, r.Approved())
+		}
+		sent, err := json.Marshal(&r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		stored, err := r.StoredJSON()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for what, b := range map[string][]byte{"sent": sent, "stored": stored} {
+			var v struct {
+				Approved bool      `json:"approved"`
+				Decision *Decision `json:"decision"`
+			}
+			if err := json.Unmarshal(b, &v); err != nil {
+				t.Fatal(err)
+			}
+			if v.Approved != c.want {
+				t.Errorf("%s, %s: approved %v in %s", c.name, what, v.Approved, b)
+			}
+		}
+		if strings.Contains(string(sent), "audit_state") {
+			t.Errorf("%s: the audit state is sent: %s", c.name, sent)
+		}
+		var back RTC
+		if err := json.Unmarshal(stored, &back); err != nil || back.Approved() != c.want || back.Audit == nil {
+			t.Errorf("%s: read back %+v, %v", c.name, back, err)
 		}
 	}
 }
