@@ -30,8 +30,10 @@ const (
 	MaxAppsPerSrv = 16
 	// AppsPrefix is where the server serves the views (see AppPath, AppHandler).
 	AppsPrefix = "/mcp-apps/"
-	// appReadTimeout bounds the read of one view.
-	appReadTimeout = 10 * time.Second
+	// appReadTimeout bounds the read of one view, appsReadTimeout those of
+	// one listing (the server's tools are offered once they are read).
+	appReadTimeout  = 10 * time.Second
+	appsReadTimeout = 20 * time.Second
 )
 
 // App is a tool's view: its HTML and the Content-Security-Policy it is served with.
@@ -70,6 +72,8 @@ func uiOf(t *mcp.Tool) (uri string, forModel bool) {
 // resource) and returns them by tool name. A view that cannot be read or
 // served is left out (logged once): its tool is still offered, without it.
 func (m *Manager) readApps(ctx context.Context, c *conn, s *mcp.ClientSession, uris map[string]string) map[string]App {
+	ctx, cancel := context.WithTimeout(ctx, appsReadTimeout)
+	defer cancel()
 	byURI := map[string]*App{}
 	out := map[string]App{}
 	for _, name := range sortedKeys(uris) {
@@ -143,15 +147,20 @@ func isAppMIME(t string) bool {
 }
 
 // originRE is one origin a view may name in its CSP: https (wss for
-// connections), or http on the local machine; a leading "*." for subdomains.
-var originRE = regexp.MustCompile(`^(https|wss)://(\*\.)?[a-z0-9-]+(\.[a-z0-9-]+)*(:[0-9]{1,5})?$|^(http|ws)://(localhost|127\.0\.0\.1)(:[0-9]{1,5})?$`)
+// connections) on a host of two labels or more, a leading "*." for its
+// subdomains. Plain http is refused, the person's own machine too: a view
+// from a remote server must not reach the services running there.
+var originRE = regexp.MustCompile(`^(https|wss)://(\*\.)?[a-z0-9-]+(\.[a-z0-9-]+)+(:[0-9]{1,5})?$`)
 
 // appCSP builds a view's Content-Security-Policy. The frame is sandboxed
 // (scripts, no same origin: an opaque origin with no storage or cookies of
-// the server's), runs its own inline code, loads images, styles and fonts
-// only inline or from the origins its `resourceDomains` name, connects only
-// to its `connectDomains` (nowhere when none), and frames, posts forms and
-// sets a base URL nowhere. An origin of another form fails the view.
+// the server's), runs its own inline code, loads scripts, styles, images,
+// fonts and media only inline or from the origins its `resourceDomains` name,
+// fetches and opens sockets only to its `connectDomains` (nowhere when none),
+// and frames, posts forms and sets a base URL nowhere. An origin of another
+// form fails the view. (No CSP stops a frame from navigating itself: a view
+// can always send what it knows to an address of its choosing, which is why
+// it is shown only what its own MCP server is sent.)
 func appCSP(meta mcp.Meta) (string, error) {
 	var connect, load []string
 	if ui, ok := meta["ui"].(map[string]any); ok {

@@ -76,7 +76,7 @@ func TestAppCSP(t *testing.T) {
 			t.Errorf("CSP %q lacks %q", csp, want)
 		}
 	}
-	for _, bad := range []any{"https://a.example.com/path", "https://a.example.com; script-src *", "*", "http://example.com", "javascript:alert(1)", "'unsafe-eval'", "https://A.example.com", 42} {
+	for _, bad := range []any{"https://a.example.com/path", "https://a.example.com; script-src *", "*", "http://example.com", "http://localhost:3000", "ws://127.0.0.1:9000", "https://*.com", "https://intranet", "javascript:alert(1)", "'unsafe-eval'", "https://A.example.com", 42} {
 		if _, err := appCSP(meta([]any{bad}, nil)); err == nil {
 			t.Errorf("connectDomains %v accepted", bad)
 		}

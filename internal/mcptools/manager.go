@@ -72,6 +72,9 @@ type conn struct {
 	// warned: what a listing left out and was logged already; a server lists
 	// its tools again on every change, and says the same each time.
 	warned map[string]bool
+	// listing: one listing at a time (list), so one that started earlier
+	// never replaces what a later one read.
+	listing sync.Mutex
 }
 
 // leftOut logs, once per connection, why something of a listing is left out.
@@ -450,6 +453,8 @@ func (m *Manager) elicit(ctx context.Context, c *conn, req *mcp.ElicitRequest) (
 
 // list reads the server's tools and replaces its part of the tool list.
 func (m *Manager) list(ctx context.Context, c *conn, s *mcp.ClientSession) error {
+	c.listing.Lock()
+	defer c.listing.Unlock()
 	var offered []Tool
 	uis := map[string]string{} // tool name → its view's ui:// resource
 	for t, err := range s.Tools(ctx, nil) {

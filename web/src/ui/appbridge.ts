@@ -4,6 +4,10 @@
 import { AppBridge, PostMessageTransport } from "@modelcontextprotocol/ext-apps/app-bridge";
 import type { McpUiHostContext } from "@modelcontextprotocol/ext-apps/app-bridge";
 
+/** Bounds what a view's message may hold before the page looks at it (the page's own limit is lower). */
+const MAX_PARTS = 16;
+const MAX_PART = 32_000;
+
 /** What the view's frame asks of the page. */
 export interface BridgeHandlers {
   /** The view finished its start (again after a reload of its frame): send it the call. */
@@ -40,9 +44,13 @@ export async function connect(win: Window, name: string, context: McpUiHostConte
   };
   bridge.onopenlink = async ({ url }) => ((await on.openLink(url)) ? {} : { isError: true });
   bridge.onmessage = async ({ content }) => {
-    // Text only (what the host offers); a message with anything else is refused.
-    const texts = content.map((c) => (c.type === "text" ? c.text : null));
-    if (texts.length === 0 || texts.includes(null)) return { isError: true };
+    // Text only (what the host offers), in a few bounded parts; anything else is refused.
+    if (content.length === 0 || content.length > MAX_PARTS) return { isError: true };
+    const texts: string[] = [];
+    for (const c of content) {
+      if (c.type !== "text" || c.text.length > MAX_PART) return { isError: true };
+      texts.push(c.text);
+    }
     return (await on.message(texts.join("\n"))) ? {} : { isError: true };
   };
   await bridge.connect(new PostMessageTransport(win, win));

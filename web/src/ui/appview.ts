@@ -1,11 +1,14 @@
 // A tool's view (MCP Apps) in its call's card. The MCP server declared the
 // view; the RTC Agent server serves it (`rtc.app`) under a CSP of its own, and
 // it runs here in a frame sandboxed to an opaque origin (scripts only: no
-// storage, cookies, forms, popups or navigation of this page). The page sends
-// it the call's arguments and, once the call ends, its result or why it never
-// ran. It may ask to open a link or to send a message in the chat, each shown
-// in the card and done only when the person clicks; it can call no tool and
-// change nothing else.
+// storage, cookies, forms, popups or navigation of this page). It is shown
+// once the call runs (so it learns no more than its MCP server is sent: a call
+// denied or refused never reaches it). The page sends it the call's arguments
+// and, once the call ends, its result or why it stopped. It may ask to open a
+// link or to send a message in the chat, one of each at a time, shown above
+// it in the card and done only when the person clicks; it can call no tool
+// and change nothing else. It grows at once but shrinks only when the pointer
+// is off it, so what is below never moves under a click aimed at it.
 
 import type { Rtc } from "../protocol/types.js";
 import type { Bridge, ToolResult } from "./appbridge.js";
@@ -15,9 +18,12 @@ import { zodJitless } from "./jitless.js";
 
 const MIN_HEIGHT = 48;
 const MAX_HEIGHT = 640;
-const APPS_PATH = "/mcp-apps/";
-/** The longest message a view may propose (the person reads it whole before it goes). */
+/** A view's path on the server: /mcp-apps/<server>__<tool>. */
+const APP_PATH = /^\/mcp-apps\/[A-Za-z0-9_-]+$/;
+/** The longest message a view may propose, in characters (the person reads it whole before it goes). */
 const MAX_MESSAGE = 8_000;
+/** A call's view is shown from when the call runs. */
+const RUN_STATUSES: ReadonlySet<string> = new Set(["executing", "completed", "failed"]);
 
 /** Sends a message in the view's session, as the person (agent.send). */
 export type SendInChat = (sessionId: string, text: string) => Promise<unknown>;
@@ -28,6 +34,11 @@ class AppView {
   private readonly frame: HTMLIFrameElement;
   private readonly links: HTMLElement;
   private bridge: Bridge | null = null;
+  /** The ask of each kind the person has not answered yet (one at a time). */
+  private readonly asking = new Set<string>();
+  /** The height the view asked for while the pointer was on it, applied when it leaves. */
+  private pendingHeight: number | null = null;
+  private hovered = false;
   private rtc: Rtc;
   private ready = false;
   private closed = false;
@@ -46,7 +57,12 @@ class AppView {
       attrs: { sandbox: "allow-scripts", referrerpolicy: "no-referrer", title: `The view of ${rtc.tool_name}`, loading: "lazy" },
     });
     this.links = h("div", { class: "app-links" });
-    this.node = h("div", { class: "app-view" }, this.frame, this.links);
+    this.node = h("div", { class: "app-view" }, this.links, this.frame);
+    this.frame.addEventListener("mouseenter", () => (this.hovered = true));
+    this.frame.addEventListener("mouseleave", () => {
+      this.hovered = false;
+      if (this.pendingHeight !== null) this.resize(this.pendingHeight);
+    });
     void this.start(src);
   }
 
@@ -57,16 +73,15 @@ class AppView {
       // The frame's window exists once the card is in the page.
       for (let i = 0; i < 600 && !this.frame.contentWindow && !this.closed; i++) await new Promise((r) => requestAnimationFrame(r));
       const win = this.frame.contentWindow;
-      if (!win || this.closed) return;
+      if (this.closed) return;
+      if (!win) throw new Error("its frame never reached the page");
       this.bridge = await connect(win, "RTC Agent", { theme: theme(), displayMode: "inline", availableDisplayModes: ["inline"], platform: "web" }, {
         initialized: () => {
           this.ready = true;
           this.sentInput = this.sentEnd = false;
           this.send();
         },
-        size: (height) => {
-          this.frame.style.height = `${Math.round(Math.min(Math.max(height, MIN_HEIGHT), MAX_HEIGHT))}px`;
-        },
+        size: (height) => this.resize(height),
         openLink: (url) => this.askOpen(url),
         message: (text) => this.askSend(text),
       });
@@ -80,6 +95,17 @@ class AppView {
   update(rtc: Rtc): void {
     this.rtc = rtc;
     this.send();
+  }
+
+  /** Sets the frame's height (48-640 px): growing at once, shrinking once the pointer is off the frame. */
+  private resize(height: number): void {
+    const px = Math.round(Math.min(Math.max(height, MIN_HEIGHT), MAX_HEIGHT));
+    if (this.hovered && px < this.frame.offsetHeight) {
+      this.pendingHeight = px;
+      return;
+    }
+    this.pendingHeight = null;
+    this.frame.style.height = `${px}px`;
   }
 
   /** Sends the view what it has not been sent of the call: its arguments once, then how it ended. */
@@ -115,7 +141,7 @@ class AppView {
 
   /** Asks the person whether to send the message the view wrote, shown whole, in the call's chat. */
   private askSend(text: string): Promise<boolean> {
-    if (text.trim() === "" || text.length > MAX_MESSAGE) return Promise.resolve(false);
+    if (text.trim() === "" || [...text].length > MAX_MESSAGE) return Promise.resolve(false);
     const shown = h("blockquote", { class: "app-text" }, showInvisible(text));
     return this.ask("app-message", "The view asks to send a message", [h("span", null, "The view asks to send this message in the chat:"), shown], "Send", async () => {
       try {
@@ -129,12 +155,16 @@ class AppView {
 
   /**
    * Shows a request of the view in the card with a button that does it and one
-   * that declines; resolves with whether it was done.
+   * that declines; resolves with whether it was done. While one of a kind
+   * waits, the next of that kind is declined at once.
    */
   private ask(cls: string, label: string, body: HTMLElement[], action: string, act: () => Promise<boolean>): Promise<boolean> {
+    if (this.asking.has(cls)) return Promise.resolve(false);
+    this.asking.add(cls);
     return new Promise((resolve) => {
       const done = async (yes: boolean) => {
         row.remove();
+        this.asking.delete(cls);
         resolve(yes ? await act() : false);
       };
       const row = h(
@@ -203,12 +233,16 @@ export class AppViews {
     private readonly sendInChat: SendInChat,
   ) {}
 
-  /** The view of a server call whose tool has one, or null. */
+  /**
+   * The view of a server call whose tool has one, from when the call runs;
+   * null before (and for a call that never ran).
+   */
   view(rtc: Rtc): HTMLElement | null {
-    if (rtc.executor !== "server" || !rtc.app?.startsWith(APPS_PATH)) return null;
+    if (rtc.executor !== "server" || !rtc.app || !APP_PATH.test(rtc.app)) return null;
     let v = this.views.get(rtc.id);
     if (!v) {
-      v = new AppView(rtc, new URL(rtc.app, this.serverUrl).href, this.sendInChat);
+      if (!RUN_STATUSES.has(rtc.status)) return null;
+      v = new AppView(rtc, this.serverUrl.replace(/\/+$/, "") + rtc.app, this.sendInChat);
       this.views.set(rtc.id, v);
     } else v.update(rtc);
     return v.node;

@@ -1,8 +1,8 @@
 // Test: an MCP tool's view (an MCP App) in its call's card, on a host page of
 // another origin under the README's strict CSP. The test MCP server's "panel"
 // declares a ui:// view written against the MCP Apps messages by hand; the
-// view shows what it is sent and what it was refused: first for a call the
-// person denies (the view hears it was cancelled), then for one that runs.
+// view shows what it is sent and what it was refused. A call the person
+// denies shows no view; one that runs does.
 
 import { writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -30,17 +30,16 @@ test("mcp app: a tool's view runs in its card, sandboxed, told the call and its 
   await p.page.goto(host.url(go, { user: "mcpapp-user" }).replace("/host.html", "/csp.html"));
   await p.connected();
 
-  // Asked about first: the view shows while the person decides, and hears that the call never ran.
+  // Asked about first: the view is not shown while the person decides, nor
+  // for a call they deny (it would learn the arguments its server never gets).
   await p.send("show the sales panel");
   const asked = p.page.locator('rtc-agent .tool[data-tool="test__panel"]').first();
   const confirm = asked.locator(".prompt.confirm");
   await confirm.waitFor({ timeout: 30_000 });
-  const askedView = asked.frameLocator("iframe.app");
-  await until("the view gets the arguments while the person decides", async () => (await askedView.locator("#input").textContent()) === 'input: {"title":"Sales"}', 15_000);
-  eq(await askedView.locator("#result").textContent(), "no result yet", "no result before the call runs");
+  eq(await asked.locator("iframe.app").count(), 0, "no view while the person decides");
   await confirm.getByRole("button", { name: "Deny" }).click();
   await p.waitForAnswer("Shown:", 30_000);
-  await until("the view hears the call was cancelled", async () => ((await askedView.locator("#result").textContent()) ?? "").startsWith("cancelled: "), 15_000);
+  eq(await asked.locator("iframe.app").count(), 0, "no view for a denied call");
 
   await p.setMode("bypass");
   await p.send("show the sales panel again");
