@@ -20,21 +20,14 @@ type actor struct {
 	execution *protocol.RTCExecution
 }
 
-// auditReads is what building an audit record reads: the record as stored,
-// for an RTC that does not carry its audit state, and the RTC's session, for a
-// new one.
-type auditReads interface {
-	store.Audit
-	store.Sessions
-}
-
 // auditRecord is the RTC's audit record after the change about to be written
 // (from status prev; "" for a new RTC): the caller writes it in the same
 // transaction, so a call never exists, runs or ends without its record saying
 // so. It is built from the RTC and the state the RTC carries (r.Audit), never
 // read back; act is nil for changes the server makes (creation, delivery,
-// deadline, the end of a turn). now is the transaction's time.
-func auditRecord(tx auditReads, r *protocol.RTC, prev string, act *actor, now time.Time) (*protocol.AuditRecord, error) {
+// deadline, the end of a turn).
+func auditRecord(tx store.Tx, r *protocol.RTC, prev string, act *actor) (*protocol.AuditRecord, error) {
+	now := tx.Now()
 	var a *protocol.AuditRecord
 	var err error
 	switch {

@@ -38,7 +38,7 @@ func emitRTC(tx store.Tx, r *protocol.RTC, expect string, audited bool, act *act
 	}
 	var rec *protocol.AuditRecord
 	if audited {
-		if rec, err = auditRecord(tx, r, expect, act, tx.Now()); err != nil {
+		if rec, err = auditRecord(tx, r, expect, act); err != nil {
 			return err
 		}
 		r.Audit = rec.State()

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -76,7 +77,7 @@ func (m *Manager) readApps(ctx context.Context, c *conn, s *mcp.ClientSession, u
 	defer cancel()
 	byURI := map[string]*App{}
 	out := map[string]App{}
-	for _, name := range sortedKeys(uris) {
+	for _, name := range slices.Sorted(maps.Keys(uris)) {
 		uri := uris[name]
 		a, seen := byURI[uri]
 		if !seen {
@@ -97,15 +98,6 @@ func (m *Manager) readApps(ctx context.Context, c *conn, s *mcp.ClientSession, u
 		}
 	}
 	return out
-}
-
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 // readApp reads one view: the resource's HTML content, at most MaxAppBytes,

@@ -498,10 +498,11 @@ func (m *Manager) list(ctx context.Context, c *conn, s *mcp.ClientSession) error
 			m.log.Warn("tools left out: more than the limit for all servers", "server", c.srv.Name, "limit", MaxTools)
 			break
 		}
-		m.tools[t.Name] = t
 		if a, ok := apps[t.Name]; ok {
 			m.apps[t.Name] = a
+			t.App = AppPath(t.Name)
 		}
+		m.tools[t.Name] = t
 	}
 	close(m.changed)
 	m.changed = make(chan struct{})

@@ -16,9 +16,7 @@ func (m *Manager) Offered() []tools.Tool {
 	out := make([]tools.Tool, len(list))
 	for i, t := range list {
 		out[i] = tools.ServerTool(t.Name, t.Description, t.InputSchema, t.ReadOnly)
-		if _, ok := m.App(t.Name); ok {
-			out[i].App = AppPath(t.Name)
-		}
+		out[i].App = t.App
 	}
 	return out
 }

@@ -26,6 +26,7 @@ type Tool struct {
 	InputSchema json.RawMessage // as the server gave it (a JSON Schema object)
 	ReadOnly    bool            // annotated readOnlyHint: it changes nothing
 	Idempotent  bool            // annotated idempotentHint: running it again changes nothing more
+	App         string          // the path of its view on this server (AppPath), "" for none
 }
 
 // Rerunnable reports whether running the tool's call a second time is harmless.
