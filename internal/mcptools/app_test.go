@@ -1,6 +1,7 @@
 package mcptools
 
 import (
+	"context"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -86,5 +87,47 @@ func TestAppCSP(t *testing.T) {
 	}
 	if csp, err := appCSP(nil); err != nil || !strings.Contains(csp, "connect-src 'none'") {
 		t.Errorf("no CSP asked: %q %v", csp, err)
+	}
+}
+
+// TestAppsLeftOut: what a careless or hostile server declares as a view is
+// left out, and its tool is still offered without one: a view past the size
+// limit, one of another media type, one whose CSP names more than origins, one
+// that cannot be read, and a resource URI that is not ui://.
+func TestAppsLeftOut(t *testing.T) {
+	s := mcp.NewServer(&mcp.Implementation{Name: "careless", Version: "1"}, nil)
+	view := func(uri, mime, html string, meta mcp.Meta) {
+		s.AddResource(&mcp.Resource{URI: uri, Name: uri, MIMEType: mime},
+			func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+				return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: mime, Text: html, Meta: meta}}}, nil
+			})
+	}
+	view("ui://v/ok", AppMIME, "<p>ok</p>", nil)
+	view("ui://v/big", AppMIME, strings.Repeat("x", MaxAppBytes+1), nil)
+	view("ui://v/plain", "text/plain", "<p>not a view</p>", nil)
+	view("ui://v/csp", AppMIME, "<p>x</p>", mcp.Meta{"ui": map[string]any{"csp": map[string]any{"connectDomains": []any{"https://a.example.com; script-src *"}}}})
+	view("ui://v/empty", AppMIME, "", nil)
+	tool := func(name, uri string) {
+		mcp.AddTool(s, &mcp.Tool{Name: name, Description: name, Meta: mcp.Meta{"ui": map[string]any{"resourceUri": uri}}},
+			func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
+				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: name}}}, nil, nil
+			})
+	}
+	for name, uri := range map[string]string{"ok": "ui://v/ok", "big": "ui://v/big", "plain": "ui://v/plain", "csp": "ui://v/csp",
+		"empty": "ui://v/empty", "missing": "ui://v/missing", "web": "https://evil.example.com/view"} {
+		tool(name, uri)
+	}
+	hs := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil))
+	t.Cleanup(hs.Close)
+	m := start(t, Server{Name: "c", URL: hs.URL})
+	for _, name := range []string{"ok", "big", "plain", "csp", "empty", "missing", "web"} {
+		tl, offered := m.Lookup("c__" + name)
+		_, has := m.App("c__" + name)
+		if !offered {
+			t.Errorf("%s: the tool is not offered", name)
+		}
+		if want := name == "ok"; has != want || (tl.App != "") != want {
+			t.Errorf("%s: view %v, path %q; want a view: %v", name, has, tl.App, want)
+		}
 	}
 }

@@ -13,7 +13,9 @@ const panelURI = "ui://mcptest/panel"
 // sees each one: it starts with ui/initialize, shows the call's arguments and
 // result as they arrive, reports its height, tries to call a tool of its
 // server and to reach the network (it shows what it was told), and asks the
-// host to open a link or to send a message when its buttons are clicked.
+// host to open a link or to send a message when its buttons are clicked
+// (also a message too long to send and one with a picture, which the host
+// refuses).
 const panelHTML = `<!doctype html>
 <html><head><meta charset="utf-8"><title>Panel</title>
 <style>body { font: 14px system-ui, sans-serif; margin: 8px; } p { margin: 4px 0; }</style></head>
@@ -25,8 +27,12 @@ const panelHTML = `<!doctype html>
 <p id="net">-</p>
 <p id="link-answer">-</p>
 <p id="msg-answer">-</p>
+<p id="long-answer">-</p>
+<p id="image-answer">-</p>
 <button id="link" type="button">Open the guide</button>
 <button id="ask" type="button">Ask about it</button>
+<button id="ask-long" type="button">Ask at length</button>
+<button id="ask-image" type="button">Ask with a picture</button>
 <script>
 let next = 0;
 const waiting = new Map();
@@ -56,11 +62,14 @@ document.getElementById("link").addEventListener("click", () => {
     (r) => show("link-answer", r && r.isError ? "link refused" : "link asked"),
     (e) => show("link-answer", "link error: " + e.message));
 });
-document.getElementById("ask").addEventListener("click", () => {
-  request("ui/message", { role: "user", content: [{ type: "text", text: "Tell me more about these figures" }] }).then(
-    (r) => show("msg-answer", r && r.isError ? "message refused" : "message sent"),
-    (e) => show("msg-answer", "message error: " + e.message));
+const propose = (button, answer, content) => document.getElementById(button).addEventListener("click", () => {
+  request("ui/message", { role: "user", content }).then(
+    (r) => show(answer, r && r.isError ? "message refused" : "message sent"),
+    (e) => show(answer, "message error: " + e.message));
 });
+propose("ask", "msg-answer", [{ type: "text", text: "Tell me more about these figures" }]);
+propose("ask-long", "long-answer", [{ type: "text", text: "x".repeat(9000) }]);
+propose("ask-image", "image-answer", [{ type: "text", text: "See this" }, { type: "image", data: "iVBORw0KGgo=", mimeType: "image/png" }]);
 (async () => {
   const init = await request("ui/initialize", { appInfo: { name: "panel", version: "1.0.0" }, appCapabilities: {}, protocolVersion: "2026-01-26" });
   show("title", "Panel in " + init.hostInfo.name);

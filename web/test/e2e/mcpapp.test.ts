@@ -76,11 +76,23 @@ test("mcp app: a tool's view runs in its card, sandboxed, told the call and its 
   await opened.close();
   await until("the view hears that the link opened", async () => (await view.locator("#link-answer").textContent()) === "link asked", 10_000);
 
-  // A message: shown whole in the card, sent only when the person says so.
+  // What the page refuses without asking: a message past 8,000 characters, one with a picture.
+  await view.locator("#ask-long").click();
+  await until("the long message is refused", async () => (await view.locator("#long-answer").textContent()) === "message refused", 10_000);
+  await view.locator("#ask-image").click();
+  await until("the picture is refused", async () => (await view.locator("#image-answer").textContent()) === "message refused", 10_000);
+  eq(await card.locator(".app-message").count(), 0, "neither was put to the person");
+
+  // A message: shown whole in the card, sent only when the person says so;
+  // a second one while the first waits is declined at once.
   await view.locator("#ask").click();
   let proposal = card.locator(".app-message");
   await proposal.waitFor({ timeout: 10_000 });
+  await view.locator("#ask").click();
+  await until("the second ask is declined", async () => (await view.locator("#msg-answer").textContent()) === "message refused", 10_000);
+  eq(await proposal.count(), 1, "one ask at a time");
   eq(await proposal.locator(".app-text").textContent(), "Tell me more about these figures", "the message is shown whole");
+  await view.locator("#msg-answer").evaluate((el) => (el.textContent = "-"));
   await proposal.getByRole("button", { name: "Not now" }).click();
   await until("the view hears the refusal", async () => (await view.locator("#msg-answer").textContent()) === "message refused", 10_000);
   await view.locator("#ask").click();
