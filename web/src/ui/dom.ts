@@ -61,6 +61,9 @@ export function ago(iso: string, now = Date.now()): string {
  */
 export function arrange(parent: Element, wanted: readonly Element[]): void {
   const kids = parent.children;
+  // The children are most often already the wanted ones (an update that
+  // changed what they show): nothing to do, and nothing allocated.
+  if (kids.length === wanted.length && wanted.every((w, i) => kids[i] === w)) return;
   // What goes is removed first, so what stays is not moved to make room (a
   // moved frame loads again, a moved form loses its focus).
   const keep = new Set<Element>(wanted);
