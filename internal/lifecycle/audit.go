@@ -1,8 +1,6 @@
 package lifecycle
 
 import (
-	"errors"
-	"strings"
 	"time"
 
 	"github.com/rtcagent/rtcagent/internal/core"
@@ -36,13 +34,10 @@ func auditRecord(tx store.Tx, r *protocol.RTC, prev string, act *actor) (*protoc
 			return nil, err
 		}
 	case r.Audit != nil:
-		a = protocol.AuditRecordOf(r, r.Audit, traceID(r.TraceParent))
+		a = protocol.AuditRecordOf(r)
 	default:
-		// Stored before RTCs carried their audit state.
-		if a, err = tx.AuditGet(r.ID); errors.Is(err, store.ErrNotFound) {
-			a, err = newAuditRecord(tx, r, now)
-		}
-		if err != nil {
+		// Stored before calls were audited: its record starts now.
+		if a, err = newAuditRecord(tx, r, now); err != nil {
 			return nil, err
 		}
 	}
@@ -114,7 +109,7 @@ func newAuditRecord(tx store.Sessions, r *protocol.RTC, now time.Time) (*protoco
 	}
 	a := &protocol.AuditRecord{RTCID: r.ID, UserID: r.UserID, SessionID: r.SessionID, TurnID: r.TurnID, DeviceID: s.DeviceID,
 		ToolName: r.ToolName, ToolCallID: r.ToolCallID, Arguments: r.Arguments, WorkMode: s.WorkMode,
-		NeedsConfirmation: r.NeedsConfirmation, CreatedAt: r.CreatedAt, TraceID: traceID(r.TraceParent)}
+		NeedsConfirmation: r.NeedsConfirmation, CreatedAt: r.CreatedAt, TraceID: protocol.TraceID(r.TraceParent)}
 	a.Decision = workModeDecision(r, now)
 	return a, nil
 }
@@ -160,14 +155,4 @@ func clampExecution(e protocol.RTCExecution, a *protocol.AuditRecord, now time.T
 		e.EndedAt = e.StartedAt
 	}
 	return &e
-}
-
-// traceID is the trace id of a W3C traceparent ("00-<trace>-<span>-<flags>"), or
-// "" when there is none.
-func traceID(traceparent string) string {
-	parts := strings.Split(traceparent, "-")
-	if len(parts) != 4 || len(parts[1]) != 32 {
-		return ""
-	}
-	return parts[1]
 }

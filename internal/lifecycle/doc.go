@@ -63,8 +63,8 @@
 // Each transition reads the rows it changes once (the store caches a row read
 // in the transaction and serves reads asked for ahead of time, Tx.Prefetch,
 // with the stream lock), writes each once, and never reads back an audit
-// record: an RTC carries the state of its record (RTC.Audit), from which the
-// next change builds it.
+// record: the record is the RTC's own row, the call with the state of its
+// record it carries (RTC.Audit), so a call's change writes one row.
 //
 // # Invariants
 //
@@ -81,9 +81,9 @@
 //     refuses it, a revoked approval makes it ask. Both transactions read the
 //     session under the user's stream lock, so a decision committed before
 //     them applies and one committed after finds the call started.
-//   - Every RTC has its audit record, written in the transaction that creates
-//     or changes the call: the decision (work mode, a person on a device,
-//     timeout, cancelled), the outcome and the timings.
+//   - Every RTC has its audit record, in its own row, so no call is created,
+//     changed or ended without its record saying so: the decision (work mode,
+//     a person on a device, timeout, cancelled), the outcome and the timings.
 //   - Ending a turn ends its open calls, closes its streaming messages and
 //     queues the session's next turn; no message streams in an ended turn.
 //   - No transaction here waits on anything but the database: a streaming

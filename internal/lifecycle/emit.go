@@ -18,15 +18,15 @@ func emitRTCBy(tx store.Tx, r *protocol.RTC, expect string, act *actor) error {
 }
 
 // writeRTC is EmitRTC for a change that is no decision and no outcome (a
-// server call's progress): the audit record, and the state of it r carries,
-// stay as they are.
+// server call's progress): the state of its audit record r carries stays as
+// it is.
 func writeRTC(tx store.Tx, r *protocol.RTC, expect string) error {
 	return emitRTC(tx, r, expect, false, nil)
 }
 
-// emitRTC writes r and its Topic change and, when audited, its audit record,
-// whose state r then carries (so the next change writes the record without
-// reading it).
+// emitRTC writes r and its Topic change; when audited, r first takes the new
+// state of its audit record. The record is the RTC's own row (r with the
+// state it carries, store.Audit): written with the call, never apart.
 func emitRTC(tx store.Tx, r *protocol.RTC, expect string, audited bool, act *actor) error {
 	off, err := tx.NextOffset(r.UserID)
 	if err != nil {
@@ -36,9 +36,9 @@ func emitRTC(tx store.Tx, r *protocol.RTC, expect string, audited bool, act *act
 	if expect == "" {
 		r.CreatedAt = r.UpdatedAt
 	}
-	var rec *protocol.AuditRecord
 	if audited {
-		if rec, err = auditRecord(tx, r, expect, act); err != nil {
+		rec, err := auditRecord(tx, r, expect, act)
+		if err != nil {
 			return err
 		}
 		r.Audit = rec.State()
@@ -51,11 +51,6 @@ func emitRTC(tx store.Tx, r *protocol.RTC, expect string, audited bool, act *act
 	if err != nil {
 		return err
 	}
-	if _, err = tx.UpdateAppend(r.UserID, protocol.UpdRTCUpdated, r); err != nil {
-		return err
-	}
-	if rec == nil {
-		return nil
-	}
-	return tx.AuditPut(rec)
+	_, err = tx.UpdateAppend(r.UserID, protocol.UpdRTCUpdated, r)
+	return err
 }

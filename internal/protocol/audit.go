@@ -2,6 +2,7 @@ package protocol
 
 import (
 	"encoding/json"
+	"strings"
 	"time"
 )
 
@@ -110,11 +111,26 @@ func (a *AuditRecord) State() *AuditState {
 		DeliveredAt: a.DeliveredAt, StartedAt: a.StartedAt, EndedAt: a.EndedAt, Execution: a.Execution}
 }
 
-// AuditRecordOf is the record of r with state s; traceID is r's trace.
-func AuditRecordOf(r *RTC, s *AuditState, traceID string) *AuditRecord {
+// AuditRecordOf is r's audit record: the RTC with the state it carries
+// (r.Audit), or nil when it carries none (a copy made by a fork, or an RTC
+// stored before calls were audited).
+func AuditRecordOf(r *RTC) *AuditRecord {
+	s := r.Audit
+	if s == nil {
+		return nil
+	}
 	return &AuditRecord{RTCID: r.ID, UserID: r.UserID, SessionID: r.SessionID, TurnID: r.TurnID, DeviceID: s.DeviceID,
 		ToolName: r.ToolName, ToolCallID: r.ToolCallID, Arguments: r.Arguments, WorkMode: s.WorkMode,
 		NeedsConfirmation: s.NeedsConfirmation, Decision: s.Decision, Status: r.Status, Output: r.Output, Error: r.Error,
 		CreatedAt: r.CreatedAt, DeliveredAt: s.DeliveredAt, StartedAt: s.StartedAt, EndedAt: s.EndedAt,
-		Execution: s.Execution, TraceID: traceID}
+		Execution: s.Execution, TraceID: TraceID(r.TraceParent)}
+}
+
+// TraceID is the trace id of a W3C traceparent ("" when it is not one).
+func TraceID(traceparent string) string {
+	parts := strings.Split(traceparent, "-")
+	if len(parts) != 4 || len(parts[1]) != 32 {
+		return ""
+	}
+	return parts[1]
 }

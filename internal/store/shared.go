@@ -162,13 +162,32 @@ func (s Shared) NodeLeave(node string) error {
 }
 
 func (s Shared) AuditGet(rtcID string) (*protocol.AuditRecord, error) {
-	var a protocol.AuditRecord
-	return &a, s.D.GetJSON(&a, SQLAuditGet, rtcID)
+	countAuditRead()
+	var r protocol.RTC
+	if err := s.D.GetJSON(&r, SQLAuditGet, rtcID); err != nil {
+		return nil, err
+	}
+	if a := protocol.AuditRecordOf(&r); a != nil {
+		return a, nil
+	}
+	return nil, ErrNotFound
 }
 
 func (s Shared) AuditList(q AuditQuery) ([]protocol.AuditRecord, error) {
+	countAuditRead()
 	query, args := AuditListSQL(q, s.D.Time)
-	return ListJSON[protocol.AuditRecord](s.D, query, args...)
+	var list []protocol.AuditRecord
+	err := s.D.EachJSON(query, args, func(data []byte) error {
+		var r protocol.RTC
+		if err := json.Unmarshal(data, &r); err != nil {
+			return err
+		}
+		if a := protocol.AuditRecordOf(&r); a != nil {
+			list = append(list, *a)
+		}
+		return nil
+	})
+	return list, err
 }
 
 func (s Shared) AuditPrune(before time.Time) (int64, error) {

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/rtcagent/rtcagent/internal/protocol"
 )
 
 // The statements below are the ones both stores send as they are: the SQL
@@ -68,9 +70,14 @@ const (
 
 // RTCs.
 const (
-	// SQLRTCInsert inserts an RTC; open ($7) is whether its status is not terminal.
-	SQLRTCInsert = `INSERT INTO rtcs (id, session_id, turn_id, user_id, seq, status, open, deadline_at, data)
-	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`
+	// SQLRTCInsert inserts an RTC: its ids and status ($1-$6), then the
+	// columns RTCArgs gives ($7-$12).
+	SQLRTCInsert = `INSERT INTO rtcs (id, session_id, turn_id, user_id, seq, status, open, deadline_at, audited, created_at, ended_at, data)
+	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`
+	// SQLRTCUpdateSet is what an RTC's compare-and-set writes: RTCArgs' $2
+	// and $3-$8 (RTC $1, from status $9). A record pruned stays pruned unless
+	// the call changes again with its record.
+	SQLRTCUpdateSet  = `status = $2, open = $3, deadline_at = $4, audited = audited OR $5, created_at = $6, ended_at = $7, data = $8`
 	SQLRTCGet        = `SELECT data FROM rtcs WHERE id = $1`
 	SQLRTCListByTurn = `SELECT data FROM rtcs WHERE turn_id = $1 ORDER BY seq`
 	// SQLRTCListBySession lists a session's RTCs in creation order, those after
@@ -109,21 +116,21 @@ const (
 	NodeRetention = time.Hour
 )
 
-// Audit.
+// Audit. An RTC's audit record is its own row: the call and the state of its
+// record it carries (protocol.RTC.Audit). The row is audited while it holds a
+// record not pruned; created_at and ended_at are the record's times.
 const (
-	// SQLAuditPut writes an RTC's audit record; a record written again keeps
-	// its place in the order and takes the new end ($5) and data ($6).
-	SQLAuditPut = `INSERT INTO audit (rtc_id, user_id, session_id, created_at, ended_at, data) VALUES ($1, $2, $3, $4, $5, $6)
-	ON CONFLICT (rtc_id) DO UPDATE SET ended_at = EXCLUDED.ended_at, data = EXCLUDED.data`
-	SQLAuditGet = `SELECT data FROM audit WHERE rtc_id = $1`
-	// SQLAuditPrune deletes the records of calls that ended before $1.
-	SQLAuditPrune = `DELETE FROM audit WHERE ended_at IS NOT NULL AND ended_at < $1`
+	// SQLAuditGet reads the RTC $1 when it holds its audit record.
+	SQLAuditGet = `SELECT data FROM rtcs WHERE id = $1 AND audited`
+	// SQLAuditPrune drops the records of calls that ended before $1 (the
+	// calls stay).
+	SQLAuditPrune = `UPDATE rtcs SET audited = false WHERE audited AND ended_at IS NOT NULL AND ended_at < $1`
 )
 
 // AuditListSQL is AuditList's statement for q and its arguments; dbTime gives
-// q.Since as the store's schema keeps a time.
+// q.Since as the store's schema keeps a time. It reads RTCs.
 func AuditListSQL(q AuditQuery, dbTime func(time.Time) any) (string, []any) {
-	var where []string
+	where := []string{"audited"}
 	var args []any
 	arg := func(v any) string {
 		args = append(args, v)
@@ -139,14 +146,35 @@ func AuditListSQL(q AuditQuery, dbTime func(time.Time) any) (string, []any) {
 		where = append(where, "created_at >= "+arg(dbTime(q.Since)))
 	}
 	if q.AfterRTC != "" {
-		where = append(where, "ord > COALESCE((SELECT ord FROM audit WHERE rtc_id = "+arg(q.AfterRTC)+"), 0)")
+		where = append(where, "ord > COALESCE((SELECT ord FROM rtcs WHERE id = "+arg(q.AfterRTC)+"), 0)")
 	}
-	query := `SELECT data FROM audit`
-	if len(where) > 0 {
-		query += ` WHERE ` + strings.Join(where, " AND ")
-	}
-	query += ` ORDER BY ord LIMIT ` + arg(Limit(q.Limit))
+	query := `SELECT data FROM rtcs WHERE ` + strings.Join(where, " AND ") + ` ORDER BY ord LIMIT ` + arg(Limit(q.Limit))
 	return query, args
+}
+
+// RTCArgs is the arguments of SQLRTCInsert for r ($1-$12), times as the store
+// keeps them (dbTime), and r's stored JSON.
+func RTCArgs(r *protocol.RTC, dbTime func(time.Time) any) ([]any, []byte) {
+	data, _ := r.StoredJSON()
+	at := func(t *time.Time) any {
+		if t == nil {
+			return nil
+		}
+		return dbTime(*t)
+	}
+	var created, ended any
+	if r.Audit != nil {
+		created, ended = dbTime(r.CreatedAt), at(r.Audit.EndedAt)
+	}
+	return []any{r.ID, r.SessionID, r.TurnID, r.UserID, r.Seq, r.Status,
+		!protocol.RTCTerminal(r.Status), at(r.DeadlineAt), r.Audit != nil, created, ended, string(data)}, data
+}
+
+// RTCUpdateArgs is the arguments of an RTC's compare-and-set (SQLRTCUpdateSet,
+// then the status r must have, $9).
+func RTCUpdateArgs(r *protocol.RTC, expectStatus string, dbTime func(time.Time) any) ([]any, []byte) {
+	args, data := RTCArgs(r, dbTime)
+	return append([]any{r.ID, r.Status}, append(args[6:], expectStatus)...), data
 }
 
 // The schema's own records: its version and the initial epoch of new streams.

@@ -22,7 +22,7 @@ var (
 type Commit struct {
 	Updates []protocol.Update       // in offset order per user
 	Wake    []string                // session ids that got inbox items and whose lease the transaction does not hold
-	Audits  []*protocol.AuditRecord // the audit records written, in order (an RTC's may repeat)
+	Audits  []*protocol.AuditRecord // the audit records the RTCs written carry, in order (an RTC's may repeat)
 }
 
 // Store is the durable state. Implementations: sqlitestore (embedded default)
@@ -36,4 +36,13 @@ type Store interface {
 	// Set it once, before the first Write.
 	SetCommitHook(func(Commit))
 	Close() error
+}
+
+// WithAudit appends r's audit record to audits when r carries one: what a
+// store's RTC write adds to its Commit's Audits.
+func WithAudit(audits []*protocol.AuditRecord, r *protocol.RTC) []*protocol.AuditRecord {
+	if a := protocol.AuditRecordOf(r); a != nil {
+		return append(audits, a)
+	}
+	return audits
 }

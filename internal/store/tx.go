@@ -239,17 +239,18 @@ type Nodes interface {
 }
 
 // Audit is the audit records: one per RTC, what was asked, decided and done,
-// kept after the call ended until pruned. A record written in a transaction is
-// among the Audits of its Commit; AuditList reads the records in the order
-// they were first written.
+// kept after the call ended until pruned. A record is the RTC's own row (the
+// call with the state of its record it carries, protocol.RTC.Audit), written
+// by RTCInsert and RTCUpdate; the records an RTC write carried are among the
+// Audits of its Commit. AuditList reads the records in the order their calls
+// were created.
 type Audit interface {
-	// AuditPut writes an RTC's audit record, replacing the one it had.
-	AuditPut(a *protocol.AuditRecord) error
 	// AuditGet returns an RTC's audit record, or ErrNotFound.
 	AuditGet(rtcID string) (*protocol.AuditRecord, error)
 	// AuditList returns audit records in creation order (see AuditQuery).
 	AuditList(q AuditQuery) ([]protocol.AuditRecord, error)
-	// AuditPrune deletes the records of calls that ended before the given time.
+	// AuditPrune drops the records of calls that ended before the given time
+	// (the calls stay) and returns how many.
 	AuditPrune(before time.Time) (int64, error)
 }
 

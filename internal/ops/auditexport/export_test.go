@@ -42,7 +42,11 @@ func TestExportRoundTrips(t *testing.T) {
 				a.Status, a.Output, a.Error, a.Execution = protocol.RTCRejected, nil, "no, thanks", nil
 				a.Decision = protocol.AuditDecision{Outcome: protocol.DecisionDenied, By: protocol.DecidedByUser, DeviceID: "d-1", At: &end, Reason: "no, thanks"}
 			}
-			if err := tx.AuditPut(a); err != nil {
+			// The record is its call's row: the RTC with the record's state.
+			r := &protocol.RTC{ID: a.RTCID, UserID: a.UserID, SessionID: a.SessionID, TurnID: a.TurnID, Seq: i, ToolName: a.ToolName,
+				ToolCallID: a.ToolCallID, Arguments: a.Arguments, Status: a.Status, Output: a.Output, Error: a.Error,
+				CreatedAt: a.CreatedAt, Audit: a.State()}
+			if err := tx.RTCInsert(r); err != nil {
 				return err
 			}
 		}
@@ -130,7 +134,11 @@ func TestExportCSVHasNoFormulas(t *testing.T) {
 			a := &protocol.AuditRecord{RTCID: fmt.Sprintf("r%d", i), UserID: "alice", SessionID: "S", TurnID: "T", ToolName: h,
 				Arguments: json.RawMessage(`{}`), Status: protocol.RTCRejected, Error: h, CreatedAt: now,
 				Decision: protocol.AuditDecision{Outcome: protocol.DecisionDenied, By: protocol.DecidedByUser, At: &now, Reason: h}}
-			if err := tx.AuditPut(a); err != nil {
+			// The record is its call's row: the RTC with the record's state.
+			r := &protocol.RTC{ID: a.RTCID, UserID: a.UserID, SessionID: a.SessionID, TurnID: a.TurnID, Seq: i, ToolName: a.ToolName,
+				ToolCallID: a.ToolCallID, Arguments: a.Arguments, Status: a.Status, Output: a.Output, Error: a.Error,
+				CreatedAt: a.CreatedAt, Audit: a.State()}
+			if err := tx.RTCInsert(r); err != nil {
 				return err
 			}
 		}

@@ -127,7 +127,7 @@ func (r *Result) Table() string {
 		if len(p.Tables) == 0 || p.RoundTrips == 0 {
 			continue
 		}
-		row("2", fmt.Sprintf("Per round trip, %d sessions: Topic rows / audit writes / audit reads", p.Sessions), perTrip(p.Tables, p.RoundTrips).topic(), "≤ 3 / ≤ 2 / 0")
+		row("2", fmt.Sprintf("Per round trip, %d sessions: Topic rows / audit writes (in the call's row) / audit reads", p.Sessions), perTrip(p.Tables, p.RoundTrips).topic(), "≤ 3 / ≤ 2 / 0")
 		row("2", fmt.Sprintf("Statements per round trip by table, %d sessions", p.Sessions), perTrip(p.Tables, p.RoundTrips).String(), "")
 		if len(p.PGRowsRead) > 0 {
 			row("2", fmt.Sprintf("PostgreSQL rows read per round trip by table, %d sessions (scans and index fetches)", p.Sessions), rowsPerTrip(p.PGRowsRead, p.RoundTrips), "")

@@ -26,10 +26,10 @@ func (t tripTables) of(keys ...string) float64 {
 	return float64(sum) / t.n
 }
 
-// topic is the Topic rows inserted, the audit records written and the audit
-// reads of a round trip.
+// topic is the Topic rows inserted, the audit records written (each in its
+// RTC's row: the RTC's writes) and the audit reads of a round trip.
 func (t tripTables) topic() string {
-	return fmt.Sprintf("%.2f / %.2f / %.2f", t.of("insert updates"), t.of("insert audit", "update audit"), t.of("select audit"))
+	return fmt.Sprintf("%.2f / %.2f / %.2f", t.of("insert updates"), t.of("insert rtcs", "update rtcs"), t.of("select audit"))
 }
 
 // String lists the statements of a round trip by table, in name order.

@@ -46,7 +46,7 @@
 // for such a run is what running them in turn would do, and each member's
 // row comes back in a part of the one result row. The reads after a stream
 // lock are one statement; so are a transition's writes (the message, the RTC
-// and its audit record, the turn, the inbox, the Topic update). A step is six
+// with its audit record, the turn, the inbox, the Topic update). A step is six
 // statements (BEGIN, lease check, stream lock, reads, writes, COMMIT).
 //
 // # Retries: fn must be re-runnable

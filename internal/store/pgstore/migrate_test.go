@@ -2,6 +2,7 @@ package pgstore_test
 
 import (
 	"encoding/json"
+	"errors"
 	"testing"
 	"time"
 
@@ -59,6 +60,88 @@ func TestMigrateFrom003WithData(t *testing.T) {
 			t.Fatalf("the turn after 004: %+v %v", tr, err)
 		}
 		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A database of the schema before migration 009 opens with each audit record
+// in its call's row: the state only the record held moves into the call's
+// data unless the call carries it already, and a call without a record (pruned)
+// stays without one.
+func TestMigrateAuditIntoRTCs(t *testing.T) {
+	url := serverURL(t)
+	schema := freshSchema(t, url)
+	if err := pgstore.MigrateTo(ctx, url, schema, 8); err != nil {
+		t.Fatal(err)
+	}
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	id := pgx.Identifier{schema}.Sanitize()
+	exec := func(q string, args ...any) {
+		t.Helper()
+		if _, err := conn.Exec(ctx, q, args...); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	for i, r := range []protocol.RTC{
+		{ID: "old", Status: protocol.RTCCompleted},
+		{ID: "carries", Status: protocol.RTCPending, Audit: &protocol.AuditState{WorkMode: "edit"}},
+		{ID: "pruned", Status: protocol.RTCCompleted},
+	} {
+		r.SessionID, r.TurnID, r.UserID, r.Seq, r.ToolName, r.CreatedAt = "s1", "t1", "u", i+1, "ls", t0
+		data, _ := r.StoredJSON()
+		exec(`INSERT INTO `+id+`.rtcs (id, session_id, turn_id, user_id, seq, status, open, data) VALUES ($1, 's1', 't1', 'u', $2, $3, $4, $5)`,
+			r.ID, r.Seq, r.Status, !protocol.RTCTerminal(r.Status), string(data))
+	}
+	end := t0.Add(time.Minute)
+	for _, a := range []protocol.AuditRecord{
+		{RTCID: "old", WorkMode: "auto", Status: protocol.RTCCompleted, EndedAt: &end,
+			Decision: protocol.AuditDecision{Outcome: protocol.DecisionDenied, By: protocol.DecidedByUser, Reason: "no"}},
+		{RTCID: "carries", WorkMode: "plan", Status: protocol.RTCPending},
+	} {
+		a.UserID, a.SessionID, a.ToolName, a.CreatedAt = "u", "s1", "ls", t0
+		data, _ := json.Marshal(a)
+		exec(`INSERT INTO `+id+`.audit (rtc_id, user_id, session_id, created_at, ended_at, data) VALUES ($1, 'u', 's1', $2, $3, $4)`,
+			a.RTCID, a.CreatedAt, a.EndedAt, string(data))
+	}
+	s := openStore(t, url, schema, nil)
+	err = s.Read(ctx, func(tx store.Tx) error {
+		list, err := tx.AuditList(store.AuditQuery{UserID: "u"})
+		if err != nil || len(list) != 2 || list[0].RTCID != "old" || list[1].RTCID != "carries" {
+			t.Fatalf("records %+v: %v", list, err)
+		}
+		old := list[0]
+		if old.WorkMode != "auto" || old.Decision.Reason != "no" || old.EndedAt == nil || !old.EndedAt.Equal(end) ||
+			old.ToolName != "ls" || old.Status != protocol.RTCCompleted || !old.CreatedAt.Equal(t0) {
+			t.Fatalf("the record moved into its call: %+v", old)
+		}
+		if list[1].WorkMode != "edit" {
+			t.Fatalf("a call that carried its record's state took the table's: %+v", list[1])
+		}
+		if _, err := tx.AuditGet("pruned"); !errors.Is(err, store.ErrNotFound) {
+			t.Fatalf("a call whose record was pruned: %v", err)
+		}
+		if list, err := tx.AuditList(store.AuditQuery{Since: t0}); err != nil || len(list) != 2 {
+			t.Fatalf("records since t0: %+v %v", list, err)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Pruning after the migration drops the ended record only.
+	err = s.Write(ctx, func(tx store.Tx) error {
+		n, err := tx.AuditPrune(end.Add(time.Second))
+		if err == nil && n != 1 {
+			t.Fatalf("pruned %d, want 1", n)
+		}
+		return err
 	})
 	if err != nil {
 		t.Fatal(err)

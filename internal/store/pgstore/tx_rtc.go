@@ -12,18 +12,13 @@ import (
 	"github.com/rtcagent/rtcagent/internal/store"
 )
 
-func rtcCols(r *protocol.RTC) (open bool, deadline *time.Time, data string) {
-	b, _ := r.StoredJSON()
-	return !protocol.RTCTerminal(r.Status), r.DeadlineAt, string(b)
-}
-
 func (t *tx) RTCInsert(r *protocol.RTC) error {
-	open, deadline, data := rtcCols(r)
-	err := t.later(nil, store.SQLRTCInsert, r.ID, r.SessionID, r.TurnID, r.UserID, r.Seq, r.Status, open, deadline, data)
-	if err != nil {
+	args, data := store.RTCArgs(r, t.D.Time)
+	if err := t.later(nil, store.SQLRTCInsert, args...); err != nil {
 		return fmt.Errorf("insert rtc: %w", err)
 	}
-	t.openRTCs.put(r, data)
+	t.openRTCs.put(r, string(data))
+	t.audits = store.WithAudit(t.audits, r)
 	return nil
 }
 
@@ -75,28 +70,12 @@ func (t *tx) RTCListExpired(now time.Time, limit int) ([]protocol.RTC, error) {
 // RTCUpdate is a compare-and-set the server checks (casUpdate): it waits to
 // go with the transaction's next statement.
 func (t *tx) RTCUpdate(r *protocol.RTC, expectStatus string) error {
-	open, deadline, data := rtcCols(r)
-	if err := t.casUpdate("rtcs", updateRTC, r.ID, r.Status, open, deadline, data, expectStatus); err != nil {
+	args, data := store.RTCUpdateArgs(r, expectStatus, t.D.Time)
+	if err := t.casUpdate("rtcs", store.SQLRTCUpdateSet, args...); err != nil {
 		return err
 	}
-	t.openRTCs.put(r, data)
-	return nil
-}
-
-// updateRTC is what an RTC's compare-and-set writes ($1 its id, $6 the status it must have).
-const updateRTC = "status = $2, open = $3, deadline_at = $4, data = $5"
-
-func (t *tx) AuditPut(a *protocol.AuditRecord) error {
-	data, err := json.Marshal(a)
-	if err != nil {
-		return err
-	}
-	// Sent with the next statement (pipeline.go), in one with the RTC's write
-	// (fuse.go): nothing here needs its answer.
-	if err := t.later(nil, store.SQLAuditPut, a.RTCID, a.UserID, a.SessionID, a.CreatedAt, a.EndedAt, string(data)); err != nil {
-		return fmt.Errorf("write audit record: %w", err)
-	}
-	t.audits = append(t.audits, a)
+	t.openRTCs.put(r, string(data))
+	t.audits = store.WithAudit(t.audits, r)
 	return nil
 }
 

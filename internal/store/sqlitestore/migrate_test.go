@@ -50,10 +50,14 @@ func TestMigrateFrom004WithData(t *testing.T) {
 	for i := 1; i <= 3; i++ {
 		s := protocol.Session{ID: fmt.Sprintf("s%d", i), UserID: "a", DeviceID: "d", Title: "t", WorkMode: "auto", Status: "open"}
 		exec(`INSERT INTO sessions (id, user_id, data) VALUES (?, ?, ?)`, s.ID, s.UserID, mustJSON(t, s))
-		r := protocol.RTC{ID: fmt.Sprintf("r%d", i), SessionID: "s1", TurnID: "t1", UserID: "a", Seq: i, Status: protocol.RTCPending}
+		r := protocol.RTC{ID: fmt.Sprintf("r%d", i), SessionID: "s1", TurnID: "t1", UserID: "a", Seq: i, Status: protocol.RTCPending,
+			ToolName: "ls", CreatedAt: t0}
 		exec(`INSERT INTO rtcs (id, session_id, turn_id, user_id, seq, status, open, deadline_at, data) VALUES (?, ?, ?, ?, ?, ?, 1, NULL, ?)`,
 			r.ID, r.SessionID, r.TurnID, r.UserID, r.Seq, r.Status, mustJSON(t, r))
-		a := protocol.AuditRecord{RTCID: r.ID, UserID: "a", SessionID: "s1", CreatedAt: t0}
+		// Records of the audit table (before 011), a copy of the call with
+		// what only the record held: the work mode, the decision, the times.
+		a := protocol.AuditRecord{RTCID: r.ID, UserID: "a", SessionID: "s1", ToolName: "ls", CreatedAt: t0, WorkMode: "auto",
+			Status: r.Status, DeliveredAt: &t0, Decision: protocol.AuditDecision{Outcome: protocol.DecisionAllowed, By: protocol.DecidedByWorkMode}}
 		exec(`INSERT INTO audit (rtc_id, user_id, session_id, created_at, ended_at, data) VALUES (?, ?, ?, ?, NULL, ?)`,
 			a.RTCID, a.UserID, a.SessionID, t0.UnixMilli(), mustJSON(t, a))
 	}
@@ -107,6 +111,16 @@ func TestMigrateFrom004WithData(t *testing.T) {
 		as, err := tx.AuditList(store.AuditQuery{AfterRTC: "r1"})
 		if err != nil || len(as) != 2 || as[0].RTCID != "r2" {
 			return fmt.Errorf("audit after r1 %v %v", as, err)
+		}
+		// The record's own fields moved into its call's row (011).
+		a, err := tx.AuditGet("r2")
+		if err != nil || a.WorkMode != "auto" || a.Decision.Outcome != protocol.DecisionAllowed || a.DeliveredAt == nil ||
+			!a.DeliveredAt.Equal(t0) || !a.CreatedAt.Equal(t0) || a.ToolName != "ls" || a.Status != protocol.RTCPending {
+			return fmt.Errorf("audit record of r2 after 011: %+v %v", a, err)
+		}
+		as, err = tx.AuditList(store.AuditQuery{UserID: "a", Since: t0})
+		if err != nil || len(as) != 3 {
+			return fmt.Errorf("audit of a since t0 after 011: %v %v", as, err)
 		}
 		return nil
 	})

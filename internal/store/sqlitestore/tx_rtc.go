@@ -2,7 +2,6 @@ package sqlitestore
 
 import (
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -11,23 +10,12 @@ import (
 	"github.com/rtcagent/rtcagent/internal/store"
 )
 
-func rtcCols(r *protocol.RTC) (open int, deadline any, data []byte) {
-	if !protocol.RTCTerminal(r.Status) {
-		open = 1
-	}
-	if r.DeadlineAt != nil {
-		deadline = ms(*r.DeadlineAt)
-	}
-	data, _ = r.StoredJSON()
-	return
-}
-
 func (t *tx) RTCInsert(r *protocol.RTC) error {
-	open, deadline, data := rtcCols(r)
-	_, err := t.exec(store.SQLRTCInsert, r.ID, r.SessionID, r.TurnID, r.UserID, r.Seq, r.Status, open, deadline, data)
-	if err != nil {
+	args, _ := store.RTCArgs(r, t.D.Time)
+	if _, err := t.exec(store.SQLRTCInsert, args...); err != nil {
 		return fmt.Errorf("insert rtc: %w", err)
 	}
+	t.audits = store.WithAudit(t.audits, r)
 	return nil
 }
 
@@ -49,26 +37,12 @@ func (t *tx) RTCListExpired(now time.Time, limit int) ([]protocol.RTC, error) {
 }
 
 func (t *tx) RTCUpdate(r *protocol.RTC, expectStatus string) error {
-	open, deadline, data := rtcCols(r)
-	res, err := t.exec(`UPDATE rtcs SET status = ?, open = ?, deadline_at = ?, data = ? WHERE id = ? AND status = ?`,
-		r.Status, open, deadline, data, r.ID, expectStatus)
-	return t.casResult(res, err, "rtcs", r.ID)
-}
-
-func (t *tx) AuditPut(a *protocol.AuditRecord) error {
-	data, err := json.Marshal(a)
-	if err != nil {
-		return err
+	args, _ := store.RTCUpdateArgs(r, expectStatus, t.D.Time)
+	res, err := t.exec(`UPDATE rtcs SET `+store.SQLRTCUpdateSet+` WHERE id = $1 AND status = $9`, args...)
+	if err = t.casResult(res, err, "rtcs", r.ID); err == nil {
+		t.audits = store.WithAudit(t.audits, r)
 	}
-	var ended any
-	if a.EndedAt != nil {
-		ended = ms(*a.EndedAt)
-	}
-	if _, err := t.exec(store.SQLAuditPut, a.RTCID, a.UserID, a.SessionID, ms(a.CreatedAt), ended, data); err != nil {
-		return fmt.Errorf("write audit record: %w", err)
-	}
-	t.audits = append(t.audits, a)
-	return nil
+	return err
 }
 
 func (t *tx) InboxInsert(item *store.InboxItem) error {
