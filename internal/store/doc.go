@@ -1,9 +1,10 @@
 // Package store defines the durable state of RTC Agent behind one interface,
 // Store, whose transactions (Tx, tx.go) are made of one small interface per
 // kind of state: a function that needs some of them takes only those. The SQL
-// both implementations send is written once (sql.go), and so are the
-// operations they do alike (Shared, shared.go), each implementation giving
-// them a Driver for what its database does differently.
+// both implementations send is written once (sql.go), and so are the state
+// their transactions hold (TxState, txstate.go) and the operations they do
+// alike (Shared, shared.go), each implementation giving them a Driver for
+// what its database does differently.
 //
 // Guarantees every implementation must give (checked by storetest):
 //   - Store.Write runs fn in one transaction. Everything it writes commits together,

@@ -11,16 +11,21 @@ import (
 
 // Driver is what a store's transaction does its own way for the operations
 // both stores do alike (Shared): send a statement of sql.go, and pass a time
-// as its schema keeps one.
+// or a JSON document as its schema keeps one.
 type Driver interface {
-	// Now is the transaction's time (Tx.Now).
-	Now() time.Time
 	// Time is t as an argument of a statement: what the schema stores for a
 	// time (TIMESTAMPTZ, Unix milliseconds).
 	Time(t time.Time) any
+	// JSON is a JSON document as an argument of a statement: what the schema
+	// stores for one (text, bytes).
+	JSON(data []byte) any
 	// Exec sends a statement that returns no rows and returns how many rows it
 	// changed.
 	Exec(query string, args ...any) (int64, error)
+	// Send sends a write whose answer the operation does not need: a store may
+	// send it with its next statement, and a failure then fails the
+	// transaction. It refuses in a read transaction.
+	Send(query string, args ...any) error
 	// GetJSON decodes the one row of query, a column of JSON, into v; ErrNotFound
 	// when there is no row.
 	GetJSON(v any, query string, args ...any) error
@@ -29,10 +34,20 @@ type Driver interface {
 	EachJSON(query string, args []any, fn func(data []byte) error) error
 }
 
-// Shared is the operations of Tx that both stores do alike, on a Driver: a
-// store's transaction embeds it and defines the other operations of Tx. A
-// store that needs one of these done its own way takes it out of here.
-type Shared struct{ D Driver }
+// Shared is what a transaction of either store holds and does alike: its
+// state (TxState), and the operations of Tx that need of its database only
+// what a Driver does. A store's transaction embeds it and defines the other
+// operations of Tx. A store that needs one of these done its own way takes it
+// out of here; one that does more defines it around this one (pgstore's
+// TurnInsert).
+type Shared struct {
+	D Driver
+	*TxState
+}
+
+// NewShared is the Shared of a transaction just made, in state st, with d for
+// what its database does its own way.
+func NewShared(d Driver, st TxState) Shared { return Shared{D: d, TxState: &st} }
 
 // ListJSON is the rows of query, each one column of JSON, decoded, one T a row.
 func ListJSON[T any](d Driver, query string, args ...any) ([]T, error) {
@@ -92,11 +107,29 @@ func EachJSON(rows Rows, fn func(data []byte) error) error {
 	return nil
 }
 
+func (s Shared) SessionInsert(sess *protocol.Session) error {
+	data, _ := json.Marshal(sess)
+	if err := s.D.Send(SQLSessionInsert, sess.ID, sess.UserID, s.D.JSON(data)); err != nil {
+		return fmt.Errorf("insert session: %w", err)
+	}
+	s.Rows.Put("session", sess.ID, data)
+	return nil
+}
+
 func (s Shared) SessionList(userID, beforeID string, limit int) ([]protocol.Session, error) {
 	if beforeID == "" {
 		return ListJSON[protocol.Session](s.D, SQLSessionList, userID, Limit(limit))
 	}
 	return ListJSON[protocol.Session](s.D, SQLSessionListBefore, userID, beforeID, Limit(limit))
+}
+
+func (s Shared) TurnInsert(t *protocol.Turn) error {
+	data, _ := t.StoredJSON()
+	if err := s.D.Send(SQLTurnInsert, t.ID, t.SessionID, t.Seq, t.Status, s.D.JSON(data)); err != nil {
+		return fmt.Errorf("insert turn: %w", err)
+	}
+	s.Rows.Put("turn", t.ID, data)
+	return nil
 }
 
 func (s Shared) TurnList(sessionID string, p Page) ([]protocol.Turn, error) {
@@ -131,7 +164,7 @@ func (s Shared) RTCListBySession(sessionID, afterID string, limit int) ([]protoc
 }
 
 func (s Shared) LeaseRenew(l Lease, ttl time.Duration) (Lease, error) {
-	now := s.D.Now()
+	now := s.At
 	l.ExpiresAt = now.Add(ttl)
 	n, err := s.D.Exec(SQLLeaseRenew, l.SessionID, l.Holder, l.Token, s.D.Time(l.ExpiresAt), s.D.Time(now))
 	if err != nil {
@@ -144,7 +177,7 @@ func (s Shared) LeaseRenew(l Lease, ttl time.Duration) (Lease, error) {
 }
 
 func (s Shared) NodeBeat(node string, ttl time.Duration) error {
-	now := s.D.Now()
+	now := s.At
 	if _, err := s.D.Exec(SQLNodeBeat, node, s.D.Time(now.Add(ttl))); err != nil {
 		return fmt.Errorf("node beat: %w", err)
 	}
@@ -155,7 +188,7 @@ func (s Shared) NodeBeat(node string, ttl time.Duration) error {
 }
 
 func (s Shared) NodeLeave(node string) error {
-	if _, err := s.D.Exec(SQLNodeLeave, node, s.D.Time(s.D.Now())); err != nil {
+	if _, err := s.D.Exec(SQLNodeLeave, node, s.D.Time(s.At)); err != nil {
 		return fmt.Errorf("node leave: %w", err)
 	}
 	return nil

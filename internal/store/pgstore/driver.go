@@ -10,22 +10,20 @@ import (
 
 // driver is the transaction as store.Shared sends statements through it
 // (store.Driver): after what waits to be sent (pipeline.go), with times as
-// TIMESTAMPTZ.
+// TIMESTAMPTZ and JSON as text.
 type driver struct{ *tx }
 
-// begun readies a transaction just made for the operations both stores do
-// alike (store.Shared): they go through driver.
-func (t *tx) begun() *tx {
-	t.Shared = store.Shared{D: driver{t}}
-	return t
-}
-
 func (d driver) Time(at time.Time) any { return at }
+
+func (d driver) JSON(data []byte) any { return string(data) }
 
 func (d driver) Exec(query string, args ...any) (int64, error) {
 	tag, err := d.exec(query, args...)
 	return tag.RowsAffected(), err
 }
+
+// Send waits to go with the transaction's next statement (pipeline.go).
+func (d driver) Send(query string, args ...any) error { return d.later(nil, query, args...) }
 
 func (d driver) GetJSON(v any, query string, args ...any) error { return d.getJSON(v, query, args...) }
 

@@ -38,7 +38,7 @@ func (t *tx) notifyNotLeased(ch string) (queued bool) {
 			queued = true
 		}
 	}
-	for _, id := range t.wakes.Pending() {
+	for _, id := range t.Wakes.Pending() {
 		if payload.Len()+len(id)+1 > notifyMax {
 			flush()
 		}
@@ -109,4 +109,4 @@ func (s *Store) listenOnce(ctx context.Context, wake func([]string)) error {
 }
 
 // markLeased notes that this transaction holds the session's lease.
-func (t *tx) markLeased(sessionID string) { t.wakes.Hold(sessionID) }
+func (t *tx) markLeased(sessionID string) { t.Wakes.Hold(sessionID) }

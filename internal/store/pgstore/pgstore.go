@@ -202,7 +202,8 @@ func (s *Store) attempt(ctx context.Context, fn func(tx store.Tx) error) (retry 
 	if err != nil {
 		return false, fmt.Errorf("pgstore: begin: %w", err)
 	}
-	t := (&tx{ctx: ctx, q: conn, now: s.clock(), writable: true, epoch: s.epoch, seq: &s.seq}).begun()
+	t := &tx{q: conn, seq: &s.seq}
+	t.Shared = store.NewShared(driver{t}, store.TxState{Ctx: ctx, At: s.clock(), Writable: true, Epoch: s.epoch})
 	// Explicit: the server default (default_transaction_isolation) may differ, and
 	// the locking below is designed for READ COMMITTED.
 	_ = t.later(nil, beginWrite)
@@ -222,7 +223,7 @@ func (s *Store) attempt(ctx context.Context, fn func(tx store.Tx) error) (retry 
 
 	err = fn(t)
 	if err == nil {
-		err = t.batch.SealAll(t.writeUpdate)
+		err = t.Batch.SealAll(t.writeUpdate)
 	}
 	if err != nil {
 		// After a failed statement PostgreSQL refuses everything until rollback, so
@@ -290,7 +291,9 @@ func (s *Store) Read(ctx context.Context, fn func(tx store.Tx) error) error {
 		return fmt.Errorf("pgstore: begin read: %w", err)
 	}
 	defer func() { _ = ptx.Rollback(context.WithoutCancel(ctx)) }()
-	return fn((&tx{ctx: ctx, q: ptx, now: s.clock(), epoch: s.epoch}).begun())
+	t := &tx{q: ptx}
+	t.Shared = store.NewShared(driver{t}, store.TxState{Ctx: ctx, At: s.clock(), Epoch: s.epoch})
+	return fn(t)
 }
 
 // Close implements store.Store: it waits for borrowed connections to come back.

@@ -81,7 +81,7 @@ func (t *tx) laterCheck(query string, args ...any) error {
 
 // defer queues a write (see above).
 func (t *tx) later(check func(pgconn.CommandTag) error, query string, args ...any) error {
-	if !t.writable {
+	if !t.Writable {
 		return errReadOnly
 	}
 	if t.failed != nil {
@@ -121,7 +121,7 @@ func (t *tx) pipeline(q deferred) (pgx.BatchResults, error) {
 		b.Queue(q.sql, q.args...)
 	}
 	t.pending = nil
-	br := t.q.SendBatch(t.ctx, b)
+	br := t.q.SendBatch(t.Ctx, b)
 	for i, r := range runs {
 		var err error
 		if fused[i] == nil {
@@ -277,7 +277,7 @@ func (t *tx) flush() error {
 
 // exec sends query, after the waiting writes, and returns its command tag.
 func (t *tx) exec(query string, args ...any) (pgconn.CommandTag, error) {
-	if !t.writable {
+	if !t.Writable {
 		return pgconn.CommandTag{}, errReadOnly
 	}
 	br, err := t.pipeline(deferred{sql: query, args: args})
@@ -285,7 +285,7 @@ func (t *tx) exec(query string, args ...any) (pgconn.CommandTag, error) {
 		return pgconn.CommandTag{}, err
 	}
 	if br == nil {
-		tag, err := t.q.Exec(t.ctx, query, args...)
+		tag, err := t.q.Exec(t.Ctx, query, args...)
 		return tag, t.note(err)
 	}
 	tag, err := br.Exec()
@@ -322,7 +322,7 @@ func (t *tx) queryRow(query string, args ...any) row {
 		return row{t: t, err: t.failed}
 	}
 	if len(t.pending) == 0 {
-		return row{t: t, r: t.q.QueryRow(t.ctx, query, args...)}
+		return row{t: t, r: t.q.QueryRow(t.Ctx, query, args...)}
 	}
 	var got pgx.Row
 	t.pending = append(t.pending, deferred{sql: query, args: args, row: func(r pgx.Row) error {
@@ -357,7 +357,7 @@ func (t *tx) query(query string, args ...any) (pgx.Rows, error) {
 		return nil, err
 	}
 	if br == nil {
-		rows, err := t.q.Query(t.ctx, query, args...)
+		rows, err := t.q.Query(t.Ctx, query, args...)
 		return rows, t.note(err)
 	}
 	rows, err := br.Query()

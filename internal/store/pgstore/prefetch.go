@@ -17,7 +17,7 @@ import (
 // lock's previous holder committed. Their answers are kept for the
 // transaction, which brings them up to date with its own writes.
 func (t *tx) Prefetch(p store.Prefetch) {
-	if !t.writable || t.failed != nil {
+	if !t.Writable || t.failed != nil {
 		return
 	}
 	// One statement each, sent as one with the session's read (fuse.go).
@@ -29,7 +29,7 @@ func (t *tx) Prefetch(p store.Prefetch) {
 				var data []byte
 				err := r.Scan(&id, &data)
 				if err == nil && len(t.locked) > 0 {
-					t.rows.Put("turn", id, data)
+					t.Rows.Put("turn", id, data)
 				}
 				return noRowsIsNil(err)
 			}})
@@ -89,7 +89,7 @@ func (t *tx) keepTurnAndOpen(r pgx.Row) error {
 		for i := range ids {
 			list[i] = openRTC{id: ids[i], seq: seqs[i], data: []byte(datas[i])}
 		}
-		t.rows.Put("turn", turnID, turn)
+		t.Rows.Put("turn", turnID, turn)
 		if t.openRTCs == nil {
 			t.openRTCs = openRTCs{}
 		}

@@ -25,7 +25,7 @@ type readyChanges struct {
 // queueReady queues, before COMMIT, the transaction's changes to the ready
 // queue.
 func (t *tx) queueReady() {
-	woken := t.wakes.Pending()
+	woken := t.Wakes.Pending()
 	emptied := make([]string, 0, len(t.ready.emptied))
 	for _, id := range t.ready.emptied {
 		if !slices.Contains(woken, id) { // new work keeps it on

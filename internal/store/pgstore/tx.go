@@ -1,7 +1,6 @@
 package pgstore
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -16,25 +15,18 @@ import (
 )
 
 type tx struct {
-	// Shared does what both stores do alike; its statements go through
-	// driver, after those waiting to be sent (driver.go).
+	// Shared holds and does what both stores do alike; its statements go
+	// through driver, after those waiting to be sent (driver.go).
 	store.Shared
-	ctx      context.Context
-	q        querier
-	now      time.Time
-	writable bool
-	epoch    string // initial epoch of new streams
-	seq      *sequencer
+	q   querier
+	seq *sequencer
 	// locked holds the position of each user stream whose row this transaction
 	// has locked: nobody else can change it until commit, so it is read once.
 	locked map[string]store.StreamPos
 	// seen holds, in a read transaction (one snapshot), the positions read so far.
 	seen    map[string]store.StreamPos
 	tickets []*ticket
-	batch   store.Batch
-	rows    store.RowCache // write transactions only
 	audits  []*protocol.AuditRecord
-	wakes   store.Wakes
 	// retry is the first failure after which running fn again can succeed.
 	retry error
 	// pending are writes not sent yet; failed is the failure of one sent
@@ -60,10 +52,6 @@ type tx struct {
 
 var errReadOnly = errors.New("pgstore: write in a read transaction")
 
-func (t *tx) Now() time.Time { return t.now }
-
-func (t *tx) Woken() []string { return t.wakes.All() }
-
 // note remembers a retryable failure (the transaction is dead after it, whatever fn
 // does with the error) and returns err.
 func (t *tx) note(err error) error {
@@ -85,8 +73,8 @@ func (t *tx) settle(hook func(store.Commit)) {
 	for _, tk := range t.tickets {
 		tk.wait()
 	}
-	if wake := t.wakes.Pending(); hook != nil && (len(t.batch.Updates) > 0 || len(wake) > 0) {
-		hook(store.Commit{Updates: t.batch.Updates, Wake: wake, Audits: t.audits})
+	if wake := t.Wakes.Pending(); hook != nil && (len(t.Batch.Updates) > 0 || len(wake) > 0) {
+		hook(store.Commit{Updates: t.Batch.Updates, Wake: wake, Audits: t.audits})
 	}
 }
 
@@ -106,15 +94,15 @@ func (t *tx) stream(userID string) (store.StreamPos, error) {
 	if p, ok := t.seen[userID]; ok {
 		return p, nil
 	}
-	p := store.StreamPos{Epoch: t.epoch}
+	p := store.StreamPos{Epoch: t.Epoch}
 	err := t.queryRow(`SELECT epoch, top, floor FROM user_streams WHERE user_id = $1`, userID).Scan(&p.Epoch, &p.Top, &p.Floor)
 	if errors.Is(err, pgx.ErrNoRows) {
-		p, err = store.StreamPos{Epoch: t.epoch}, nil
+		p, err = store.StreamPos{Epoch: t.Epoch}, nil
 	}
 	if err != nil {
 		return p, fmt.Errorf("user stream %s: %w", userID, err)
 	}
-	if !t.writable {
+	if !t.Writable {
 		if t.seen == nil {
 			t.seen = make(map[string]store.StreamPos)
 		}
@@ -130,7 +118,7 @@ func (t *tx) lockStream(userID string) (store.StreamPos, error) {
 	if p, ok := t.locked[userID]; ok {
 		return p, nil
 	}
-	if !t.writable {
+	if !t.Writable {
 		return store.StreamPos{}, errReadOnly
 	}
 	const sel = `SELECT epoch, top, floor FROM user_streams WHERE user_id = $1 FOR UPDATE`
@@ -140,7 +128,7 @@ func (t *tx) lockStream(userID string) (store.StreamPos, error) {
 		// DO NOTHING: a concurrent first write may create it; this waits for that
 		// transaction and the SELECT then locks the committed row.
 		_, err = t.exec(`INSERT INTO user_streams (user_id, epoch, top, floor) VALUES ($1, $2, 0, 0)
-			ON CONFLICT (user_id) DO NOTHING`, userID, t.epoch)
+			ON CONFLICT (user_id) DO NOTHING`, userID, t.Epoch)
 		if err == nil {
 			err = t.queryRow(sel, userID).Scan(&p.Epoch, &p.Top, &p.Floor)
 		}
@@ -203,7 +191,7 @@ func (t *tx) holdLocked(l *streamLock) bool {
 		return false
 	}
 	if l.session != nil {
-		t.rows.Put("session", l.sessionID, l.session)
+		t.Rows.Put("session", l.sessionID, l.session)
 	}
 	return true
 }
@@ -216,13 +204,13 @@ func noRowsIsNil(err error) error {
 }
 
 func (t *tx) NextOffset(userID string) (int64, error) {
-	if !t.writable {
+	if !t.Writable {
 		p, err := t.stream(userID)
 		return p.Top + 1, err
 	}
 	// Locked, so the offset returned is the one the next UpdateAppend assigns.
 	p, err := t.lockStream(userID)
-	if u, ok := t.batch.Open(userID); ok {
+	if u, ok := t.Batch.Open(userID); ok {
 		return u.Offset, err
 	}
 	return p.Top + 1, err
@@ -235,7 +223,7 @@ func (t *tx) UpdateAppend(userID, typ string, data any) (protocol.Update, error)
 	if err != nil {
 		return protocol.Update{}, err
 	}
-	u, opened, err := t.batch.Add(userID, p.Epoch, p.Top+1, typ, data)
+	u, opened, err := t.Batch.Add(userID, p.Epoch, p.Top+1, typ, data)
 	if err != nil {
 		return protocol.Update{}, err
 	}
@@ -251,14 +239,14 @@ func (t *tx) UpdateAppend(userID, typ string, data any) (protocol.Update, error)
 func (t *tx) writeUpdate(u protocol.Update, payload []byte) error {
 	err := t.later(nil, `WITH bump AS (UPDATE user_streams SET top = $2 WHERE user_id = $1)
 		INSERT INTO updates (user_id, off, payload, created_at) VALUES ($1, $2, $3, $4)`,
-		u.UserID, u.Offset, string(payload), t.now)
+		u.UserID, u.Offset, string(payload), t.At)
 	if err != nil {
 		return fmt.Errorf("append update: %w", err)
 	}
 	return nil
 }
 
-func (t *tx) UpdateOpen(userID string) (protocol.Update, bool) { return t.batch.Open(userID) }
+func (t *tx) UpdateOpen(userID string) (protocol.Update, bool) { return t.Batch.Open(userID) }
 
 func (t *tx) StreamGet(userID string) (store.StreamPos, error) { return t.stream(userID) }
 
@@ -267,7 +255,7 @@ func (t *tx) StreamReset(userID string) (store.StreamPos, error) {
 	if err != nil {
 		return p, err
 	}
-	if err := t.batch.Seal(userID, t.writeUpdate); err != nil {
+	if err := t.Batch.Seal(userID, t.writeUpdate); err != nil {
 		return p, err
 	}
 	p.Epoch, p.Floor = store.NewEpoch(), p.Top
@@ -314,7 +302,7 @@ func (t *tx) UpdateList(userID string, since int64, limit, maxBytes int) ([]prot
 }
 
 func (t *tx) UpdatePrune(before time.Time, keep int) (int64, error) {
-	if !t.writable {
+	if !t.Writable {
 		return 0, errReadOnly
 	}
 	// Per stream, the oldest updates up to the first one created at or after

@@ -11,15 +11,6 @@ import (
 	"github.com/rtcagent/rtcagent/internal/store"
 )
 
-func (t *tx) SessionInsert(s *protocol.Session) error {
-	data, _ := json.Marshal(s)
-	if err := t.later(nil, store.SQLSessionInsert, s.ID, s.UserID, string(data)); err != nil {
-		return fmt.Errorf("insert session: %w", err)
-	}
-	t.rows.Put("session", s.ID, data)
-	return nil
-}
-
 // SessionGet in a write transaction first locks the user's stream: every write of
 // a session happens under that lock (EmitSession assigns its offset), so the
 // session read here is the one this transaction overwrites, and no other writer
@@ -33,12 +24,12 @@ func (t *tx) SessionInsert(s *protocol.Session) error {
 // the lock, the session is read once per transaction (store.RowCache).
 func (t *tx) SessionGet(id string) (*protocol.Session, error) {
 	var s protocol.Session
-	if data, ok := t.rows.Get("session", id); ok && t.writable {
+	if data, ok := t.Rows.Get("session", id); ok && t.Writable {
 		return &s, json.Unmarshal(data, &s)
 	}
 	data, err := t.sessionData(id)
-	if err == nil && t.writable {
-		t.rows.Put("session", id, data)
+	if err == nil && t.Writable {
+		t.Rows.Put("session", id, data)
 	}
 	if err != nil {
 		return &s, err
@@ -50,7 +41,7 @@ func (t *tx) SessionGet(id string) (*protocol.Session, error) {
 // user's stream lock.
 func (t *tx) sessionData(id string) ([]byte, error) {
 	var data []byte
-	if t.writable && len(t.locked) == 0 && t.failed == nil {
+	if t.Writable && len(t.locked) == 0 && t.failed == nil {
 		l := t.lockThrough("sessions s", "s.id = $1", id)
 		if err := t.flush(); err != nil {
 			return nil, err
@@ -69,7 +60,7 @@ func (t *tx) sessionData(id string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, held := t.locked[userID]; t.writable && !held {
+	if _, held := t.locked[userID]; t.Writable && !held {
 		if _, err := t.lockStream(userID); err != nil {
 			return nil, err
 		}
@@ -90,19 +81,18 @@ func (t *tx) SessionUpdate(s *protocol.Session) error {
 		SELECT CASE WHEN EXISTS (SELECT 1 FROM u) THEN true ELSE rtcagent_fail('RA404', 'update sessions ' || $1 || ': not found') END`,
 		s.ID, string(data))
 	if err == nil {
-		t.rows.Put("session", s.ID, data)
+		t.Rows.Put("session", s.ID, data)
 	}
 	return err
 }
 
+// TurnInsert is store.Shared's, and notes the turn's seq as its session's
+// highest, which TurnMaxSeq then answers without asking.
 func (t *tx) TurnInsert(tr *protocol.Turn) error {
-	data, _ := tr.StoredJSON()
-	err := t.later(nil, store.SQLTurnInsert, tr.ID, tr.SessionID, tr.Seq, tr.Status, string(data))
-	if err != nil {
-		return fmt.Errorf("insert turn: %w", err)
+	if err := t.Shared.TurnInsert(tr); err != nil {
+		return err
 	}
 	t.turnSeqs.wrote(tr.SessionID, tr.Seq)
-	t.rows.Put("turn", tr.ID, data)
 	return nil
 }
 
@@ -110,7 +100,7 @@ func (t *tx) TurnInsert(tr *protocol.Turn) error {
 // under its user's stream lock (store.RowCache).
 func (t *tx) TurnGet(id string) (*protocol.Turn, error) {
 	var tr protocol.Turn
-	if data, ok := t.rows.Get("turn", id); ok && t.writable {
+	if data, ok := t.Rows.Get("turn", id); ok && t.Writable {
 		return &tr, json.Unmarshal(data, &tr)
 	}
 	var data []byte
@@ -124,8 +114,8 @@ func (t *tx) TurnGet(id string) (*protocol.Turn, error) {
 	if err := json.Unmarshal(data, &tr); err != nil {
 		return &tr, err
 	}
-	if _, held := t.locked[tr.UserID]; held && t.writable {
-		t.rows.Put("turn", id, data)
+	if _, held := t.locked[tr.UserID]; held && t.Writable {
+		t.Rows.Put("turn", id, data)
 	}
 	return &tr, nil
 }
@@ -137,7 +127,7 @@ func (t *tx) TurnUpdate(tr *protocol.Turn, expectStatus string) error {
 	if err := t.casUpdate("turns", "status = $2, data = $3", tr.ID, tr.Status, string(data), expectStatus); err != nil {
 		return err
 	}
-	t.rows.Put("turn", tr.ID, data)
+	t.Rows.Put("turn", tr.ID, data)
 	return nil
 }
 

@@ -32,7 +32,7 @@ func (t *tx) RTCInsert(r *protocol.RTC) error {
 func (t *tx) RTCGet(id string) (*protocol.RTC, error) {
 	var r protocol.RTC
 	const sel = store.SQLRTCGet
-	if !t.writable || len(t.locked) > 0 || t.failed != nil {
+	if !t.Writable || len(t.locked) > 0 || t.failed != nil {
 		return &r, t.getJSON(&r, sel, id)
 	}
 	l := t.lockThrough("rtcs r JOIN sessions s ON s.id = r.session_id", "r.id = $1", id)
@@ -80,7 +80,7 @@ func (t *tx) RTCUpdate(r *protocol.RTC, expectStatus string) error {
 }
 
 func (t *tx) InboxInsert(item *store.InboxItem) error {
-	if !t.writable {
+	if !t.Writable {
 		return errReadOnly
 	}
 	if t.failed != nil {
@@ -89,11 +89,11 @@ func (t *tx) InboxInsert(item *store.InboxItem) error {
 	// Sent with the transaction's next statement (item.ID is set then). The
 	// subquery sees the session's items as before the insert: none means this
 	// one is its oldest, which InboxNext then knows without asking.
-	item.CreatedAt = t.now
+	item.CreatedAt = t.At
 	t.pending = append(t.pending, deferred{
 		sql: `INSERT INTO inbox (session_id, kind, turn_id, created_at) VALUES ($1, $2, $3, $4)
 			RETURNING id, NOT EXISTS (SELECT 1 FROM inbox WHERE session_id = $1)`,
-		args: []any{item.SessionID, item.Kind, item.TurnID, t.now},
+		args: []any{item.SessionID, item.Kind, item.TurnID, t.At},
 		row: func(r pgx.Row) error {
 			var first bool
 			err := r.Scan(&item.ID, &first)
@@ -106,12 +106,12 @@ func (t *tx) InboxInsert(item *store.InboxItem) error {
 			return err
 		},
 		mapErr: func(err error) error { return fmt.Errorf("insert inbox item: %w", err) }})
-	t.wakes.Add(item.SessionID)
+	t.Wakes.Add(item.SessionID)
 	return nil
 }
 
 func (t *tx) InboxNext(sessionID string) (*store.InboxItem, error) {
-	if t.writable && t.wakes.Added(sessionID) {
+	if t.Writable && t.Wakes.Added(sessionID) {
 		// This transaction queued work for the session: its insert tells
 		// whether that is the oldest item (sent now, if it was not yet).
 		if err := t.flush(); err != nil {
@@ -144,7 +144,7 @@ func (t *tx) InboxDelete(it store.InboxItem) error {
 // id but this one) and the release when there is none. It waits to go with the
 // transaction's next statement or COMMIT, which reads *released.
 func (t *tx) InboxFinish(id int64, l store.Lease, released *bool) error {
-	if !t.writable {
+	if !t.Writable {
 		return errReadOnly
 	}
 	if t.failed != nil {
@@ -165,7 +165,7 @@ func (t *tx) InboxFinish(id int64, l store.Lease, released *bool) error {
 		row: func(r pgx.Row) error {
 			err := r.Scan(released)
 			if err == nil && *released {
-				t.wakes.Let(l.SessionID)
+				t.Wakes.Let(l.SessionID)
 			}
 			return err
 		},
@@ -194,7 +194,7 @@ const claimCandidates = `SELECT session_id FROM (
 // InboxSessions lists candidates only; the claim is LeaseAcquire (see the package
 // doc). It takes no locks, so it also works in Read.
 func (t *tx) InboxSessions(limit int) ([]string, error) {
-	rows, err := t.query(claimCandidates, t.now, limitArg(limit))
+	rows, err := t.query(claimCandidates, t.At, limitArg(limit))
 	if err != nil {
 		return nil, fmt.Errorf("inbox sessions: %w", t.note(err))
 	}
@@ -215,8 +215,8 @@ func (t *tx) InboxSessions(limit int) ([]string, error) {
 // (an API write adopting the work it queued) never waits for a lease, and the
 // lock order holds: a lease row before a user stream row (see doc.go).
 func (t *tx) LeaseAcquire(sessionID, holder string, ttl time.Duration) (store.Lease, error) {
-	l := store.Lease{SessionID: sessionID, Holder: holder, ExpiresAt: t.now.Add(ttl)}
-	if !t.writable {
+	l := store.Lease{SessionID: sessionID, Holder: holder, ExpiresAt: t.At.Add(ttl)}
+	if !t.Writable {
 		return l, errReadOnly
 	}
 	err := t.queryRow(`UPDATE leases AS l SET
@@ -227,7 +227,7 @@ func (t *tx) LeaseAcquire(sessionID, holder string, ttl time.Duration) (store.Le
 		FROM (SELECT session_id FROM leases WHERE session_id = $1 FOR UPDATE SKIP LOCKED) AS free
 		WHERE l.session_id = free.session_id AND (l.holder = $2 OR l.expires_at <= $4
 			OR EXISTS (SELECT 1 FROM nodes n WHERE n.node_id = l.holder AND n.expires_at <= $4))
-		RETURNING l.token`, sessionID, holder, l.ExpiresAt, t.now).Scan(&l.Token)
+		RETURNING l.token`, sessionID, holder, l.ExpiresAt, t.At).Scan(&l.Token)
 	if errors.Is(err, pgx.ErrNoRows) {
 		// Held, busy, or the session's first lease: only the last inserts.
 		err = t.queryRow(`INSERT INTO leases (session_id, holder, token, expires_at) VALUES ($1, $2, 1, $3)
@@ -255,16 +255,16 @@ func (t *tx) LeaseAcquire(sessionID, holder string, ttl time.Duration) (store.Le
 // transaction, never letting a write after it commit.
 func (t *tx) LeaseCheck(l store.Lease) error {
 	const held = `SELECT 1 FROM leases WHERE session_id = $1 AND holder = $2 AND token = $3 AND expires_at > $4`
-	if t.writable {
+	if t.Writable {
 		t.markLeased(l.SessionID)
 		// The session's row, found by its key and locked, then judged.
 		return t.laterCheck(`WITH lease AS (SELECT holder, token, expires_at FROM leases WHERE session_id = $1 FOR SHARE)
 			SELECT CASE WHEN EXISTS (SELECT 1 FROM lease WHERE holder = $2 AND token = $3 AND expires_at > $4) THEN true
 				ELSE rtcagent_fail('RA410', 'lease of session ' || $1 || ' lost') END`,
-			l.SessionID, l.Holder, l.Token, t.now)
+			l.SessionID, l.Holder, l.Token, t.At)
 	}
 	var one int
-	err := t.queryRow(held, l.SessionID, l.Holder, l.Token, t.now).Scan(&one)
+	err := t.queryRow(held, l.SessionID, l.Holder, l.Token, t.At).Scan(&one)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return store.ErrLeaseLost
 	}
@@ -275,7 +275,7 @@ func (t *tx) LeaseCheck(l store.Lease) error {
 }
 
 func (t *tx) LeaseRelease(l store.Lease) error {
-	t.wakes.Let(l.SessionID)
+	t.Wakes.Let(l.SessionID)
 	// Keep the row (and its token) so the next holder's token is higher. Work
 	// left goes back on the ready queue.
 	return t.later(nil, `WITH released AS (UPDATE leases SET expires_at = 'epoch'

@@ -8,17 +8,12 @@ import (
 )
 
 // driver is the transaction as store.Shared sends statements through it
-// (store.Driver), with times as Unix milliseconds.
+// (store.Driver), with times as Unix milliseconds and JSON as bytes.
 type driver struct{ *tx }
 
-// begun readies a transaction just made: the operations both stores do alike
-// (store.Shared) use it as their driver.
-func (t *tx) begun() *tx {
-	t.Shared = store.Shared{D: driver{t}}
-	return t
-}
-
 func (d driver) Time(at time.Time) any { return ms(at) }
+
+func (d driver) JSON(data []byte) any { return data }
 
 func (d driver) Exec(query string, args ...any) (int64, error) {
 	res, err := d.exec(query, args...)
@@ -28,10 +23,17 @@ func (d driver) Exec(query string, args ...any) (int64, error) {
 	return res.RowsAffected()
 }
 
+// Send sends the write at once: SQLite runs in this process, so there is no
+// exchange to save.
+func (d driver) Send(query string, args ...any) error {
+	_, err := d.exec(query, args...)
+	return err
+}
+
 func (d driver) GetJSON(v any, query string, args ...any) error { return d.getJSON(v, query, args...) }
 
 func (d driver) EachJSON(query string, args []any, fn func(data []byte) error) error {
-	rows, err := d.q.QueryContext(d.ctx, query, args...)
+	rows, err := d.q.QueryContext(d.Ctx, query, args...)
 	if err != nil {
 		return err
 	}
@@ -44,7 +46,7 @@ func (d driver) EachJSON(query string, args []any, fn func(data []byte) error) e
 
 // getJSON reads one data column into v, mapping no rows to store.ErrNotFound.
 func (t *tx) getJSON(v any, query string, args ...any) error {
-	return store.GetJSON(t.q.QueryRowContext(t.ctx, query, args...), sql.ErrNoRows, v)
+	return store.GetJSON(t.q.QueryRowContext(t.Ctx, query, args...), sql.ErrNoRows, v)
 }
 
 // listJSON reads data columns into a slice.

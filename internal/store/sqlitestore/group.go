@@ -116,7 +116,8 @@ func (g *group) run(batch []*write) {
 				return
 			}
 		}
-		w.t = (&tx{ctx: context.WithoutCancel(w.ctx), q: counted{s.wc}, now: s.now().UTC(), writable: true, epoch: s.epoch, known: s.known}).begun()
+		w.t = &tx{q: counted{s.wc}, known: s.known}
+		w.t.Shared = store.NewShared(driver{w.t}, store.TxState{Ctx: context.WithoutCancel(w.ctx), At: s.now().UTC(), Writable: true, Epoch: s.epoch})
 		w.err = call(w)
 		if single {
 			if w.err != nil {
@@ -153,8 +154,8 @@ func (g *group) run(batch []*write) {
 	hook := s.hook
 	s.mu.Unlock()
 	for _, w := range ok {
-		if wake := w.t.wakes.Pending(); len(w.t.batch.Updates) > 0 || len(wake) > 0 {
-			hook(store.Commit{Updates: w.t.batch.Updates, Wake: wake, Audits: w.t.audits})
+		if wake := w.t.Wakes.Pending(); len(w.t.Batch.Updates) > 0 || len(wake) > 0 {
+			hook(store.Commit{Updates: w.t.Batch.Updates, Wake: wake, Audits: w.t.audits})
 		}
 	}
 }
@@ -183,5 +184,5 @@ func call(w *write) (err error) {
 	if err := w.fn(w.t); err != nil {
 		return err
 	}
-	return w.t.batch.SealAll(w.t.writeUpdate)
+	return w.t.Batch.SealAll(w.t.writeUpdate)
 }

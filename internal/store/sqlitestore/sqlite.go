@@ -196,7 +196,9 @@ func (s *Store) Read(ctx context.Context, fn func(tx store.Tx) error) error {
 		return fmt.Errorf("begin read: %w", err)
 	}
 	defer c.end(false)
-	return fn((&tx{ctx: qctx, q: counted{c}, now: s.now().UTC(), epoch: s.epoch}).begun())
+	t := &tx{q: counted{c}}
+	t.Shared = store.NewShared(driver{t}, store.TxState{Ctx: qctx, At: s.now().UTC(), Epoch: s.epoch})
+	return fn(t)
 }
 
 // Close implements store.Store. No Read or Write may run during or after it.

@@ -37,18 +37,12 @@ func (c counted) QueryRowContext(ctx context.Context, query string, args ...any)
 }
 
 type tx struct {
-	// Shared does what both stores do alike, through driver (driver.go).
+	// Shared holds and does what both stores do alike, through driver
+	// (driver.go).
 	store.Shared
-	ctx      context.Context
-	q        querier
-	now      time.Time
-	writable bool
-	batch    store.Batch
-	rows     store.RowCache // write transactions only
-	audits   []*protocol.AuditRecord
-	wakes    store.Wakes
-	epoch    string                  // initial epoch of new streams
-	streams  map[string]*streamState // user streams read or written in this transaction
+	q       querier
+	audits  []*protocol.AuditRecord
+	streams map[string]*streamState // user streams read or written in this transaction
 	// known are the writer's committed stream positions (write transactions
 	// only); streamsUnknown: this transaction changed streams without
 	// tracking them (a prune), so they are read again after it.
@@ -67,16 +61,12 @@ type streamState struct {
 
 var errReadOnly = errors.New("sqlitestore: write in a read transaction")
 
-func (t *tx) Now() time.Time { return t.now }
-
 func (t *tx) exec(query string, args ...any) (sql.Result, error) {
-	if !t.writable {
+	if !t.Writable {
 		return nil, errReadOnly
 	}
-	return t.q.ExecContext(t.ctx, query, args...)
+	return t.q.ExecContext(t.Ctx, query, args...)
 }
-
-func (t *tx) Woken() []string { return t.wakes.All() }
 
 func ms(tm time.Time) int64 { return tm.UnixMilli() }
 
@@ -88,10 +78,10 @@ func (t *tx) stream(userID string, create bool) (*streamState, error) {
 	}
 	if st == nil {
 		st = &streamState{exists: true}
-		err := t.q.QueryRowContext(t.ctx, `SELECT epoch, floor, MAX(floor, COALESCE((SELECT MAX(offset) FROM updates WHERE user_id = s.user_id), 0))
+		err := t.q.QueryRowContext(t.Ctx, `SELECT epoch, floor, MAX(floor, COALESCE((SELECT MAX(offset) FROM updates WHERE user_id = s.user_id), 0))
 			FROM user_streams s WHERE user_id = ?`, userID).Scan(&st.pos.Epoch, &st.pos.Floor, &st.pos.Top)
 		if errors.Is(err, sql.ErrNoRows) {
-			st = &streamState{pos: store.StreamPos{Epoch: t.epoch}}
+			st = &streamState{pos: store.StreamPos{Epoch: t.Epoch}}
 		} else if err != nil {
 			return nil, fmt.Errorf("user stream %s: %w", userID, err)
 		}
@@ -112,11 +102,11 @@ func (t *tx) stream(userID string, create bool) (*streamState, error) {
 }
 
 func (t *tx) NextOffset(userID string) (int64, error) {
-	st, err := t.stream(userID, t.writable)
+	st, err := t.stream(userID, t.Writable)
 	if err != nil {
 		return 0, err
 	}
-	if u, ok := t.batch.Open(userID); ok {
+	if u, ok := t.Batch.Open(userID); ok {
 		return u.Offset, nil
 	}
 	return st.pos.Top + 1, nil
@@ -125,14 +115,14 @@ func (t *tx) NextOffset(userID string) (int64, error) {
 // UpdateAppend adds the change to the user's open update (store.Batch), written
 // when it is sealed.
 func (t *tx) UpdateAppend(userID, typ string, data any) (protocol.Update, error) {
-	if !t.writable {
+	if !t.Writable {
 		return protocol.Update{}, errReadOnly
 	}
 	st, err := t.stream(userID, true)
 	if err != nil {
 		return protocol.Update{}, err
 	}
-	u, opened, err := t.batch.Add(userID, st.pos.Epoch, st.pos.Top+1, typ, data)
+	u, opened, err := t.Batch.Add(userID, st.pos.Epoch, st.pos.Top+1, typ, data)
 	if err != nil {
 		return protocol.Update{}, err
 	}
@@ -144,16 +134,16 @@ func (t *tx) UpdateAppend(userID, typ string, data any) (protocol.Update, error)
 
 // writeUpdate writes a sealed update (store.Batch).
 func (t *tx) writeUpdate(u protocol.Update, payload []byte) error {
-	if _, err := t.exec(`INSERT INTO updates (user_id, offset, payload, created_at) VALUES (?, ?, ?, ?)`, u.UserID, u.Offset, payload, ms(t.now)); err != nil {
+	if _, err := t.exec(`INSERT INTO updates (user_id, offset, payload, created_at) VALUES (?, ?, ?, ?)`, u.UserID, u.Offset, payload, ms(t.At)); err != nil {
 		return fmt.Errorf("insert update: %w", err)
 	}
 	return nil
 }
 
-func (t *tx) UpdateOpen(userID string) (protocol.Update, bool) { return t.batch.Open(userID) }
+func (t *tx) UpdateOpen(userID string) (protocol.Update, bool) { return t.Batch.Open(userID) }
 
 func (t *tx) StreamGet(userID string) (store.StreamPos, error) {
-	st, err := t.stream(userID, t.writable)
+	st, err := t.stream(userID, t.Writable)
 	if err != nil {
 		return store.StreamPos{}, err
 	}
@@ -165,7 +155,7 @@ func (t *tx) StreamReset(userID string) (store.StreamPos, error) {
 	if err != nil {
 		return store.StreamPos{}, err
 	}
-	if err := t.batch.Seal(userID, t.writeUpdate); err != nil {
+	if err := t.Batch.Seal(userID, t.writeUpdate); err != nil {
 		return store.StreamPos{}, err
 	}
 	p := st.pos
@@ -187,7 +177,7 @@ func (t *tx) UpdateList(userID string, since int64, limit, maxBytes int) ([]prot
 		return nil, store.StreamPos{}, err
 	}
 	p := st.pos
-	rows, err := t.q.QueryContext(t.ctx, `SELECT payload FROM updates WHERE user_id = ? AND offset > ? ORDER BY offset LIMIT ?`, userID, since, limit)
+	rows, err := t.q.QueryContext(t.Ctx, `SELECT payload FROM updates WHERE user_id = ? AND offset > ? ORDER BY offset LIMIT ?`, userID, since, limit)
 	if err != nil {
 		return nil, p, fmt.Errorf("list updates: %w", err)
 	}
@@ -220,14 +210,14 @@ func (t *tx) UpdateList(userID string, since int64, limit, maxBytes int) ([]prot
 // Each stream is found from its floor on its primary key: no index on the age
 // of updates, which every append would write.
 func (t *tx) UpdatePrune(before time.Time, keep int) (int64, error) {
-	if !t.writable {
+	if !t.Writable {
 		return 0, errReadOnly
 	}
 	// The stream rows are read again after the floors changed, here and by
 	// the writer's next transactions.
 	defer clear(t.streams)
 	t.streamsUnknown = true
-	rows, err := t.q.QueryContext(t.ctx, `SELECT user_id, floor, cut FROM (
+	rows, err := t.q.QueryContext(t.Ctx, `SELECT user_id, floor, cut FROM (
 		SELECT s.user_id, s.floor, MIN(
 			COALESCE((SELECT MAX(u.offset) FROM updates u WHERE u.user_id = s.user_id), s.floor) - ?,
 			COALESCE((SELECT u.offset - 1 FROM updates u WHERE u.user_id = s.user_id AND u.offset > s.floor
@@ -269,23 +259,25 @@ func (t *tx) UpdatePrune(before time.Time, keep int) (int64, error) {
 	return n, nil
 }
 
-// getRow is getJSON of the row kind/id, read once per write transaction.
-func (t *tx) getRow(v any, kind, id, query string) error {
-	if !t.writable {
-		return t.getJSON(v, query, id)
+// getRow is getJSON of the row kind/id into a new T, read once per write
+// transaction.
+func getRow[T any](t *tx, kind, id, query string) (*T, error) {
+	var v T
+	if !t.Writable {
+		return &v, t.getJSON(&v, query, id)
 	}
-	data, ok := t.rows.Get(kind, id)
+	data, ok := t.Rows.Get(kind, id)
 	if !ok {
-		err := t.q.QueryRowContext(t.ctx, query, id).Scan(&data)
+		err := t.q.QueryRowContext(t.Ctx, query, id).Scan(&data)
 		if errors.Is(err, sql.ErrNoRows) {
-			return store.ErrNotFound
+			return &v, store.ErrNotFound
 		}
 		if err != nil {
-			return err
+			return &v, err
 		}
-		t.rows.Put(kind, id, data)
+		t.Rows.Put(kind, id, data)
 	}
-	return json.Unmarshal(data, v)
+	return &v, json.Unmarshal(data, &v)
 }
 
 // casResult maps an UPDATE … WHERE status = ? result to ErrConflict/ErrNotFound.
@@ -297,7 +289,7 @@ func (t *tx) casResult(res sql.Result, err error, table, id string) error {
 		return nil
 	}
 	var one int
-	if err := t.q.QueryRowContext(t.ctx, `SELECT 1 FROM `+table+` WHERE id = ?`, id).Scan(&one); errors.Is(err, sql.ErrNoRows) {
+	if err := t.q.QueryRowContext(t.Ctx, `SELECT 1 FROM `+table+` WHERE id = ?`, id).Scan(&one); errors.Is(err, sql.ErrNoRows) {
 		return store.ErrNotFound
 	}
 	return store.ErrConflict

@@ -9,59 +9,37 @@ import (
 	"github.com/rtcagent/rtcagent/internal/store"
 )
 
-func (t *tx) SessionInsert(s *protocol.Session) error {
-	data, _ := json.Marshal(s)
-	_, err := t.exec(store.SQLSessionInsert, s.ID, s.UserID, data)
-	if err != nil {
-		return fmt.Errorf("insert session: %w", err)
-	}
-	t.rows.Put("session", s.ID, data)
-	return nil
-}
-
 // SessionGet reads a session once per write transaction (store.RowCache: the
 // writer is alone, so what it read stays true until it writes).
 func (t *tx) SessionGet(id string) (*protocol.Session, error) {
-	var s protocol.Session
-	return &s, t.getRow(&s, "session", id, store.SQLSessionGet)
+	return getRow[protocol.Session](t, "session", id, store.SQLSessionGet)
 }
 
 func (t *tx) SessionUpdate(s *protocol.Session) error {
 	data, _ := json.Marshal(s)
 	res, err := t.exec(`UPDATE sessions SET data = ? WHERE id = ?`, data, s.ID)
 	if err = t.casResult(res, err, "sessions", s.ID); err == nil {
-		t.rows.Put("session", s.ID, data)
+		t.Rows.Put("session", s.ID, data)
 	}
 	return err
 }
 
-func (t *tx) TurnInsert(tr *protocol.Turn) error {
-	data, _ := tr.StoredJSON()
-	_, err := t.exec(store.SQLTurnInsert, tr.ID, tr.SessionID, tr.Seq, tr.Status, data)
-	if err != nil {
-		return fmt.Errorf("insert turn: %w", err)
-	}
-	t.rows.Put("turn", tr.ID, data)
-	return nil
-}
-
 func (t *tx) TurnGet(id string) (*protocol.Turn, error) {
-	var tr protocol.Turn
-	return &tr, t.getRow(&tr, "turn", id, store.SQLTurnGet)
+	return getRow[protocol.Turn](t, "turn", id, store.SQLTurnGet)
 }
 
 func (t *tx) TurnUpdate(tr *protocol.Turn, expectStatus string) error {
 	data, _ := tr.StoredJSON()
 	res, err := t.exec(`UPDATE turns SET status = ?, data = ? WHERE id = ? AND status = ?`, tr.Status, data, tr.ID, expectStatus)
 	if err = t.casResult(res, err, "turns", tr.ID); err == nil {
-		t.rows.Put("turn", tr.ID, data)
+		t.Rows.Put("turn", tr.ID, data)
 	}
 	return err
 }
 
 func (t *tx) maxSeq(table, sessionID string) (int64, error) {
 	var n int64
-	err := t.q.QueryRowContext(t.ctx, store.MaxSeqSQL(table), sessionID).Scan(&n)
+	err := t.q.QueryRowContext(t.Ctx, store.MaxSeqSQL(table), sessionID).Scan(&n)
 	return n, err
 }
 

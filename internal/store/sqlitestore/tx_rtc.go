@@ -46,20 +46,20 @@ func (t *tx) RTCUpdate(r *protocol.RTC, expectStatus string) error {
 }
 
 func (t *tx) InboxInsert(item *store.InboxItem) error {
-	item.CreatedAt = t.now
-	res, err := t.exec(`INSERT INTO inbox (session_id, kind, turn_id, created_at) VALUES (?, ?, ?, ?)`, item.SessionID, item.Kind, item.TurnID, ms(t.now))
+	item.CreatedAt = t.At
+	res, err := t.exec(`INSERT INTO inbox (session_id, kind, turn_id, created_at) VALUES (?, ?, ?, ?)`, item.SessionID, item.Kind, item.TurnID, ms(t.At))
 	if err != nil {
 		return fmt.Errorf("insert inbox item: %w", err)
 	}
 	item.ID, _ = res.LastInsertId()
-	t.wakes.Add(item.SessionID)
+	t.Wakes.Add(item.SessionID)
 	return nil
 }
 
 func (t *tx) InboxNext(sessionID string) (*store.InboxItem, error) {
 	var it store.InboxItem
 	var created int64
-	err := t.q.QueryRowContext(t.ctx, store.SQLInboxNext, sessionID).Scan(&it.ID, &it.SessionID, &it.Kind, &it.TurnID, &created)
+	err := t.q.QueryRowContext(t.Ctx, store.SQLInboxNext, sessionID).Scan(&it.ID, &it.SessionID, &it.Kind, &it.TurnID, &created)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, store.ErrNotFound
 	}
@@ -90,10 +90,10 @@ func (t *tx) InboxFinish(id int64, l store.Lease, released *bool) error {
 }
 
 func (t *tx) InboxSessions(limit int) ([]string, error) {
-	rows, err := t.q.QueryContext(t.ctx, `SELECT i.session_id FROM inbox i
+	rows, err := t.q.QueryContext(t.Ctx, `SELECT i.session_id FROM inbox i
 		LEFT JOIN leases l ON l.session_id = i.session_id AND l.expires_at > ?
 			AND NOT EXISTS (SELECT 1 FROM nodes n WHERE n.node_id = l.holder AND n.expires_at <= ?)
-		WHERE l.session_id IS NULL GROUP BY i.session_id ORDER BY MIN(i.id) LIMIT ?`, ms(t.now), ms(t.now), limit)
+		WHERE l.session_id IS NULL GROUP BY i.session_id ORDER BY MIN(i.id) LIMIT ?`, ms(t.At), ms(t.At), limit)
 	if err != nil {
 		return nil, fmt.Errorf("inbox sessions: %w", err)
 	}
@@ -110,19 +110,19 @@ func (t *tx) InboxSessions(limit int) ([]string, error) {
 }
 
 func (t *tx) LeaseAcquire(sessionID, holder string, ttl time.Duration) (store.Lease, error) {
-	l := store.Lease{SessionID: sessionID, Holder: holder, ExpiresAt: t.now.Add(ttl)}
+	l := store.Lease{SessionID: sessionID, Holder: holder, ExpiresAt: t.At.Add(ttl)}
 	var curHolder string
 	var token, expires int64
-	err := t.q.QueryRowContext(t.ctx, `SELECT holder, token, expires_at FROM leases WHERE session_id = ?`, sessionID).Scan(&curHolder, &token, &expires)
+	err := t.q.QueryRowContext(t.Ctx, `SELECT holder, token, expires_at FROM leases WHERE session_id = ?`, sessionID).Scan(&curHolder, &token, &expires)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		l.Token = 1
 		_, err = t.exec(`INSERT INTO leases (session_id, holder, token, expires_at) VALUES (?, ?, ?, ?)`, sessionID, holder, l.Token, ms(l.ExpiresAt))
 	case err != nil:
-	case curHolder == holder && expires > ms(t.now):
+	case curHolder == holder && expires > ms(t.At):
 		l.Token = token
 		_, err = t.exec(`UPDATE leases SET expires_at = ? WHERE session_id = ?`, ms(l.ExpiresAt), sessionID)
-	case expires > ms(t.now) && t.nodeLive(curHolder):
+	case expires > ms(t.At) && t.nodeLive(curHolder):
 		return l, store.ErrConflict
 	default: // free, expired, or its holder's liveness record expired
 		l.Token = token + 1
@@ -131,28 +131,28 @@ func (t *tx) LeaseAcquire(sessionID, holder string, ttl time.Duration) (store.Le
 	if err != nil {
 		return l, fmt.Errorf("acquire lease %s: %w", sessionID, err)
 	}
-	t.wakes.Hold(sessionID)
+	t.Wakes.Hold(sessionID)
 	return l, nil
 }
 
 func (t *tx) LeaseCheck(l store.Lease) error {
 	var n int
-	err := t.q.QueryRowContext(t.ctx, `SELECT count(*) FROM leases WHERE session_id = ? AND holder = ? AND token = ? AND expires_at > ?`,
-		l.SessionID, l.Holder, l.Token, ms(t.now)).Scan(&n)
+	err := t.q.QueryRowContext(t.Ctx, `SELECT count(*) FROM leases WHERE session_id = ? AND holder = ? AND token = ? AND expires_at > ?`,
+		l.SessionID, l.Holder, l.Token, ms(t.At)).Scan(&n)
 	if err != nil {
 		return fmt.Errorf("check lease: %w", err)
 	}
 	if n != 1 {
 		return store.ErrLeaseLost
 	}
-	if t.writable {
-		t.wakes.Hold(l.SessionID)
+	if t.Writable {
+		t.Wakes.Hold(l.SessionID)
 	}
 	return nil
 }
 
 func (t *tx) LeaseRelease(l store.Lease) error {
-	t.wakes.Let(l.SessionID)
+	t.Wakes.Let(l.SessionID)
 	// Keep the row (and its token) so the next holder's token is higher.
 	_, err := t.exec(`UPDATE leases SET expires_at = 0 WHERE session_id = ? AND holder = ? AND token = ?`, l.SessionID, l.Holder, l.Token)
 	return err
@@ -163,9 +163,9 @@ func (t *tx) LeaseRelease(l store.Lease) error {
 // as live, so an error never frees a lease.
 func (t *tx) nodeLive(node string) bool {
 	var expires int64
-	err := t.q.QueryRowContext(t.ctx, `SELECT expires_at FROM nodes WHERE node_id = ?`, node).Scan(&expires)
+	err := t.q.QueryRowContext(t.Ctx, `SELECT expires_at FROM nodes WHERE node_id = ?`, node).Scan(&expires)
 	if errors.Is(err, sql.ErrNoRows) {
 		return true
 	}
-	return err != nil || expires > ms(t.now)
+	return err != nil || expires > ms(t.At)
 }
