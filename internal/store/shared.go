@@ -116,6 +116,23 @@ func (s Shared) SessionInsert(sess *protocol.Session) error {
 	return nil
 }
 
+// RTCGet reads an RTC (pgstore's, in a write transaction, locks its user's
+// stream first).
+func (s Shared) RTCGet(id string) (*protocol.RTC, error) {
+	var r protocol.RTC
+	return &r, s.D.GetJSON(&r, SQLRTCGet, id)
+}
+
+// RTCInsert inserts r: its row, with its audit record when r carries one.
+func (s Shared) RTCInsert(r *protocol.RTC) error {
+	args, _ := RTCArgs(r, s.D.Time)
+	if err := s.D.Send(SQLRTCInsert, args...); err != nil {
+		return fmt.Errorf("insert rtc: %w", err)
+	}
+	s.Audits = WithAudit(s.Audits, r)
+	return nil
+}
+
 func (s Shared) SessionList(userID, beforeID string, limit int) ([]protocol.Session, error) {
 	if beforeID == "" {
 		return ListJSON[protocol.Session](s.D, SQLSessionList, userID, Limit(limit))

@@ -3,6 +3,8 @@ package store
 import (
 	"context"
 	"time"
+
+	"github.com/rtcagent/rtcagent/internal/protocol"
 )
 
 // TxState is what a transaction of either store holds, whatever its
@@ -23,6 +25,8 @@ type TxState struct {
 	Rows RowCache
 	// Wakes is what it queued work for.
 	Wakes Wakes
+	// Audits is the audit records the RTCs it wrote carry (Commit.Audits).
+	Audits []*protocol.AuditRecord
 }
 
 // Now is the transaction's time (At).

@@ -136,15 +136,18 @@ func (o openRTCs) find(id string) ([]byte, bool) {
 }
 
 // put brings the turn's list, when it was read, up to date with a write of r.
-func (o openRTCs) put(r *protocol.RTC, data string) {
+func (o openRTCs) put(r *protocol.RTC, data []byte) {
 	list, ok := o[r.TurnID]
 	if !ok {
 		return
 	}
+	if data == nil {
+		data, _ = r.StoredJSON()
+	}
 	list = slices.DeleteFunc(list, func(c openRTC) bool { return c.id == r.ID })
 	if !protocol.RTCTerminal(r.Status) {
 		i, _ := slices.BinarySearchFunc(list, r.Seq, func(c openRTC, seq int) int { return cmp.Compare(c.seq, seq) })
-		list = slices.Insert(list, i, openRTC{id: r.ID, seq: r.Seq, data: []byte(data)})
+		list = slices.Insert(list, i, openRTC{id: r.ID, seq: r.Seq, data: data})
 	}
 	o[r.TurnID] = list
 }

@@ -26,7 +26,6 @@ type tx struct {
 	// seen holds, in a read transaction (one snapshot), the positions read so far.
 	seen    map[string]store.StreamPos
 	tickets []*ticket
-	audits  []*protocol.AuditRecord
 	// retry is the first failure after which running fn again can succeed.
 	retry error
 	// pending are writes not sent yet; failed is the failure of one sent
@@ -74,7 +73,7 @@ func (t *tx) settle(hook func(store.Commit)) {
 		tk.wait()
 	}
 	if wake := t.Wakes.Pending(); hook != nil && (len(t.Batch.Updates) > 0 || len(wake) > 0) {
-		hook(store.Commit{Updates: t.Batch.Updates, Wake: wake, Audits: t.audits})
+		hook(store.Commit{Updates: t.Batch.Updates, Wake: wake, Audits: t.Audits})
 	}
 }
 

@@ -12,13 +12,13 @@ import (
 	"github.com/rtcagent/rtcagent/internal/store"
 )
 
+// RTCInsert is Shared's, then r is among the open calls of its turn when the
+// transaction read them.
 func (t *tx) RTCInsert(r *protocol.RTC) error {
-	args, data := store.RTCArgs(r, t.D.Time)
-	if err := t.later(nil, store.SQLRTCInsert, args...); err != nil {
-		return fmt.Errorf("insert rtc: %w", err)
+	if err := t.Shared.RTCInsert(r); err != nil {
+		return err
 	}
-	t.openRTCs.put(r, string(data))
-	t.audits = store.WithAudit(t.audits, r)
+	t.openRTCs.put(r, nil)
 	return nil
 }
 
@@ -74,8 +74,8 @@ func (t *tx) RTCUpdate(r *protocol.RTC, expectStatus string) error {
 	if err := t.casUpdate("rtcs", store.SQLRTCUpdateSet, args...); err != nil {
 		return err
 	}
-	t.openRTCs.put(r, string(data))
-	t.audits = store.WithAudit(t.audits, r)
+	t.openRTCs.put(r, data)
+	t.Audits = store.WithAudit(t.Audits, r)
 	return nil
 }
 

@@ -155,7 +155,7 @@ func (g *group) run(batch []*write) {
 	s.mu.Unlock()
 	for _, w := range ok {
 		if wake := w.t.Wakes.Pending(); len(w.t.Batch.Updates) > 0 || len(wake) > 0 {
-			hook(store.Commit{Updates: w.t.Batch.Updates, Wake: wake, Audits: w.t.audits})
+			hook(store.Commit{Updates: w.t.Batch.Updates, Wake: wake, Audits: w.t.Audits})
 		}
 	}
 }

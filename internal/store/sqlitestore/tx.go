@@ -41,7 +41,6 @@ type tx struct {
 	// (driver.go).
 	store.Shared
 	q       querier
-	audits  []*protocol.AuditRecord
 	streams map[string]*streamState // user streams read or written in this transaction
 	// known are the writer's committed stream positions (write transactions
 	// only); streamsUnknown: this transaction changed streams without

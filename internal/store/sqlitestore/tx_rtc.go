@@ -10,20 +10,6 @@ import (
 	"github.com/rtcagent/rtcagent/internal/store"
 )
 
-func (t *tx) RTCInsert(r *protocol.RTC) error {
-	args, _ := store.RTCArgs(r, t.D.Time)
-	if _, err := t.exec(store.SQLRTCInsert, args...); err != nil {
-		return fmt.Errorf("insert rtc: %w", err)
-	}
-	t.audits = store.WithAudit(t.audits, r)
-	return nil
-}
-
-func (t *tx) RTCGet(id string) (*protocol.RTC, error) {
-	var r protocol.RTC
-	return &r, t.getJSON(&r, store.SQLRTCGet, id)
-}
-
 func (t *tx) RTCListOpenByTurn(turnID string) ([]protocol.RTC, error) {
 	return listJSON[protocol.RTC](t, `SELECT data FROM rtcs WHERE turn_id = ? AND open = 1 ORDER BY seq`, turnID)
 }
@@ -40,7 +26,7 @@ func (t *tx) RTCUpdate(r *protocol.RTC, expectStatus string) error {
 	args, _ := store.RTCUpdateArgs(r, expectStatus, t.D.Time)
 	res, err := t.exec(`UPDATE rtcs SET `+store.SQLRTCUpdateSet+` WHERE id = $1 AND status = $9`, args...)
 	if err = t.casResult(res, err, "rtcs", r.ID); err == nil {
-		t.audits = store.WithAudit(t.audits, r)
+		t.Audits = store.WithAudit(t.Audits, r)
 	}
 	return err
 }
