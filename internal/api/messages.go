@@ -111,15 +111,22 @@ func cursor(s string) (int64, error) {
 	return n, nil
 }
 
-func (a *API) messageList(ctx context.Context, c core.Caller, params json.RawMessage) (any, error) {
+// seqPage reads a list request of one session's rows in seq order: the
+// request, and the seq its cursor names (0 for the first page).
+func (a *API) seqPage(params json.RawMessage) (protocol.ListRequest, int64, error) {
 	var req protocol.ListRequest
 	if err := decode(params, &req); err != nil {
-		return nil, err
+		return req, 0, err
 	}
 	if err := a.checkID("session_id", req.SessionID); err != nil {
-		return nil, err
+		return req, 0, err
 	}
 	after, err := cursor(req.Cursor)
+	return req, after, err
+}
+
+func (a *API) messageList(ctx context.Context, c core.Caller, params json.RawMessage) (any, error) {
+	req, after, err := a.seqPage(params)
 	if err != nil {
 		return nil, err
 	}

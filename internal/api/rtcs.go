@@ -16,10 +16,7 @@ func (a *API) rtcUpdateStatus(ctx context.Context, c core.Caller, params json.Ra
 	if err := decode(params, &req); err != nil {
 		return nil, err
 	}
-	if err := a.checkID("rtc_id", req.RTCID); err != nil {
-		return nil, err
-	}
-	if err := a.checkID("client_id", req.ClientID); err != nil {
+	if err := a.checkRTCIDs(req.RTCID, req.ClientID); err != nil {
 		return nil, err
 	}
 	switch req.Status {
@@ -42,16 +39,7 @@ func (a *API) rtcUpdateStatus(ctx context.Context, c core.Caller, params json.Ra
 			return nil, protocol.Errorf(protocol.CodeTooLarge, "approval.reason longer than %d bytes", maxDecisionReasonBytes)
 		}
 	}
-	var r *protocol.RTC
-	err := a.write(ctx, func(tx store.Tx) error {
-		var err error
-		r, err = lifecycle.UpdateRTCStatus(tx, c, &req)
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	return &protocol.RTCResult{RTC: *r}, nil
+	return a.rtcChange(ctx, 1, func(tx store.Tx) (*protocol.RTC, error) { return lifecycle.UpdateRTCStatus(tx, c, &req) })
 }
 
 func (a *API) rtcApprove(ctx context.Context, c core.Caller, params json.RawMessage) (any, error) {
@@ -59,10 +47,7 @@ func (a *API) rtcApprove(ctx context.Context, c core.Caller, params json.RawMess
 	if err := decode(params, &req); err != nil {
 		return nil, err
 	}
-	if err := a.checkID("rtc_id", req.RTCID); err != nil {
-		return nil, err
-	}
-	if err := a.checkID("client_id", req.ClientID); err != nil {
+	if err := a.checkRTCIDs(req.RTCID, req.ClientID); err != nil {
 		return nil, err
 	}
 	if ap := req.Approval; ap != nil {
@@ -73,16 +58,7 @@ func (a *API) rtcApprove(ctx context.Context, c core.Caller, params json.RawMess
 			return nil, protocol.Errorf(protocol.CodeInvalidArgument, "approval.reason goes with a denial (update_status rejected)")
 		}
 	}
-	var r *protocol.RTC
-	err := a.write(ctx, func(tx store.Tx) error {
-		var err error
-		r, err = lifecycle.ApproveRTC(tx, c, &req)
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	return &protocol.RTCResult{RTC: *r}, nil
+	return a.rtcChange(ctx, 1, func(tx store.Tx) (*protocol.RTC, error) { return lifecycle.ApproveRTC(tx, c, &req) })
 }
 
 func (a *API) rtcSubmitResult(ctx context.Context, c core.Caller, params json.RawMessage) (any, error) {
@@ -90,10 +66,7 @@ func (a *API) rtcSubmitResult(ctx context.Context, c core.Caller, params json.Ra
 	if err := decode(params, &req); err != nil {
 		return nil, err
 	}
-	if err := a.checkID("rtc_id", req.RTCID); err != nil {
-		return nil, err
-	}
-	if err := a.checkID("client_id", req.ClientID); err != nil {
+	if err := a.checkRTCIDs(req.RTCID, req.ClientID); err != nil {
 		return nil, err
 	}
 	if err := requireOK(params); err != nil {
@@ -108,18 +81,33 @@ func (a *API) rtcSubmitResult(ctx context.Context, c core.Caller, params json.Ra
 	if err := checkExecution(req.Execution); err != nil {
 		return nil, err
 	}
-	var r *protocol.RTC
-	var err error
 	// A submission that loses the compare-and-set to a concurrent one (another
 	// tab, a retry racing the original; possible where transactions run in
 	// parallel, as on PostgreSQL) runs again and answers with the stored outcome.
+	return a.rtcChange(ctx, submitAttempts, func(tx store.Tx) (*protocol.RTC, error) { return lifecycle.SubmitResult(tx, c, &req) })
+}
+
+// checkRTCIDs checks the ids of a request that changes an RTC.
+func (a *API) checkRTCIDs(rtcID, clientID string) error {
+	if err := a.checkID("rtc_id", rtcID); err != nil {
+		return err
+	}
+	return a.checkID("client_id", clientID)
+}
+
+// rtcChange runs change in a write transaction, up to attempts times while it
+// loses a compare-and-set (store.ErrConflict), and answers with the RTC it
+// returned.
+func (a *API) rtcChange(ctx context.Context, attempts int, change func(tx store.Tx) (*protocol.RTC, error)) (any, error) {
+	var r *protocol.RTC
+	var err error
 	for attempt := 1; ; attempt++ {
 		err = a.write(ctx, func(tx store.Tx) error {
 			var err error
-			r, err = lifecycle.SubmitResult(tx, c, &req)
+			r, err = change(tx)
 			return err
 		})
-		if !errors.Is(err, store.ErrConflict) || attempt == submitAttempts {
+		if !errors.Is(err, store.ErrConflict) || attempt >= attempts {
 			break
 		}
 	}

@@ -32,14 +32,7 @@ func (a *API) turnStop(ctx context.Context, c core.Caller, params json.RawMessag
 }
 
 func (a *API) turnList(ctx context.Context, c core.Caller, params json.RawMessage) (any, error) {
-	var req protocol.ListRequest
-	if err := decode(params, &req); err != nil {
-		return nil, err
-	}
-	if err := a.checkID("session_id", req.SessionID); err != nil {
-		return nil, err
-	}
-	after, err := cursor(req.Cursor)
+	req, after, err := a.seqPage(params)
 	if err != nil {
 		return nil, err
 	}
