@@ -11,6 +11,7 @@ import (
 	"github.com/rtcagent/rtcagent/internal/lifecycle"
 	"github.com/rtcagent/rtcagent/internal/protocol"
 	"github.com/rtcagent/rtcagent/internal/store"
+	"github.com/rtcagent/rtcagent/internal/tools"
 )
 
 // Runner is what the API needs from the session workers: hints and partial text.
@@ -38,6 +39,7 @@ type API struct {
 	log     *slog.Logger
 	methods map[string]handler
 	sends   *limiter
+	views   tools.ViewTools // the tools views may call (ServeViews); nil for none
 }
 
 type handler func(ctx context.Context, c core.Caller, params json.RawMessage) (any, error)
@@ -71,6 +73,7 @@ func New(st store.Store, runner Runner, lim protocol.Limits, log *slog.Logger) *
 		protocol.MethodRTCApprove:      a.rtcApprove,
 		protocol.MethodUpdateList:      a.updateList,
 		protocol.MethodAuditList:       a.auditList,
+		protocol.MethodAppCall:         a.appCall,
 	}
 	return a
 }

@@ -55,6 +55,11 @@
 //     (the call that made it waits for the person's approval, unless the
 //     session allows that server's requests for the chat), and EndSample
 //     records the model's answer and adds its tokens to the turn.
+//   - CallFromView: a call a tool's view asks for, a new RTC of the view's
+//     call's turn (tool_call_id app:<call>:<client_id>) with its audit
+//     record, decided like the model's calls of that server (rejected in
+//     plan mode, pending for the person, or handed to the worker); it runs
+//     beside the step's calls, and the turn resumes only once it ended too.
 //   - Resume: the turn, running again (or failed, when its checkpoint expired).
 //   - EndTurn: the turn, its streaming messages closed, its open calls failed,
 //     the session (no active turn, the turn's usage added) and the start item

@@ -25,6 +25,9 @@ func ExpireRTC(tx store.Tx, id string) error {
 // endRTC writes r in its new terminal status (compare-and-set from prev) and then,
 // in the same transaction, delivers the next queued RTC of the turn or, when none is
 // left open, queues the turn's resumption. act is the person who ended it, if any.
+// A call a view asked for (IsViewCall) runs beside the step's calls: it holds
+// back neither the next call of the step nor is held back by it, and the turn
+// resumes only once it ended too.
 func endRTC(tx store.Tx, r *protocol.RTC, prev string, act *actor) error {
 	if err := emitRTCBy(tx, r, prev, act); err != nil {
 		return casConflict(err, r.ID)
@@ -33,15 +36,26 @@ func endRTC(tx store.Tx, r *protocol.RTC, prev string, act *actor) error {
 	if err != nil {
 		return err
 	}
+	var queued *protocol.RTC
+	views := false
 	for i := range rtcs {
-		next := &rtcs[i]
-		if next.Step != r.Step {
-			continue
+		x := &rtcs[i]
+		switch {
+		case x.Status == protocol.RTCQueued:
+			if queued == nil {
+				queued = x
+			}
+		case IsViewCall(x):
+			views = true
+		default:
+			return nil // another call of the step (or a question of one) is still open: one at a time
 		}
-		if next.Status == protocol.RTCQueued {
-			return Deliver(tx, next, protocol.RTCQueued)
-		}
-		return nil // another call of the step is still open (not expected: one at a time)
+	}
+	if queued != nil {
+		return Deliver(tx, queued, protocol.RTCQueued)
+	}
+	if views {
+		return nil // the turn resumes when the view's call ends
 	}
 	turn, err := tx.TurnGet(r.TurnID)
 	if err != nil || turn.Status != protocol.TurnWaiting {

@@ -49,15 +49,17 @@ type App struct {
 // name (as the model calls it).
 func AppPath(name string) string { return AppsPrefix + name }
 
-// uiOf returns the ui:// resource a tool declares as its view ("" for none)
-// and whether the model may call the tool (`_meta.ui.visibility` without
-// "model" keeps it for its view alone).
-func uiOf(t *mcp.Tool) (uri string, forModel bool) {
-	forModel = true
+// uiOf returns the ui:// resource a tool declares as its view ("" for none),
+// whether the model may call the tool and whether a view of its server may
+// (`_meta.ui.visibility`: both when it is absent; ["app"] keeps the tool for
+// views alone, ["model"] for the model alone).
+func uiOf(t *mcp.Tool) (uri string, forModel, forView bool) {
+	forModel, forView = true, true
 	if ui, ok := t.Meta["ui"].(map[string]any); ok {
 		uri, _ = ui["resourceUri"].(string)
 		if vis, ok := ui["visibility"].([]any); ok {
 			forModel = slices.Contains(vis, any("model"))
+			forView = slices.Contains(vis, any("app"))
 		}
 	}
 	if uri == "" {
@@ -66,7 +68,7 @@ func uiOf(t *mcp.Tool) (uri string, forModel bool) {
 	if !strings.HasPrefix(uri, "ui://") || len(uri) > 2048 {
 		uri = ""
 	}
-	return uri, forModel
+	return uri, forModel, forView
 }
 
 // readApps reads the views the listed tools declare (uris: tool name → ui://

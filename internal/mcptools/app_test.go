@@ -14,19 +14,28 @@ import (
 
 // TestAppServed: a tool's view (MCP Apps) is read when its server lists its
 // tools and served at AppPath with its CSP; the offered tool names the path; a
-// tool only its view may call is not offered to the model.
+// tool only its view may call is not offered to the model, but views may call
+// it, and the model's tools too.
 func TestAppServed(t *testing.T) {
 	hs := httptest.NewServer(mcptest.Handler(mcptest.Options{}))
 	t.Cleanup(hs.Close)
 	m := start(t, Server{Name: "web", URL: hs.URL})
-	if _, ok := m.Lookup("web__panel_refresh"); ok {
-		t.Error("a tool for its view alone is offered to the model")
-	}
 	var path string
 	for _, tool := range m.Offered() {
 		if tool.Spec.Name == "web__panel" {
 			path = tool.App
 		}
+		if tool.Spec.Name == "web__panel_refresh" {
+			t.Error("a tool for its view alone is offered to the model")
+		}
+	}
+	for _, name := range []string{"web__panel_refresh", "web__panel", "web__echo"} {
+		if vt, ok := m.ViewTool(name); !ok || vt.Spec.Name != name || !vt.OnServer {
+			t.Errorf("a view may not call %s: %+v", name, vt)
+		}
+	}
+	if _, ok := m.ViewTool("web__nope"); ok {
+		t.Error("a view may call a tool its server does not have")
 	}
 	if path != "/mcp-apps/web__panel" {
 		t.Fatalf("the panel tool's view path is %q", path)
@@ -128,6 +137,42 @@ func TestAppsLeftOut(t *testing.T) {
 		}
 		if want := name == "ok"; has != want || (tl.App != "") != want {
 			t.Errorf("%s: view %v, path %q; want a view: %v", name, has, tl.App, want)
+		}
+	}
+}
+
+// TestVisibility: `_meta.ui.visibility` says who may call a tool: the model
+// is offered only the tools that name it (or name no one), a view may call
+// only the tools that name "app" (or name no one), and a tool for no one is
+// left out.
+func TestVisibility(t *testing.T) {
+	s := mcp.NewServer(&mcp.Implementation{Name: "vis", Version: "1"}, nil)
+	tool := func(name string, vis []any) {
+		meta := mcp.Meta{}
+		if vis != nil {
+			meta["ui"] = map[string]any{"visibility": vis}
+		}
+		mcp.AddTool(s, &mcp.Tool{Name: name, Description: name, Meta: meta},
+			func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
+				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: name}}}, nil, nil
+			})
+	}
+	tool("both", nil)
+	tool("listed", []any{"model", "app"})
+	tool("model", []any{"model"})
+	tool("app", []any{"app"})
+	tool("none", []any{})
+	hs := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil))
+	t.Cleanup(hs.Close)
+	m := start(t, Server{Name: "v", URL: hs.URL})
+	offered := map[string]bool{}
+	for _, tl := range m.Offered() {
+		offered[tl.Spec.Name] = true
+	}
+	for name, want := range map[string][2]bool{"both": {true, true}, "listed": {true, true}, "model": {true, false}, "app": {false, true}, "none": {false, false}} {
+		_, forView := m.ViewTool("v__" + name)
+		if offered["v__"+name] != want[0] || forView != want[1] {
+			t.Errorf("%s: offered to the model %v, to views %v; want %v", name, offered["v__"+name], forView, want)
 		}
 	}
 }

@@ -161,13 +161,16 @@ func (m *Manager) waitListed(ctx context.Context, name string) error {
 	}
 }
 
-// Tools returns the tools offered to the model, sorted by name.
+// Tools returns the tools offered to the model, sorted by name (not those
+// only views may call).
 func (m *Manager) Tools() []Tool {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	out := make([]Tool, 0, len(m.tools))
 	for _, t := range m.tools {
-		out = append(out, t)
+		if t.ForModel {
+			out = append(out, t)
+		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
@@ -180,7 +183,7 @@ func (m *Manager) Changed() <-chan struct{} {
 	return m.changed
 }
 
-// Lookup returns the tool the model calls name.
+// Lookup returns the tool named name, whether the model or a view calls it.
 func (m *Manager) Lookup(name string) (Tool, bool) {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
@@ -470,16 +473,19 @@ func (m *Manager) list(ctx context.Context, c *conn, s *mcp.ClientSession) error
 			c.leftOut(m.log, "tool left out", "err", err)
 			continue
 		}
-		uri, forModel := uiOf(t)
-		if !forModel {
-			c.leftOut(m.log, "tool left out: its view alone may call it (_meta.ui.visibility), and views do not call tools here", "tool", t.Name)
+		uri, forModel, forView := uiOf(t)
+		if !forModel && !forView {
+			c.leftOut(m.log, "tool left out: neither the model nor a view may call it (_meta.ui.visibility)", "tool", t.Name)
 			continue
 		}
+		ot.ForModel, ot.ForView = forModel, forView
 		if len(offered) >= MaxToolsPerSrv {
 			c.leftOut(m.log, "tools left out: more than the limit per server", "limit", MaxToolsPerSrv)
 			break
 		}
-		if uri != "" {
+		if uri != "" && forModel {
+			// Only a call of the model shows a view: a tool for views alone
+			// names one, but its calls have no card to show it in.
 			uis[ot.Name] = uri
 		}
 		offered = append(offered, ot)

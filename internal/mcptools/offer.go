@@ -7,8 +7,11 @@ import (
 	"github.com/rtcagent/rtcagent/internal/tools"
 )
 
-// The Manager is the server's tools.ServerTools.
-var _ tools.ServerTools = (*Manager)(nil)
+// The Manager is the server's tools.ServerTools, and its tools.ViewTools.
+var (
+	_ tools.ServerTools = (*Manager)(nil)
+	_ tools.ViewTools   = (*Manager)(nil)
+)
 
 // Offered returns the tools of every server for the model's tool set.
 func (m *Manager) Offered() []tools.Tool {
@@ -19,6 +22,17 @@ func (m *Manager) Offered() []tools.Tool {
 		out[i].App = t.App
 	}
 	return out
+}
+
+// ViewTool returns the tool named name if a view of its server may call it
+// (tools.ViewTools), as the permission rules see it.
+func (m *Manager) ViewTool(name string) (tools.Tool, bool) {
+	t, ok := m.Lookup(name)
+	if !ok || !t.ForView {
+		return tools.Tool{}, false
+	}
+	out := tools.ServerTool(t.Name, t.Description, t.InputSchema, t.ReadOnly)
+	return out, true
 }
 
 // Run executes one call once; h receives the server's elicitations and

@@ -27,6 +27,9 @@ type Tool struct {
 	ReadOnly    bool            // annotated readOnlyHint: it changes nothing
 	Idempotent  bool            // annotated idempotentHint: running it again changes nothing more
 	App         string          // the path of its view on this server (AppPath), "" for none
+	// ForModel: the model is offered the tool; ForView: a view of its server
+	// may call it (`_meta.ui.visibility`, both by default).
+	ForModel, ForView bool
 }
 
 // Rerunnable reports whether running the tool's call a second time is harmless.

@@ -42,18 +42,24 @@ func (r *Runner) runServerRTC(ctx context.Context, o *owner, item *store.InboxIt
 		if err != nil {
 			return err
 		}
+		// The first server call that may run: a step's call and a call its
+		// view asked for may both be open, and one waiting for the person
+		// holds back neither the other nor its item.
 		var rc *protocol.RTC
 		for i := range open {
-			if open[i].Executor == protocol.RTCExecutorServer {
-				rc = &open[i]
-				break
+			x := &open[i]
+			if x.Executor != protocol.RTCExecutorServer || tools.IsSampling(x.ToolName) {
+				continue // a request to use the model runs in the call that made it
 			}
+			if x.Status == protocol.RTCQueued || x.NeedsConfirmation && !x.Approved() {
+				continue // not delivered yet, or waiting for the person: a later item runs it
+			}
+			rc = x
+			break
 		}
 		switch {
 		case rc == nil:
-			return finish() // ended meanwhile (stopped, timed out, rejected)
-		case rc.Status == protocol.RTCQueued || rc.NeedsConfirmation && !rc.Approved():
-			return finish() // not delivered yet, or waiting for the person: a later item runs it
+			return finish() // ended meanwhile (stopped, timed out, rejected), or not ready to run
 		case r.cfg.ServerTools == nil:
 			msg := "no MCP server is configured on this server any more"
 			if rc.Status == protocol.RTCExecuting {
@@ -165,6 +171,11 @@ func (r *Runner) callServer(ctx context.Context, o *owner, t *protocol.Turn, rtc
 	start := time.Now()
 	var asked atomic.Int64 // the call's questions and requests to use the model, numbered together
 	hooks := tools.Hooks{Ask: r.elicitAsker(rtc, &asked), Sample: r.sampler(rtc, &asked), Progress: progress.put}
+	if lifecycle.IsViewCall(rtc) {
+		// A view's call has no card of its own to put a question or a
+		// request to use the model under: its server's are declined.
+		hooks.Ask, hooks.Sample = nil, nil
+	}
 	res, err := r.cfg.ServerTools.Run(cctx, rtc.ToolName, rtc.Arguments, hooks)
 	stopProgress()
 	if err != nil {

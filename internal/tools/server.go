@@ -60,6 +60,14 @@ type ServerTools interface {
 	Rerunnable(ctx context.Context, name string) (bool, error)
 }
 
+// ViewTools are the tools a tool's view (MCP Apps) may call: those of its own
+// MCP server that the server offers to views.
+type ViewTools interface {
+	// ViewTool returns the tool named name ("<server>__<tool>") when a view
+	// may call it.
+	ViewTool(name string) (Tool, bool)
+}
+
 // ServerTool describes a tool of an MCP server for the tool set.
 func ServerTool(name, description string, schema json.RawMessage, readOnly bool) Tool {
 	kind := KindServer

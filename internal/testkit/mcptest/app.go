@@ -11,11 +11,12 @@ const panelURI = "ui://mcptest/panel"
 
 // panelHTML is a view written against the MCP Apps messages by hand, so a test
 // sees each one: it starts with ui/initialize, shows the call's arguments and
-// result as they arrive, reports its height, tries to call a tool of its
-// server and to reach the network (it shows what it was told), and asks the
-// host to open a link or to send a message when its buttons are clicked
-// (also a message too long to send and one with a picture, which the host
-// refuses).
+// result as they arrive, reports its height, tries to reach the network (it
+// shows what it was told), asks the host to open a link or to send a message
+// when its buttons are clicked (also a message too long to send and one with
+// a picture, which the host refuses), and calls its server's panel_refresh
+// (a tool for views alone) or a tool its server does not have when those
+// buttons are clicked, showing the result or why it was refused.
 const panelHTML = `<!doctype html>
 <html><head><meta charset="utf-8"><title>Panel</title>
 <style>body { font: 14px system-ui, sans-serif; margin: 8px; } p { margin: 4px 0; }</style></head>
@@ -24,6 +25,7 @@ const panelHTML = `<!doctype html>
 <p id="input">waiting for the call</p>
 <p id="result">no result yet</p>
 <p id="call">-</p>
+<p id="refresh-answer">-</p>
 <p id="net">-</p>
 <p id="link-answer">-</p>
 <p id="msg-answer">-</p>
@@ -33,6 +35,8 @@ const panelHTML = `<!doctype html>
 <button id="ask" type="button">Ask about it</button>
 <button id="ask-long" type="button">Ask at length</button>
 <button id="ask-image" type="button">Ask with a picture</button>
+<button id="refresh" type="button">Refresh</button>
+<button id="call-unknown" type="button">Call a tool it lacks</button>
 <script>
 let next = 0;
 const waiting = new Map();
@@ -70,17 +74,19 @@ const propose = (button, answer, content) => document.getElementById(button).add
 propose("ask", "msg-answer", [{ type: "text", text: "Tell me more about these figures" }]);
 propose("ask-long", "long-answer", [{ type: "text", text: "x".repeat(9000) }]);
 propose("ask-image", "image-answer", [{ type: "text", text: "See this" }, { type: "image", data: "iVBORw0KGgo=", mimeType: "image/png" }]);
+const callTool = (button, answer, name, args) => document.getElementById(button).addEventListener("click", () => {
+  show(answer, "calling");
+  request("tools/call", { name, arguments: args }).then(
+    (r) => show(answer, (r.isError ? "call failed: " : "call: ") + (r.content || []).map((c) => c.text).join("")),
+    (e) => show(answer, "call refused: " + e.message));
+});
+callTool("refresh", "refresh-answer", "panel_refresh", {});
+callTool("call-unknown", "call", "no_such_tool", {});
 (async () => {
   const init = await request("ui/initialize", { appInfo: { name: "panel", version: "1.0.0" }, appCapabilities: {}, protocolVersion: "2026-01-26" });
-  show("title", "Panel in " + init.hostInfo.name);
+  show("title", "Panel in " + init.hostInfo.name + (init.hostCapabilities && init.hostCapabilities.serverTools ? " (tools)" : ""));
   send({ jsonrpc: "2.0", method: "ui/notifications/initialized", params: {} });
   send({ jsonrpc: "2.0", method: "ui/notifications/size-changed", params: { height: document.documentElement.scrollHeight } });
-  try {
-    await request("tools/call", { name: "echo", arguments: { text: "from the view" } });
-    show("call", "call: ran");
-  } catch (e) {
-    show("call", "call refused");
-  }
   try {
     await fetch("https://net.example.test/");
     show("net", "net: reached");

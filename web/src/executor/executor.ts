@@ -135,8 +135,11 @@ export class Executor {
   private consider(r: Rtc): void {
     if (this.stopped || !this.d.leadership.isLeader || !OPEN.has(r.status) || this.inFlight.has(r.id)) return;
     this.inFlight.add(r.id);
-    let q = this.sessionQueues.get(r.session_id);
-    if (!q) this.sessionQueues.set(r.session_id, (q = new SerialQueue()));
+    // A call a tool's view asked for runs beside the step's calls (the server
+    // runs it): its question must not wait behind an askUser of the step.
+    const key = r.executor === "server" && r.tool_call_id.startsWith("app:") ? `${r.session_id}\u0000views` : r.session_id;
+    let q = this.sessionQueues.get(key);
+    if (!q) this.sessionQueues.set(key, (q = new SerialQueue()));
     void q
       .run(() => this.process(r))
       .catch((err) => this.events.emit("error", err))

@@ -68,6 +68,8 @@ export interface Methods {
   "v1.audit.list": { params: { session_id?: string; since?: string } & PageParams; result: AuditListResult };
   /** The person approved a call the server executes (an MCP server's tool); scope `session` = "Allow for this chat". */
   "v1.rtc.approve": { params: { rtc_id: string; client_id: string; approval?: { scope: "once" | "session" } }; result: RtcResult };
+  /** A tool's view calls a tool of its own MCP server (bare name) for the call whose card shows it; the RTC runs like the model's calls. */
+  "v1.app.call": { params: { rtc_id: string; tool: string; arguments?: Record<string, unknown>; client_id: string }; result: RtcResult };
   "v1.update.list": { params: { since_offset: number; epoch?: string; limit?: number }; result: UpdateListResult };
 }
 

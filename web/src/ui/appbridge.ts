@@ -18,6 +18,12 @@ export interface BridgeHandlers {
   openLink: (url: string) => Promise<boolean>;
   /** The view asks to send a user message (its text blocks): true once the person sent it. */
   message: (text: string) => Promise<boolean>;
+  /**
+   * The view calls a tool of its own MCP server (`tools/call`): the call's
+   * result once it ended (a tool's error, or the person's refusal, as an
+   * error result); throws when the call was refused before it was made.
+   */
+  callTool: (name: string, args: Record<string, unknown>) => Promise<ToolResult>;
 }
 
 export type ToolResult = { content: { type: "text"; text: string }[]; structuredContent?: Record<string, unknown>; isError?: boolean };
@@ -33,11 +39,13 @@ export interface Bridge {
 /**
  * Connects to the frame's window before the view is loaded into it (so its
  * first message is heard). The host offers opening links and sending text
- * messages, each done by the page only once the person says so; the view can
- * call no tool and change no context (requests for them are refused).
+ * messages, each done by the page only once the person says so, and calls of
+ * its server's tools (`serverTools`), which the server runs under the same
+ * rules as the model's calls; the view changes no context and reads no
+ * resource (requests for them are refused).
  */
 export async function connect(win: Window, name: string, context: McpUiHostContext, on: BridgeHandlers): Promise<Bridge> {
-  const bridge = new AppBridge(null, { name, version: "1" }, { openLinks: {}, message: { text: {} } }, { hostContext: context });
+  const bridge = new AppBridge(null, { name, version: "1" }, { openLinks: {}, message: { text: {} }, serverTools: {} }, { hostContext: context });
   bridge.oninitialized = () => on.initialized();
   bridge.onsizechange = ({ height }) => {
     if (typeof height === "number" && Number.isFinite(height)) on.size(height);
@@ -52,6 +60,11 @@ export async function connect(win: Window, name: string, context: McpUiHostConte
       texts.push(c.text);
     }
     return (await on.message(texts.join("\n"))) ? {} : { isError: true };
+  };
+  bridge.oncalltool = async (params) => {
+    const args: unknown = params.arguments ?? {};
+    if (typeof params.name !== "string" || typeof args !== "object" || args === null || Array.isArray(args)) throw new Error("a tool call needs a tool name and an object of arguments");
+    return on.callTool(params.name, args as Record<string, unknown>);
   };
   await bridge.connect(new PostMessageTransport(win, win));
   const quiet = (p: Promise<unknown>) => void p.catch(() => undefined);

@@ -6,9 +6,13 @@
 // denied or refused never reaches it). The page sends it the call's arguments
 // and, once the call ends, its result or why it stopped. It may ask to open a
 // link or to send a message in the chat, one of each at a time, shown above
-// it in the card and done only when the person clicks; it can call no tool
-// and change nothing else. It grows at once but shrinks only when the pointer
-// is off it, so what is below never moves under a click aimed at it.
+// it in the card and done only when the person clicks. It may call tools of
+// its own MCP server, one call at a time (`v1.app.call`): the server runs
+// each as an RTC of the view's turn under the session's work mode and
+// approvals, so a call that needs the person asks in the card, and the view
+// gets the call's result once it ended. It changes nothing else. It grows at
+// once but shrinks only when the pointer is off it, so what is below never
+// moves under a click aimed at it.
 
 import type { Rtc } from "../protocol/types.js";
 import type { Bridge, ToolResult } from "./appbridge.js";
@@ -28,6 +32,18 @@ const RUN_STATUSES: ReadonlySet<string> = new Set(["executing", "completed", "fa
 /** Sends a message in the view's session, as the person (agent.send). */
 export type SendInChat = (sessionId: string, text: string) => Promise<unknown>;
 
+/**
+ * Calls a tool of the MCP server of call rtcId for its view: the result once
+ * the call ended, or a rejection when the server refused to make it. signal
+ * ends the wait (the view was closed).
+ */
+export type CallFromView = (rtcId: string, tool: string, args: Record<string, unknown>, signal: AbortSignal) => Promise<ToolResult>;
+
+/** A tool's name as a view calls it: its name at its own server. */
+const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+/** The largest arguments of a view's call, in bytes of JSON (the server's limit). */
+const MAX_CALL_ARGS = 64 * 1024;
+
 /** One call's view: its frame, kept across the card's updates (a moved frame would load again). */
 class AppView {
   readonly node: HTMLElement;
@@ -42,6 +58,10 @@ class AppView {
   private rtc: Rtc;
   private ready = false;
   private closed = false;
+  /** A call of the view is under way: the next waits for its end or is refused. */
+  private calling = false;
+  /** Ends the waits of the view's calls when it closes. */
+  private readonly stop = new AbortController();
   /** What the view has been told since it last started: the arguments, how the call ended. */
   private sentInput = false;
   private sentEnd = false;
@@ -50,6 +70,7 @@ class AppView {
     rtc: Rtc,
     src: string,
     private readonly sendInChat: SendInChat,
+    private readonly callFromView: CallFromView,
   ) {
     this.rtc = rtc;
     this.frame = h("iframe", {
@@ -84,6 +105,7 @@ class AppView {
         size: (height) => this.resize(height),
         openLink: (url) => this.askOpen(url),
         message: (text) => this.askSend(text),
+        callTool: (name, args) => this.callTool(name, args),
       });
       if (this.closed) this.bridge.close();
       else this.frame.src = src;
@@ -154,6 +176,24 @@ class AppView {
   }
 
   /**
+   * Calls a tool of the view's own server, one call at a time: a second call
+   * while one is under way, a name that is not a tool's or arguments over the
+   * limit are refused here. Whether it runs is the server's decision and the
+   * person's (asked in the card when the work mode says so).
+   */
+  private async callTool(name: string, args: Record<string, unknown>): Promise<ToolResult> {
+    if (!TOOL_NAME.test(name)) throw new Error("a view calls a tool of its own server by its name there");
+    if (new TextEncoder().encode(JSON.stringify(args)).length > MAX_CALL_ARGS) throw new Error(`the call's arguments are larger than ${MAX_CALL_ARGS} bytes`);
+    if (this.calling) throw new Error("the view's previous call has not ended: one call at a time");
+    this.calling = true;
+    try {
+      return await this.callFromView(this.rtc.id, name, args, this.stop.signal);
+    } finally {
+      this.calling = false;
+    }
+  }
+
+  /**
    * Shows a request of the view in the card with a button that does it and one
    * that declines; resolves with whether it was done. While one of a kind
    * waits, the next of that kind is declined at once.
@@ -180,6 +220,7 @@ class AppView {
 
   close(): void {
     this.closed = true;
+    this.stop.abort();
     this.bridge?.close();
   }
 }
@@ -231,6 +272,7 @@ export class AppViews {
   constructor(
     private readonly serverUrl: string,
     private readonly sendInChat: SendInChat,
+    private readonly callFromView: CallFromView,
   ) {}
 
   /**
@@ -242,7 +284,7 @@ export class AppViews {
     let v = this.views.get(rtc.id);
     if (!v) {
       if (!RUN_STATUSES.has(rtc.status)) return null;
-      v = new AppView(rtc, this.serverUrl.replace(/\/+$/, "") + rtc.app, this.sendInChat);
+      v = new AppView(rtc, this.serverUrl.replace(/\/+$/, "") + rtc.app, this.sendInChat, this.callFromView);
       this.views.set(rtc.id, v);
     } else v.update(rtc);
     return v.node;

@@ -15,6 +15,7 @@ import { ELICITATION } from "../executor/elicit.js";
 import { showInvisible } from "../vfs/path.js";
 import type { Message, Rtc, ToolCall, Turn } from "../protocol/types.js";
 import { AppViews } from "./appview.js";
+import { callFromView } from "./viewcall.js";
 import { arrange, h, replaceChildren } from "./dom.js";
 import { promptForm } from "./forms.js";
 import { copyButton } from "./code.js";
@@ -93,7 +94,11 @@ export class ChatView {
     private readonly agent: Agent,
     private readonly actions: ChatActions = { select: () => undefined, report: () => undefined },
   ) {
-    this.apps = new AppViews(agent.serverUrl, (sessionId, text) => agent.send(text, { sessionId }));
+    this.apps = new AppViews(
+      agent.serverUrl,
+      (sessionId, text) => agent.send(text, { sessionId }),
+      (rtcId, tool, args, signal) => callFromView(agent, rtcId, tool, args, signal),
+    );
     // While the log follows its end, a scroll is only noted here (reading the
     // layout in every scroll event would force a layout per event); the next
     // frame tells the person's scroll from the log's own.
@@ -528,16 +533,20 @@ export class ChatView {
 }
 
 /**
- * The open questions tools' servers ask during calls (MCP elicitations), by the
- * call's RTC id: elicitation RTCs whose tool_call_id is `elicit:<the call's RTC id>:<n>`,
- * in no message of their own, shown under the call's card.
+ * The open questions of server calls, by the call's RTC id, in no message of
+ * their own and shown under the call's card: the questions tools' servers ask
+ * during calls (MCP elicitations), whose tool_call_id is `elicit:<the call's
+ * RTC id>:<n>`, and the confirmations of the calls a call's view asks for,
+ * `app:<the call's RTC id>:<the view's key>`.
  */
 function serverQuestions(prompts: Map<string, Prompt>): Map<string, Prompt[]> {
   const out = new Map<string, Prompt[]>();
   for (const p of prompts.values()) {
     const id = p.rtc.tool_call_id;
-    if (!id.startsWith("elicit:")) continue;
-    const rtcId = id.slice("elicit:".length, id.lastIndexOf(":"));
+    let rtcId: string;
+    if (id.startsWith("elicit:")) rtcId = id.slice("elicit:".length, id.lastIndexOf(":"));
+    else if (id.startsWith("app:") && id.indexOf(":", 4) > 4) rtcId = id.slice("app:".length, id.indexOf(":", 4));
+    else continue;
     const list = out.get(rtcId);
     if (list) list.push(p);
     else out.set(rtcId, [p]);

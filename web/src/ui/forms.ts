@@ -99,6 +99,13 @@ function confirmBody(p: Prompt): HTMLElement[] {
       scriptCode(s.code),
     ];
   }
+  if (p.rtc.tool_call_id.startsWith("app:")) {
+    return [
+      h("p", { class: "q" }, `The tool's view asks to run ${toolTitle(p.rtc.tool_name)}. Allow it?`),
+      h("div", { class: "note" }, "The current work mode asks before this tool runs, as it would for the assistant. Its arguments:"),
+      h("pre", { class: "call-args" }, showInvisible(pretty(p.rtc.arguments))),
+    ];
+  }
   const path = (p.rtc.arguments as { path?: unknown } | null)?.path;
   const root = p.rtc.tool_name === "write" || p.rtc.tool_name === "edit" ? protectedRootOf(path) : null;
   return [

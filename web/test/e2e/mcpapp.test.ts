@@ -2,7 +2,9 @@
 // another origin under the README's strict CSP. The test MCP server's "panel"
 // declares a ui:// view written against the MCP Apps messages by hand; the
 // view shows what it is sent and what it was refused. A call the person
-// denies shows no view; one that runs does.
+// denies shows no view; one that runs does. The view calls its server's
+// panel_refresh through the person: asked in the card in edit mode, its
+// result shown in the view, refused once the view's turn has ended.
 
 import { writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -17,10 +19,15 @@ const script = {
   turns: [
     turn("(?i)panel", [{ text: "Showing it.", tool_calls: [call("test__panel", { title: "Sales" })] }, { chunks: ["Shown: ", "{{last_result}}"] }]),
     turn("(?i)tell me more", [{ chunks: ["More about the figures."] }]),
+    turn("(?i)refresh the figures", [
+      { text: "Showing them.", tool_calls: [call("test__panel", { title: "Live" })] },
+      { tool_calls: [call("askUser", { questions: [{ question: "Are the figures right?", options: [{ label: "yes" }, { label: "no" }] }] })] },
+      { chunks: ["Answered: ", "{{last_result}}"] },
+    ]),
   ],
 };
 
-test("mcp app: a tool's view runs in its card, sandboxed, told the call and its result, its links and messages going only through the person", async () => {
+test("mcp app: a tool's view runs in its card, sandboxed, told the call and its result, its links, messages and tool calls going only through the person", async () => {
   const config = join(tmpdir(), `rtc-e2e-mcpapp-${process.pid}.json`);
   await writeFile(config, JSON.stringify({ servers: { test: { command: bin.mcpserver } } }));
   const go = await GoServer.start({ script, args: ["-mcp-config", config] });
@@ -50,11 +57,14 @@ test("mcp app: a tool's view runs in its card, sandboxed, told the call and its 
   eq(await frameEl.getAttribute("sandbox"), "allow-scripts", "the frame may run scripts and nothing else");
   const view = card.frameLocator("iframe.app");
   await until("the view gets the result", async () => (await view.locator("#result").textContent()) === "result: panel shown: Sales", 15_000);
-  eq(await view.locator("#title").textContent(), "Panel in RTC Agent", "the view started with ui/initialize");
+  eq(await view.locator("#title").textContent(), "Panel in RTC Agent (tools)", "the view started with ui/initialize; the host offers its server's tools");
   eq(await view.locator("#input").textContent(), 'input: {"title":"Sales"}', "the view gets the arguments");
   await until("the view tried the network", async () => (await view.locator("#net").textContent()) !== "-", 10_000);
-  eq(await view.locator("#call").textContent(), "call refused", "the view cannot call a tool");
   eq(await view.locator("#net").textContent(), "net: blocked", "the view reaches no network its CSP does not name");
+  // The view's turn has ended (the model answered): its calls are refused.
+  await view.locator("#refresh").click();
+  await until("the call after the turn is refused", async () => ((await view.locator("#refresh-answer").textContent()) ?? "").startsWith("call refused: "), 10_000);
+  includes((await view.locator("#refresh-answer").textContent()) ?? "", "has ended", "the view is told its turn ended");
 
   const frame = p.page.frames().filter((f) => f.url().includes("/mcp-apps/test__panel")).at(-1);
   ok(frame, "the view is loaded from the server's /mcp-apps/");
@@ -104,6 +114,34 @@ test("mcp app: a tool's view runs in its card, sandboxed, told the call and its 
 
   // The chat went on: the card was updated around the view, which was not loaded again.
   eq(await frame!.evaluate(() => (window as unknown as { marker?: number }).marker), 1, "the view was not loaded again");
+
+  // A view's call of its own server's tool, while its turn waits on a
+  // question: edit mode asks the person in the card, then the view gets the
+  // result; a second call while one waits, and a tool its server lacks, are refused.
+  await p.setMode("edit");
+  await p.send("refresh the figures");
+  const live = p.page.locator('rtc-agent .tool[data-tool="test__panel"]').last();
+  await live.locator(".prompt.confirm").getByRole("button", { name: "Allow", exact: true }).click();
+  const question = p.page.locator("rtc-agent form.prompt.ask");
+  await question.waitFor({ timeout: 30_000 });
+  const liveView = live.frameLocator("iframe.app");
+  await until("the new view gets its result", async () => (await liveView.locator("#result").textContent()) === "result: panel shown: Live", 15_000);
+  await liveView.locator("#call-unknown").click();
+  await until("a tool the server lacks is refused", async () => ((await liveView.locator("#call").textContent()) ?? "").startsWith("call refused: "), 10_000);
+  includes((await liveView.locator("#call").textContent()) ?? "", "no tool", "the view is told why");
+  await liveView.locator("#refresh").click();
+  const viewAsk = p.page.locator('rtc-agent .prompt.confirm[aria-label="Permission: test__panel_refresh"]');
+  await viewAsk.waitFor({ timeout: 15_000 });
+  includes((await viewAsk.textContent()) ?? "", "The tool's view asks to run test__panel_refresh", "the person sees that the view asks");
+  eq(await liveView.locator("#refresh-answer").textContent(), "calling", "the call waits for the person");
+  await liveView.locator("#refresh").click();
+  await until("a second call while one waits is refused", async () => ((await liveView.locator("#refresh-answer").textContent()) ?? "").includes("one call at a time"), 10_000);
+  await viewAsk.getByRole("button", { name: "Allow", exact: true }).click();
+  await until("the view gets the call's result", async () => (await liveView.locator("#refresh-answer").textContent()) === "call: refreshed", 30_000);
+  eq(await viewAsk.count(), 0, "the question is gone once answered");
+  await question.locator("input[value='yes']").check();
+  await question.getByRole("button", { name: "Send answer" }).click();
+  includes(await p.waitForAnswer("Answered:", 30_000), "yes", "the turn went on with the person's answer");
 
   // The view's own blocked fetch is its CSP at work; nothing of the host page is blocked.
   eq(violations.filter((v) => !v.includes("net.example.test")), [], "no CSP violation on the host page");

@@ -1,0 +1,66 @@
+package api
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"regexp"
+
+	"github.com/rtcagent/rtcagent/internal/core"
+	"github.com/rtcagent/rtcagent/internal/lifecycle"
+	"github.com/rtcagent/rtcagent/internal/protocol"
+	"github.com/rtcagent/rtcagent/internal/store"
+	"github.com/rtcagent/rtcagent/internal/tools"
+)
+
+// appToolRE is a tool's name as a view gives it: its name at its server.
+var appToolRE = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
+
+// ServeViews lets tools' views call the tools of their own MCP servers that
+// vt offers them (v1.app.call); without it every such call is not_found.
+func (a *API) ServeViews(vt tools.ViewTools) { a.views = vt }
+
+// appCall records the call a tool's view asks for (lifecycle.CallFromView)
+// and returns its RTC; the page follows it to its end like any call and
+// gives the view its result.
+func (a *API) appCall(ctx context.Context, c core.Caller, params json.RawMessage) (any, error) {
+	var req protocol.AppCallRequest
+	if err := decode(params, &req); err != nil {
+		return nil, err
+	}
+	if err := a.checkID("rtc_id", req.RTCID); err != nil {
+		return nil, err
+	}
+	if err := a.checkID("client_id", req.ClientID); err != nil {
+		return nil, err
+	}
+	if len(req.Tool) > protocol.AppToolNameBytes || !appToolRE.MatchString(req.Tool) {
+		return nil, protocol.Errorf(protocol.CodeInvalidArgument, "tool: the tool's name at its server, 1-%d letters, digits, _ and -", protocol.AppToolNameBytes)
+	}
+	args := bytes.TrimSpace(req.Arguments)
+	if len(args) == 0 || bytes.Equal(args, []byte("null")) {
+		args = []byte("{}")
+	}
+	if len(args) > protocol.AppCallArgsBytes {
+		return nil, protocol.Errorf(protocol.CodeTooLarge, "arguments are %d bytes, more than the limit of %d for a view's call", len(args), protocol.AppCallArgsBytes)
+	}
+	if args[0] != '{' {
+		return nil, protocol.Errorf(protocol.CodeInvalidArgument, "arguments must be a JSON object")
+	}
+	lookup := func(string) (tools.Tool, bool) { return tools.Tool{}, false }
+	if a.views != nil {
+		lookup = a.views.ViewTool
+	}
+	v := lifecycle.ViewCall{ParentID: req.RTCID, ClientID: req.ClientID, Tool: req.Tool, Args: json.RawMessage(args),
+		ID: core.NewID(), Lookup: lookup, Limits: a.lim}
+	var r *protocol.RTC
+	err := a.write(ctx, func(tx store.Tx) error {
+		var err error
+		r, err = lifecycle.CallFromView(tx, c, v)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &protocol.RTCResult{RTC: *r}, nil
+}
