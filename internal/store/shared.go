@@ -217,10 +217,7 @@ func (s Shared) AuditGet(rtcID string) (*protocol.AuditRecord, error) {
 	if err := s.D.GetJSON(&r, SQLAuditGet, rtcID); err != nil {
 		return nil, err
 	}
-	if a := protocol.AuditRecordOf(&r); a != nil {
-		return a, nil
-	}
-	return nil, ErrNotFound
+	return auditOfRow(&r), nil
 }
 
 func (s Shared) AuditList(q AuditQuery) ([]protocol.AuditRecord, error) {
@@ -232,12 +229,21 @@ func (s Shared) AuditList(q AuditQuery) ([]protocol.AuditRecord, error) {
 		if err := json.Unmarshal(data, &r); err != nil {
 			return err
 		}
-		if a := protocol.AuditRecordOf(&r); a != nil {
-			list = append(list, *a)
-		}
+		list = append(list, *auditOfRow(&r))
 		return nil
 	})
 	return list, err
+}
+
+// auditOfRow is the record of an audited RTC row. A row a node of an earlier
+// release wrote may carry no state of its record: its record is the call
+// alone (no decision, no times but its creation), so that it is still listed
+// and a page is never cut short.
+func auditOfRow(r *protocol.RTC) *protocol.AuditRecord {
+	if r.Audit == nil {
+		r.Audit = &protocol.AuditState{}
+	}
+	return protocol.AuditRecordOf(r)
 }
 
 func (s Shared) AuditPrune(before time.Time) (int64, error) {

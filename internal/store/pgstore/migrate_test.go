@@ -3,6 +3,7 @@ package pgstore_test
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -89,8 +90,12 @@ func TestMigrateAuditIntoRTCs(t *testing.T) {
 			t.Fatalf("%s: %v", q, err)
 		}
 	}
+	// The call's bytes as the model saw them: key order, a NUL and a lone
+	// surrogate (which jsonb refuses), a number as written.
+	args := json.RawMessage(`{"path":"a.zip","n":1.50,"append":true}`)
+	output := json.RawMessage(`{"text":"PK\u0003\u0000 \ud83d"}`)
 	for i, r := range []protocol.RTC{
-		{ID: "old", Status: protocol.RTCCompleted},
+		{ID: "old", Status: protocol.RTCCompleted, Arguments: args, Output: output},
 		{ID: "carries", Status: protocol.RTCPending, Audit: &protocol.AuditState{WorkMode: "edit"}},
 		{ID: "pruned", Status: protocol.RTCCompleted},
 	} {
@@ -117,6 +122,9 @@ func TestMigrateAuditIntoRTCs(t *testing.T) {
 			t.Fatalf("records %+v: %v", list, err)
 		}
 		old := list[0]
+		if string(old.Arguments) != string(args) || string(old.Output) != string(output) {
+			t.Fatalf("the call's bytes changed: %s %s", old.Arguments, old.Output)
+		}
 		if old.WorkMode != "auto" || old.Decision.Reason != "no" || old.EndedAt == nil || !old.EndedAt.Equal(end) ||
 			old.ToolName != "ls" || old.Status != protocol.RTCCompleted || !old.CreatedAt.Equal(t0) {
 			t.Fatalf("the record moved into its call: %+v", old)
@@ -134,6 +142,21 @@ func TestMigrateAuditIntoRTCs(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+	// A node of the earlier release, still running, inserts a call as it
+	// did and writes its record to the audit table: both work, and the call
+	// is listed.
+	exec(`INSERT INTO `+id+`.rtcs (id, session_id, turn_id, user_id, seq, status, open, data) VALUES ('older', 's1', 't1', 'u', 9, 'pending', true, $1)`,
+		`{"id":"older","user_id":"u","session_id":"s1","turn_id":"t1","tool_name":"ls","created_at":"2026-01-01T00:00:00Z","audit_state":{"work_mode":"auto"}}`)
+	exec(`INSERT INTO ` + id + `.audit (rtc_id, user_id, session_id, created_at, ended_at, data) VALUES ('older', 'u', 's1', now(), NULL, '{}')`)
+	if err := s.Read(ctx, func(tx store.Tx) error {
+		a, err := tx.AuditGet("older")
+		if err == nil && a.WorkMode != "auto" {
+			err = fmt.Errorf("record %+v", a)
+		}
+		return err
+	}); err != nil {
+		t.Fatalf("a call of a node of the earlier release: %v", err)
 	}
 	// Pruning after the migration drops the ended record only.
 	err = s.Write(ctx, func(tx store.Tx) error {

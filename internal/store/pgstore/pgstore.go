@@ -161,6 +161,11 @@ func applyOne(ctx context.Context, tx pgx.Tx, m store.Migration) error {
 	if _, err := tx.Exec(ctx, string(body)); err != nil {
 		return fmt.Errorf("apply %s: %w", base, err)
 	}
+	if step := migrationSteps[v]; step != nil {
+		if err := step(ctx, tx); err != nil {
+			return fmt.Errorf("apply %s: %w", base, err)
+		}
+	}
 	_, err = tx.Exec(ctx, store.SQLMigrationApplied, v)
 	return err
 }

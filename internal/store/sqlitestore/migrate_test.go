@@ -51,7 +51,7 @@ func TestMigrateFrom004WithData(t *testing.T) {
 		s := protocol.Session{ID: fmt.Sprintf("s%d", i), UserID: "a", DeviceID: "d", Title: "t", WorkMode: "auto", Status: "open"}
 		exec(`INSERT INTO sessions (id, user_id, data) VALUES (?, ?, ?)`, s.ID, s.UserID, mustJSON(t, s))
 		r := protocol.RTC{ID: fmt.Sprintf("r%d", i), SessionID: "s1", TurnID: "t1", UserID: "a", Seq: i, Status: protocol.RTCPending,
-			ToolName: "ls", CreatedAt: t0}
+			ToolName: "ls", CreatedAt: t0, Output: json.RawMessage(`{"text":"PK\u0000 \ud83d","n":1.50}`)}
 		exec(`INSERT INTO rtcs (id, session_id, turn_id, user_id, seq, status, open, deadline_at, data) VALUES (?, ?, ?, ?, ?, ?, 1, NULL, ?)`,
 			r.ID, r.SessionID, r.TurnID, r.UserID, r.Seq, r.Status, mustJSON(t, r))
 		// Records of the audit table (before 011), a copy of the call with
@@ -114,7 +114,8 @@ func TestMigrateFrom004WithData(t *testing.T) {
 		}
 		// The record's own fields moved into its call's row (011).
 		a, err := tx.AuditGet("r2")
-		if err != nil || a.WorkMode != "auto" || a.Decision.Outcome != protocol.DecisionAllowed || a.DeliveredAt == nil ||
+		if err != nil || a.WorkMode != "auto" || string(a.Output) != `{"text":"PK\u0000 \ud83d","n":1.50}` ||
+			a.Decision.Outcome != protocol.DecisionAllowed || a.DeliveredAt == nil ||
 			!a.DeliveredAt.Equal(t0) || !a.CreatedAt.Equal(t0) || a.ToolName != "ls" || a.Status != protocol.RTCPending {
 			return fmt.Errorf("audit record of r2 after 011: %+v %v", a, err)
 		}

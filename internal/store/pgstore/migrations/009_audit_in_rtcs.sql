@@ -1,17 +1,18 @@
 -- An RTC's audit record is its own row: the call with the state of its record
--- it carries (audit_state in its data). The audit table, a second copy of
--- every call's arguments and result written at each change, goes. A row is
--- audited while it holds a record retention has not pruned; created_at and
--- ended_at are the record's times, for listing since a time and pruning.
+-- it carries (audit_state in its data). A row is audited while it holds a
+-- record retention has not pruned; created_at and ended_at are the record's
+-- times, for listing since a time and pruning. A call stored before RTCs
+-- carried their record's state takes it from its record after this file
+-- (moveAuditState, in Go: PostgreSQL's JSON functions refuse escapes such as
+-- \u0000 in a call's output, and jsonb would rewrite its bytes).
 ALTER TABLE rtcs ADD COLUMN audited BOOLEAN NOT NULL DEFAULT false,
   ADD COLUMN created_at TIMESTAMPTZ, ADD COLUMN ended_at TIMESTAMPTZ;
--- A call stored before RTCs carried their record's state takes it from its
--- record (the fields of the record that are not the call's own).
-UPDATE rtcs SET audited = true, created_at = a.created_at, ended_at = a.ended_at,
-  data = CASE WHEN jsonb_typeof(rtcs.data::jsonb -> 'audit_state') = 'object' THEN rtcs.data
-    ELSE jsonb_set(rtcs.data::jsonb, '{audit_state}', a.data::jsonb - ARRAY['rtc_id', 'user_id', 'session_id', 'turn_id',
-      'tool_name', 'tool_call_id', 'arguments', 'status', 'output', 'error', 'created_at', 'trace_id'])::text END
+UPDATE rtcs SET audited = true, created_at = a.created_at, ended_at = a.ended_at
   FROM audit a WHERE a.rtc_id = rtcs.id;
-DROP TABLE audit;
+-- Nodes of the earlier release may still run while the first node of this one
+-- migrates: they insert RTCs without these columns (so a call they create is
+-- audited, from now) and write their records to the audit table, which stays
+-- until a later release drops it. New nodes neither read nor write it.
+ALTER TABLE rtcs ALTER COLUMN audited SET DEFAULT true, ALTER COLUMN created_at SET DEFAULT now();
 CREATE INDEX rtcs_user ON rtcs (user_id, ord) WHERE audited;
 CREATE INDEX rtcs_audit_ended ON rtcs (ended_at) WHERE audited AND ended_at IS NOT NULL;
