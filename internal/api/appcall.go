@@ -28,10 +28,7 @@ func (a *API) appCall(ctx context.Context, c core.Caller, params json.RawMessage
 	if err := decode(params, &req); err != nil {
 		return nil, err
 	}
-	if err := a.checkID("rtc_id", req.RTCID); err != nil {
-		return nil, err
-	}
-	if err := a.checkID("client_id", req.ClientID); err != nil {
+	if err := a.checkRTCIDs(req.RTCID, req.ClientID); err != nil {
 		return nil, err
 	}
 	if len(req.Tool) > protocol.AppToolNameBytes || !appToolRE.MatchString(req.Tool) {
@@ -53,14 +50,5 @@ func (a *API) appCall(ctx context.Context, c core.Caller, params json.RawMessage
 	}
 	v := lifecycle.ViewCall{ParentID: req.RTCID, ClientID: req.ClientID, Tool: req.Tool, Args: json.RawMessage(args),
 		ID: core.NewID(), Lookup: lookup, Limits: a.lim}
-	var r *protocol.RTC
-	err := a.write(ctx, func(tx store.Tx) error {
-		var err error
-		r, err = lifecycle.CallFromView(tx, c, v)
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	return &protocol.RTCResult{RTC: *r}, nil
+	return a.rtcChange(ctx, 1, func(tx store.Tx) (*protocol.RTC, error) { return lifecycle.CallFromView(tx, c, v) })
 }
