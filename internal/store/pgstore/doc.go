@@ -44,10 +44,12 @@
 // or writes, and none but the last locks rows, goes as one statement of CTEs
 // (fuse.go): PostgreSQL runs each of its writes once on one snapshot, which
 // for such a run is what running them in turn would do, and each member's
-// row comes back in a part of the one result row. The reads after a stream
-// lock are one statement; so are a transition's writes (the message, the RTC
-// with its audit record, the turn, the inbox, the Topic update). A step is six
-// statements (BEGIN, lease check, stream lock, reads, writes, COMMIT).
+// row comes back in a part of the one result row. A stream lock and the reads
+// after it are one statement, whose reads stand only when the lock did not
+// wait for another writer of the user (pipeline.go, guardedRead); so are a
+// transition's writes (the message, the RTC with its audit record, the turn,
+// the inbox, the Topic update). A step is five statements (BEGIN, lease
+// check, stream lock with its reads, writes, COMMIT).
 //
 // # Retries: fn must be re-runnable
 //

@@ -228,6 +228,9 @@ func (s *Store) attempt(ctx context.Context, fn func(tx store.Tx) error) (retry 
 
 	err = fn(t)
 	if err == nil {
+		err = t.raiseStreams()
+	}
+	if err == nil {
 		err = t.Batch.SealAll(t.writeUpdate)
 	}
 	if err != nil {

@@ -50,7 +50,22 @@ type deferred struct {
 	row    func(pgx.Row) error
 	rows   func(pgx.Rows) error
 	mapErr func(error) error
+	// guard, on a user stream's lock, says once its row was read whether the
+	// reads sent in one statement with it (runsOf) stand (see guardedReads).
+	guard func() bool
 }
+
+// A user stream's lock and the reads that go right after it are sent as one
+// statement: a locking read that waited for another transaction returns the
+// locked row as that transaction left it, but every other row of the
+// statement as its snapshot, taken before the wait, saw it. A transaction
+// that writes a user's session, turn, message or RTC also writes the user's
+// stream row (the Topic update raises its top; raiseStreams covers a write
+// without one), so the lock also returns whether the row version it locked is
+// the one its snapshot saw (xmin): when it is, nothing the reads return
+// changed since the snapshot and they stand; when not, their answers are
+// dropped, and each read is made again, after the lock, where it is needed
+// (the prefetched reads fill caches that are asked only when present).
 
 // serverCheck maps a failure raised by rtcagent_fail to the store's error
 // (wrapping the server's message) and leaves other errors as they are.
@@ -146,7 +161,7 @@ func runsOf(ds []deferred) [][]deferred {
 	start := 0
 	for i, d := range ds {
 		if i > start {
-			joins := fusable(d) && fusable(ds[start]) && !shapeOf(ds[i-1].sql).locks
+			joins := fusable(d) && fusable(ds[start]) && (!shapeOf(ds[i-1].sql).locks || guardedRead(ds[start:i], d))
 			for _, m := range ds[start:i] {
 				joins = joins && !shapeOf(m.sql).conflicts(shapeOf(d.sql))
 			}
@@ -157,6 +172,25 @@ func runsOf(ds []deferred) [][]deferred {
 		}
 	}
 	return append(runs, ds[start:])
+}
+
+// guardedRead reports whether d may follow run in one statement behind a
+// locking member of it: only a plain read may, behind a user stream's lock
+// (deferred.guard) and other such reads.
+func guardedRead(run []deferred, d deferred) bool {
+	sd := shapeOf(d.sql)
+	if !sd.selects || sd.locks || len(sd.writes) > 0 {
+		return false
+	}
+	for i := len(run) - 1; i >= 0; i-- {
+		if run[i].guard != nil {
+			return true
+		}
+		if s := shapeOf(run[i].sql); !s.selects || s.locks || len(s.writes) > 0 {
+			return false
+		}
+	}
+	return false
 }
 
 // readOne reads the result of a statement sent alone.
@@ -211,13 +245,14 @@ func readFused(br pgx.BatchResults, run []deferred, f *fusedSQL) error {
 	}
 	starts = append(starts, len(fds))
 	part := 0
+	stand := true // the reads after a guard stand (deferred.guard)
 	for k, d := range run {
 		if !f.parts[k] {
 			continue
 		}
 		a, b := starts[part], starts[part+1]
 		part++
-		if d.row == nil {
+		if d.row == nil || !stand {
 			continue
 		}
 		r := partRow{m: rows.Conn().TypeMap(), fds: fds[a+1 : b], vals: vals[a+1 : b], present: vals[a] != nil}
@@ -226,6 +261,9 @@ func readFused(br pgx.BatchResults, run []deferred, f *fusedSQL) error {
 				err = d.mapErr(err)
 			}
 			return err
+		}
+		if d.guard != nil {
+			stand = d.guard()
 		}
 	}
 	rows.Close()

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"time"
 
@@ -23,6 +24,9 @@ type tx struct {
 	// locked holds the position of each user stream whose row this transaction
 	// has locked: nobody else can change it until commit, so it is read once.
 	locked map[string]store.StreamPos
+	// rowsOf are the users whose sessions, turns, messages or RTCs this
+	// transaction wrote (raiseStreams).
+	rowsOf map[string]bool
 	// seen holds, in a read transaction (one snapshot), the positions read so far.
 	seen    map[string]store.StreamPos
 	tickets []*ticket
@@ -140,6 +144,30 @@ func (t *tx) lockStream(userID string) (store.StreamPos, error) {
 	return p, nil
 }
 
+// wroteRows notes a write of a session, turn, message or RTC of the user.
+func (t *tx) wroteRows(userID string) {
+	if t.rowsOf == nil {
+		t.rowsOf = map[string]bool{}
+	}
+	t.rowsOf[userID] = true
+}
+
+// raiseStreams runs before commit. It gives the stream row of each user whose
+// rows the transaction wrote without a Topic update (which would raise its
+// top) a new version, so that a lock that waited for this transaction finds
+// the reads sent with it out of date (guardedRead): every write of those rows
+// then changes the stream row, as the guard needs.
+func (t *tx) raiseStreams() error {
+	for user := range t.rowsOf {
+		if !slices.ContainsFunc(t.Batch.Updates, func(u protocol.Update) bool { return u.UserID == user }) {
+			if err := t.later(nil, `UPDATE user_streams SET top = top WHERE user_id = $1`, user); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
 // holdStream records that this transaction locked the user's stream row, read at p.
 func (t *tx) holdStream(userID string, p store.StreamPos) {
 	if t.locked == nil {
@@ -167,16 +195,19 @@ type streamLock struct {
 // statements have been sent.
 func (t *tx) lockThrough(rows, where string, arg any) *streamLock {
 	l := &streamLock{}
+	var fresh bool
 	t.pending = append(t.pending,
-		deferred{sql: `SELECT us.user_id, us.epoch, us.top, us.floor, s.id FROM ` + rows +
+		deferred{sql: `SELECT us.user_id, us.epoch, us.top, us.floor, s.id,
+			(SELECT xmin FROM user_streams WHERE user_id = us.user_id) = us.xmin AS fresh FROM ` + rows +
 			` JOIN user_streams us ON us.user_id = s.user_id WHERE ` + where + ` FOR UPDATE OF us`, args: []any{arg},
 			row: func(r pgx.Row) error {
-				err := r.Scan(&l.userID, &l.pos.Epoch, &l.pos.Top, &l.pos.Floor, &l.sessionID)
+				err := r.Scan(&l.userID, &l.pos.Epoch, &l.pos.Top, &l.pos.Floor, &l.sessionID, &fresh)
 				if err == nil {
 					t.holdStream(l.userID, l.pos)
 				}
 				return noRowsIsNil(err)
-			}},
+			},
+			guard: func() bool { return fresh }},
 		deferred{sql: `SELECT s.data FROM ` + rows + ` WHERE ` + where, args: []any{arg},
 			row: func(r pgx.Row) error { return noRowsIsNil(r.Scan(&l.session)) }})
 	t.afterLock()

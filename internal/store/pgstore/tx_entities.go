@@ -82,8 +82,15 @@ func (t *tx) SessionUpdate(s *protocol.Session) error {
 		s.ID, string(data))
 	if err == nil {
 		t.Rows.Put("session", s.ID, data)
+		t.wroteRows(s.UserID)
 	}
 	return err
+}
+
+// SessionInsert is store.Shared's, noted as a write of its user's rows.
+func (t *tx) SessionInsert(s *protocol.Session) error {
+	t.wroteRows(s.UserID)
+	return t.Shared.SessionInsert(s)
 }
 
 // TurnInsert is store.Shared's, and notes the turn's seq as its session's
@@ -93,6 +100,7 @@ func (t *tx) TurnInsert(tr *protocol.Turn) error {
 		return err
 	}
 	t.turnSeqs.wrote(tr.SessionID, tr.Seq)
+	t.wroteRows(tr.UserID)
 	return nil
 }
 
@@ -128,6 +136,7 @@ func (t *tx) TurnUpdate(tr *protocol.Turn, expectStatus string) error {
 		return err
 	}
 	t.Rows.Put("turn", tr.ID, data)
+	t.wroteRows(tr.UserID)
 	return nil
 }
 
@@ -147,6 +156,7 @@ func (t *tx) TurnMaxSeq(sessionID string) (int64, error) {
 }
 
 func (t *tx) MessageInsert(m *protocol.Message, clientID string) error {
+	t.wroteRows(m.UserID)
 	data, _ := json.Marshal(m)
 	t.seqs.wrote(m.SessionID, m.Seq)
 	var cid any // NULL: no idempotency key
@@ -195,6 +205,7 @@ func (t *tx) MessageLastByRole(sessionID, role string) (*protocol.Message, error
 }
 
 func (t *tx) MessageUpdate(m *protocol.Message, expectStatus string) error {
+	t.wroteRows(m.UserID)
 	data, _ := json.Marshal(m)
 	tag, err := t.exec(store.SQLMessageUpdate, m.ID, m.Status, string(data), expectStatus)
 	return t.casResult(tag, err, "messages", m.ID)

@@ -19,6 +19,7 @@ func (t *tx) RTCInsert(r *protocol.RTC) error {
 		return err
 	}
 	t.openRTCs.put(r, nil)
+	t.wroteRows(r.UserID)
 	return nil
 }
 
@@ -76,6 +77,7 @@ func (t *tx) RTCUpdate(r *protocol.RTC, expectStatus string) error {
 	}
 	t.openRTCs.put(r, data)
 	t.Audits = store.WithAudit(t.Audits, r)
+	t.wroteRows(r.UserID)
 	return nil
 }
 

@@ -1,0 +1,74 @@
+package pgstore_test
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/rtcagent/rtcagent/internal/protocol"
+	"github.com/rtcagent/rtcagent/internal/store"
+)
+
+// The reads sent in one statement with a user stream's lock are of a snapshot
+// taken before the lock was granted: when the lock waited for a writer of that
+// user, what they read is dropped and read again after the lock, so a
+// transaction never writes back a row older than the one its lock's previous
+// holder committed. The writer changes the turn with its Topic update, or
+// without one (the stream row is then raised at commit all the same).
+func TestReadsWithTheLockAfterAWait(t *testing.T) {
+	for _, withUpdate := range []bool{true, false} {
+		t.Run(fmt.Sprint("topic update=", withUpdate), func(t *testing.T) {
+			url := serverURL(t)
+			s := openStore(t, url, freshSchema(t, url), nil)
+			sess := &protocol.Session{ID: "s", UserID: "u", Status: protocol.SessionOpen}
+			tr := &protocol.Turn{ID: "t", SessionID: "s", UserID: "u", Seq: 1, Status: protocol.TurnWaiting, Step: 1}
+			if err := s.Write(ctx, func(tx store.Tx) error {
+				_, err := tx.UpdateAppend("u", protocol.UpdSessionCreated, sess)
+				return errors.Join(err, tx.SessionInsert(sess), tx.TurnInsert(tr))
+			}); err != nil {
+				t.Fatal(err)
+			}
+			locked, done := make(chan struct{}), make(chan error, 1)
+			go func() {
+				done <- s.Write(ctx, func(tx store.Tx) error {
+					if _, err := tx.NextOffset("u"); err != nil { // the stream's lock
+						return err
+					}
+					close(locked)
+					time.Sleep(300 * time.Millisecond) // the reader queues behind the lock
+					next := *tr
+					next.Step = 2
+					if err := tx.TurnUpdate(&next, protocol.TurnWaiting); err != nil {
+						return err
+					}
+					if withUpdate {
+						_, err := tx.UpdateAppend("u", protocol.UpdTurnUpdated, &next)
+						return err
+					}
+					return nil
+				})
+			}()
+			<-locked
+			var step int
+			err := s.Write(ctx, func(tx store.Tx) error {
+				tx.Prefetch(store.Prefetch{Turn: "t"})
+				if _, err := tx.SessionGet("s"); err != nil { // the lock, with the turn's read
+					return err
+				}
+				got, err := tx.TurnGet("t")
+				step = got.Step
+				return err
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := <-done; err != nil {
+				t.Fatal(err)
+			}
+			if step != 2 {
+				t.Fatalf("the turn read after the lock is at step %d, want 2 (its previous holder's)", step)
+			}
+		})
+	}
+}
