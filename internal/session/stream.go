@@ -212,17 +212,27 @@ func (r *Runner) closeInterrupted(tx store.Tx, item *store.InboxItem, out *stepO
 	return tx.InboxDelete(*item)
 }
 
+// interruptMsg closes the step's streaming message with what streamed of it,
+// unless it ended meanwhile (a stop closed it): it is read under its user's
+// stream lock, which every writer of a message holds, so the update after it
+// cannot lose a race.
 func (r *Runner) interruptMsg(tx store.Tx, out *stepOutput) error {
 	if out == nil || out.msg == nil {
 		return nil
 	}
 	m := out.msg
-	m.Text, m.Status = out.finalText(), protocol.MessageInterrupted
-	err := core.EmitMessage(tx, m, protocol.MessageStreaming, "")
-	if errors.Is(err, store.ErrConflict) {
+	if _, err := tx.NextOffset(m.UserID); err != nil {
+		return err
+	}
+	cur, err := tx.MessageGet(m.ID)
+	if errors.Is(err, store.ErrNotFound) {
 		return nil
 	}
-	return err
+	if err != nil || cur.Status != protocol.MessageStreaming {
+		return err
+	}
+	m.Text, m.Status = out.finalText(), protocol.MessageInterrupted
+	return core.EmitMessage(tx, m, protocol.MessageStreaming, "")
 }
 
 // modelErrorText explains a model failure to the user.

@@ -63,9 +63,6 @@ const (
 	SQLMessageByClientID = `SELECT data FROM messages WHERE user_id = $1 AND client_id = $2`
 	// SQLMessageList lists a session's messages by seq from after seq $2 ($3 the limit).
 	SQLMessageList = `SELECT data FROM messages WHERE session_id = $1 AND seq > $2 ORDER BY seq LIMIT $3`
-	// SQLMessageUpdate is MessageUpdate's compare-and-set: message $1 gets
-	// status $2 and data $3 when its status is $4.
-	SQLMessageUpdate = `UPDATE messages SET status = $2, data = $3 WHERE id = $1 AND status = $4`
 )
 
 // RTCs.

@@ -204,9 +204,10 @@ func (t *tx) MessageLastByRole(sessionID, role string) (*protocol.Message, error
 		ORDER BY seq DESC LIMIT 1`, sessionID, protocol.MessageComplete, role)
 }
 
+// MessageUpdate is a compare-and-set the server checks (casUpdate): it waits
+// to go with the transaction's next statement.
 func (t *tx) MessageUpdate(m *protocol.Message, expectStatus string) error {
 	t.wroteRows(m.UserID)
 	data, _ := json.Marshal(m)
-	tag, err := t.exec(store.SQLMessageUpdate, m.ID, m.Status, string(data), expectStatus)
-	return t.casResult(tag, err, "messages", m.ID)
+	return t.casUpdate("messages", "status = $2, data = $3", m.ID, m.Status, string(data), expectStatus)
 }

@@ -74,6 +74,6 @@ func (t *tx) MessageLastByRole(sessionID, role string) (*protocol.Message, error
 
 func (t *tx) MessageUpdate(m *protocol.Message, expectStatus string) error {
 	data, _ := json.Marshal(m)
-	res, err := t.exec(store.SQLMessageUpdate, m.ID, m.Status, data, expectStatus)
+	res, err := t.exec(`UPDATE messages SET status = $2, data = $3 WHERE id = $1 AND status = $4`, m.ID, m.Status, data, expectStatus)
 	return t.casResult(res, err, "messages", m.ID)
 }
