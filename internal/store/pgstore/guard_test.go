@@ -23,9 +23,10 @@ func TestReadsWithTheLockAfterAWait(t *testing.T) {
 			s := openStore(t, url, freshSchema(t, url), nil)
 			sess := &protocol.Session{ID: "s", UserID: "u", Status: protocol.SessionOpen}
 			tr := &protocol.Turn{ID: "t", SessionID: "s", UserID: "u", Seq: 1, Status: protocol.TurnWaiting, Step: 1}
+			rc := &protocol.RTC{ID: "r", SessionID: "s", TurnID: "t", UserID: "u", Seq: 1, Status: protocol.RTCPending}
 			if err := s.Write(ctx, func(tx store.Tx) error {
 				_, err := tx.UpdateAppend("u", protocol.UpdSessionCreated, sess)
-				return errors.Join(err, tx.SessionInsert(sess), tx.TurnInsert(tr))
+				return errors.Join(err, tx.SessionInsert(sess), tx.TurnInsert(tr), tx.RTCInsert(rc))
 			}); err != nil {
 				t.Fatal(err)
 			}
@@ -42,6 +43,11 @@ func TestReadsWithTheLockAfterAWait(t *testing.T) {
 					if err := tx.TurnUpdate(&next, protocol.TurnWaiting); err != nil {
 						return err
 					}
+					ended := *rc
+					ended.Status = protocol.RTCCompleted
+					if err := tx.RTCUpdate(&ended, protocol.RTCPending); err != nil {
+						return err
+					}
 					if withUpdate {
 						_, err := tx.UpdateAppend("u", protocol.UpdTurnUpdated, &next)
 						return err
@@ -51,6 +57,17 @@ func TestReadsWithTheLockAfterAWait(t *testing.T) {
 			}()
 			<-locked
 			var step int
+			var status string
+			read := make(chan error, 1)
+			go func() {
+				// An RTC's read waits for its answer: it is sent with the
+				// lock but never dropped.
+				read <- s.Write(ctx, func(tx store.Tx) error {
+					r, err := tx.RTCGet("r")
+					status = r.Status
+					return err
+				})
+			}()
 			err := s.Write(ctx, func(tx store.Tx) error {
 				tx.Prefetch(store.Prefetch{Turn: "t"})
 				if _, err := tx.SessionGet("s"); err != nil { // the lock, with the turn's read
@@ -63,11 +80,11 @@ func TestReadsWithTheLockAfterAWait(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := <-done; err != nil {
+			if err := errors.Join(<-done, <-read); err != nil {
 				t.Fatal(err)
 			}
-			if step != 2 {
-				t.Fatalf("the turn read after the lock is at step %d, want 2 (its previous holder's)", step)
+			if step != 2 || status != protocol.RTCCompleted {
+				t.Fatalf("read after the lock: the turn at step %d, the call %s; want 2 and completed (the lock's previous holder's)", step, status)
 			}
 		})
 	}

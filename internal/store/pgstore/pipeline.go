@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -51,8 +52,12 @@ type deferred struct {
 	rows   func(pgx.Rows) error
 	mapErr func(error) error
 	// guard, on a user stream's lock, says once its row was read whether the
-	// reads sent in one statement with it (runsOf) stand (see guardedReads).
+	// reads sent in one statement with it (runsOf) stand (see guardedRead).
 	guard func() bool
+	// optional marks a read whose answer may be dropped: nothing waits for it,
+	// and what asks for it later reads it again when it is missing. Only such
+	// reads go in one statement with a guarded lock.
+	optional bool
 }
 
 // A user stream's lock and the reads that go right after it are sent as one
@@ -161,7 +166,8 @@ func runsOf(ds []deferred) [][]deferred {
 	start := 0
 	for i, d := range ds {
 		if i > start {
-			joins := fusable(d) && fusable(ds[start]) && (!shapeOf(ds[i-1].sql).locks || guardedRead(ds[start:i], d))
+			run := ds[start:i]
+			joins := fusable(d) && fusable(ds[start]) && (guardedRead(run, d) || !shapeOf(ds[i-1].sql).locks && !guarded(run))
 			for _, m := range ds[start:i] {
 				joins = joins && !shapeOf(m.sql).conflicts(shapeOf(d.sql))
 			}
@@ -175,11 +181,11 @@ func runsOf(ds []deferred) [][]deferred {
 }
 
 // guardedRead reports whether d may follow run in one statement behind a
-// locking member of it: only a plain read may, behind a user stream's lock
-// (deferred.guard) and other such reads.
+// locking member of it: only an optional plain read may, behind a user
+// stream's lock (deferred.guard) and other such reads.
 func guardedRead(run []deferred, d deferred) bool {
 	sd := shapeOf(d.sql)
-	if !sd.selects || sd.locks || len(sd.writes) > 0 {
+	if !d.optional || !sd.selects || sd.locks || len(sd.writes) > 0 {
 		return false
 	}
 	for i := len(run) - 1; i >= 0; i-- {
@@ -191,6 +197,12 @@ func guardedRead(run []deferred, d deferred) bool {
 		}
 	}
 	return false
+}
+
+// guarded reports whether run has a guarded lock (deferred.guard): what
+// follows it in the run is only reads that may be dropped.
+func guarded(run []deferred) bool {
+	return slices.ContainsFunc(run, func(d deferred) bool { return d.guard != nil })
 }
 
 // readOne reads the result of a statement sent alone.
@@ -370,6 +382,14 @@ func (t *tx) queryRow(query string, args ...any) row {
 	br, err := t.pipeline(deferred{})
 	if err != nil {
 		return row{t: t, err: err}
+	}
+	if got == nil { // not expected: a read that waits for its answer is never dropped (guardedRead)
+		if br != nil {
+			if err := br.Close(); err != nil {
+				return row{t: t, err: t.note(err)}
+			}
+		}
+		return row{t: t, r: t.q.QueryRow(t.Ctx, query, args...)}
 	}
 	return row{t: t, r: got, br: br}
 }

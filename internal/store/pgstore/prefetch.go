@@ -61,6 +61,9 @@ func (t *tx) Prefetch(p store.Prefetch) {
 			WHERE r.id = $1`, args: []any{p.TurnOfRTC}, row: t.keepTurnAndOpen})
 		t.rtcAhead = p.TurnOfRTC
 	}
+	for i := range ds {
+		ds[i].optional = true // kept only when read after the lock (see above)
+	}
 	if len(t.locked) > 0 {
 		t.pending = append(t.pending, ds...)
 	} else {

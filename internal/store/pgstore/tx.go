@@ -209,7 +209,7 @@ func (t *tx) lockThrough(rows, where string, arg any) *streamLock {
 			},
 			guard: func() bool { return fresh }},
 		deferred{sql: `SELECT s.data FROM ` + rows + ` WHERE ` + where, args: []any{arg},
-			row: func(r pgx.Row) error { return noRowsIsNil(r.Scan(&l.session)) }})
+			row: func(r pgx.Row) error { return noRowsIsNil(r.Scan(&l.session)) }, optional: true})
 	t.afterLock()
 	return l
 }
