@@ -78,7 +78,9 @@ test("server-everything: its thirteen-field form, its link and its request to us
   // A request to use the model: what would be sent is shown; allowed for this chat.
   await p.send("haiku please");
   await allow();
-  const sample = p.page.locator("rtc-agent .prompt.confirm");
+  // The call's own confirmation may still be on screen a moment after Allow:
+  // the request is the confirmation that names the model.
+  const sample = p.page.locator("rtc-agent .prompt.confirm", { hasText: "to use the assistant's model" });
   await sample.waitFor({ timeout: 60_000 });
   const shown = await sample.innerText();
   includes(shown, "Allow the MCP server “everything” to use the assistant's model?");
