@@ -18,30 +18,26 @@ type actor struct {
 	execution *protocol.RTCExecution
 }
 
-// auditRecord is the RTC's audit record after the change about to be written
-// (from status prev; "" for a new RTC): the caller writes it in the same
-// transaction, so a call never exists, runs or ends without its record saying
-// so. It is built from the RTC and the state the RTC carries (r.Audit), never
-// read back; act is nil for changes the server makes (creation, delivery,
-// deadline, the end of a turn).
-func auditRecord(tx store.Tx, r *protocol.RTC, prev string, act *actor) (*protocol.AuditRecord, error) {
+// auditState is the state of the RTC's audit record after the change about
+// to be written (from status prev; "" for a new RTC). The record is the RTC
+// with that state, in the RTC's own row (store.Audit), so a call never exists,
+// runs or ends without its record saying so. It starts from the state the RTC
+// carries (r.Audit), never read back; act is nil for changes the server makes
+// (creation, delivery, deadline, the end of a turn).
+func auditState(tx store.Tx, r *protocol.RTC, prev string, act *actor) (*protocol.AuditState, error) {
 	now := tx.Now()
-	var a *protocol.AuditRecord
-	var err error
-	switch {
-	case prev == "":
-		if a, err = newAuditRecord(tx, r, now); err != nil {
-			return nil, err
-		}
-	case r.Audit != nil:
-		a = protocol.AuditRecordOf(r)
-	default:
-		// Stored before calls were audited: its record starts now.
-		if a, err = newAuditRecord(tx, r, now); err != nil {
+	var a *protocol.AuditState
+	if prev != "" && r.Audit != nil {
+		st := *r.Audit
+		a = &st
+	} else {
+		// A new call, or one stored before calls were audited: its record
+		// starts now.
+		var err error
+		if a, err = newAuditState(tx, r, now); err != nil {
 			return nil, err
 		}
 	}
-	a.Status, a.Output, a.Error = r.Status, r.Output, r.Error
 	if r.Status == protocol.RTCPending && a.DeliveredAt == nil {
 		a.DeliveredAt = &now
 	}
@@ -81,7 +77,7 @@ func auditRecord(tx store.Tx, r *protocol.RTC, prev string, act *actor) (*protoc
 			Scope: p.Scope, Standing: p.Standing}
 	}
 	if act != nil && act.execution != nil {
-		a.Execution = clampExecution(*act.execution, a, now)
+		a.Execution = clampExecution(*act.execution, r.CreatedAt, a.DeliveredAt, now)
 	}
 	if protocol.RTCTerminal(r.Status) {
 		if a.EndedAt == nil {
@@ -99,19 +95,16 @@ func auditRecord(tx store.Tx, r *protocol.RTC, prev string, act *actor) (*protoc
 	return a, nil
 }
 
-// newAuditRecord starts the record of a new RTC with the decision its work mode
-// made: calls that need no confirmation are allowed, plan mode refuses, a call
-// that needs a person waits for one (askUser is shown to them).
-func newAuditRecord(tx store.Sessions, r *protocol.RTC, now time.Time) (*protocol.AuditRecord, error) {
+// newAuditState starts the record of a new RTC with the decision its work
+// mode made: calls that need no confirmation are allowed, plan mode refuses, a
+// call that needs a person waits for one (askUser is shown to them).
+func newAuditState(tx store.Sessions, r *protocol.RTC, now time.Time) (*protocol.AuditState, error) {
 	s, err := tx.SessionGet(r.SessionID)
 	if err != nil {
 		return nil, err
 	}
-	a := &protocol.AuditRecord{RTCID: r.ID, UserID: r.UserID, SessionID: r.SessionID, TurnID: r.TurnID, DeviceID: s.DeviceID,
-		ToolName: r.ToolName, ToolCallID: r.ToolCallID, Arguments: r.Arguments, WorkMode: s.WorkMode,
-		NeedsConfirmation: r.NeedsConfirmation, CreatedAt: r.CreatedAt, TraceID: protocol.TraceID(r.TraceParent)}
-	a.Decision = workModeDecision(r, now)
-	return a, nil
+	return &protocol.AuditState{DeviceID: s.DeviceID, WorkMode: s.WorkMode, NeedsConfirmation: r.NeedsConfirmation,
+		Decision: workModeDecision(r, now)}, nil
 }
 
 // workModeDecision is the decision the work mode makes on r without a person:
@@ -136,10 +129,10 @@ func workModeDecision(r *protocol.RTC, now time.Time) protocol.AuditDecision {
 // clampExecution keeps the browser's report of a run within what the server saw
 // of the call (from its delivery, or its creation, to now): the times come from
 // another clock and from outside input.
-func clampExecution(e protocol.RTCExecution, a *protocol.AuditRecord, now time.Time) *protocol.RTCExecution {
-	lo := a.CreatedAt
-	if a.DeliveredAt != nil {
-		lo = *a.DeliveredAt
+func clampExecution(e protocol.RTCExecution, created time.Time, delivered *time.Time, now time.Time) *protocol.RTCExecution {
+	lo := created
+	if delivered != nil {
+		lo = *delivered
 	}
 	clamp := func(t time.Time) time.Time {
 		if t.Before(lo) {

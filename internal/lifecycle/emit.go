@@ -37,11 +37,9 @@ func emitRTC(tx store.Tx, r *protocol.RTC, expect string, audited bool, act *act
 		r.CreatedAt = r.UpdatedAt
 	}
 	if audited {
-		rec, err := auditRecord(tx, r, expect, act)
-		if err != nil {
+		if r.Audit, err = auditState(tx, r, expect, act); err != nil {
 			return err
 		}
-		r.Audit = rec.State()
 	}
 	if expect == "" {
 		err = tx.RTCInsert(r)
