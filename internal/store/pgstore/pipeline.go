@@ -383,14 +383,6 @@ func (t *tx) queryRow(query string, args ...any) row {
 	if err != nil {
 		return row{t: t, err: err}
 	}
-	if got == nil { // not expected: a read that waits for its answer is never dropped (guardedRead)
-		if br != nil {
-			if err := br.Close(); err != nil {
-				return row{t: t, err: t.note(err)}
-			}
-		}
-		return row{t: t, r: t.q.QueryRow(t.Ctx, query, args...)}
-	}
 	return row{t: t, r: got, br: br}
 }
 
