@@ -5,12 +5,14 @@ package pgstore_test
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/rtcagent/rtcagent/internal/protocol"
 	"github.com/rtcagent/rtcagent/internal/store"
+	"github.com/rtcagent/rtcagent/internal/store/pgstore"
 )
 
 func TestNodesLeaseOneWinner(t *testing.T) {
@@ -309,5 +311,93 @@ func TestLockOrderClaimAndQueuedWork(t *testing.T) {
 	}
 	if runs != [2]int{1, 1} {
 		t.Fatalf("transactions ran %v times: a deadlock aborted one", runs)
+	}
+}
+
+// A lease check queued right before a stream lock goes in the lock's
+// statement, and it still takes the lease row first: while an acquirer holds
+// the lease row, the holder's transaction waits without holding the user's
+// stream (a writer of the user passes), and once the acquirer took the lease
+// it fails with ErrLeaseLost, having written nothing.
+func TestLeaseCheckInTheStreamLockTakesTheLeaseFirst(t *testing.T) {
+	a, _, _ := twoNodes(t)
+	sess := &protocol.Session{ID: "s", UserID: "u", Status: protocol.SessionOpen}
+	if err := a.Write(ctx, func(tx store.Tx) error {
+		_, err := tx.UpdateAppend("u", protocol.UpdSessionCreated, sess)
+		return errors.Join(err, tx.SessionInsert(sess))
+	}); err != nil {
+		t.Fatal(err)
+	}
+	held := acquire(t, a, "s", "A")
+	pool := pgstore.Pool(a)
+	acq, err := pool.Begin(ctx) // another node's claim, between its lock and its update
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = acq.Rollback(ctx) }()
+	if _, err := acq.Exec(ctx, `SELECT 1 FROM leases WHERE session_id = 's' FOR UPDATE`); err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var sent []string
+	stop := pgstore.WatchStatements(func(sql string, _ []any) { mu.Lock(); sent = append(sent, sql); mu.Unlock() })
+	done := make(chan error, 1)
+	go func() {
+		done <- a.Write(ctx, func(tx store.Tx) error {
+			if err := tx.LeaseCheck(held); err != nil {
+				return err
+			}
+			if _, err := tx.SessionGet("s"); err != nil {
+				return err
+			}
+			_, err := tx.UpdateAppend("u", protocol.UpdSessionUpdated, sess)
+			return err
+		})
+	}()
+	// The holder's statement waits for the lease row.
+	for i := 0; ; i++ {
+		var waiting bool
+		if err := pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_stat_activity
+			WHERE wait_event_type = 'Lock' AND query LIKE '%lease_gate%')`).Scan(&waiting); err != nil {
+			t.Fatal(err)
+		}
+		if waiting {
+			break
+		}
+		if i == 200 {
+			t.Fatal("the holder's transaction never waited for the lease row")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	// It does not hold the user's stream meanwhile.
+	w, err := pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Exec(ctx, `SELECT 1 FROM user_streams WHERE user_id = 'u' FOR UPDATE NOWAIT`); err != nil {
+		t.Fatalf("the user's stream is locked while the lease check waits: %v", err)
+	}
+	_ = w.Rollback(ctx)
+	if _, err := acq.Exec(ctx, `UPDATE leases SET holder = 'B', token = token + 1 WHERE session_id = 's'`); err != nil {
+		t.Fatal(err)
+	}
+	if err := acq.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; !errors.Is(err, store.ErrLeaseLost) {
+		t.Fatalf("the stale holder's write: %v, want the lease lost", err)
+	}
+	stop()
+	mu.Lock()
+	defer mu.Unlock()
+	for _, q := range sent {
+		if strings.HasPrefix(strings.TrimSpace(q), "WITH lease AS") {
+			t.Errorf("the lease check went as a statement of its own: %s", q)
+		}
+	}
+	var pos store.StreamPos
+	_ = a.Read(ctx, func(tx store.Tx) error { pos, _ = tx.StreamGet("u"); return nil })
+	if pos.Top != 1 {
+		t.Fatalf("the fenced transaction committed: top %d", pos.Top)
 	}
 }

@@ -58,6 +58,9 @@ type deferred struct {
 	// and what asks for it later reads it again when it is missing. Only such
 	// reads go in one statement with a guarded lock.
 	optional bool
+	// lease marks a lease check (LeaseCheck): a stream lock queued right
+	// after it takes it into its own statement (lockThrough).
+	lease bool
 }
 
 // A user stream's lock and the reads that go right after it are sent as one

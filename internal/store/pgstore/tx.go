@@ -196,22 +196,42 @@ type streamLock struct {
 func (t *tx) lockThrough(rows, where string, arg any) *streamLock {
 	l := &streamLock{}
 	var fresh bool
-	t.pending = append(t.pending,
-		deferred{sql: `SELECT us.user_id, us.epoch, us.top, us.floor, s.id,
-			(SELECT xmin FROM user_streams WHERE user_id = us.user_id) = us.xmin AS fresh FROM ` + rows +
-			` JOIN user_streams us ON us.user_id = s.user_id WHERE ` + where + ` FOR UPDATE OF us`, args: []any{arg},
-			row: func(r pgx.Row) error {
-				err := r.Scan(&l.userID, &l.pos.Epoch, &l.pos.Top, &l.pos.Floor, &l.sessionID, &fresh)
-				if err == nil {
-					t.holdStream(l.userID, l.pos)
-				}
-				return noRowsIsNil(err)
-			},
-			guard: func() bool { return fresh }},
+	lock := deferred{sql: streamLockSQL(rows, where, false), args: []any{arg}}
+	if n := len(t.pending); n > 0 && t.pending[n-1].lease {
+		lock = deferred{sql: streamLockSQL(rows, where, true), args: append([]any{arg}, t.pending[n-1].args...), mapErr: serverCheck}
+		t.pending = t.pending[:n-1]
+	}
+	lock.row = func(r pgx.Row) error {
+		err := r.Scan(&l.userID, &l.pos.Epoch, &l.pos.Top, &l.pos.Floor, &l.sessionID, &fresh)
+		if err == nil {
+			t.holdStream(l.userID, l.pos)
+		}
+		return noRowsIsNil(err)
+	}
+	lock.guard = func() bool { return fresh }
+	t.pending = append(t.pending, lock,
 		deferred{sql: `SELECT s.data FROM ` + rows + ` WHERE ` + where, args: []any{arg},
 			row: func(r pgx.Row) error { return noRowsIsNil(r.Scan(&l.session)) }, optional: true})
 	t.afterLock()
 	return l
+}
+
+// streamLockSQL is lockThrough's lock ($1 its argument). leaseGated, it also
+// holds the lease check queued just before it ($2-$5, LeaseCheck's): the check
+// is a subquery the lock's rows depend on (LATERAL; OFFSET 0 keeps it from
+// being folded into them), so PostgreSQL runs it, taking the lease row's share
+// lock, before it locks the stream row. The lock order (lease, then stream) is
+// that of two statements, and a lost lease fails the statement before
+// anything after it runs: one statement fewer for every fenced transition.
+func streamLockSQL(rows, where string, leaseGated bool) string {
+	sel := `SELECT us.user_id, us.epoch, us.top, us.floor, s.id,
+		(SELECT xmin FROM user_streams WHERE user_id = us.user_id) = us.xmin AS fresh FROM ` + rows +
+		` JOIN user_streams us ON us.user_id = s.user_id WHERE ` + where
+	if !leaseGated {
+		return sel + ` FOR UPDATE OF us`
+	}
+	return `SELECT x.* FROM (SELECT (` + leaseCheckAfterOne + `) AS leased OFFSET 0) AS lease_gate
+		CROSS JOIN LATERAL (` + sel + ` AND lease_gate.leased FOR UPDATE OF us) x`
 }
 
 // holdLocked caches the session read under a stream lockThrough took

@@ -247,6 +247,15 @@ func (t *tx) LeaseAcquire(sessionID, holder string, ttl time.Duration) (store.Le
 	return l, nil
 }
 
+// leaseCheck ($1 session, $2 holder, $3 token, $4 now): the session's lease
+// row, found by its key and share-locked, then judged.
+const leaseCheck = `WITH lease AS (SELECT holder, token, expires_at FROM leases WHERE session_id = $1 FOR SHARE)
+	SELECT CASE WHEN EXISTS (SELECT 1 FROM lease WHERE holder = $2 AND token = $3 AND expires_at > $4) THEN true
+		ELSE rtcagent_fail('RA410', 'lease of session ' || $1 || ' lost') END`
+
+// leaseCheckAfterOne is leaseCheck with its parameters from $2 (streamLockSQL).
+var leaseCheckAfterOne = rename(leaseCheck, nil, 0, 1)
+
 // LeaseCheck, in a write transaction, share-locks the lease row until commit: an
 // acquirer (which needs a conflicting lock) finds the row busy until this
 // transaction ends, so everything a holder writes after a successful check
@@ -259,11 +268,12 @@ func (t *tx) LeaseCheck(l store.Lease) error {
 	const held = `SELECT 1 FROM leases WHERE session_id = $1 AND holder = $2 AND token = $3 AND expires_at > $4`
 	if t.Writable {
 		t.markLeased(l.SessionID)
-		// The session's row, found by its key and locked, then judged.
-		return t.laterCheck(`WITH lease AS (SELECT holder, token, expires_at FROM leases WHERE session_id = $1 FOR SHARE)
-			SELECT CASE WHEN EXISTS (SELECT 1 FROM lease WHERE holder = $2 AND token = $3 AND expires_at > $4) THEN true
-				ELSE rtcagent_fail('RA410', 'lease of session ' || $1 || ' lost') END`,
-			l.SessionID, l.Holder, l.Token, t.At)
+		if err := t.laterCheck(leaseCheck, l.SessionID, l.Holder, l.Token, t.At); err != nil {
+			return err
+		}
+		// A stream lock queued next takes the check into its statement (lockThrough).
+		t.pending[len(t.pending)-1].lease = true
+		return nil
 	}
 	var one int
 	err := t.queryRow(held, l.SessionID, l.Holder, l.Token, t.At).Scan(&one)
