@@ -48,8 +48,10 @@
 // after it are one statement, whose reads stand only when the lock did not
 // wait for another writer of the user (pipeline.go, guardedRead); so are a
 // transition's writes (the message, the RTC with its audit record, the turn,
-// the inbox, the Topic update). A step is five statements (BEGIN, lease
-// check, stream lock with its reads, writes, COMMIT).
+// the inbox, the Topic update). A worker's lease check goes in the stream
+// lock's statement, taken before the stream (streamLockSQL): a step is four
+// statements (BEGIN, the lease check with the stream lock and its reads,
+// writes, COMMIT).
 //
 // # Retries: fn must be re-runnable
 //

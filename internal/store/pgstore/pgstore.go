@@ -182,7 +182,8 @@ func (s *Store) clock() time.Time { return s.now().UTC().Truncate(time.Microseco
 // a MAX(seq)+1 key: fn must be re-runnable (see the package doc).
 func (s *Store) Write(ctx context.Context, fn func(tx store.Tx) error) error {
 	for attempt := 1; ; attempt++ {
-		retry, err := s.attempt(ctx, fn)
+		// A transaction run again guesses nothing (guess.go).
+		retry, err := s.attempt(ctx, fn, attempt == 1)
 		if !retry || attempt == maxAttempts {
 			return err
 		}
@@ -201,13 +202,13 @@ func (s *Store) Write(ctx context.Context, fn func(tx store.Tx) error) error {
 // The transaction is begun and ended by hand on a pooled connection, so that
 // BEGIN goes to the server with fn's first statement and COMMIT with its last
 // writes (pipeline.go).
-func (s *Store) attempt(ctx context.Context, fn func(tx store.Tx) error) (retry bool, err error) {
+func (s *Store) attempt(ctx context.Context, fn func(tx store.Tx) error, guess bool) (retry bool, err error) {
 	counts.writes.Add(1)
 	conn, err := s.pool.Acquire(ctx)
 	if err != nil {
 		return false, fmt.Errorf("pgstore: begin: %w", err)
 	}
-	t := &tx{q: conn, seq: &s.seq}
+	t := &tx{q: conn, seq: &s.seq, guess: guess}
 	t.Shared = store.NewShared(driver{t}, store.TxState{Ctx: ctx, At: s.clock(), Writable: true, Epoch: s.epoch})
 	// Explicit: the server default (default_transaction_isolation) may differ, and
 	// the locking below is designed for READ COMMITTED.
@@ -281,6 +282,8 @@ func retryable(err error) bool {
 	}
 	switch pe.Code {
 	case "40001", "40P01": // serialization_failure, deadlock_detected
+		return true
+	case "RA412": // a guess was wrong (guess.go): run again without guessing
 		return true
 	case "23505": // unique_violation
 		// seq is MAX(seq)+1 read in the transaction: a concurrent one took it

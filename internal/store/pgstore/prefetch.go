@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"encoding/json"
 	"slices"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -53,12 +54,18 @@ func (t *tx) Prefetch(p store.Prefetch) {
 	}
 	if p.TurnOfRTC != "" {
 		// The turn and its open calls in one row; RTCGet of the RTC answers
-		// from them when it is open.
-		ds = append(ds, deferred{sql: `SELECT t.id, t.data, o.ids, o.seqs, o.datas FROM rtcs r
+		// from them when it is open. With them, the session's lease and
+		// whether its inbox is empty, for the turn's adoption (guess.go).
+		ds = append(ds, deferred{sql: `SELECT t.id, t.data, o.ids, o.seqs, o.datas,
+				r.session_id, l.holder, l.token, l.expires_at,
+				EXISTS (SELECT 1 FROM nodes n WHERE n.node_id = l.holder AND n.expires_at <= $2) AS dead,
+				NOT EXISTS (SELECT 1 FROM inbox i WHERE i.session_id = r.session_id) AS empty
+			FROM rtcs r
 			JOIN turns t ON t.id = r.turn_id
 			LEFT JOIN LATERAL (SELECT array_agg(id ORDER BY seq) AS ids, array_agg(seq ORDER BY seq) AS seqs,
 				array_agg(data ORDER BY seq) AS datas FROM rtcs WHERE turn_id = r.turn_id AND open) o ON true
-			WHERE r.id = $1`, args: []any{p.TurnOfRTC}, row: t.keepTurnAndOpen})
+			LEFT JOIN leases l ON l.session_id = r.session_id
+			WHERE r.id = $1`, args: []any{p.TurnOfRTC, t.At}, row: t.keepTurnAndOpen})
 		t.rtcAhead = p.TurnOfRTC
 	}
 	for i := range ds {
@@ -80,13 +87,18 @@ func (t *tx) afterLock() {
 }
 
 func (t *tx) keepTurnAndOpen(r pgx.Row) error {
-	var turnID string
+	var turnID, sessionID string
 	var turn []byte
 	var ids, datas []string
 	var seqs []int
-	if err := r.Scan(&turnID, &turn, &ids, &seqs, &datas); err != nil {
+	var holder *string
+	var token *int64
+	var expires *time.Time
+	var dead, empty bool
+	if err := r.Scan(&turnID, &turn, &ids, &seqs, &datas, &sessionID, &holder, &token, &expires, &dead, &empty); err != nil {
 		return noRowsIsNil(err)
 	}
+	t.keepAhead(sessionID, holder, token, expires, dead, empty)
 	if len(t.locked) > 0 {
 		list := make([]openRTC, len(ids))
 		for i := range ids {

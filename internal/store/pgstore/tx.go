@@ -51,6 +51,12 @@ type tx struct {
 	rtcAhead string
 	// ready is what the transaction does to the ready queue at its commit (ready.go).
 	ready readyChanges
+	// guess lets the transaction guess a lease's token and an inbox item's
+	// place from what the prefetch read (ahead), checked at commit
+	// (guess.go); headsAhead are the items guessed oldest of their session.
+	guess      bool
+	ahead      map[string]sessionAhead
+	headsAhead map[string]*store.InboxItem
 }
 
 var errReadOnly = errors.New("pgstore: write in a read transaction")

@@ -92,9 +92,13 @@ func (t *tx) InboxInsert(item *store.InboxItem) error {
 	// subquery sees the session's items as before the insert: none means this
 	// one is its oldest, which InboxNext then knows without asking.
 	item.CreatedAt = t.At
+	sql := `INSERT INTO inbox (session_id, kind, turn_id, created_at) VALUES ($1, $2, $3, $4)
+			RETURNING id, NOT EXISTS (SELECT 1 FROM inbox WHERE session_id = $1)`
+	if t.guessFirst(item) {
+		sql = inboxFirst
+	}
 	t.pending = append(t.pending, deferred{
-		sql: `INSERT INTO inbox (session_id, kind, turn_id, created_at) VALUES ($1, $2, $3, $4)
-			RETURNING id, NOT EXISTS (SELECT 1 FROM inbox WHERE session_id = $1)`,
+		sql:  sql,
 		args: []any{item.SessionID, item.Kind, item.TurnID, t.At},
 		row: func(r pgx.Row) error {
 			var first bool
@@ -115,7 +119,11 @@ func (t *tx) InboxInsert(item *store.InboxItem) error {
 func (t *tx) InboxNext(sessionID string) (*store.InboxItem, error) {
 	if t.Writable && t.Wakes.Added(sessionID) {
 		// This transaction queued work for the session: its insert tells
-		// whether that is the oldest item (sent now, if it was not yet).
+		// whether that is the oldest item (sent now, if it was not yet),
+		// unless the item was guessed oldest (its ID is set once sent).
+		if it := t.headsAhead[sessionID]; it != nil {
+			return it, nil
+		}
 		if err := t.flush(); err != nil {
 			return nil, err
 		}
@@ -136,7 +144,14 @@ func (t *tx) InboxNext(sessionID string) (*store.InboxItem, error) {
 }
 
 func (t *tx) InboxDelete(it store.InboxItem) error {
+	if h := t.headsAhead[it.SessionID]; it.ID == 0 && h != nil {
+		if err := t.flush(); err != nil { // the guessed item's ID
+			return err
+		}
+		it.ID = h.ID
+	}
 	clear(t.heads)
+	clear(t.headsAhead)
 	t.ready.emptied = append(t.ready.emptied, it.SessionID) // its last item may be gone
 	return t.later(nil, store.SQLInboxDelete, it.ID)
 }
@@ -153,6 +168,7 @@ func (t *tx) InboxFinish(id int64, l store.Lease, released *bool) error {
 		return t.failed
 	}
 	clear(t.heads)
+	clear(t.headsAhead)
 	*released = false
 	t.pending = append(t.pending, deferred{
 		sql: `WITH gone AS (DELETE FROM inbox WHERE id = $1),
@@ -220,6 +236,11 @@ func (t *tx) LeaseAcquire(sessionID, holder string, ttl time.Duration) (store.Le
 	l := store.Lease{SessionID: sessionID, Holder: holder, ExpiresAt: t.At.Add(ttl)}
 	if !t.Writable {
 		return l, errReadOnly
+	}
+	if g, ok := t.guessLease(sessionID, holder, ttl); ok {
+		t.markLeased(sessionID)
+		t.ready.claimed = append(t.ready.claimed, sessionID)
+		return g, nil
 	}
 	err := t.queryRow(`UPDATE leases AS l SET
 			holder = $2,
