@@ -38,7 +38,9 @@
 // Writes and server-checked statements wait to go with the next statement that
 // needs an answer, or with COMMIT (pipeline.go); the reads a transaction names
 // with Prefetch go right after its stream lock (prefetch.go). A transition is
-// two or three exchanges: its reads under the lock, then its writes and COMMIT.
+// two exchanges: its reads under the lock, then its writes and COMMIT (a
+// call's end that adopts its turn guesses the lease and the inbox item it
+// takes from what it read, and checks the guesses at commit: guess.go).
 //
 // A run of waiting statements of which none writes a table another one reads
 // or writes, and none but the last locks rows, goes as one statement of CTEs
