@@ -36,6 +36,44 @@ func (r *Runner) readStepInput(tx store.Tx, t *protocol.Turn) (*stepInput, error
 	return &stepInput{entry: e, agentMD: md}, nil
 }
 
+// stepInputAsCommitted is a step's input read without a transaction, or nil:
+// when the store knows the user's stream position as of its last commit
+// (store.Positions: the embedded store) and the session's cached transcript
+// catches up to it from this process's commits alone.
+func (r *Runner) stepInputAsCommitted(t *protocol.Turn) *stepInput {
+	ps, ok := r.cfg.Store.(store.Positions)
+	if !ok {
+		return nil
+	}
+	pos, ok := ps.Committed(t.UserID)
+	if !ok {
+		return nil
+	}
+	e := r.tcache.takeCommitted(t.SessionID, t.UserID, pos)
+	if e == nil {
+		return nil
+	}
+	md, ok := agentMDIn(t, e.tr)
+	if !ok {
+		r.tcache.put(t.SessionID, e) // caught up: the read finds it so
+		return nil
+	}
+	return &stepInput{entry: e, agentMD: md}
+}
+
+// verifyAsCommitted checks a transcript stepInputAsCommitted brought up to
+// date against the store (Config.VerifyTranscripts), when the user's stream
+// is still where it was brought to.
+func (r *Runner) verifyAsCommitted(ctx context.Context, t *protocol.Turn, e *cachedTranscript) error {
+	return r.cfg.Store.Read(ctx, func(tx store.Tx) error {
+		pos, err := tx.StreamGet(t.UserID)
+		if err != nil || pos.Epoch != e.epoch || pos.Top != e.top {
+			return err // moved on since: nothing to compare with
+		}
+		return verifyTranscript(tx, t, e.tr, r.cfg.Limits.ToolResultBytes)
+	})
+}
+
 // runSteps calls the model until the turn suspends, completes or fails. in, when
 // set, is the first step's input, read by the committed transaction that took
 // the item.
@@ -44,6 +82,13 @@ func (r *Runner) runSteps(ctx context.Context, o *owner, item *store.InboxItem, 
 		if t.Step >= r.cfg.Limits.StepLimit {
 			terr := &protocol.TurnError{Category: "step_limit", Message: fmt.Sprintf("The turn stopped after %d model steps, the limit for one turn. Send a message to continue.", t.Step)}
 			return r.fail(ctx, o, item, t, terr)
+		}
+		if in == nil {
+			if in = r.stepInputAsCommitted(t); in != nil && r.cfg.VerifyTranscripts {
+				if err := r.verifyAsCommitted(ctx, t, in.entry); err != nil {
+					return err
+				}
+			}
 		}
 		if in == nil {
 			err := r.cfg.Store.Read(ctx, func(tx store.Tx) error {

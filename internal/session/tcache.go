@@ -97,6 +97,26 @@ func (c *transcriptCache) take(tx store.Tx, sessionID, userID string) (*cachedTr
 	return e, nil
 }
 
+// takeCommitted is take without a transaction, at pos, the store's position
+// of the user's stream as of its last commit (store.Positions): the cached
+// transcript caught up from this process's commits, or nil (the entry is
+// dropped when it could not catch up: a read loads it again).
+func (c *transcriptCache) takeCommitted(sessionID, userID string, pos store.StreamPos) *cachedTranscript {
+	c.mu.Lock()
+	e := c.entries[sessionID]
+	if e != nil {
+		delete(c.entries, sessionID)
+		c.bytes -= e.size
+	}
+	c.mu.Unlock()
+	if e == nil || !e.catchUp(nil, c.feed, sessionID, userID, pos, pos.Top, protocol.Update{}, false) {
+		return nil
+	}
+	metricTranscripts.WithLabelValues("cache").Inc()
+	e.epoch, e.top, e.size = pos.Epoch, pos.Top, sizeOf(e.tr)
+	return e
+}
+
 // put keeps a transcript that take returned.
 func (c *transcriptCache) put(sessionID string, e *cachedTranscript) {
 	if e.size > cachedBytes/4 {
@@ -149,8 +169,8 @@ func sizeOf(tr agent.Transcript) int {
 }
 
 // catchUp applies the updates after e.top (from the feed when it holds them
-// all, else from the store), the transaction's own open one last; false means
-// the transcript must be read again.
+// all, else from the store through tx, when there is one), the transaction's
+// own open one last; false means the transcript must be read again.
 func (e *cachedTranscript) catchUp(tx store.Stream, feed *commitFeed, sessionID, userID string, pos store.StreamPos, stored int64, open protocol.Update, isOpen bool) bool {
 	if e.userID != userID || e.epoch != pos.Epoch || e.top < pos.Floor || e.top > pos.Top || pos.Top-e.top > maxCatchUp {
 		return false
@@ -162,6 +182,9 @@ func (e *cachedTranscript) catchUp(tx store.Stream, feed *commitFeed, sessionID,
 	if stored > e.top {
 		var ok bool
 		if ups, ok = feed.span(userID, pos.Epoch, e.top, stored); !ok {
+			if tx == nil { // no transaction to read the rest from
+				return false
+			}
 			metricCatchUps.WithLabelValues("store").Inc()
 			var err error
 			ups, _, err = tx.UpdateList(userID, e.top, int(stored-e.top), 0)

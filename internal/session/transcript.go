@@ -78,19 +78,28 @@ func loadWholeTranscript(tx transcriptReads, sessionID string, tr *agent.Transcr
 
 // turnAgentMD is the AGENT.md the page sent with the turn's user message.
 func turnAgentMD(tx store.Messages, t *protocol.Turn, tr agent.Transcript) (string, error) {
-	if t.UserMessageID == "" {
-		return "", nil
-	}
-	for i := range tr.Messages {
-		if m := &tr.Messages[i]; m.ID == t.UserMessageID {
-			return agentMDOf(m), nil
-		}
+	if md, ok := agentMDIn(t, tr); ok {
+		return md, nil
 	}
 	m, err := tx.MessageGet(t.UserMessageID)
 	if err != nil {
 		return "", err
 	}
 	return agentMDOf(m), nil
+}
+
+// agentMDIn is turnAgentMD from tr alone; false when tr lacks the turn's
+// user message.
+func agentMDIn(t *protocol.Turn, tr agent.Transcript) (string, bool) {
+	if t.UserMessageID == "" {
+		return "", true
+	}
+	for i := range tr.Messages {
+		if m := &tr.Messages[i]; m.ID == t.UserMessageID {
+			return agentMDOf(m), true
+		}
+	}
+	return "", false
 }
 
 func agentMDOf(m *protocol.Message) string {

@@ -38,6 +38,17 @@ type Store interface {
 	Close() error
 }
 
+// Positions is a store that knows, without a transaction, each user stream's
+// position as of its last commit whose hook has run: the embedded store, the
+// only writer of its database. Whoever keeps a copy of a stream's entities up
+// to date from the hook's updates learns from it, without a transaction,
+// where that copy must reach.
+type Positions interface {
+	// Committed returns the user's stream position after the last commit
+	// whose hook was called, when the store knows it.
+	Committed(userID string) (StreamPos, bool)
+}
+
 // WithAudit appends r's audit record to audits when r carries one: what a
 // store's RTC write adds to its Commit's Audits.
 func WithAudit(audits []*protocol.AuditRecord, r *protocol.RTC) []*protocol.AuditRecord {

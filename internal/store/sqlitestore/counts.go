@@ -19,24 +19,28 @@ type Counts struct {
 	Pages   int64 // pages written to the WAL by those commits (WAL frames)
 	// Held is how long the writer held the database for those commits, in
 	// nanoseconds: from BEGIN to the end of COMMIT, the writes run inside.
-	Held int64
+	Held  int64
+	Reads int64 // read transactions begun
 }
 
 // Sub returns c minus old.
 func (c Counts) Sub(old Counts) Counts {
-	return Counts{Commits: c.Commits - old.Commits, Writes: c.Writes - old.Writes, Pages: c.Pages - old.Pages, Held: c.Held - old.Held}
+	return Counts{Commits: c.Commits - old.Commits, Writes: c.Writes - old.Writes, Pages: c.Pages - old.Pages, Held: c.Held - old.Held,
+		Reads: c.Reads - old.Reads}
 }
 
-var counts struct{ commits, writes, pages, held atomic.Int64 }
+var counts struct{ commits, writes, pages, held, reads atomic.Int64 }
 
 // ReadCounts returns the process's counts so far.
 func ReadCounts() Counts {
-	return Counts{Commits: counts.commits.Load(), Writes: counts.writes.Load(), Pages: counts.pages.Load(), Held: counts.held.Load()}
+	return Counts{Commits: counts.commits.Load(), Writes: counts.writes.Load(), Pages: counts.pages.Load(), Held: counts.held.Load(),
+		Reads: counts.reads.Load()}
 }
 
 func init() {
 	store.ExportCount("sqlite", "commits_total", "Transactions committed to SQLite (a group of writes is one).", &counts.commits)
 	store.ExportCount("sqlite", "writes_total", "Writes committed to SQLite.", &counts.writes)
+	store.ExportCount("sqlite", "read_transactions_total", "Read transactions begun on SQLite.", &counts.reads)
 	store.ExportCount("sqlite", "wal_pages_total", "Pages written to the SQLite WAL (frames).", &counts.pages)
 	store.ExportCount("sqlite", "writer_held_nanoseconds_total",
 		"Time the SQLite writer held the database for committed groups (BEGIN to the end of COMMIT).", &counts.held)

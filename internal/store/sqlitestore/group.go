@@ -158,6 +158,12 @@ func (g *group) run(batch []*write) {
 			hook(store.Commit{Updates: w.t.Batch.Updates, Wake: wake, Audits: w.t.Audits})
 		}
 	}
+	// Only now: a position read from it has reached the hook.
+	s.mu.Lock()
+	for _, w := range ok {
+		s.committed.commit(w.t)
+	}
+	s.mu.Unlock()
 }
 
 // abort rolls the whole group back after a savepoint could not be handled (the

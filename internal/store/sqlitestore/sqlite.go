@@ -25,9 +25,12 @@ type Store struct {
 	rc    chan *conn
 	ck    *checkpointer
 	group group
-	mu    sync.Mutex // guards hook
+	mu    sync.Mutex // guards hook and committed
 	hook  func(store.Commit)
-	now   func() time.Time
+	// committed are the stream positions as of the last commit whose hook has
+	// run (Committed).
+	committed knownStreams
+	now       func() time.Time
 	// epoch is the initial epoch of every user stream: fixed per database, so a
 	// user with no updates yet reads the same epoch before and after the first one.
 	epoch string
@@ -71,7 +74,7 @@ func Open(ctx context.Context, path string, opt Options) (*Store, error) {
 	}
 	w.SetMaxOpenConns(1)
 	w.SetConnMaxIdleTime(0)
-	s := &Store{w: w, now: opt.Now, hook: func(store.Commit) {}, known: knownStreams{}}
+	s := &Store{w: w, now: opt.Now, hook: func(store.Commit) {}, known: knownStreams{}, committed: knownStreams{}}
 	s.group.init(s)
 	if err := s.migrate(ctx); err != nil {
 		w.Close()
@@ -191,6 +194,7 @@ func (s *Store) Read(ctx context.Context, fn func(tx store.Tx) error) error {
 		return ctx.Err()
 	}
 	defer func() { s.rc <- c }()
+	counts.reads.Add(1)
 	qctx := context.WithoutCancel(ctx)
 	if err := c.begin(qctx, false); err != nil {
 		return fmt.Errorf("begin read: %w", err)
@@ -199,6 +203,17 @@ func (s *Store) Read(ctx context.Context, fn func(tx store.Tx) error) error {
 	t := &tx{q: counted{c}}
 	t.Shared = store.NewShared(driver{t}, store.TxState{Ctx: qctx, At: s.now().UTC(), Epoch: s.epoch})
 	return fn(t)
+}
+
+// Committed implements store.Positions.
+func (s *Store) Committed(userID string) (store.StreamPos, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st, ok := s.committed.get(userID)
+	if !ok {
+		return store.StreamPos{}, false
+	}
+	return st.pos, true
 }
 
 // Close implements store.Store. No Read or Write may run during or after it.

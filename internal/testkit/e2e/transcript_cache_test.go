@@ -9,6 +9,9 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/rtcagent/rtcagent/internal/protocol"
+	"github.com/rtcagent/rtcagent/internal/server"
+	"github.com/rtcagent/rtcagent/internal/store/sqlitestore"
+	"github.com/rtcagent/rtcagent/internal/testkit/testserver"
 )
 
 // transcriptLoads reads the process's transcript_loads_total counter by source.
@@ -55,5 +58,30 @@ func TestTranscriptCacheServesSteps(t *testing.T) {
 	// 10 steps in all; only the first can miss (nothing cached yet).
 	if got := transcriptLoads(t, "cache") - before; got < calls+1 {
 		t.Fatalf("%v of 10 steps used the cache", got)
+	}
+}
+
+// On the embedded store, which knows its streams' positions as of its last
+// commit, a step brings the cached transcript up to date from this process's
+// commits without a read transaction. (Every other test's server checks each
+// such transcript against the store, VerifyTranscripts, with a read.)
+func TestEmbeddedStepsReadNoTransaction(t *testing.T) {
+	const calls = 6
+	steps := strings.Repeat(`{"tool_calls": [{"name": "ls", "arguments": {}}]},`, calls)
+	model := mustScript(t, fmt.Sprintf(`{"name": "no-read", "turns": [{"steps": [{"text": "warm"}]}, {"steps": [%s {"text": "done"}]}]}`, steps))
+	s := &testServer{testserver.Start(t, model, testserver.Options{Server: server.Options{}})}
+	br := newBrowser(t, s, "no-read-user", "dev")
+	br.decide = func(protocol.RTC) (bool, any, string, bool) { return true, "a.txt", "", false }
+	warm := br.send("", "warm up")
+	br.waitTurn(warm.TurnID, time.Minute)
+	before := sqlitestore.ReadCounts()
+	res := br.send(warm.SessionID, "go")
+	if tr := br.waitTurn(res.TurnID, time.Minute); tr.Status != protocol.TurnCompleted {
+		t.Fatalf("turn %s", tr.Status)
+	}
+	reads := sqlitestore.ReadCounts().Sub(before).Reads
+	t.Logf("%d steps, %d read transactions", calls+1, reads)
+	if reads > 0 {
+		t.Fatalf("%d read transactions for %d steps: steps read their input in transactions", reads, calls+1)
 	}
 }
