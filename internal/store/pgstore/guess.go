@@ -62,11 +62,13 @@ func (t *tx) keepAhead(sessionID string, holder *string, token *int64, expires *
 
 // leaseTaken ($1 session, $2 holder, $3 expiry, $4 now, $5 the token read, $6
 // the token guessed) is LeaseAcquire's update, made only on the row as it was
-// read and still free to take, failing when it is not.
+// read, still free to take and giving the token guessed (a holder that gave
+// its lease back since gets a new token, not its old one), failing otherwise.
 const leaseTaken = `WITH took AS (UPDATE leases AS l SET holder = $2, token = $6, expires_at = $3
 		FROM (SELECT session_id FROM leases WHERE session_id = $1 FOR UPDATE SKIP LOCKED) AS free
 		WHERE l.session_id = free.session_id AND l.token = $5 AND (l.holder = $2 OR l.expires_at <= $4
 			OR EXISTS (SELECT 1 FROM nodes n WHERE n.node_id = l.holder AND n.expires_at <= $4))
+			AND CASE WHEN l.holder = $2 AND l.expires_at > $4 THEN l.token ELSE l.token + 1 END = $6
 		RETURNING 1)
 	SELECT CASE WHEN EXISTS (SELECT 1 FROM took) THEN true
 		ELSE rtcagent_fail('RA412', 'lease of session ' || $1 || ' changed since it was read') END`

@@ -141,3 +141,33 @@ func TestAdoptionGuessWrong(t *testing.T) {
 		})
 	}
 }
+
+// A holder the prefetch saw holding the lease, which gave it back before the
+// commit (its drain found nothing left, without the user's stream), takes it
+// again with a new token, as LeaseAcquire gives: the guess of its old token
+// fails and the transaction runs again.
+func TestAdoptionGuessOfTheHoldersOwnLease(t *testing.T) {
+	s, _ := endFixture(t)
+	held := acquire(t, s, "s", "B")
+	runs := 0
+	var l store.Lease
+	err := s.Write(ctx, func(tx store.Tx) error {
+		runs++
+		var err error
+		l, _, err = endAndAdopt(tx, "B")
+		if runs == 1 {
+			if _, err := pgstore.Pool(s).Exec(ctx, `UPDATE leases SET expires_at = 'epoch' WHERE session_id = 's'`); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var token int64
+	_ = pgstore.Pool(s).QueryRow(ctx, `SELECT token FROM leases WHERE session_id = 's'`).Scan(&token)
+	if runs != 2 || l.Token != held.Token+1 || token != held.Token+1 {
+		t.Fatalf("%d runs: token %d, stored %d, after %d given back: want a new token", runs, l.Token, token, held.Token)
+	}
+}

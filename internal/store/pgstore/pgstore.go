@@ -74,8 +74,13 @@ func Open(ctx context.Context, url string, opt Options) (*Store, error) {
 	// for the values looks cheaper, a quarter of its CPU a round trip. The
 	// EXPLAIN test checks that those plans look rows up by index. A URL that
 	// sets plan_cache_mode keeps its own.
+	// Set once a connection is made, not in its startup message, which a
+	// connection pooler may refuse for a setting it does not know.
 	if _, ok := cfg.ConnConfig.RuntimeParams["plan_cache_mode"]; !ok {
-		cfg.ConnConfig.RuntimeParams["plan_cache_mode"] = "force_generic_plan"
+		cfg.AfterConnect = func(ctx context.Context, c *pgx.Conn) error {
+			_, err := c.Exec(ctx, "SET plan_cache_mode = force_generic_plan")
+			return err
+		}
 	}
 	if cfg.ConnConfig.Tracer == nil {
 		cfg.ConnConfig.Tracer = counter{}

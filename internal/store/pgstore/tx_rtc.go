@@ -150,8 +150,11 @@ func (t *tx) InboxDelete(it store.InboxItem) error {
 		}
 		it.ID = h.ID
 	}
+	if it.ID == 0 {
+		return fmt.Errorf("pgstore: delete an inbox item of session %s whose id is not known", it.SessionID)
+	}
 	clear(t.heads)
-	clear(t.headsAhead)
+	delete(t.headsAhead, it.SessionID)
 	t.ready.emptied = append(t.ready.emptied, it.SessionID) // its last item may be gone
 	return t.later(nil, store.SQLInboxDelete, it.ID)
 }
@@ -168,7 +171,7 @@ func (t *tx) InboxFinish(id int64, l store.Lease, released *bool) error {
 		return t.failed
 	}
 	clear(t.heads)
-	clear(t.headsAhead)
+	delete(t.headsAhead, l.SessionID)
 	*released = false
 	t.pending = append(t.pending, deferred{
 		sql: `WITH gone AS (DELETE FROM inbox WHERE id = $1),
