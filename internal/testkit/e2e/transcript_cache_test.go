@@ -8,6 +8,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/rtcagent/rtcagent/internal/config"
 	"github.com/rtcagent/rtcagent/internal/protocol"
 	"github.com/rtcagent/rtcagent/internal/server"
 	"github.com/rtcagent/rtcagent/internal/store/sqlitestore"
@@ -69,7 +70,11 @@ func TestEmbeddedStepsReadNoTransaction(t *testing.T) {
 	const calls = 6
 	steps := strings.Repeat(`{"tool_calls": [{"name": "ls", "arguments": {}}]},`, calls)
 	model := mustScript(t, fmt.Sprintf(`{"name": "no-read", "turns": [{"steps": [{"text": "warm"}]}, {"steps": [%s {"text": "done"}]}]}`, steps))
-	s := &testServer{testserver.Start(t, model, testserver.Options{Server: server.Options{}})}
+	s := &testServer{testserver.Start(t, model, testserver.Options{
+		// What reads on a timer (the backstop poll, deadlines, leases) is not a step's.
+		Config: func(c *config.Config) { c.PollInterval, c.NodeTTL, c.LeaseTTL = time.Hour, time.Hour, time.Hour },
+		Server: server.Options{},
+	})}
 	br := newBrowser(t, s, "no-read-user", "dev")
 	br.decide = func(protocol.RTC) (bool, any, string, bool) { return true, "a.txt", "", false }
 	warm := br.send("", "warm up")
