@@ -219,6 +219,15 @@ func (r *Runner) Run(ctx context.Context) {
 
 // claim starts a drain for each session with inbox work and a free lease.
 func (r *Runner) claim(ctx context.Context) {
+	// With every drain slot taken the pass could start nothing: it notes the
+	// backlog instead of reading, and a drain that ends asks for the pass.
+	r.mu.Lock()
+	full := len(r.sem) == cap(r.sem)
+	r.backlog = r.backlog || full
+	r.mu.Unlock()
+	if full {
+		return
+	}
 	var ids []string
 	err := r.cfg.Store.Read(ctx, func(tx store.Tx) error {
 		var err error
@@ -283,11 +292,13 @@ func (r *Runner) endReservation(id string) {
 // a pass found more work than slots.
 func (r *Runner) unreserve(id string) (pass bool) {
 	r.mu.Lock()
+	defer r.mu.Unlock()
 	delete(r.active, id)
+	// The slot frees under mu: a pass that found every slot taken noted the
+	// backlog before, so this asks for the pass it skipped.
+	<-r.sem
 	pass = r.missed[id] || r.backlog
 	delete(r.missed, id)
-	r.mu.Unlock()
-	<-r.sem
 	return pass
 }
 
