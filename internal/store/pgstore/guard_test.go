@@ -19,17 +19,7 @@ import (
 func TestReadsWithTheLockAfterAWait(t *testing.T) {
 	for _, withUpdate := range []bool{true, false} {
 		t.Run(fmt.Sprint("topic update=", withUpdate), func(t *testing.T) {
-			url := serverURL(t)
-			s := openStore(t, url, freshSchema(t, url), nil)
-			sess := &protocol.Session{ID: "s", UserID: "u", Status: protocol.SessionOpen}
-			tr := &protocol.Turn{ID: "t", SessionID: "s", UserID: "u", Seq: 1, Status: protocol.TurnWaiting, Step: 1}
-			rc := &protocol.RTC{ID: "r", SessionID: "s", TurnID: "t", UserID: "u", Seq: 1, Status: protocol.RTCPending}
-			if err := s.Write(ctx, func(tx store.Tx) error {
-				_, err := tx.UpdateAppend("u", protocol.UpdSessionCreated, sess)
-				return errors.Join(err, tx.SessionInsert(sess), tx.TurnInsert(tr), tx.RTCInsert(rc))
-			}); err != nil {
-				t.Fatal(err)
-			}
+			s, tr, rc := waitingTurn(t)
 			locked, done := make(chan struct{}), make(chan error, 1)
 			go func() {
 				done <- s.Write(ctx, func(tx store.Tx) error {
@@ -38,12 +28,12 @@ func TestReadsWithTheLockAfterAWait(t *testing.T) {
 					}
 					close(locked)
 					time.Sleep(300 * time.Millisecond) // the reader queues behind the lock
-					next := *tr
+					next := tr
 					next.Step = 2
 					if err := tx.TurnUpdate(&next, protocol.TurnWaiting); err != nil {
 						return err
 					}
-					ended := *rc
+					ended := rc
 					ended.Status = protocol.RTCCompleted
 					if err := tx.RTCUpdate(&ended, protocol.RTCPending); err != nil {
 						return err

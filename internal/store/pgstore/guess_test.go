@@ -34,9 +34,9 @@ func endAndAdopt(tx store.Tx, holder string) (store.Lease, *store.InboxItem, err
 	return l, it, err
 }
 
-// endFixture: a session whose lease its last holder gave back, its turn
-// waiting for the call r.
-func endFixture(t *testing.T) (*pgstore.Store, store.Lease) {
+// waitingTurn opens a store on a new schema holding session s of user u, its
+// turn t waiting for the call r; it returns the turn and the call as stored.
+func waitingTurn(t *testing.T) (*pgstore.Store, protocol.Turn, protocol.RTC) {
 	t.Helper()
 	url := serverURL(t)
 	s := openStore(t, url, freshSchema(t, url), nil)
@@ -49,6 +49,13 @@ func endFixture(t *testing.T) (*pgstore.Store, store.Lease) {
 	}); err != nil {
 		t.Fatal(err)
 	}
+	return s, *tr, *rc
+}
+
+// endFixture: waitingTurn, the session's lease given back by its last holder.
+func endFixture(t *testing.T) (*pgstore.Store, store.Lease) {
+	t.Helper()
+	s, _, _ := waitingTurn(t)
 	old := acquire(t, s, "s", "A")
 	if err := s.Write(ctx, func(tx store.Tx) error { return tx.LeaseRelease(old) }); err != nil {
 		t.Fatal(err)
