@@ -71,11 +71,10 @@ func Open(ctx context.Context, url string, opt Options) (*Store, error) {
 	// Each statement runs on the plan made once for it on the connection,
 	// without its arguments' values: otherwise PostgreSQL plans it again at
 	// each of its first five runs, and at every run of a statement whose plan
-	// for the values looks cheaper, a quarter of its CPU a round trip. The
-	// EXPLAIN test checks that those plans look rows up by index. A URL that
-	// sets plan_cache_mode keeps its own.
-	// Set once a connection is made, not in its startup message, which a
-	// connection pooler may refuse for a setting it does not know.
+	// for the values looks cheaper (about a tenth of its CPU a round trip).
+	// The EXPLAIN test checks that those plans look rows up by index. Set
+	// once connected, not in the startup message, which a connection pooler
+	// may refuse; a URL that sets plan_cache_mode keeps its own.
 	if _, ok := cfg.ConnConfig.RuntimeParams["plan_cache_mode"]; !ok {
 		cfg.AfterConnect = func(ctx context.Context, c *pgx.Conn) error {
 			_, err := c.Exec(ctx, "SET plan_cache_mode = force_generic_plan")
