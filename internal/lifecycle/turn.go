@@ -202,7 +202,7 @@ func StopSession(tx store.Tx, c core.Caller, s *protocol.Session, live Live, rea
 // text (session.Runner.SettlePartials: what the buffer holds beyond live is
 // written, then the buffer dropped).
 func CloseStreaming(tx store.Tx, t *protocol.Turn, live Live) ([]string, error) {
-	msgs, err := StreamingMessages(tx, t)
+	msgs, err := tx.MessagesStreaming(t)
 	if err != nil {
 		return nil, err
 	}
@@ -221,31 +221,4 @@ func CloseStreaming(tx store.Tx, t *protocol.Turn, live Live) ([]string, error) 
 		closed = append(closed, m.ID)
 	}
 	return closed, nil
-}
-
-// StreamingMessages returns turn t's messages that are still streaming.
-func StreamingMessages(tx store.Messages, t *protocol.Turn) ([]protocol.Message, error) {
-	// The turn's messages come after its user message (a retry's is the retried
-	// turn's, earlier still); a compact turn has none and looks at all.
-	var after int64
-	if t.UserMessageID != "" {
-		um, err := tx.MessageGet(t.UserMessageID)
-		if err != nil && !errors.Is(err, store.ErrNotFound) {
-			return nil, err
-		}
-		if err == nil {
-			after = um.Seq
-		}
-	}
-	msgs, err := tx.MessageList(t.SessionID, store.Page{After: after, Limit: 1 << 30})
-	if err != nil {
-		return nil, err
-	}
-	out := msgs[:0]
-	for _, m := range msgs {
-		if m.TurnID == t.ID && m.Status == protocol.MessageStreaming {
-			out = append(out, m)
-		}
-	}
-	return out, nil
 }

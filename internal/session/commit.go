@@ -40,6 +40,9 @@ func (r *Runner) commitStep(ctx context.Context, o *owner, item *store.InboxItem
 		if out.msg == nil {
 			want.MessageSeq = t.SessionID // finalMessage creates the message
 		}
+		if len(out.calls) == 0 {
+			want.OpenRTCsOf = t.ID // the turn ends: EndTurn ends its open calls
+		}
 		tx.Prefetch(want)
 		sess, cur, err := lockTurn(tx, t)
 		if err != nil {

@@ -39,7 +39,7 @@ func (r *Runner) LiveText(ctx context.Context, sessionID string) lifecycle.Live 
 		if err != nil {
 			return err
 		}
-		msgs, err := lifecycle.StreamingMessages(tx, t)
+		msgs, err := tx.MessagesStreaming(t)
 		for _, m := range msgs {
 			ids = append(ids, m.ID)
 		}

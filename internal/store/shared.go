@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/rtcagent/rtcagent/internal/protocol"
@@ -170,6 +171,11 @@ func (s Shared) MessageByClientID(userID, clientID string) (*protocol.Message, e
 
 func (s Shared) MessageList(sessionID string, p Page) ([]protocol.Message, error) {
 	return ListJSON[protocol.Message](s.D, SQLMessageList, sessionID, p.After, Limit(p.Limit))
+}
+
+func (s Shared) MessagesStreaming(t *protocol.Turn) ([]protocol.Message, error) {
+	msgs, err := ListJSON[protocol.Message](s.D, SQLMessagesStreaming, t.SessionID, t.UserMessageID)
+	return slices.DeleteFunc(msgs, func(m protocol.Message) bool { return m.TurnID != t.ID }), err
 }
 
 func (s Shared) RTCListByTurn(turnID string) ([]protocol.RTC, error) {

@@ -61,6 +61,10 @@ func MaxSeqSQL(table string) string {
 const (
 	SQLMessageGet        = `SELECT data FROM messages WHERE id = $1`
 	SQLMessageByClientID = `SELECT data FROM messages WHERE user_id = $1 AND client_id = $2`
+	// SQLMessagesStreaming lists session $1's streaming messages after message
+	// $2 (after every message when $2 names none), by seq.
+	SQLMessagesStreaming = `SELECT data FROM messages WHERE session_id = $1
+		AND seq > COALESCE((SELECT seq FROM messages WHERE id = $2), 0) AND status = 'streaming' ORDER BY seq`
 	// SQLMessageList lists a session's messages by seq from after seq $2 ($3 the limit).
 	SQLMessageList = `SELECT data FROM messages WHERE session_id = $1 AND seq > $2 ORDER BY seq LIMIT $3`
 )

@@ -39,6 +39,7 @@ type Prefetch struct {
 	MessageSeq string // MessageMaxSeq of this session
 	TurnSeq    string // TurnMaxSeq of this session
 	TurnOfRTC  string // TurnGet and RTCListOpenByTurn of this RTC's turn
+	OpenRTCsOf string // RTCListOpenByTurn of this turn
 }
 
 // Stream is the users' Topic streams: per user, the ordered updates that tell
@@ -127,6 +128,11 @@ type Messages interface {
 	MessageGet(id string) (*protocol.Message, error)
 	MessageByClientID(userID, clientID string) (*protocol.Message, error)
 	MessageList(sessionID string, p Page) ([]protocol.Message, error) // by seq
+	// MessagesStreaming returns turn t's messages that are still streaming,
+	// by seq. A turn's messages come after its user message (a retry's is
+	// the retried turn's, earlier still; a compact turn has none and looks
+	// at all); of those, only the streaming ones are read.
+	MessagesStreaming(t *protocol.Turn) ([]protocol.Message, error)
 	MessageMaxSeq(sessionID string) (int64, error)
 	// MessageLastByRole returns the session's complete message of the given role
 	// with the highest seq (such as its latest summary), or ErrNotFound.

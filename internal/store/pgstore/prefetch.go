@@ -68,6 +68,19 @@ func (t *tx) Prefetch(p store.Prefetch) {
 			WHERE r.id = $1`, args: []any{p.TurnOfRTC, t.At}, row: t.keepTurnAndOpen})
 		t.rtcAhead = p.TurnOfRTC
 	}
+	if p.OpenRTCsOf != "" {
+		ds = append(ds, deferred{sql: `SELECT array_agg(id ORDER BY seq), array_agg(seq ORDER BY seq), array_agg(data ORDER BY seq)
+			FROM rtcs WHERE turn_id = $1 AND open`, args: []any{p.OpenRTCsOf},
+			row: func(r pgx.Row) error {
+				var ids, datas []string
+				var seqs []int
+				if err := r.Scan(&ids, &seqs, &datas); err != nil {
+					return noRowsIsNil(err)
+				}
+				t.keepOpen(p.OpenRTCsOf, ids, seqs, datas)
+				return nil
+			}})
+	}
 	for i := range ds {
 		ds[i].optional = true // kept only when read after the lock (see above)
 	}
@@ -100,17 +113,26 @@ func (t *tx) keepTurnAndOpen(r pgx.Row) error {
 	}
 	t.keepAhead(sessionID, holder, token, expires, dead, empty)
 	if len(t.locked) > 0 {
-		list := make([]openRTC, len(ids))
-		for i := range ids {
-			list[i] = openRTC{id: ids[i], seq: seqs[i], data: []byte(datas[i])}
-		}
 		t.Rows.Put("turn", turnID, turn)
-		if t.openRTCs == nil {
-			t.openRTCs = openRTCs{}
-		}
-		t.openRTCs[turnID] = list
 	}
+	t.keepOpen(turnID, ids, seqs, datas)
 	return nil
+}
+
+// keepOpen keeps a turn's open calls read after the stream lock (array_agg's
+// columns: none read is NULL, an empty list).
+func (t *tx) keepOpen(turnID string, ids []string, seqs []int, datas []string) {
+	if len(t.locked) == 0 {
+		return
+	}
+	list := make([]openRTC, len(ids))
+	for i := range ids {
+		list[i] = openRTC{id: ids[i], seq: seqs[i], data: []byte(datas[i])}
+	}
+	if t.openRTCs == nil {
+		t.openRTCs = openRTCs{}
+	}
+	t.openRTCs[turnID] = list
 }
 
 // openRTCs holds, by turn, the open calls a transaction read under the

@@ -101,11 +101,15 @@ func testPrefetchAnswers(t *testing.T, s store.Store, _ *Clock) {
 			tx.MessageInsert(&protocol.Message{ID: "m1", SessionID: "s", UserID: "u", Seq: 1}, ""),
 			tx.MessageInsert(&protocol.Message{ID: "m2", SessionID: "s", UserID: "u", Seq: 2}, ""))
 	})
-	for _, prefetch := range []bool{false, true} {
-		t.Run(fmt.Sprint("prefetch=", prefetch), func(t *testing.T) {
+	for name, want := range map[string]*store.Prefetch{
+		"none":           nil,
+		"turn of a call": {Turn: "t", MessageSeq: "s", TurnSeq: "s", TurnOfRTC: "a"},
+		"open calls":     {Turn: "t", MessageSeq: "s", OpenRTCsOf: "t"},
+	} {
+		t.Run(name, func(t *testing.T) {
 			err := s.Write(ctx, func(tx store.Tx) error {
-				if prefetch {
-					tx.Prefetch(store.Prefetch{Turn: "t", MessageSeq: "s", TurnSeq: "s", TurnOfRTC: "a"})
+				if want != nil {
+					tx.Prefetch(*want)
 				}
 				r, err := tx.RTCGet("a")
 				if err != nil {

@@ -54,6 +54,7 @@ func Run(t *testing.T, open Factory) {
 		"PrefetchAnswers":           testPrefetchAnswers,
 		"MessageClientID":           testClientID,
 		"MessageLastByRole":         testMessageLastByRole,
+		"MessagesStreaming":         testMessagesStreaming,
 		"Lease":                     testLease,
 		"NodeLiveness":              testNodeLiveness,
 		"Inbox":                     testInbox,
