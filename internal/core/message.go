@@ -15,15 +15,21 @@ import (
 // repeated client_id returns the first result and changes nothing.
 // The request must have been validated (see api).
 func SendMessage(tx store.Tx, c Caller, req *protocol.MessageSendRequest) (*protocol.MessageSendResult, error) {
+	if req.SessionID != "" {
+		// Read with the session, under its stream's lock: the seqs, the
+		// message's key, and the session's lease and inbox for its adoption.
+		tx.Prefetch(store.Prefetch{TurnSeq: req.SessionID, MessageSeq: req.SessionID,
+			ClientUser: c.UserID, ClientID: req.ClientID, Adopt: req.SessionID})
+		if _, err := tx.SessionGet(req.SessionID); err != nil && !errors.Is(err, store.ErrNotFound) {
+			return nil, err
+		}
+	}
 	if prev, err := tx.MessageByClientID(c.UserID, req.ClientID); err == nil {
 		return &protocol.MessageSendResult{SessionID: prev.SessionID, MessageID: prev.ID, TurnID: prev.TurnID}, nil
 	} else if !errors.Is(err, store.ErrNotFound) {
 		return nil, err
 	}
 
-	if req.SessionID != "" { // read with the session, under its stream's lock
-		tx.Prefetch(store.Prefetch{TurnSeq: req.SessionID, MessageSeq: req.SessionID})
-	}
 	sess, err := sessionForMessage(tx, c, req)
 	if err != nil {
 		return nil, err

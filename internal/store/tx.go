@@ -40,6 +40,11 @@ type Prefetch struct {
 	TurnSeq    string // TurnMaxSeq of this session
 	TurnOfRTC  string // TurnGet and RTCListOpenByTurn of this RTC's turn
 	OpenRTCsOf string // RTCListOpenByTurn of this turn
+	// ClientUser and ClientID: MessageByClientID of this user and key.
+	ClientUser, ClientID string
+	// Adopt is a session whose work the transaction may adopt: its lease
+	// and whether its inbox is empty, for LeaseAcquire and InboxNext.
+	Adopt string
 }
 
 // Stream is the users' Topic streams: per user, the ordered updates that tell

@@ -3,6 +3,7 @@ package pgstore
 import (
 	"time"
 
+	"github.com/rtcagent/rtcagent/internal/protocol"
 	"github.com/rtcagent/rtcagent/internal/store"
 )
 
@@ -88,6 +89,31 @@ func (t *tx) guessLease(sessionID, holder string, ttl time.Duration) (store.Leas
 	t.pending = append(t.pending, deferred{sql: leaseTaken,
 		args: []any{sessionID, holder, l.ExpiresAt, t.At, a.token, token}, mapErr: serverCheck})
 	return l, true
+}
+
+func clientKey(userID, clientID string) string { return userID + "\x00" + clientID }
+
+// messageNewClientID ($1-$7 as MessageInsert's) is the insert of a message
+// whose client_id a prefetch read unused under the user's stream lock: it
+// fails unless the key is still unused.
+const messageNewClientID = `WITH ins AS (INSERT INTO messages (id, session_id, user_id, seq, status, client_id, data)
+		VALUES ($1, $2, $3, $4, $5, $6, $7)
+		ON CONFLICT (user_id, client_id) WHERE client_id IS NOT NULL DO NOTHING RETURNING 1)
+	SELECT CASE WHEN EXISTS (SELECT 1 FROM ins) THEN true
+		ELSE rtcagent_fail('RA412', 'client_id ' || $6 || ' used since it was read') END`
+
+// guessNewClientID queues the insert of m when its client_id was read unused
+// (MessageByClientID from a prefetch), instead of waiting for whether it is a
+// duplicate; false when it was not read so.
+func (t *tx) guessNewClientID(m *protocol.Message, clientID string, data []byte) bool {
+	key := clientKey(m.UserID, clientID)
+	if known, ok := t.clientMsgs[key]; !t.guess || !ok || known != nil {
+		return false
+	}
+	t.pending = append(t.pending, deferred{sql: messageNewClientID,
+		args: []any{m.ID, m.SessionID, m.UserID, m.Seq, m.Status, clientID, string(data)}, mapErr: serverCheck})
+	t.clientMsgs[key] = data
+	return true
 }
 
 // inboxFirst ($1-$4 as InboxInsert's) is InboxInsert's insert when the

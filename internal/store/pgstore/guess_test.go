@@ -178,3 +178,79 @@ func TestAdoptionGuessOfTheHoldersOwnLease(t *testing.T) {
 		t.Fatalf("%d runs: token %d, stored %d, after %d given back: want a new token", runs, l.Token, token, held.Token)
 	}
 }
+
+// A message sent to a session, as core.SendMessage does it: the session's
+// lock with the key, seqs, lease and inbox read with it; the message under
+// its key; its turn's start queued and adopted.
+// meanwhile runs once the session's lock and reads have been sent.
+func sendAndAdopt(tx store.Tx, clientID string, meanwhile func()) (*protocol.Message, store.Lease, error) {
+	tx.Prefetch(store.Prefetch{TurnSeq: "s", MessageSeq: "s", ClientUser: "u", ClientID: clientID, Adopt: "s"})
+	if _, err := tx.SessionGet("s"); err != nil {
+		return nil, store.Lease{}, err
+	}
+	meanwhile()
+	if prev, err := tx.MessageByClientID("u", clientID); err == nil {
+		return prev, store.Lease{}, nil
+	} else if !errors.Is(err, store.ErrNotFound) {
+		return nil, store.Lease{}, err
+	}
+	seq, err := tx.MessageMaxSeq("s")
+	if err != nil {
+		return nil, store.Lease{}, err
+	}
+	m := &protocol.Message{ID: "m-" + clientID, SessionID: "s", TurnID: "t2", UserID: "u", Seq: seq + 1, Role: protocol.RoleUser, Status: protocol.MessageComplete}
+	if err := tx.MessageInsert(m, clientID); err != nil {
+		return nil, store.Lease{}, err
+	}
+	if err := tx.InboxInsert(&store.InboxItem{SessionID: "s", Kind: "turn.start", TurnID: "t2"}); err != nil {
+		return nil, store.Lease{}, err
+	}
+	l, err := tx.LeaseAcquire("s", "B", 10*time.Second)
+	if err != nil {
+		return nil, l, err
+	}
+	_, err = tx.InboxNext("s")
+	return m, l, err
+}
+
+// A message's send guesses its key unused, and the lease and inbox of the
+// session it adopts, from what it read with the session's lock: its reads,
+// then its writes with COMMIT. A key used after the read fails the guess, and
+// the run without guessing finds the message the key names.
+func TestSendGuessed(t *testing.T) {
+	s, _ := endFixture(t)
+	before := pgstore.ReadCounts()
+	var m *protocol.Message
+	if err := s.Write(ctx, func(tx store.Tx) error {
+		var err error
+		m, _, err = sendAndAdopt(tx, "k1", func() {})
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if got := pgstore.ReadCounts().Sub(before); got.Exchanges != 2 || got.Writes != 1 || m.ID != "m-k1" {
+		t.Errorf("%d exchanges in %d transactions, message %s; want 2 in 1, m-k1", got.Exchanges, got.Writes, m.ID)
+	}
+
+	s, _ = endFixture(t)
+	runs := 0
+	err := s.Write(ctx, func(tx store.Tx) error {
+		runs++
+		var err error
+		m, _, err = sendAndAdopt(tx, "k2", func() {
+			if runs == 1 { // another transaction stores a message under the key after the read
+				if _, err := pgstore.Pool(s).Exec(ctx, `INSERT INTO messages (id, session_id, user_id, seq, status, client_id, data)
+					VALUES ('other', 's', 'u', 99, 'complete', 'k2', '{"id":"other","session_id":"s","user_id":"u","seq":99}')`); err != nil {
+					t.Error(err)
+				}
+			}
+		})
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if runs != 2 || m.ID != "other" {
+		t.Fatalf("%d runs, message %s: want the second run to find the key's message", runs, m.ID)
+	}
+}

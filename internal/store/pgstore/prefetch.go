@@ -3,6 +3,7 @@ package pgstore
 import (
 	"cmp"
 	"encoding/json"
+	"errors"
 	"slices"
 	"time"
 
@@ -78,6 +79,40 @@ func (t *tx) Prefetch(p store.Prefetch) {
 					return noRowsIsNil(err)
 				}
 				t.keepOpen(p.OpenRTCsOf, ids, seqs, datas)
+				return nil
+			}})
+	}
+	if p.ClientID != "" {
+		key := clientKey(p.ClientUser, p.ClientID)
+		ds = append(ds, deferred{sql: store.SQLMessageByClientID, args: []any{p.ClientUser, p.ClientID},
+			row: func(r pgx.Row) error {
+				var data []byte
+				if err := r.Scan(&data); err != nil && !errors.Is(err, pgx.ErrNoRows) {
+					return err
+				}
+				if len(t.locked) > 0 {
+					if t.clientMsgs == nil {
+						t.clientMsgs = map[string][]byte{}
+					}
+					t.clientMsgs[key] = data // nil: no such message
+				}
+				return nil
+			}})
+	}
+	if p.Adopt != "" {
+		ds = append(ds, deferred{sql: `SELECT l.holder, l.token, l.expires_at,
+				EXISTS (SELECT 1 FROM nodes n WHERE n.node_id = l.holder AND n.expires_at <= $2) AS dead,
+				NOT EXISTS (SELECT 1 FROM inbox i WHERE i.session_id = $1) AS empty
+			FROM (SELECT 1) AS z LEFT JOIN leases l ON l.session_id = $1`, args: []any{p.Adopt, t.At},
+			row: func(r pgx.Row) error {
+				var holder *string
+				var token *int64
+				var expires *time.Time
+				var dead, empty bool
+				if err := r.Scan(&holder, &token, &expires, &dead, &empty); err != nil {
+					return noRowsIsNil(err)
+				}
+				t.keepAhead(p.Adopt, holder, token, expires, dead, empty)
 				return nil
 			}})
 	}

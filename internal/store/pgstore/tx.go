@@ -57,6 +57,9 @@ type tx struct {
 	guess      bool
 	ahead      map[string]sessionAhead
 	headsAhead map[string]*store.InboxItem
+	// clientMsgs are messages by user and client_id (clientKey) read by a
+	// prefetch under the user's stream lock or written since; nil: none.
+	clientMsgs map[string][]byte
 }
 
 var errReadOnly = errors.New("pgstore: write in a read transaction")

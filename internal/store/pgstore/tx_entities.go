@@ -162,6 +162,9 @@ func (t *tx) MessageInsert(m *protocol.Message, clientID string) error {
 	var cid any // NULL: no idempotency key
 	if clientID != "" {
 		cid = clientID
+		if t.guessNewClientID(m, clientID, data) {
+			return nil
+		}
 	} else {
 		// Without a key nothing can be a duplicate: sent with the next statement.
 		err := t.later(nil, `INSERT INTO messages (id, session_id, user_id, seq, status, client_id, data)
@@ -186,7 +189,24 @@ func (t *tx) MessageInsert(m *protocol.Message, clientID string) error {
 	if tag.RowsAffected() == 0 {
 		return store.ErrDuplicate
 	}
+	if t.clientMsgs != nil {
+		t.clientMsgs[clientKey(m.UserID, clientID)] = data
+	}
 	return nil
+}
+
+// MessageByClientID answers from a prefetch (Prefetch.ClientID) when it
+// stood, and from the store otherwise.
+func (t *tx) MessageByClientID(userID, clientID string) (*protocol.Message, error) {
+	data, ok := t.clientMsgs[clientKey(userID, clientID)]
+	if !ok {
+		return t.Shared.MessageByClientID(userID, clientID)
+	}
+	if data == nil {
+		return nil, store.ErrNotFound
+	}
+	var m protocol.Message
+	return &m, json.Unmarshal(data, &m)
 }
 
 func (t *tx) MessageMaxSeq(sessionID string) (int64, error) {

@@ -102,9 +102,10 @@ func testPrefetchAnswers(t *testing.T, s store.Store, _ *Clock) {
 			tx.MessageInsert(&protocol.Message{ID: "m2", SessionID: "s", UserID: "u", Seq: 2}, ""))
 	})
 	for name, want := range map[string]*store.Prefetch{
-		"none":           nil,
-		"turn of a call": {Turn: "t", MessageSeq: "s", TurnSeq: "s", TurnOfRTC: "a"},
-		"open calls":     {Turn: "t", MessageSeq: "s", OpenRTCsOf: "t"},
+		"none":            nil,
+		"turn of a call":  {Turn: "t", MessageSeq: "s", TurnSeq: "s", TurnOfRTC: "a"},
+		"open calls":      {Turn: "t", MessageSeq: "s", OpenRTCsOf: "t"},
+		"a message's key": {TurnSeq: "s", MessageSeq: "s", ClientUser: "u", ClientID: "k", Adopt: "s"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			err := s.Write(ctx, func(tx store.Tx) error {
@@ -135,6 +136,9 @@ func testPrefetchAnswers(t *testing.T, s store.Store, _ *Clock) {
 				if err := expectState(tx, protocol.TurnRunning, 3, "b", "c"); err != nil {
 					return fmt.Errorf("after writing: %w", err)
 				}
+				if err := expectClientID(tx); err != nil {
+					return err
+				}
 				if err := tx.TurnInsert(&protocol.Turn{ID: "t2", SessionID: "s", UserID: "u", Seq: 2, Status: protocol.TurnQueued}); err != nil {
 					return err
 				}
@@ -151,6 +155,25 @@ func testPrefetchAnswers(t *testing.T, s store.Store, _ *Clock) {
 }
 
 var errRollback = errors.New("roll back")
+
+// expectClientID: a key unused until the transaction stores a message under
+// it, then that message; a second message under it is a duplicate.
+func expectClientID(tx store.Tx) error {
+	if _, err := tx.MessageByClientID("u", "k"); !errors.Is(err, store.ErrNotFound) {
+		return fmt.Errorf("an unused key: %v", err)
+	}
+	m := &protocol.Message{ID: "mk", SessionID: "s", UserID: "u", Seq: 4}
+	if err := tx.MessageInsert(m, "k"); err != nil {
+		return err
+	}
+	if got, err := tx.MessageByClientID("u", "k"); err != nil || got.ID != "mk" {
+		return fmt.Errorf("the key's message after storing it: %v, %v", got, err)
+	}
+	if err := tx.MessageInsert(&protocol.Message{ID: "mk2", SessionID: "s", UserID: "u", Seq: 5}, "k"); !errors.Is(err, store.ErrDuplicate) {
+		return fmt.Errorf("a second message under the key: %v, want a duplicate", err)
+	}
+	return nil
+}
 
 // expectState checks the turn t's status, session s's highest message seq and
 // the ids of t's open calls.
