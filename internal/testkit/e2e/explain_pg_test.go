@@ -230,7 +230,7 @@ const lsScript = `{"name": "ls-5", "turns": [{"steps": [
 // down as it gets leaner (the goal is 12 statements and 6 exchanges); a change
 // that adds statements to the round trip fails here.
 func TestRoundTripStatementBudget(t *testing.T) {
-	const maxStatements, maxExchanges = 18.5, 9.0
+	const maxStatements, maxExchanges = 18.0, 8.5
 	db := requirePostgres(t)
 	s := &testServer{testserver.Start(t, mustScript(t, lsScript), testserver.Options{
 		// What runs on a timer (the backstop poll, the node's liveness record,
