@@ -7,19 +7,21 @@ import (
 	"github.com/rtcagent/rtcagent/internal/store"
 )
 
-// A transaction that ends a call often queues its turn's resumption and adopts
-// it: it takes the session's lease and the item it just queued
-// (session.Runner.Adopt), then brings the turn to running. Asked in turn, the
-// lease and the item's place in the inbox cost an exchange of their own
-// between the call's writes and the turn's. The turn's prefetch (TurnOfRTC)
-// reads, with the turn and under the user's stream lock, the session's lease
+// A transaction that ends a call, or sends a message, often queues work for
+// the session and adopts it: it takes the session's lease and the item it
+// just queued (session.Runner.Adopt), then brings the turn to running. Asked
+// in turn, the lease and the item's place in the inbox cost an exchange of
+// their own between the transaction's writes and the turn's. The prefetch
+// (TurnOfRTC, Adopt) reads, under the user's stream lock, the session's lease
 // row and whether its inbox is empty. From those LeaseAcquire guesses the
 // lease's new token and InboxInsert that the item is the session's oldest, so
-// InboxNext answers without asking; the statements that make the guesses true
-// go with the turn's writes and COMMIT, each failing (RA412) unless it finds
-// what was guessed. Write then runs the transaction again without guessing,
-// reading each answer as it comes: a wrong guess costs a retry, never a write
-// made on a false premise.
+// InboxNext answers without asking. A message's send also reads its client_id
+// with the lock (Prefetch.ClientID), and MessageInsert guesses the key unused
+// instead of waiting to learn whether it is a duplicate. The statements that
+// make the guesses true go with the turn's writes and COMMIT, each failing
+// (RA412) unless it finds what was guessed. Write then runs the transaction
+// again without guessing, reading each answer as it comes: a wrong guess
+// costs a retry, never a write made on a false premise.
 
 // sessionAhead is what the prefetch read of a session.
 type sessionAhead struct {
