@@ -64,7 +64,8 @@ func TestAdoptStartsWorkWithoutAClaim(t *testing.T) {
 func TestAdoptDeclinesAtCapacity(t *testing.T) {
 	st := testsvc.SQLite(t)
 	gate := make(chan struct{})
-	r, ctx := startRunner(t, Config{Store: st, Model: gatedModel{helloModel(t), gate}, PollInterval: time.Hour, Concurrency: 1},
+	entered := make(chan struct{}, 8)
+	r, ctx := startRunner(t, Config{Store: st, Model: gatedModel{helloModel(t), gate, entered}, PollInterval: time.Hour, Concurrency: 1},
 		func(r *Runner) { st.SetCommitHook(func(c store.Commit) { r.Wake(c.Wake) }) })
 
 	var turns []string
@@ -87,6 +88,7 @@ func TestAdoptDeclinesAtCapacity(t *testing.T) {
 		return adopted
 	}
 	send("u1", false) // claimed: takes the only slot, its model step waits at the gate
+	<-entered         // its step read its input and called the model
 	waitFor(t, "the first turn to take the slot", func() bool { r.mu.Lock(); defer r.mu.Unlock(); return len(r.active) == 1 })
 	send("u2", false) // no slot: the claim pass records the backlog
 	waitFor(t, "the backlog", func() bool { r.mu.Lock(); defer r.mu.Unlock(); return r.backlog })
@@ -106,13 +108,21 @@ func TestAdoptDeclinesAtCapacity(t *testing.T) {
 	}
 }
 
-// gatedModel streams once gate is closed.
+// gatedModel streams once gate is closed; entered, when set, hears of each
+// call as it starts waiting.
 type gatedModel struct {
 	llm.Model
-	gate chan struct{}
+	gate    chan struct{}
+	entered chan struct{}
 }
 
 func (m gatedModel) Stream(ctx context.Context, req *llm.Request) (llm.Stream, error) {
+	if m.entered != nil {
+		select {
+		case m.entered <- struct{}{}:
+		default:
+		}
+	}
 	select {
 	case <-m.gate:
 	case <-ctx.Done():
