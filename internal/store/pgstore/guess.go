@@ -48,14 +48,26 @@ func (a sessionAhead) guessedToken(holder string, now time.Time) (int64, bool) {
 	return 0, false
 }
 
-// keepAhead reads a prefetched session's columns (see Prefetch).
-func (t *tx) keepAhead(sessionID string, holder *string, token *int64, expires *time.Time, dead, empty bool) {
+// aheadRow is the prefetch's columns of a session (Prefetch: TurnOfRTC,
+// Adopt): its lease row's holder, token and expiry (NULL without a row),
+// whether the holder's liveness record expired, whether its inbox is empty.
+type aheadRow struct {
+	holder      *string
+	token       *int64
+	expires     *time.Time
+	dead, empty bool
+}
+
+func (r *aheadRow) dest() []any { return []any{&r.holder, &r.token, &r.expires, &r.dead, &r.empty} }
+
+// keepAhead keeps a prefetched session's columns read under the stream lock.
+func (t *tx) keepAhead(sessionID string, r aheadRow) {
 	if !t.guess || len(t.locked) == 0 {
 		return
 	}
-	a := sessionAhead{empty: empty, deadHolder: dead}
-	if holder != nil && token != nil && expires != nil {
-		a.leased, a.holder, a.token, a.expires = true, *holder, *token, *expires
+	a := sessionAhead{empty: r.empty, deadHolder: r.dead}
+	if r.holder != nil && r.token != nil && r.expires != nil {
+		a.leased, a.holder, a.token, a.expires = true, *r.holder, *r.token, *r.expires
 	}
 	if t.ahead == nil {
 		t.ahead = map[string]sessionAhead{}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"slices"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -105,14 +104,11 @@ func (t *tx) Prefetch(p store.Prefetch) {
 				NOT EXISTS (SELECT 1 FROM inbox i WHERE i.session_id = $1) AS empty
 			FROM (SELECT 1) AS z LEFT JOIN leases l ON l.session_id = $1`, args: []any{p.Adopt, t.At},
 			row: func(r pgx.Row) error {
-				var holder *string
-				var token *int64
-				var expires *time.Time
-				var dead, empty bool
-				if err := r.Scan(&holder, &token, &expires, &dead, &empty); err != nil {
+				var a aheadRow
+				if err := r.Scan(a.dest()...); err != nil {
 					return noRowsIsNil(err)
 				}
-				t.keepAhead(p.Adopt, holder, token, expires, dead, empty)
+				t.keepAhead(p.Adopt, a)
 				return nil
 			}})
 	}
@@ -139,14 +135,11 @@ func (t *tx) keepTurnAndOpen(r pgx.Row) error {
 	var turn []byte
 	var ids, datas []string
 	var seqs []int
-	var holder *string
-	var token *int64
-	var expires *time.Time
-	var dead, empty bool
-	if err := r.Scan(&turnID, &turn, &ids, &seqs, &datas, &sessionID, &holder, &token, &expires, &dead, &empty); err != nil {
+	var a aheadRow
+	if err := r.Scan(append([]any{&turnID, &turn, &ids, &seqs, &datas, &sessionID}, a.dest()...)...); err != nil {
 		return noRowsIsNil(err)
 	}
-	t.keepAhead(sessionID, holder, token, expires, dead, empty)
+	t.keepAhead(sessionID, a)
 	if len(t.locked) > 0 {
 		t.Rows.Put("turn", turnID, turn)
 	}

@@ -241,8 +241,7 @@ func (t *tx) LeaseAcquire(sessionID, holder string, ttl time.Duration) (store.Le
 		return l, errReadOnly
 	}
 	if g, ok := t.guessLease(sessionID, holder, ttl); ok {
-		t.markLeased(sessionID)
-		t.ready.claimed = append(t.ready.claimed, sessionID)
+		t.tookLease(sessionID)
 		return g, nil
 	}
 	err := t.queryRow(`UPDATE leases AS l SET
@@ -265,10 +264,15 @@ func (t *tx) LeaseAcquire(sessionID, holder string, ttl time.Duration) (store.Le
 	if err != nil {
 		return l, fmt.Errorf("acquire lease %s: %w", sessionID, err)
 	}
-	t.markLeased(sessionID)
-	// Off the ready queue at commit: its holder drains what is there and what comes.
-	t.ready.claimed = append(t.ready.claimed, sessionID)
+	t.tookLease(sessionID)
 	return l, nil
+}
+
+// tookLease notes a lease taken: its session is off the ready queue at
+// commit (its holder drains what is there and what comes).
+func (t *tx) tookLease(sessionID string) {
+	t.markLeased(sessionID)
+	t.ready.claimed = append(t.ready.claimed, sessionID)
 }
 
 // leaseCheck ($1 session, $2 holder, $3 token, $4 now): the session's lease
