@@ -30,7 +30,7 @@ var (
 	}, []string{"tool", "status", "decision"})
 	metricDropped = promauto.NewCounter(prometheus.CounterOpts{
 		Namespace: "rtcagent", Name: "telemetry_dropped_total",
-		Help: "Ended turns and calls whose spans and metrics were dropped because the telemetry queue was full.",
+		Help: "Commits whose ended turns and calls were not observed (no spans or metrics) because the telemetry queue was full.",
 	})
 )
 

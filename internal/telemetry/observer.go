@@ -12,14 +12,16 @@ import (
 )
 
 // Observer writes the spans and metrics of turns and RTCs that ended, from the
-// store's commits. OnCommit only queues (it never waits); one worker reads what
-// it needs from the store and writes. Its queue is bounded: when it is full,
-// the span of an ended call or turn is dropped and counted.
+// store's commits. OnCommit only queues a commit that may have ended one (it
+// never waits or decodes: the store's writer calls it); one worker decodes
+// the changes, reads what it needs from the store and writes. Its queue is
+// bounded: when it is full, the commit's spans and metrics are dropped and
+// counted.
 type Observer struct {
 	store  store.Store
 	tracer *Tracer
 	log    *slog.Logger
-	queue  chan ended
+	queue  chan store.Commit
 	stop   chan struct{}
 	done   chan struct{}
 	once   sync.Once
@@ -39,24 +41,60 @@ func NewObserver(st store.Store, tracer *Tracer, log *slog.Logger) *Observer {
 	if log == nil {
 		log = slog.Default()
 	}
-	o := &Observer{store: st, tracer: tracer, log: log.With("component", "telemetry"), queue: make(chan ended, queueSize),
+	o := &Observer{store: st, tracer: tracer, log: log.With("component", "telemetry"), queue: make(chan store.Commit, queueSize),
 		stop: make(chan struct{}), done: make(chan struct{})}
 	go o.run()
 	return o
 }
 
-// OnCommit notes the turns and RTCs a commit ended. Call it from the store's
-// commit hook. An ended call is observed with the audit record the commit
-// wrote for it; a call without one (a copy made by a fork) was not run here.
+// OnCommit queues a commit that may have ended a turn or an RTC. Call it from
+// the store's commit hook. An ended call is observed with the audit record the
+// commit wrote for it; a call without one (a copy made by a fork) was not run
+// here, so a commit whose records all are of open calls is passed over, and
+// so are its turns when no tracer writes their spans.
 func (o *Observer) OnCommit(c store.Commit) {
+	if !o.mayEnd(c) {
+		return
+	}
+	select {
+	case o.queue <- c:
+	default:
+		metricDropped.Inc()
+	}
+}
+
+func (o *Observer) mayEnd(c store.Commit) bool {
+	for _, a := range c.Audits {
+		if protocol.RTCTerminal(a.Status) {
+			return true
+		}
+	}
+	if o.tracer == nil {
+		return false
+	}
 	for _, u := range c.Updates {
 		for _, ch := range u.Changes {
-			o.noteChange(ch, c.Audits)
+			if ch.Type == protocol.UpdTurnUpdated {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// observe writes the spans and metrics of what commit c ended.
+func (o *Observer) observe(c store.Commit) {
+	for _, u := range c.Updates {
+		for _, ch := range u.Changes {
+			if e, ok := o.endedBy(ch, c.Audits); ok {
+				o.handle(e)
+			}
 		}
 	}
 }
 
-func (o *Observer) noteChange(ch protocol.Change, audits []*protocol.AuditRecord) {
+// endedBy decodes the turn or RTC that change ch ended, if it ended one.
+func (o *Observer) endedBy(ch protocol.Change, audits []*protocol.AuditRecord) (ended, bool) {
 	var e ended
 	switch ch.Type {
 	case protocol.UpdRTCUpdated:
@@ -67,7 +105,7 @@ func (o *Observer) noteChange(ch protocol.Change, audits []*protocol.AuditRecord
 			Status string `json:"status"`
 		}
 		if json.Unmarshal(ch.Data, &head) != nil || !protocol.RTCTerminal(head.Status) {
-			return
+			return e, false
 		}
 		for _, a := range audits {
 			if a.RTCID == head.ID {
@@ -76,26 +114,22 @@ func (o *Observer) noteChange(ch protocol.Change, audits []*protocol.AuditRecord
 		}
 		var r protocol.RTC
 		if e.audit == nil || json.Unmarshal(ch.Data, &r) != nil {
-			return
+			return e, false
 		}
 		e.rtc = &r
 	case protocol.UpdTurnUpdated:
 		if o.tracer == nil {
-			return
+			return e, false
 		}
 		var t protocol.Turn
 		if json.Unmarshal(ch.Data, &t) != nil || !protocol.TurnTerminal(t.Status) || t.TraceParent == "" {
-			return
+			return e, false
 		}
 		e.turn = &t
 	default:
-		return
+		return e, false
 	}
-	select {
-	case o.queue <- e:
-	default:
-		metricDropped.Inc()
-	}
+	return e, true
 }
 
 // Close writes what is queued and stops.
@@ -108,13 +142,13 @@ func (o *Observer) run() {
 	defer close(o.done)
 	for {
 		select {
-		case e := <-o.queue:
-			o.handle(e)
+		case c := <-o.queue:
+			o.observe(c)
 		case <-o.stop:
 			for {
 				select {
-				case e := <-o.queue:
-					o.handle(e)
+				case c := <-o.queue:
+					o.observe(c)
 				default:
 					return
 				}
