@@ -87,7 +87,7 @@ const (
 		AND ord > COALESCE((SELECT ord FROM rtcs WHERE id = $2 AND session_id = $1), 0) ORDER BY ord LIMIT $3`
 )
 
-// Inbox.
+// Inbox. The embedded store keys items by session and deletes by both.
 const (
 	SQLInboxNext   = `SELECT id, session_id, kind, turn_id, created_at FROM inbox WHERE session_id = $1 ORDER BY id LIMIT 1`
 	SQLInboxDelete = `DELETE FROM inbox WHERE id = $1`

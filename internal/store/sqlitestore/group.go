@@ -116,7 +116,7 @@ func (g *group) run(batch []*write) {
 				return
 			}
 		}
-		w.t = &tx{q: counted{s.wc}, known: s.known}
+		w.t = &tx{q: counted{s.wc}, known: s.known, inboxID: &s.inboxID}
 		w.t.Shared = store.NewShared(driver{w.t}, store.TxState{Ctx: context.WithoutCancel(w.ctx), At: s.now().UTC(), Writable: true, Epoch: s.epoch})
 		w.err = call(w)
 		if single {

@@ -35,6 +35,10 @@ type Store struct {
 	// user with no updates yet reads the same epoch before and after the first one.
 	epoch string
 	known knownStreams // the writer's committed stream positions (the group's leader's)
+	// inboxID is the id of the newest inbox item (the group's leader's):
+	// items are keyed by session, and take their ids from it in the order
+	// they are queued. A write that rolls back leaves a gap.
+	inboxID int64
 }
 
 // Options tune a Store; the zero value is fine.
@@ -83,6 +87,10 @@ func Open(ctx context.Context, path string, opt Options) (*Store, error) {
 	if err := s.loadEpoch(ctx); err != nil {
 		w.Close()
 		return nil, err
+	}
+	if err := w.QueryRowContext(ctx, `SELECT COALESCE(MAX(id), 0) FROM inbox`).Scan(&s.inboxID); err != nil {
+		w.Close()
+		return nil, fmt.Errorf("read inbox ids: %w", err)
 	}
 	r, err := sql.Open("sqlite", dsn("query_only(1)"))
 	if err != nil {

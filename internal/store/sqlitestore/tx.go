@@ -47,6 +47,7 @@ type tx struct {
 	// tracking them (a prune), so they are read again after it.
 	known          knownStreams
 	streamsUnknown bool
+	inboxID        *int64 // the store's newest inbox item id (write transactions)
 }
 
 // streamState is a user's stream as this transaction sees it. Its top offset is

@@ -22,22 +22,56 @@ func (t *tx) RTCListExpired(now time.Time, limit int) ([]protocol.RTC, error) {
 	return listJSON[protocol.RTC](t, `SELECT data FROM rtcs WHERE open = 1 AND deadline_at IS NOT NULL AND deadline_at <= ? ORDER BY deadline_at LIMIT ?`, ms(now), limit)
 }
 
+// An RTC's change sets only the columns it can change: SQLite rewrites every
+// index entry of a row whose indexed or index-filtering columns are set,
+// changed or not. A call not yet ended is open, not ended and, when it
+// carries its record, audited (retention prunes only ended calls): a change
+// from an open status leaves open and ended_at alone unless it ends the call,
+// and audited alone when it is what the change would make it. A row that is
+// not so (a record pruned, an ended call changed) is updated whole.
+const (
+	rtcUpdateOpen  = `UPDATE rtcs SET status = $2, deadline_at = $4, created_at = $6, data = $8 WHERE id = $1 AND status = $9 AND audited = $5`
+	rtcUpdateEnd   = `UPDATE rtcs SET status = $2, open = $3, deadline_at = $4, created_at = $6, ended_at = $7, data = $8 WHERE id = $1 AND status = $9 AND audited = $5`
+	rtcUpdateWhole = `UPDATE rtcs SET ` + store.SQLRTCUpdateSet + ` WHERE id = $1 AND status = $9`
+)
+
 func (t *tx) RTCUpdate(r *protocol.RTC, expectStatus string) error {
 	args, _ := store.RTCUpdateArgs(r, expectStatus, t.D.Time)
-	res, err := t.exec(`UPDATE rtcs SET `+store.SQLRTCUpdateSet+` WHERE id = $1 AND status = $9`, args...)
+	res, err := t.updateRTC(r, expectStatus, args)
 	if err = t.casResult(res, err, "rtcs", r.ID); err == nil {
 		t.Audits = store.WithAudit(t.Audits, r)
 	}
 	return err
 }
 
+func (t *tx) updateRTC(r *protocol.RTC, expectStatus string, args []any) (sql.Result, error) {
+	if !protocol.RTCTerminal(expectStatus) {
+		q := rtcUpdateOpen
+		if protocol.RTCTerminal(r.Status) {
+			q = rtcUpdateEnd
+		}
+		res, err := t.exec(q, args...)
+		if err != nil {
+			return nil, err
+		}
+		if n, _ := res.RowsAffected(); n == 1 {
+			return res, nil
+		}
+	}
+	return t.exec(rtcUpdateWhole, args...)
+}
+
 func (t *tx) InboxInsert(item *store.InboxItem) error {
+	if !t.Writable {
+		return errReadOnly
+	}
 	item.CreatedAt = t.At
-	res, err := t.exec(`INSERT INTO inbox (session_id, kind, turn_id, created_at) VALUES (?, ?, ?, ?)`, item.SessionID, item.Kind, item.TurnID, ms(t.At))
-	if err != nil {
+	item.ID = *t.inboxID + 1
+	if _, err := t.exec(`INSERT INTO inbox (session_id, id, kind, turn_id, created_at) VALUES (?, ?, ?, ?, ?)`,
+		item.SessionID, item.ID, item.Kind, item.TurnID, ms(t.At)); err != nil {
 		return fmt.Errorf("insert inbox item: %w", err)
 	}
-	item.ID, _ = res.LastInsertId()
+	*t.inboxID = item.ID
 	t.Wakes.Add(item.SessionID)
 	return nil
 }
@@ -56,16 +90,16 @@ func (t *tx) InboxNext(sessionID string) (*store.InboxItem, error) {
 	return &it, nil
 }
 
-func (t *tx) InboxDelete(it store.InboxItem) error { return t.deleteItem(it.ID) }
+func (t *tx) InboxDelete(it store.InboxItem) error { return t.deleteItem(it.SessionID, it.ID) }
 
-func (t *tx) deleteItem(id int64) error {
-	_, err := t.exec(store.SQLInboxDelete, id)
+func (t *tx) deleteItem(sessionID string, id int64) error {
+	_, err := t.exec(`DELETE FROM inbox WHERE session_id = ? AND id = ?`, sessionID, id)
 	return err
 }
 
 func (t *tx) InboxFinish(id int64, l store.Lease, released *bool) error {
 	*released = false
-	if err := t.deleteItem(id); err != nil {
+	if err := t.deleteItem(l.SessionID, id); err != nil {
 		return err
 	}
 	if _, err := t.InboxNext(l.SessionID); !errors.Is(err, store.ErrNotFound) {
