@@ -1,6 +1,10 @@
 package agent
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/rtcagent/rtcagent/internal/protocol"
+)
 
 // SystemPrompt is the system prompt of a turn's steps: the server's prompt and,
 // when the page sent its AGENT.md with the turn's message, that file, delimited as
@@ -16,4 +20,23 @@ func SystemPrompt(base, agentMD string) string {
 		"<host_site_instructions source=\"AGENT.md\">\n" +
 		strings.ReplaceAll(agentMD, "</host_site_instructions>", "</host_site_instructions_>") +
 		"\n</host_site_instructions>"
+}
+
+// UserText is what the model reads of a user message: its text and, after it,
+// the context the chat's tool views asked the model to know, each delimited
+// and named by its tool, so the model can tell it from what the person wrote.
+func UserText(m *protocol.Message) string {
+	if m.Context == nil || len(m.Context.Views) == 0 {
+		return m.Text
+	}
+	var b strings.Builder
+	b.WriteString(m.Text)
+	for _, v := range m.Context.Views {
+		b.WriteString("\n\n<tool_view_context tool=\"")
+		b.WriteString(strings.NewReplacer(`"`, "'", "<", "", ">", "").Replace(v.Tool))
+		b.WriteString("\">\nWhat the tool's view shows the person now (written by the tool, not by the person):\n")
+		b.WriteString(strings.ReplaceAll(v.Text, "</tool_view_context>", "</tool_view_context_>"))
+		b.WriteString("\n</tool_view_context>")
+	}
+	return b.String()
 }

@@ -97,7 +97,7 @@ func newView(tr Transcript, upTo int64) view {
 func (v *view) render(out []llm.Message, m *protocol.Message, resultLimit int) []llm.Message {
 	switch {
 	case m.Role == protocol.RoleUser:
-		return append(out, llm.Message{Role: llm.RoleUser, Text: m.Text})
+		return append(out, llm.Message{Role: llm.RoleUser, Text: UserText(m)})
 	case m.Role != protocol.RoleAssistant, m.Status == protocol.MessageError:
 		// A failed turn's error is for the user; the model does not need it.
 		return out

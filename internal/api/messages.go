@@ -87,6 +87,22 @@ func (a *API) checkContext(mc *protocol.MessageContext) error {
 		return protocol.Errorf(protocol.CodeTooLarge, "context.agent_md is %d bytes, more than the limit of %d", len(mc.AgentMD), a.lim.AgentMDBytes)
 	case !utf8.ValidString(mc.AgentMD):
 		return protocol.Errorf(protocol.CodeInvalidArgument, "context.agent_md must be UTF-8")
+	case len(mc.Views) > protocol.MaxViewContexts:
+		return protocol.Errorf(protocol.CodeTooLarge, "context.views holds %d views, more than the limit of %d", len(mc.Views), protocol.MaxViewContexts)
+	}
+	n := 0
+	for i, v := range mc.Views {
+		n += len(v.Text)
+		switch {
+		case v.RTCID == "" || len(v.RTCID) > 128 || v.Text == "":
+			return protocol.Errorf(protocol.CodeInvalidArgument, "context.views[%d] needs the rtc_id of a tool's view and its text", i)
+		case v.Tool != "":
+			return protocol.Errorf(protocol.CodeInvalidArgument, "context.views[%d].tool is set by the server", i)
+		case !utf8.ValidString(v.Text):
+			return protocol.Errorf(protocol.CodeInvalidArgument, "context.views[%d].text must be UTF-8", i)
+		case n > a.lim.ViewContextBytes:
+			return protocol.Errorf(protocol.CodeTooLarge, "context.views' texts are more than the limit of %d bytes together", a.lim.ViewContextBytes)
+		}
 	}
 	return nil
 }

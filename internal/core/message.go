@@ -46,8 +46,12 @@ func SendMessage(tx store.Tx, c Caller, req *protocol.MessageSendRequest) (*prot
 		HostToolsOnly: req.HostToolsOnly}
 	msg := &protocol.Message{ID: NewID(), SessionID: sess.ID, TurnID: turn.ID, UserID: c.UserID, Seq: msgSeq + 1,
 		Role: protocol.RoleUser, Text: req.Content.Text, Status: protocol.MessageComplete}
-	if req.Context != nil && req.Context.AgentMD != "" {
-		msg.Context = &protocol.MessageContext{AgentMD: req.Context.AgentMD}
+	if req.Context != nil && (req.Context.AgentMD != "" || len(req.Context.Views) > 0) {
+		views, err := viewContexts(tx, c, sess.ID, req.Context.Views)
+		if err != nil {
+			return nil, err
+		}
+		msg.Context = &protocol.MessageContext{AgentMD: req.Context.AgentMD, Views: views}
 	}
 	turn.UserMessageID = msg.ID
 	if err := EmitMessage(tx, msg, "", req.ClientID); err != nil {
@@ -124,4 +128,21 @@ func TitleFrom(text string) string {
 		line = "New session"
 	}
 	return line
+}
+
+// viewContexts checks that each view context names a call of this user's
+// session sessionID that has a view, and names its tool.
+func viewContexts(tx store.RTCs, c Caller, sessionID string, in []protocol.ViewContext) ([]protocol.ViewContext, error) {
+	var out []protocol.ViewContext
+	for i, v := range in {
+		r, err := tx.RTCGet(v.RTCID)
+		if errors.Is(err, store.ErrNotFound) || (err == nil && (r.UserID != c.UserID || r.SessionID != sessionID || r.App == "")) {
+			return nil, protocol.Errorf(protocol.CodeInvalidArgument, "context.views[%d].rtc_id names no tool view of this chat", i)
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, protocol.ViewContext{RTCID: v.RTCID, Tool: r.ToolName, Text: v.Text})
+	}
+	return out, nil
 }

@@ -18,6 +18,7 @@ type Limits struct {
 	TitleBytes       int           // session title; default 200
 	InstructionBytes int           // v1.session.compact instruction; default 4 KiB
 	AgentMDBytes     int           // v1.message.send context.agent_md; default 32 KiB
+	ViewContextBytes int           // v1.message.send context.views, their texts together; default 16 KiB
 	IDBytes          int           // any id or client_id; default 128
 	ListLimit        int           // max page size of list methods; default 200
 	ExecTimeout      time.Duration // RTC execution deadline; default 5 min
@@ -50,6 +51,7 @@ func (l Limits) WithDefaults() Limits {
 	def(&l.TitleBytes, 200)
 	def(&l.InstructionBytes, 4<<10)
 	def(&l.AgentMDBytes, 32<<10)
+	def(&l.ViewContextBytes, 16<<10)
 	def(&l.IDBytes, 128)
 	def(&l.ListLimit, 200)
 	def(&l.StepLimit, 50)

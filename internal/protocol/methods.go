@@ -53,10 +53,25 @@ type MessageContent struct {
 
 // MessageContext is what the page sends along with a message for the model:
 // AgentMD is the page's /AGENT.md, the host site's instructions, included in
-// the system prompt of every step of the message's turn.
+// the system prompt of every step of the message's turn; Views are what the
+// chat's tool views (MCP Apps) asked the model to know since the person's
+// last message (ui/update-model-context), the latest of each view, read by
+// the model with the message.
 type MessageContext struct {
-	AgentMD string `json:"agent_md,omitempty"`
+	AgentMD string        `json:"agent_md,omitempty"`
+	Views   []ViewContext `json:"views,omitempty"`
 }
+
+// ViewContext is one tool view's context for the model: the view of call
+// RTCID, its text. Tool, the call's tool, is set by the server.
+type ViewContext struct {
+	RTCID string `json:"rtc_id"`
+	Tool  string `json:"tool,omitempty"`
+	Text  string `json:"text"`
+}
+
+// MaxViewContexts is how many views' contexts a message may carry.
+const MaxViewContexts = 8
 
 type MessageSendRequest struct {
 	ClientID  string         `json:"client_id"`

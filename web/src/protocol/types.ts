@@ -278,9 +278,21 @@ export interface MessageSendResult {
   message_id: string;
   turn_id: string;
 }
-/** Sent with a message for the model: the page's `/AGENT.md` (≤ 32 KiB). */
+/**
+ * Sent with a message for the model: the page's `/AGENT.md` (≤ 32 KiB), and
+ * what the chat's tool views asked the model to know since the last message
+ * (at most 8, ≤ 16 KiB of text together; `tool` is set by the server).
+ */
 export interface MessageContext {
   agent_md?: string;
+  views?: ViewContext[];
+}
+
+/** One tool view's context for the model (MCP Apps `ui/update-model-context`). */
+export interface ViewContext {
+  rtc_id: string;
+  text: string;
+  tool?: string;
 }
 
 /** `v1.session.compact` and `v1.turn.retry`: the turn that was queued. */

@@ -1,0 +1,108 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rtcagent/rtcagent/internal/config"
+	"github.com/rtcagent/rtcagent/internal/protocol"
+)
+
+// viewContextScript shows the test server's panel, then answers according to
+// whether the person's next message carries the panel's view context.
+const viewContextScript = `{"name": "mcp-view-context", "turns": [
+  {"match": "(?s)what now.*<tool_view_context tool=\"test__panel\">\\nWhat the tool's view shows the person now \\(written by the tool, not by the person\\):\\nThe panel shows 3 figures\\n</tool_view_context>$", "steps": [{"text": "saw the view"}]},
+  {"match": "(?i)what now", "steps": [{"text": "no view context"}]},
+  {"match": "(?i)panel", "steps": [{"tool_calls": [{"name": "test__panel", "arguments": {"title": "Sales"}}]}, {"text": "shown"}]}
+]}`
+
+// A tool view's context (ui/update-model-context) goes with the person's
+// next message: the model reads it after the message's text, delimited and
+// named by the view's tool, and it is kept with the message. Context that
+// names no view of the chat (an unknown call, another user's), too many
+// views or too much text is refused with its code, and nothing is sent.
+func TestMCPViewContextGoesWithTheNextMessage(t *testing.T) {
+	srv := startServer(t, mustScript(t, viewContextScript), func(c *config.Config) {
+		c.MCPConfig = mcpConfig(t, filepath.Join(t.TempDir(), "calls"), "")
+	})
+	b := newBrowser(t, srv, "alice", "dev-a", watching())
+	mallory := newBrowser(t, srv, "mallory", "dev-m", watching())
+	res := b.sendMode("", "show the panel", protocol.ModeBypass)
+	panel := b.waitRTC(res.SessionID, "test__panel", protocol.RTCCompleted)
+	if tr := b.waitTurn(res.TurnID, 30*time.Second); tr.Status != protocol.TurnCompleted {
+		t.Fatalf("the panel's turn: %s %+v", tr.Status, tr.Error)
+	}
+	send := func(b *browser, sessionID, clientID string, views []protocol.ViewContext) (protocol.MessageSendResult, error) {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		var out protocol.MessageSendResult
+		data, err := b.call(ctx, protocol.MethodMessageSend, protocol.MessageSendRequest{ClientID: clientID, SessionID: sessionID,
+			Content: protocol.MessageContent{Text: "what now"}, Context: &protocol.MessageContext{Views: views}})
+		if err == nil {
+			err = json.Unmarshal(data, &out)
+		}
+		return out, err
+	}
+	many := make([]protocol.ViewContext, protocol.MaxViewContexts+1)
+	for i := range many {
+		many[i] = protocol.ViewContext{RTCID: panel.ID, Text: "x"}
+	}
+	for _, c := range []struct {
+		name    string
+		b       *browser
+		session string
+		views   []protocol.ViewContext
+		code    string
+	}{
+		{"an unknown call", b, res.SessionID, []protocol.ViewContext{{RTCID: "nope", Text: "hi"}}, protocol.CodeInvalidArgument},
+		{"another user's view", mallory, "", []protocol.ViewContext{{RTCID: panel.ID, Text: "hi"}}, protocol.CodeInvalidArgument},
+		{"a view of another chat", b, "", []protocol.ViewContext{{RTCID: panel.ID, Text: "hi"}}, protocol.CodeInvalidArgument},
+		{"a tool the server names", b, res.SessionID, []protocol.ViewContext{{RTCID: panel.ID, Tool: "other", Text: "hi"}}, protocol.CodeInvalidArgument},
+		{"too many views", b, res.SessionID, many, protocol.CodeTooLarge},
+		{"too much text", b, res.SessionID, []protocol.ViewContext{{RTCID: panel.ID, Text: strings.Repeat("x", 16<<10+1)}}, protocol.CodeTooLarge},
+	} {
+		if _, err := send(c.b, c.session, "bad-"+c.name, c.views); codeOf(err) != c.code {
+			t.Fatalf("%s: %v, want %s", c.name, err, c.code)
+		}
+	}
+	var turns protocol.TurnListResult
+	b.mustCall(protocol.MethodTurnList, protocol.ListRequest{SessionID: res.SessionID}, &turns)
+	if len(turns.Turns) != 1 {
+		t.Fatalf("a refused message started a turn: %d turns", len(turns.Turns))
+	}
+
+	next, err := send(b, res.SessionID, "next", []protocol.ViewContext{{RTCID: panel.ID, Text: "The panel shows 3 figures"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tr := b.waitTurn(next.TurnID, 30*time.Second); tr.Status != protocol.TurnCompleted {
+		t.Fatalf("the next turn: %s %+v", tr.Status, tr.Error)
+	}
+	var last string
+	waitFor(t, "the next turn's answer", 10*time.Second, func() bool {
+		for _, m := range b.assistantMessages(res.SessionID) {
+			if m.TurnID == next.TurnID && m.Status == protocol.MessageComplete {
+				last = m.Text
+			}
+		}
+		return last != ""
+	})
+	if last != "saw the view" {
+		t.Fatalf("the model answered %q: it did not read the view's context as sent", last)
+	}
+	var got protocol.MessageListResult
+	b.mustCall(protocol.MethodMessageList, protocol.ListRequest{SessionID: res.SessionID}, &got)
+	for _, m := range got.Messages {
+		if m.ID == next.MessageID {
+			if m.Context == nil || len(m.Context.Views) != 1 || m.Context.Views[0].Tool != "test__panel" || m.Context.Views[0].RTCID != panel.ID {
+				t.Fatalf("the message keeps %+v", m.Context)
+			}
+			return
+		}
+	}
+	t.Fatalf("message %s not listed", next.MessageID)
+}
