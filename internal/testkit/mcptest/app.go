@@ -14,7 +14,8 @@ const panelURI = "ui://mcptest/panel"
 // result as they arrive, reports its height, tries to reach the network (it
 // shows what it was told), asks the host to open a link or to send a message
 // when its buttons are clicked (also a message too long to send and one with
-// a picture, which the host refuses), and calls its server's panel_refresh
+// a picture, which the host refuses), gives the model its context when
+// that button is clicked (ui/update-model-context), and calls its server's panel_refresh
 // (a tool for views alone) or a tool its server does not have when those
 // buttons are clicked, showing the result or why it was refused.
 const panelHTML = `<!doctype html>
@@ -31,10 +32,12 @@ const panelHTML = `<!doctype html>
 <p id="msg-answer">-</p>
 <p id="long-answer">-</p>
 <p id="image-answer">-</p>
+<p id="share-answer">-</p>
 <button id="link" type="button">Open the guide</button>
 <button id="ask" type="button">Ask about it</button>
 <button id="ask-long" type="button">Ask at length</button>
 <button id="ask-image" type="button">Ask with a picture</button>
+<button id="share" type="button">Share the figures</button>
 <button id="refresh" type="button">Refresh</button>
 <button id="call-unknown" type="button">Call a tool it lacks</button>
 <script>
@@ -79,6 +82,11 @@ const callTool = (button, answer, name, args) => document.getElementById(button)
   request("tools/call", { name, arguments: args }).then(
     (r) => show(answer, (r.isError ? "call failed: " : "call: ") + (r.content || []).map((c) => c.text).join("")),
     (e) => show(answer, "call refused: " + e.message));
+});
+document.getElementById("share").addEventListener("click", () => {
+  request("ui/update-model-context", { content: [{ type: "text", text: "The panel shows 3 figures" }], structuredContent: { figures: 3 } }).then(
+    () => show("share-answer", "context kept"),
+    (e) => show("share-answer", "context refused: " + e.message));
 });
 callTool("refresh", "refresh-answer", "panel_refresh", {});
 callTool("call-unknown", "call", "no_such_tool", {});

@@ -9,7 +9,7 @@ import { Outbox } from "../executor/outbox.js";
 import { PromptBoard, type Prompt, type PromptAnswer } from "../executor/prompts.js";
 import type { Message, MessageSendResult, Rtc, Session, SessionResult, Turn, TurnQueuedResult, WorkMode } from "../protocol/types.js";
 import { RpcError, WORK_MODES, isRetryable } from "../protocol/types.js";
-import { readAgentMd } from "./context.js";
+import { readAgentMd, utf8Bytes, VIEW_CONTEXT_MAX_BYTES, viewsToSend } from "./context.js";
 import { Connection, type ConnectionState, type ConnectionStatus, websocketUrl } from "../realtime/connection.js";
 import { deviceId as storedDeviceId } from "../realtime/device.js";
 import { EntityStore } from "../realtime/entities.js";
@@ -237,15 +237,32 @@ export class AgentCore implements Agent {
       .filter((t) => t.kind === "host")
       .map(({ name, description, parameters, approval }) => ({ name, description, parameters, ...(approval ? { approval } : {}) }));
     const agentMd = await readAgentMd(this.vfs);
+    const kept = opts.sessionId ? this.viewContexts.get(opts.sessionId) : undefined;
+    const views = kept ? viewsToSend(kept) : [];
     const params = {
       client_id: crypto.randomUUID(), // the idempotency key: retries cannot send twice
       session_id: opts.sessionId,
       content: { text },
       work_mode: opts.workMode ?? (opts.sessionId ? undefined : this.defaultWorkMode),
       tools: hostTools.length ? hostTools : undefined,
-      context: agentMd === undefined ? undefined : { agent_md: agentMd },
+      context: agentMd === undefined && !views.length ? undefined : { agent_md: agentMd, views: views.length ? views : undefined },
     };
-    return callIdempotent<MethodResult<"v1.message.send">>(this.conn.call.bind(this.conn), "v1.message.send" satisfies MethodName, params satisfies MethodParams<"v1.message.send">);
+    const res = await callIdempotent<MethodResult<"v1.message.send">>(this.conn.call.bind(this.conn), "v1.message.send" satisfies MethodName, params satisfies MethodParams<"v1.message.send">);
+    // Sent: each view's context goes once (unless the view changed it meanwhile).
+    for (const v of views) if (kept?.get(v.rtc_id) === v.text) kept.delete(v.rtc_id);
+    return res;
+  }
+
+  /** The context each tool view keeps for the model, by session, then by the view's call (oldest first). */
+  private readonly viewContexts = new Map<string, Map<string, string>>();
+
+  setViewContext(sessionId: string, rtcId: string, text: string): boolean {
+    if (utf8Bytes(text) > VIEW_CONTEXT_MAX_BYTES) return false;
+    let kept = this.viewContexts.get(sessionId);
+    if (!kept) this.viewContexts.set(sessionId, (kept = new Map()));
+    kept.delete(rtcId); // the newest last
+    if (text) kept.set(rtcId, text);
+    return true;
   }
 
   /**

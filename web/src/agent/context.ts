@@ -34,3 +34,22 @@ export async function readAgentMd(vfs: VirtualFS, maxBytes = AGENT_MD_MAX_BYTES)
   }
   return text.trim() ? capAgentMd(text, maxBytes) : undefined;
 }
+
+/** The server's limit for `context.views`: their texts together, in UTF-8 bytes, and how many. */
+export const VIEW_CONTEXT_MAX_BYTES = 16 * 1024;
+export const VIEW_CONTEXT_MAX = 8;
+
+export function utf8Bytes(text: string): number {
+  return new TextEncoder().encode(text).length;
+}
+
+/** The newest views' contexts that fit the server's limits together. */
+export function viewsToSend(kept: ReadonlyMap<string, string>): { rtc_id: string; text: string }[] {
+  const out: { rtc_id: string; text: string }[] = [];
+  let bytes = 0;
+  for (const [rtc_id, text] of [...kept].reverse()) {
+    if (out.length === VIEW_CONTEXT_MAX || (bytes += utf8Bytes(text)) > VIEW_CONTEXT_MAX_BYTES) break;
+    out.unshift({ rtc_id, text });
+  }
+  return out;
+}

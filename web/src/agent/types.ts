@@ -198,8 +198,18 @@ export interface Agent<TT extends ToolTypes = ToolTypes> {
   call<M extends MethodName>(method: M, ...params: CallParams<M>): Promise<MethodResult<M>>;
   destroy(): void;
 
-  /** Sends a user message (with `/AGENT.md` of the VFS as context when there). */
+  /**
+   * Sends a user message (with `/AGENT.md` of the VFS as context when there,
+   * and the contexts the chat's tool views kept for the model).
+   */
   send(text: string, opts?: SendOptions): Promise<MessageSendResult>;
+  /**
+   * Keeps the context a tool view of chat `sessionId` (the view of call
+   * `rtcId`, MCP Apps `ui/update-model-context`) asks the model to know: the
+   * latest of each view goes with the next message sent to that chat, then is
+   * dropped; empty text drops it now. False when `text` is over 16 KiB.
+   */
+  setViewContext(sessionId: string, rtcId: string, text: string): boolean;
   /** A new session from a user message of another, with `text` in its place (or kept). */
   fork(sessionId: string, messageId: string, text?: string): Promise<MessageSendResult>;
   /** Queues a summary turn that stands in for the messages before it. */

@@ -24,6 +24,8 @@ export interface BridgeHandlers {
    * error result); throws when the call was refused before it was made.
    */
   callTool: (name: string, args: Record<string, unknown>) => Promise<ToolResult>;
+  /** The view's context for the model (its text blocks, then its structured content as JSON): false when it is too large to keep. */
+  context: (text: string) => boolean;
 }
 
 export type ToolResult = { content: { type: "text"; text: string }[]; structuredContent?: Record<string, unknown>; isError?: boolean };
@@ -41,11 +43,12 @@ export interface Bridge {
  * first message is heard). The host offers opening links and sending text
  * messages, each done by the page only once the person says so, and calls of
  * its server's tools (`serverTools`), which the server runs under the same
- * rules as the model's calls; the view changes no context and reads no
- * resource (requests for them are refused).
+ * rules as the model's calls, and its context for the model
+ * (`updateModelContext`, text), which goes with the person's next message in
+ * the chat; the view reads no resource (requests for them are refused).
  */
 export async function connect(win: Window, name: string, context: McpUiHostContext, on: BridgeHandlers): Promise<Bridge> {
-  const bridge = new AppBridge(null, { name, version: "1" }, { openLinks: {}, message: { text: {} }, serverTools: {} }, { hostContext: context });
+  const bridge = new AppBridge(null, { name, version: "1" }, { openLinks: {}, message: { text: {} }, serverTools: {}, updateModelContext: { text: {} } }, { hostContext: context });
   bridge.oninitialized = () => on.initialized();
   bridge.onsizechange = ({ height }) => {
     if (typeof height === "number" && Number.isFinite(height)) on.size(height);
@@ -60,6 +63,17 @@ export async function connect(win: Window, name: string, context: McpUiHostConte
       texts.push(c.text);
     }
     return (await on.message(texts.join("\n"))) ? {} : { isError: true };
+  };
+  bridge.onupdatemodelcontext = async ({ content, structuredContent }) => {
+    // Text blocks only (what the host offers), then the structured content.
+    const texts: string[] = [];
+    for (const c of content ?? []) {
+      if (c.type !== "text") throw new Error("a view's context may hold text only");
+      texts.push(c.text);
+    }
+    if (structuredContent !== undefined) texts.push(JSON.stringify(structuredContent));
+    if (!on.context(texts.join("\n"))) throw new Error("the context is larger than the chat keeps (16 KiB)");
+    return {};
   };
   bridge.oncalltool = async (params) => {
     const args: unknown = params.arguments ?? {};

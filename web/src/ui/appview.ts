@@ -10,7 +10,8 @@
 // its own MCP server, one call at a time (`v1.app.call`): the server runs
 // each as an RTC of the view's turn under the session's work mode and
 // approvals, so a call that needs the person asks in the card, and the view
-// gets the call's result once it ended. It changes nothing else. It grows at
+// gets the call's result once it ended. Its context for the model goes with
+// the person's next message in the chat. It changes nothing else. It grows at
 // once but shrinks only when the pointer is off it, so what is below never
 // moves under a click aimed at it.
 
@@ -38,6 +39,12 @@ export type SendInChat = (sessionId: string, text: string) => Promise<unknown>;
  * ends the wait (the view was closed).
  */
 export type CallFromView = (rtcId: string, tool: string, args: Record<string, unknown>, signal: AbortSignal) => Promise<ToolResult>;
+
+/**
+ * Keeps a view's context for the model until the person's next message in
+ * its chat (agent.setViewContext): false when it is too large.
+ */
+export type ShareContext = (sessionId: string, rtcId: string, text: string) => boolean;
 
 /** A tool's name as a view calls it: its name at its own server. */
 const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
@@ -71,6 +78,7 @@ class AppView {
     src: string,
     private readonly sendInChat: SendInChat,
     private readonly callFromView: CallFromView,
+    private readonly shareContext: ShareContext,
   ) {
     this.rtc = rtc;
     this.frame = h("iframe", {
@@ -106,6 +114,7 @@ class AppView {
         openLink: (url) => this.askOpen(url),
         message: (text) => this.askSend(text),
         callTool: (name, args) => this.callTool(name, args),
+        context: (text) => !this.closed && this.shareContext(this.rtc.session_id, this.rtc.id, text),
       });
       if (this.closed) this.bridge.close();
       else this.frame.src = src;
@@ -273,6 +282,7 @@ export class AppViews {
     private readonly serverUrl: string,
     private readonly sendInChat: SendInChat,
     private readonly callFromView: CallFromView,
+    private readonly shareContext: ShareContext,
   ) {}
 
   /**
@@ -284,7 +294,7 @@ export class AppViews {
     let v = this.views.get(rtc.id);
     if (!v) {
       if (!RUN_STATUSES.has(rtc.status)) return null;
-      v = new AppView(rtc, this.serverUrl.replace(/\/+$/, "") + rtc.app, this.sendInChat, this.callFromView);
+      v = new AppView(rtc, this.serverUrl.replace(/\/+$/, "") + rtc.app, this.sendInChat, this.callFromView, this.shareContext);
       this.views.set(rtc.id, v);
     } else v.update(rtc);
     return v.node;

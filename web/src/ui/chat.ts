@@ -98,6 +98,7 @@ export class ChatView {
       agent.serverUrl,
       (sessionId, text) => agent.send(text, { sessionId }),
       (rtcId, tool, args, signal) => callFromView(agent, rtcId, tool, args, signal),
+      (sessionId, rtcId, text) => agent.setViewContext(sessionId, rtcId, text),
     );
     // While the log follows its end, a scroll is only noted here (reading the
     // layout in every scroll event would force a layout per event); the next

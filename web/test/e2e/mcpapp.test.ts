@@ -4,7 +4,8 @@
 // view shows what it is sent and what it was refused. A call the person
 // denies shows no view; one that runs does. The view calls its server's
 // panel_refresh through the person: asked in the card in edit mode, its
-// result shown in the view, refused once the view's turn has ended.
+// result shown in the view, refused once the view's turn has ended. Its
+// context for the model goes with the person's next message, once.
 
 import { writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -17,6 +18,8 @@ import { GoServer, bin } from "./servers.js";
 const script = {
   name: "mcpapp",
   turns: [
+    turn('(?s)what do you see.*<tool_view_context tool="test__panel">.*The panel shows 3 figures\n\\{"figures":3\\}\n</tool_view_context>$', [{ chunks: ["Saw the panel's figures."] }]),
+    turn("(?i)what do you see", [{ chunks: ["No view context."] }]),
     turn("(?i)panel", [{ text: "Showing it.", tool_calls: [call("test__panel", { title: "Sales" })] }, { chunks: ["Shown: ", "{{last_result}}"] }]),
     turn("(?i)tell me more", [{ chunks: ["More about the figures."] }]),
     turn("(?i)refresh the figures", [
@@ -111,6 +114,14 @@ test("mcp app: a tool's view runs in its card, sandboxed, told the call and its 
   await p.waitForAnswer("More about the figures.", 30_000);
   await until("the view hears it was sent", async () => (await view.locator("#msg-answer").textContent()) === "message sent", 10_000);
   eq(await p.page.locator("rtc-agent .msg.user .text").last().textContent(), "Tell me more about these figures", "the message went as the person's");
+
+  // The view's context for the model goes with the person's next message, once.
+  await view.locator("#share").click();
+  await until("the view's context is kept", async () => (await view.locator("#share-answer").textContent()) === "context kept", 10_000);
+  await p.send("what do you see");
+  await p.waitForAnswer("Saw the panel's figures.", 30_000);
+  await p.send("what do you see now");
+  await p.waitForAnswer("No view context.", 30_000);
 
   // The chat went on: the card was updated around the view, which was not loaded again.
   eq(await frame!.evaluate(() => (window as unknown as { marker?: number }).marker), 1, "the view was not loaded again");
