@@ -126,11 +126,12 @@ func (s Shared) RTCGet(id string) (*protocol.RTC, error) {
 
 // RTCInsert inserts r: its row, with its audit record when r carries one.
 func (s Shared) RTCInsert(r *protocol.RTC) error {
-	args, _ := RTCArgs(r, s.D.Time)
+	args, data := RTCArgs(r, s.D.Time)
 	if err := s.D.Send(SQLRTCInsert, args...); err != nil {
 		return fmt.Errorf("insert rtc: %w", err)
 	}
 	s.Audits = WithAudit(s.Audits, r)
+	s.Rows.Put("rtc", r.ID, data)
 	return nil
 }
 

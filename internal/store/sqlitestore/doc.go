@@ -10,6 +10,9 @@
 // checkpoint on its own connection (checkpoint.go), never inside a commit, and it
 // starts over once it passes half of Options.WALSize, also under writes that
 // never pause: its file stays bounded.
+// The store is its database's only writer (one process): the writer knows the
+// stream positions (streams.go) and the sessions, turns and RTCs (rows.go) it
+// committed, so a write transaction reads those without a statement.
 // synchronous=NORMAL in WAL mode keeps every committed
 // transaction across a process crash (SIGKILL); only an operating-system crash or
 // power loss can drop the last ones.

@@ -96,6 +96,12 @@ func (g *group) run(batch []*write) {
 			close(w.done)
 		}
 	}()
+	if err := s.takeWriter(context.Background()); err != nil {
+		for _, w := range batch {
+			w.err = err
+		}
+		return
+	}
 	began := time.Now()
 	if err := s.wc.begin(context.Background(), true); err != nil {
 		for _, w := range batch {
@@ -116,7 +122,7 @@ func (g *group) run(batch []*write) {
 				return
 			}
 		}
-		w.t = &tx{q: counted{s.wc}, known: s.known, inboxID: &s.inboxID}
+		w.t = &tx{q: counted{s.wc}, known: s.known, inboxID: &s.inboxID, rows: s.rows, knownLeases: s.leases, knownInbox: s.inbox}
 		w.t.Shared = store.NewShared(driver{w.t}, store.TxState{Ctx: context.WithoutCancel(w.ctx), At: s.now().UTC(), Writable: true, Epoch: s.epoch})
 		w.err = call(w)
 		if single {
@@ -139,10 +145,16 @@ func (g *group) run(batch []*write) {
 		if w.err == nil {
 			ok = append(ok, w)
 			s.known.commit(w.t) // the group's next writes see it; cleared below if the commit fails
+			s.rows.commit(w.t)
+			s.leases.commit(w.t)
+			s.inbox.commit(w.t)
 		}
 	}
 	if err := s.wc.end(true); err != nil {
 		clear(s.known)
+		clear(s.rows)
+		clear(s.leases)
+		clear(s.inbox)
 		_ = s.wc.end(false) // a failed COMMIT leaves the transaction open
 		for _, w := range ok {
 			w.err = fmt.Errorf("commit: %w", err)

@@ -6,6 +6,7 @@ import (
 	"embed"
 	"fmt"
 	"net/url"
+	"os"
 	"sync"
 	"time"
 
@@ -39,6 +40,13 @@ type Store struct {
 	// items are keyed by session, and take their ids from it in the order
 	// they are queued. A write that rolls back leaves a gap.
 	inboxID int64
+	rows    knownRows   // the writer's committed sessions, turns and RTCs (the group's leader's)
+	leases  knownLeases // the writer's committed leases (the group's leader's)
+	inbox   knownInbox  // the writer's committed inbox items (the group's leader's)
+	path    string
+	// writer is the lock file that makes this store its database's one
+	// writer process (takeWriter), nil until its first write.
+	writer *os.File
 }
 
 // Options tune a Store; the zero value is fine.
@@ -78,7 +86,7 @@ func Open(ctx context.Context, path string, opt Options) (*Store, error) {
 	}
 	w.SetMaxOpenConns(1)
 	w.SetConnMaxIdleTime(0)
-	s := &Store{w: w, now: opt.Now, hook: func(store.Commit) {}, known: knownStreams{}, committed: knownStreams{}}
+	s := &Store{w: w, now: opt.Now, hook: func(store.Commit) {}, known: knownStreams{}, committed: knownStreams{}, rows: knownRows{}, leases: knownLeases{}, inbox: knownInbox{}, path: path}
 	s.group.init(s)
 	if err := s.migrate(ctx); err != nil {
 		w.Close()
@@ -87,10 +95,6 @@ func Open(ctx context.Context, path string, opt Options) (*Store, error) {
 	if err := s.loadEpoch(ctx); err != nil {
 		w.Close()
 		return nil, err
-	}
-	if err := w.QueryRowContext(ctx, `SELECT COALESCE(MAX(id), 0) FROM inbox`).Scan(&s.inboxID); err != nil {
-		w.Close()
-		return nil, fmt.Errorf("read inbox ids: %w", err)
 	}
 	r, err := sql.Open("sqlite", dsn("query_only(1)"))
 	if err != nil {
@@ -226,6 +230,9 @@ func (s *Store) Committed(userID string) (store.StreamPos, bool) {
 
 // Close implements store.Store. No Read or Write may run during or after it.
 func (s *Store) Close() error {
+	if s.writer != nil {
+		defer s.writer.Close()
+	}
 	if s.ck != nil {
 		s.ck.close()
 	}
@@ -245,4 +252,30 @@ func (s *Store) closeDBs() error {
 		return err1
 	}
 	return err2
+}
+
+// takeWriter makes this store its database's writer, before its first write:
+// the writer knows what it committed (stream positions, rows, the newest
+// inbox id) only while no other process writes the file, so it locks
+// <path>.writer until Close (or the process's end). Another process's store
+// reads the database but fails every write while the lock is held. Only the
+// group's leader calls it.
+func (s *Store) takeWriter(ctx context.Context) error {
+	if s.writer != nil {
+		return nil
+	}
+	f, err := os.OpenFile(s.path+".writer", os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return fmt.Errorf("sqlitestore: open the writer's lock: %w", err)
+	}
+	if err := lockFile(f); err != nil {
+		f.Close()
+		return fmt.Errorf("sqlitestore: another process writes %s (it holds %s.writer): the embedded store has one writer process: %w", s.path, s.path, err)
+	}
+	if err := s.wc.QueryRowContext(ctx, `SELECT COALESCE(MAX(id), 0) FROM inbox`).Scan(&s.inboxID); err != nil {
+		f.Close()
+		return fmt.Errorf("read inbox ids: %w", err)
+	}
+	s.writer = f
+	return nil
 }

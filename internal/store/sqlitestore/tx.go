@@ -47,7 +47,12 @@ type tx struct {
 	// tracking them (a prune), so they are read again after it.
 	known          knownStreams
 	streamsUnknown bool
-	inboxID        *int64 // the store's newest inbox item id (write transactions)
+	inboxID        *int64                       // the store's newest inbox item id (write transactions)
+	rows           knownRows                    // the writer's known rows (write transactions)
+	knownLeases    knownLeases                  // the writer's known leases (write transactions)
+	leases         map[string]leaseRow          // leases read or written here
+	knownInbox     knownInbox                   // the writer's known inbox items (write transactions)
+	inbox          map[string][]store.InboxItem // sessions' items read or written here
 }
 
 // streamState is a user's stream as this transaction sees it. Its top offset is
@@ -257,27 +262,6 @@ func (t *tx) UpdatePrune(before time.Time, keep int) (int64, error) {
 		}
 	}
 	return n, nil
-}
-
-// getRow is getJSON of the row kind/id into a new T, read once per write
-// transaction.
-func getRow[T any](t *tx, kind, id, query string) (*T, error) {
-	var v T
-	if !t.Writable {
-		return &v, t.getJSON(&v, query, id)
-	}
-	data, ok := t.Rows.Get(kind, id)
-	if !ok {
-		err := t.q.QueryRowContext(t.Ctx, query, id).Scan(&data)
-		if errors.Is(err, sql.ErrNoRows) {
-			return &v, store.ErrNotFound
-		}
-		if err != nil {
-			return &v, err
-		}
-		t.Rows.Put(kind, id, data)
-	}
-	return &v, json.Unmarshal(data, &v)
 }
 
 // casResult maps an UPDATE … WHERE status = ? result to ErrConflict/ErrNotFound.

@@ -1,0 +1,50 @@
+package store
+
+import (
+	"encoding/json"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/rtcagent/rtcagent/internal/protocol"
+)
+
+// A clone equals its original, and changing anything reachable from it
+// (through pointers, slices, maps and interfaces) leaves the original as it was.
+func TestCloneIsDeep(t *testing.T) {
+	at := time.Date(2026, 12, 6, 1, 2, 3, 4, time.UTC)
+	r := &protocol.RTC{ID: "r", Arguments: json.RawMessage(`{"a":1}`), DeadlineAt: &at,
+		Decision: &protocol.Decision{Decision: protocol.DecisionAllow, At: at},
+		Progress: &protocol.RTCProgress{Progress: 1},
+		Audit: &protocol.AuditState{WorkMode: "edit", DeliveredAt: &at, Decision: protocol.AuditDecision{At: &at, Outcome: "allowed"},
+			Execution: &protocol.RTCExecution{}}}
+	c := Clone(r)
+	if !reflect.DeepEqual(c, r) {
+		t.Fatalf("clone %+v differs from %+v", c, r)
+	}
+	want := Clone(r)
+	c.Arguments[2] = 'b'
+	*c.DeadlineAt = at.Add(time.Hour)
+	c.Decision.Decision = protocol.DecisionDeny
+	c.Progress.Progress = 2
+	c.Audit.WorkMode = "plan"
+	*c.Audit.DeliveredAt = at.Add(time.Hour)
+	*c.Audit.Decision.At = at.Add(time.Hour)
+	c.Audit.Execution.Outcome = "changed"
+	if !reflect.DeepEqual(r, want) {
+		t.Fatalf("changing the clone changed the original: %+v", r)
+	}
+
+	s := &protocol.Session{ID: "s", Approvals: []protocol.ToolApproval{{Tool: "write", GrantedAt: at}}}
+	cs := Clone(s)
+	cs.Approvals[0].Tool = "ls"
+	if s.Approvals[0].Tool != "write" {
+		t.Fatalf("changing the clone's approvals changed the original's")
+	}
+	m := map[string]any{"k": []int{1}}
+	cm := *Clone(&m)
+	cm["k"].([]int)[0] = 2
+	if m["k"].([]int)[0] != 1 {
+		t.Fatalf("changing the clone's map changed the original's")
+	}
+}

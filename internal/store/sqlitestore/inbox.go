@@ -1,0 +1,160 @@
+package sqlitestore
+
+import (
+	"database/sql"
+	"errors"
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/rtcagent/rtcagent/internal/store"
+)
+
+// knownInbox are sessions' inbox items, all of a session's in queue order,
+// as the writer last committed or read them: like knownRows, true while this
+// store is the database's one writer, since only this file's statements
+// write the inbox. A write transaction finds a known session's next item
+// without reading it. In tests every session's items taken from it are
+// checked against the database.
+type knownInbox map[string][]store.InboxItem
+
+// commit keeps the sessions' items a write read or changed, once it took effect.
+func (k *knownInbox) commit(t *tx) {
+	if len(*k)+len(t.inbox) > maxKnownRows {
+		clear(*k)
+	}
+	for id, items := range t.inbox {
+		(*k)[id] = items
+	}
+}
+
+// items returns the session's inbox items as this transaction sees them (a
+// slice it must not change in place: changes make a new one).
+func (t *tx) items(sessionID string) ([]store.InboxItem, error) {
+	if items, ok := t.inbox[sessionID]; ok {
+		return items, nil
+	}
+	if items, ok := t.knownInbox[sessionID]; ok {
+		if err := t.checkKnownInbox(sessionID, items); err != nil {
+			return nil, err
+		}
+		t.noteItems(sessionID, items)
+		return items, nil
+	}
+	items, err := t.readItems(t.q, sessionID)
+	if err == nil {
+		t.noteItems(sessionID, items)
+	}
+	return items, err
+}
+
+func (t *tx) readItems(q querier, sessionID string) ([]store.InboxItem, error) {
+	rows, err := q.QueryContext(t.Ctx, `SELECT id, session_id, kind, turn_id, created_at FROM inbox WHERE session_id = ? ORDER BY id`, sessionID)
+	if err != nil {
+		return nil, fmt.Errorf("inbox of %s: %w", sessionID, err)
+	}
+	defer rows.Close()
+	var out []store.InboxItem
+	for rows.Next() {
+		var it store.InboxItem
+		var created int64
+		if err := rows.Scan(&it.ID, &it.SessionID, &it.Kind, &it.TurnID, &created); err != nil {
+			return nil, err
+		}
+		it.CreatedAt = time.UnixMilli(created).UTC()
+		out = append(out, it)
+	}
+	return out, rows.Err()
+}
+
+func (t *tx) noteItems(sessionID string, items []store.InboxItem) {
+	if t.inbox == nil {
+		t.inbox = map[string][]store.InboxItem{}
+	}
+	t.inbox[sessionID] = items
+}
+
+// checkKnownInbox, in tests, reads the session's items the writer knows and
+// fails when the database holds others.
+func (t *tx) checkKnownInbox(sessionID string, items []store.InboxItem) error {
+	if !testing.Testing() {
+		return nil
+	}
+	stored, err := t.readItems(uncounted(t.q), sessionID)
+	if err != nil || !slices.EqualFunc(stored, items, func(a, b store.InboxItem) bool { return a == b }) {
+		return fmt.Errorf("sqlitestore: the writer knows the inbox of %s as %+v, the database holds %+v (%v)", sessionID, items, stored, err)
+	}
+	return nil
+}
+
+func (t *tx) InboxInsert(item *store.InboxItem) error {
+	if !t.Writable {
+		return errReadOnly
+	}
+	items, err := t.items(item.SessionID)
+	if err != nil {
+		return err
+	}
+	item.CreatedAt = time.UnixMilli(ms(t.At)).UTC() // as the row keeps it
+	item.ID = *t.inboxID + 1
+	if _, err := t.exec(`INSERT INTO inbox (session_id, id, kind, turn_id, created_at) VALUES (?, ?, ?, ?, ?)`,
+		item.SessionID, item.ID, item.Kind, item.TurnID, ms(t.At)); err != nil {
+		return fmt.Errorf("insert inbox item: %w", err)
+	}
+	*t.inboxID = item.ID
+	t.noteItems(item.SessionID, append(slices.Clip(items), *item))
+	t.Wakes.Add(item.SessionID)
+	return nil
+}
+
+func (t *tx) InboxNext(sessionID string) (*store.InboxItem, error) {
+	if !t.Writable {
+		var it store.InboxItem
+		var created int64
+		err := t.q.QueryRowContext(t.Ctx, store.SQLInboxNext, sessionID).Scan(&it.ID, &it.SessionID, &it.Kind, &it.TurnID, &created)
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil, store.ErrNotFound
+		}
+		if err != nil {
+			return nil, fmt.Errorf("next inbox item: %w", err)
+		}
+		it.CreatedAt = time.UnixMilli(created).UTC()
+		return &it, nil
+	}
+	items, err := t.items(sessionID)
+	if err != nil {
+		return nil, err
+	}
+	if len(items) == 0 {
+		return nil, store.ErrNotFound
+	}
+	it := items[0]
+	return &it, nil
+}
+
+func (t *tx) InboxDelete(it store.InboxItem) error { return t.deleteItem(it.SessionID, it.ID) }
+
+func (t *tx) deleteItem(sessionID string, id int64) error {
+	items, err := t.items(sessionID)
+	if err != nil {
+		return err
+	}
+	if _, err := t.exec(`DELETE FROM inbox WHERE session_id = ? AND id = ?`, sessionID, id); err != nil {
+		return err
+	}
+	t.noteItems(sessionID, slices.DeleteFunc(slices.Clone(items), func(it store.InboxItem) bool { return it.ID == id }))
+	return nil
+}
+
+func (t *tx) InboxFinish(id int64, l store.Lease, released *bool) error {
+	*released = false
+	if err := t.deleteItem(l.SessionID, id); err != nil {
+		return err
+	}
+	if _, err := t.InboxNext(l.SessionID); !errors.Is(err, store.ErrNotFound) {
+		return err
+	}
+	*released = true
+	return t.LeaseRelease(l)
+}

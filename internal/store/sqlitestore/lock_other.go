@@ -1,0 +1,9 @@
+//go:build !unix
+
+package sqlitestore
+
+import "os"
+
+// lockFile does nothing where flock is missing: one writer process per
+// database is then the operator's to keep.
+func lockFile(*os.File) error { return nil }

@@ -1,0 +1,107 @@
+package sqlitestore
+
+import (
+	"bytes"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/rtcagent/rtcagent/internal/store"
+)
+
+// maxKnownRows bounds the writer's known rows; past it they are read again.
+const maxKnownRows = 1 << 14
+
+// knownRow is a session, turn or RTC as stored (data) and, once read, decoded
+// from it (value: never handed out, copies are).
+type knownRow struct {
+	data  []byte
+	value any
+}
+
+// knownRows are the sessions, turns and RTCs as the writer last committed or
+// read them, by kind and id. The writer is the database's only one, and every
+// write of those rows is one of this package's (or store.Shared's) inserts and
+// compare-and-sets, which note the row they wrote in the transaction's
+// store.RowCache: a row known here is the row in the database, so a write
+// transaction reads it without a statement, and decodes it once per change
+// (the others get copies, store.Clone). Only the group's leader uses it; a
+// write that rolls back leaves it as it was, and a commit that fails clears it.
+// In tests every row taken from it is checked against the database.
+type knownRows map[string]*knownRow
+
+// commit keeps the rows a write read or wrote, once it took effect.
+func (k *knownRows) commit(t *tx) {
+	rows := t.Rows.All()
+	if len(*k)+len(rows) > maxKnownRows {
+		clear(*k)
+	}
+	for key, data := range rows {
+		if kr := (*k)[key]; kr == nil || !sameBytes(kr.data, data) {
+			(*k)[key] = &knownRow{data: data}
+		}
+	}
+}
+
+// sameBytes reports whether a and b are the same slice (not only equal bytes).
+func sameBytes(a, b []byte) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
+}
+
+// getRow reads the row kind/id (query reads its data by id) into a new T:
+// once per write transaction (store.RowCache), without a statement when the
+// writer knows it (knownRows), decoded once per change.
+func getRow[T any](t *tx, kind, id, query string) (*T, error) {
+	if !t.Writable {
+		var v T
+		return &v, t.getJSON(&v, query, id)
+	}
+	key := kind + "/" + id
+	data, ok := t.Rows.Get(kind, id)
+	kr := t.rows[key]
+	if !ok && kr != nil {
+		if err := t.checkKnown(kind, id, query, kr.data); err != nil {
+			return nil, err
+		}
+		data, ok = kr.data, true
+		t.Rows.Put(kind, id, data)
+	}
+	if !ok {
+		err := t.q.QueryRowContext(t.Ctx, query, id).Scan(&data)
+		if errors.Is(err, sql.ErrNoRows) {
+			return new(T), store.ErrNotFound
+		}
+		if err != nil {
+			return new(T), err
+		}
+		t.Rows.Put(kind, id, data)
+	}
+	if kr != nil && sameBytes(kr.data, data) {
+		if v, ok := kr.value.(*T); ok {
+			return store.Clone(v), nil
+		}
+	}
+	var v T
+	if err := json.Unmarshal(data, &v); err != nil {
+		return &v, err
+	}
+	if kr != nil && sameBytes(kr.data, data) {
+		kr.value = store.Clone(&v)
+	}
+	return &v, nil
+}
+
+// checkKnown, in tests, reads the row the writer knows and fails when the
+// database holds another: a write of the row that did not note it.
+func (t *tx) checkKnown(kind, id, query string, data []byte) error {
+	if !testing.Testing() {
+		return nil
+	}
+	var stored []byte
+	if err := uncounted(t.q).QueryRowContext(t.Ctx, query, id).Scan(&stored); err != nil || !bytes.Equal(stored, data) {
+		return fmt.Errorf("sqlitestore: the writer knows %s %s as %s, the database holds %s (%v)", kind, id, data, stored, err)
+	}
+	return nil
+}
