@@ -229,14 +229,14 @@ func (e *cachedTranscript) fold(ch protocol.Change, sessionID string) bool {
 	i := 0
 	switch ch.Type {
 	case protocol.UpdTurnCreated, protocol.UpdTurnUpdated:
-		tr.Turns, i = upsert(tr.Turns, ch.Data, sessionID, func(t *protocol.Turn) (string, string) { return t.SessionID, t.ID })
+		tr.Turns, i = upsert(tr.Turns, ch, sessionID, func(t *protocol.Turn) (string, string) { return t.SessionID, t.ID })
 	case protocol.UpdMessageCreated, protocol.UpdMessageUpdated:
-		tr.Messages, i = upsert(tr.Messages, ch.Data, sessionID, func(m *protocol.Message) (string, string) { return m.SessionID, m.ID })
+		tr.Messages, i = upsert(tr.Messages, ch, sessionID, func(m *protocol.Message) (string, string) { return m.SessionID, m.ID })
 		if i >= 0 && tr.Messages[i].Role == protocol.RoleSummary && tr.Messages[i].Status == protocol.MessageComplete {
 			return false
 		}
 	case protocol.UpdRTCUpdated:
-		tr.RTCs, i = upsert(tr.RTCs, ch.Data, sessionID, func(r *protocol.RTC) (string, string) { return r.SessionID, r.ID })
+		tr.RTCs, i = upsert(tr.RTCs, ch, sessionID, func(r *protocol.RTC) (string, string) { return r.SessionID, r.ID })
 	}
 	return i != badData
 }
@@ -244,13 +244,20 @@ func (e *cachedTranscript) fold(ch protocol.Change, sessionID string) bool {
 // badData is upsert's index for data that does not decode.
 const badData = -2
 
-// upsert decodes data into a new T; when it belongs to the session it replaces
-// the element with its id, or is appended. It returns the element's index, -1
-// for another session's entity, badData when data does not decode. Lists are
-// searched from the end, where changes happen.
-func upsert[T any](list []T, data json.RawMessage, sessionID string, key func(*T) (session, id string)) ([]T, int) {
+// upsert takes the change's entity into a new T (a copy of the one this
+// process committed, else decoded); when it belongs to the session it
+// replaces the element with its id, or is appended. It returns the element's
+// index, -1 for another session's entity, badData when its data does not
+// decode. Lists are searched from the end, where changes happen.
+func upsert[T any](list []T, ch protocol.Change, sessionID string, key func(*T) (session, id string)) ([]T, int) {
 	var v T
-	if err := json.Unmarshal(data, &v); err != nil {
+	if p, ok := any(ch.Value).(*T); ok {
+		sess, _ := key(p)
+		if sess != sessionID {
+			return list, -1
+		}
+		v = *store.Clone(p)
+	} else if err := json.Unmarshal(ch.Data, &v); err != nil {
 		return list, badData
 	}
 	sess, id := key(&v)

@@ -58,20 +58,21 @@ func (b *Batch) Add(userID, epoch string, next int64, typ string, data any) (pro
 		u.Changes = append(u.Changes, protocol.Change{Type: typ, Data: raw})
 		return *u, opened, nil
 	}
+	value := CloneAny(k)
 	key := k.TopicKey()
 	if j, seen := o.keys[key]; seen {
 		c := &u.Changes[j]
 		if !strings.HasSuffix(c.Type, ".created") {
 			c.Type = typ
 		}
-		c.Data = raw
+		c.Data, c.Value = raw, value
 		return *u, opened, nil
 	}
 	if o.keys == nil {
 		o.keys = map[string]int{}
 	}
 	o.keys[key] = len(u.Changes)
-	u.Changes = append(u.Changes, protocol.Change{Type: typ, Data: raw})
+	u.Changes = append(u.Changes, protocol.Change{Type: typ, Data: raw, Value: value})
 	return *u, opened, nil
 }
 

@@ -16,6 +16,14 @@ func Clone[T any](v *T) *T {
 	return out
 }
 
+// CloneAny is Clone of the value v holds (a pointer's pointee is copied), as
+// the same type.
+func CloneAny[T any](v T) T {
+	var out T
+	deepCopy(reflect.ValueOf(&out).Elem(), reflect.ValueOf(&v).Elem())
+	return out
+}
+
 var timeType = reflect.TypeFor[time.Time]()
 
 func deepCopy(dst, src reflect.Value) {

@@ -93,39 +93,52 @@ func (o *Observer) observe(c store.Commit) {
 	}
 }
 
-// endedBy decodes the turn or RTC that change ch ended, if it ended one.
+// endedBy returns the turn or RTC that change ch ended, if it ended one: the
+// entity this process committed, else decoded.
 func (o *Observer) endedBy(ch protocol.Change, audits []*protocol.AuditRecord) (ended, bool) {
 	var e ended
 	switch ch.Type {
 	case protocol.UpdRTCUpdated:
-		// Most changes are of calls still open: their id and status decide,
-		// without decoding arguments and results.
-		var head struct {
-			ID     string `json:"id"`
-			Status string `json:"status"`
+		r, ok := ch.Value.(*protocol.RTC)
+		if !ok {
+			// Most changes are of calls still open: their status decides,
+			// without decoding arguments and results.
+			var head struct {
+				Status string `json:"status"`
+			}
+			if json.Unmarshal(ch.Data, &head) != nil || !protocol.RTCTerminal(head.Status) {
+				return e, false
+			}
+			if r = new(protocol.RTC); json.Unmarshal(ch.Data, r) != nil {
+				return e, false
+			}
 		}
-		if json.Unmarshal(ch.Data, &head) != nil || !protocol.RTCTerminal(head.Status) {
+		if !protocol.RTCTerminal(r.Status) {
 			return e, false
 		}
 		for _, a := range audits {
-			if a.RTCID == head.ID {
+			if a.RTCID == r.ID {
 				e.audit = a // the last one written
 			}
 		}
-		var r protocol.RTC
-		if e.audit == nil || json.Unmarshal(ch.Data, &r) != nil {
+		if e.audit == nil {
 			return e, false
 		}
-		e.rtc = &r
+		e.rtc = r
 	case protocol.UpdTurnUpdated:
 		if o.tracer == nil {
 			return e, false
 		}
-		var t protocol.Turn
-		if json.Unmarshal(ch.Data, &t) != nil || !protocol.TurnTerminal(t.Status) || t.TraceParent == "" {
+		t, ok := ch.Value.(*protocol.Turn)
+		if !ok {
+			if t = new(protocol.Turn); json.Unmarshal(ch.Data, t) != nil {
+				return e, false
+			}
+		}
+		if !protocol.TurnTerminal(t.Status) || t.TraceParent == "" {
 			return e, false
 		}
-		e.turn = &t
+		e.turn = t
 	default:
 		return e, false
 	}
