@@ -16,12 +16,13 @@ import (
 	"github.com/rtcagent/rtcagent/internal/store/sqlitestore"
 )
 
-// openStore picks the store: PostgreSQL with a database URL, else the SQLite file.
-func openStore(ctx context.Context, cfg config.Config, log *slog.Logger) (store.Store, error) {
+// openStore picks the store: PostgreSQL with a database URL, else the SQLite
+// file, whose one writer a server is from the start (sqlitestore.Options.Writer).
+func openStore(ctx context.Context, cfg config.Config, log *slog.Logger, writer bool) (store.Store, error) {
 	if cfg.DBURL != "" {
 		return openPostgres(ctx, cfg.DBURL, log)
 	}
-	return sqlitestore.Open(ctx, filepath.Clean(cfg.DataFile), sqlitestore.Options{})
+	return sqlitestore.Open(ctx, filepath.Clean(cfg.DataFile), sqlitestore.Options{Writer: writer})
 }
 
 // openPartials picks where streaming text is buffered: Redis in a cluster (any node
@@ -67,5 +68,5 @@ func describeBackends(cfg config.Config) (storeDesc, broker string) {
 // OpenStore opens the store the configuration names (PostgreSQL with
 // DBURL, else the SQLite data file), for tools that read it directly.
 func OpenStore(ctx context.Context, cfg config.Config, log *slog.Logger) (store.Store, error) {
-	return openStore(ctx, cfg, log)
+	return openStore(ctx, cfg, log, false)
 }

@@ -94,7 +94,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, opt Options) 
 			return nil, err
 		}
 	}
-	st, err := openStore(ctx, cfg, log)
+	st, err := openStore(ctx, cfg, log, true)
 	if err != nil {
 		return nil, err
 	}

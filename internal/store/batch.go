@@ -58,7 +58,7 @@ func (b *Batch) Add(userID, epoch string, next int64, typ string, data any) (pro
 		u.Changes = append(u.Changes, protocol.Change{Type: typ, Data: raw})
 		return *u, opened, nil
 	}
-	value := CloneAny(k)
+	value := CloneAsDecoded(k)
 	key := k.TopicKey()
 	if j, seen := o.keys[key]; seen {
 		c := &u.Changes[j]

@@ -1,8 +1,12 @@
 package store
 
 import (
+	"bytes"
+	"encoding/json"
 	"reflect"
+	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Clone returns a deep copy of *v: nothing reachable from the copy through a
@@ -12,21 +16,52 @@ import (
 // copied as they are).
 func Clone[T any](v *T) *T {
 	out := new(T)
-	deepCopy(reflect.ValueOf(out).Elem(), reflect.ValueOf(v).Elem())
+	copier{}.copy(reflect.ValueOf(out).Elem(), reflect.ValueOf(v).Elem())
 	return out
 }
 
-// CloneAny is Clone of the value v holds (a pointer's pointee is copied), as
-// the same type.
-func CloneAny[T any](v T) T {
+// CloneAsDecoded is a deep copy of the value v holds (a pointer's pointee is
+// copied) as decoding its encoding/json encoding would give it, for the
+// fields that encoding carries: raw JSON compacted with HTML characters
+// escaped, invalid UTF-8 bytes of strings replaced by U+FFFD, times without
+// their monotonic reading and at UTC when their offset is zero.
+func CloneAsDecoded[T any](v T) T {
 	var out T
-	deepCopy(reflect.ValueOf(&out).Elem(), reflect.ValueOf(&v).Elem())
+	c := copier{asDecoded: true}
+	c.copy(reflect.ValueOf(&out).Elem(), reflect.ValueOf(&v).Elem())
 	return out
 }
 
-var timeType = reflect.TypeFor[time.Time]()
+var (
+	timeType = reflect.TypeFor[time.Time]()
+	rawType  = reflect.TypeFor[json.RawMessage]()
+)
 
-func deepCopy(dst, src reflect.Value) {
+type copier struct{ asDecoded bool }
+
+func (c copier) copy(dst, src reflect.Value) {
+	if c.asDecoded {
+		switch {
+		case src.Type() == rawType && !src.IsNil():
+			var b bytes.Buffer
+			if json.Compact(&b, src.Bytes()) == nil {
+				var e bytes.Buffer
+				json.HTMLEscape(&e, b.Bytes())
+				dst.SetBytes(e.Bytes())
+				return
+			}
+		case src.Kind() == reflect.String && !utf8.ValidString(src.String()):
+			dst.SetString(validUTF8(src.String()))
+			return
+		case src.Type() == timeType:
+			t := src.Interface().(time.Time).Round(0)
+			if _, off := t.Zone(); off == 0 {
+				t = t.UTC()
+			}
+			dst.Set(reflect.ValueOf(t))
+			return
+		}
+	}
 	switch src.Kind() {
 	case reflect.Pointer:
 		if src.IsNil() {
@@ -34,7 +69,7 @@ func deepCopy(dst, src reflect.Value) {
 			return
 		}
 		p := reflect.New(src.Type().Elem())
-		deepCopy(p.Elem(), src.Elem())
+		c.copy(p.Elem(), src.Elem())
 		dst.Set(p)
 	case reflect.Slice:
 		if src.IsNil() {
@@ -42,17 +77,17 @@ func deepCopy(dst, src reflect.Value) {
 			return
 		}
 		s := reflect.MakeSlice(src.Type(), src.Len(), src.Len())
-		if k := src.Type().Elem().Kind(); k <= reflect.Complex128 || k == reflect.String {
+		if k := src.Type().Elem().Kind(); k <= reflect.Complex128 || (k == reflect.String && !c.asDecoded) {
 			reflect.Copy(s, src)
 		} else {
 			for i := range src.Len() {
-				deepCopy(s.Index(i), src.Index(i))
+				c.copy(s.Index(i), src.Index(i))
 			}
 		}
 		dst.Set(s)
 	case reflect.Array:
 		for i := range src.Len() {
-			deepCopy(dst.Index(i), src.Index(i))
+			c.copy(dst.Index(i), src.Index(i))
 		}
 	case reflect.Map:
 		if src.IsNil() {
@@ -62,9 +97,9 @@ func deepCopy(dst, src reflect.Value) {
 		m := reflect.MakeMapWithSize(src.Type(), src.Len())
 		for it := src.MapRange(); it.Next(); {
 			k := reflect.New(src.Type().Key()).Elem()
-			deepCopy(k, it.Key())
+			c.copy(k, it.Key())
 			e := reflect.New(src.Type().Elem()).Elem()
-			deepCopy(e, it.Value())
+			c.copy(e, it.Value())
 			m.SetMapIndex(k, e)
 		}
 		dst.Set(m)
@@ -74,7 +109,7 @@ func deepCopy(dst, src reflect.Value) {
 			return
 		}
 		e := reflect.New(src.Elem().Type()).Elem()
-		deepCopy(e, src.Elem())
+		c.copy(e, src.Elem())
 		dst.Set(e)
 	case reflect.Struct:
 		dst.Set(src)
@@ -82,11 +117,52 @@ func deepCopy(dst, src reflect.Value) {
 			return
 		}
 		for i := range src.NumField() {
-			if f := dst.Field(i); f.CanSet() {
-				deepCopy(f, src.Field(i))
+			f := dst.Field(i)
+			if !f.CanSet() {
+				continue
 			}
+			if c.asDecoded && c.decodedAs(f, src.Field(i), src.Type().Field(i).Tag.Get("json")) {
+				continue
+			}
+			c.copy(f, src.Field(i))
 		}
 	default:
 		dst.Set(src)
 	}
+}
+
+// decodedAs sets dst to what decoding gives for a field whose encoding the
+// field's own value does not give back: raw JSON left out (null), and an
+// empty list left out by omitempty (none). It reports whether it did.
+func (c copier) decodedAs(dst, src reflect.Value, tag string) bool {
+	if tag == "-" {
+		return false // not encoded: kept as it is
+	}
+	_, opts, _ := strings.Cut(tag, ",")
+	omitEmpty := strings.Contains(","+opts+",", ",omitempty,")
+	switch {
+	case src.Type() == rawType && src.IsNil() && !omitEmpty:
+		dst.SetBytes([]byte("null"))
+	case omitEmpty && (src.Kind() == reflect.Slice || src.Kind() == reflect.Map) && src.Len() == 0:
+		dst.SetZero()
+	default:
+		return false
+	}
+	return true
+}
+
+// validUTF8 is s with each byte that is not part of valid UTF-8 replaced by
+// U+FFFD, as encoding/json writes it.
+func validUTF8(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b.WriteRune(utf8.RuneError)
+		} else {
+			b.WriteString(s[i : i+size])
+		}
+		i += size
+	}
+	return b.String()
 }

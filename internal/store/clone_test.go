@@ -48,3 +48,36 @@ func TestCloneIsDeep(t *testing.T) {
 		t.Fatalf("changing the clone's map changed the original's")
 	}
 }
+
+// What CloneAsDecoded gives is what decoding the entity's encoding gives
+// (but for the fields the encoding leaves out, which it keeps): raw JSON
+// compacted and HTML-escaped or null, invalid UTF-8 replaced, empty lists
+// left out, times at UTC.
+func TestCloneAsDecodedIsTheDecoding(t *testing.T) {
+	local := time.Date(2026, 12, 6, 1, 2, 3, 4, time.FixedZone("here", 0))
+	check := func(name string, v any, fresh func() any, clear func(any)) {
+		t.Helper()
+		data, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := fresh()
+		if err := json.Unmarshal(data, want); err != nil {
+			t.Fatal(err)
+		}
+		got := CloneAsDecoded(v)
+		clear(got)
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: clone %+v\n decoded %+v", name, got, want)
+		}
+	}
+	m := &protocol.Message{ID: "m", Text: "bad \xff\xfe utf-8 <b>", ToolCalls: []protocol.ToolCall{{ID: "c", Name: "write",
+		Arguments: json.RawMessage(`{"path": "/a<b>.txt",  "n": [1, 2]}`)}}, CreatedAt: local}
+	check("message", m, func() any { return new(protocol.Message) }, func(any) {})
+	r := &protocol.RTC{ID: "r", ToolName: "ls", CreatedAt: local, Output: json.RawMessage("{ }"), Audit: &protocol.AuditState{}}
+	check("rtc", r, func() any { return new(protocol.RTC) }, func(v any) { v.(*protocol.RTC).Audit = nil })
+	s := &protocol.Session{ID: "s", Approvals: []protocol.ToolApproval{}, UpdatedAt: time.Now()}
+	check("session", s, func() any { return new(protocol.Session) }, func(any) {})
+	tr := &protocol.Turn{ID: "t", Tools: []protocol.HostTool{}, Checkpoint: &protocol.TurnCheckpoint{}}
+	check("turn", tr, func() any { return new(protocol.Turn) }, func(v any) { v.(*protocol.Turn).Checkpoint = nil })
+}

@@ -122,9 +122,9 @@ func TestWriterKnowsItsRows(t *testing.T) {
 }
 
 // A second store on the same file, as another process would open it, reads
-// but cannot write while the first is open: the writer knows what it
-// committed only while it is the file's one writer. Once the first closes,
-// the second writes, from the inbox ids the first left.
+// but cannot write while the first is open (a server's fails to open): the
+// writer knows what it committed only while it is the file's one writer.
+// Once the first closes, the second writes, from the inbox ids the first left.
 func TestOneWriterProcess(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "test.db")
@@ -139,6 +139,12 @@ func TestOneWriterProcess(t *testing.T) {
 	}
 	if _, err := queue(first); err != nil {
 		t.Fatal(err)
+	}
+	if s, err := sqlitestore.Open(ctx, path, sqlitestore.Options{Writer: true}); err == nil || !strings.Contains(err.Error(), "the embedded store has one writer process") {
+		if s != nil {
+			s.Close()
+		}
+		t.Fatalf("a server's store opened on a file another process writes: %v", err)
 	}
 	second, err := sqlitestore.Open(ctx, path, sqlitestore.Options{})
 	if err != nil {

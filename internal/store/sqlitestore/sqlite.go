@@ -56,6 +56,10 @@ type Options struct {
 	// WALSize is the size in bytes the WAL file is cut back to when it starts
 	// over, which it does once it is longer than half of it; default 64 MiB.
 	WALSize int64
+	// Writer takes the writer's lock (takeWriter) when the store opens, so a
+	// second process on the file fails at once; without it the lock is taken
+	// at the first write (a tool that only reads never takes it).
+	Writer bool
 }
 
 // Open opens (creating if needed) the database file at path and applies migrations.
@@ -119,6 +123,12 @@ func Open(ctx context.Context, path string, opt Options) (*Store, error) {
 	if s.ck, err = startCheckpointer(ctx, dsn("busy_timeout(0)"), s.group.hold, opt.WALSize); err != nil {
 		s.Close()
 		return nil, err
+	}
+	if opt.Writer {
+		if err := s.takeWriter(ctx); err != nil {
+			s.Close()
+			return nil, err
+		}
 	}
 	return s, nil
 }
