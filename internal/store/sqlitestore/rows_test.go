@@ -19,14 +19,7 @@ import (
 // rolled back leaves the rows the writer knows as they were; and in tests a
 // row changed behind the writer's back fails the transaction that reads it.
 func TestWriterKnowsItsRows(t *testing.T) {
-	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "test.db")
-	s, err := sqlitestore.Open(ctx, path, sqlitestore.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	write := func(fn func(tx store.Tx) error) error { return s.Write(ctx, fn) }
+	path, _, write := writerStore(t)
 	now := time.Now().UTC()
 	if err := write(func(tx store.Tx) error {
 		if err := tx.SessionInsert(&protocol.Session{ID: "s1", UserID: "u1", Title: "a", Approvals: []protocol.ToolApproval{{Tool: "write"}}}); err != nil {
@@ -105,14 +98,7 @@ func TestWriterKnowsItsRows(t *testing.T) {
 	}
 
 	// A change the writer did not make is caught when the row is next read.
-	raw, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(5000)")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer raw.Close()
-	if _, err := raw.ExecContext(ctx, `UPDATE turns SET data = json_set(data, '$.step', 5) WHERE id = 't1'`); err != nil {
-		t.Fatal(err)
-	}
+	changeBehind(t, path, `UPDATE turns SET data = json_set(data, '$.step', 5) WHERE id = 't1'`)
 	if err := write(func(tx store.Tx) error {
 		_, err := tx.TurnGet("t1")
 		return err
@@ -173,15 +159,8 @@ func TestOneWriterProcess(t *testing.T) {
 // A write transaction checks, takes, renews and gives back a lease the writer
 // knows without reading it, with the same outcomes as from the database.
 func TestWriterKnowsItsLeases(t *testing.T) {
-	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "test.db")
-	s, err := sqlitestore.Open(ctx, path, sqlitestore.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	path, _, write := writerStore(t)
 	var l store.Lease
-	write := func(fn func(tx store.Tx) error) error { return s.Write(ctx, fn) }
 	if err := write(func(tx store.Tx) (err error) {
 		l, err = tx.LeaseAcquire("s1", "n1", time.Minute)
 		return err
@@ -222,14 +201,7 @@ func TestWriterKnowsItsLeases(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	raw, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(5000)")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer raw.Close()
-	if _, err := raw.ExecContext(ctx, `UPDATE leases SET token = 9 WHERE session_id = 's1'`); err != nil {
-		t.Fatal(err)
-	}
+	changeBehind(t, path, `UPDATE leases SET token = 9 WHERE session_id = 's1'`)
 	if err := write(func(tx store.Tx) error {
 		return tx.LeaseCheck(store.Lease{SessionID: "s1", Holder: "n2", Token: 2})
 	}); err == nil || !strings.Contains(err.Error(), "the writer knows the lease of s1") {
@@ -240,14 +212,7 @@ func TestWriterKnowsItsLeases(t *testing.T) {
 // A write transaction finds the next inbox item of a session the writer
 // knows without reading it, in queue order, also after items were taken.
 func TestWriterKnowsItsInbox(t *testing.T) {
-	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "test.db")
-	s, err := sqlitestore.Open(ctx, path, sqlitestore.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	write := func(fn func(tx store.Tx) error) error { return s.Write(ctx, fn) }
+	path, _, write := writerStore(t)
 	var first, second store.InboxItem
 	if err := write(func(tx store.Tx) error {
 		first = store.InboxItem{SessionID: "s1", Kind: "turn.start", TurnID: "t1"}
@@ -283,15 +248,34 @@ func TestWriterKnowsItsInbox(t *testing.T) {
 	if n := store.ReadTableCounts().Sub(before)["select inbox"]; n != 0 {
 		t.Errorf("%d reads of an inbox the writer knows", n)
 	}
+	changeBehind(t, path, `DELETE FROM inbox`)
+	if _, err := next(); err == nil || !strings.Contains(err.Error(), "the writer knows the inbox of s1") {
+		t.Fatalf("an inbox changed behind the writer's back: %v", err)
+	}
+}
+
+// writerStore opens a store on a new file; write runs a write transaction on it.
+func writerStore(t *testing.T) (path string, s *sqlitestore.Store, write func(func(tx store.Tx) error) error) {
+	t.Helper()
+	path = filepath.Join(t.TempDir(), "test.db")
+	s, err := sqlitestore.Open(context.Background(), path, sqlitestore.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return path, s, func(fn func(tx store.Tx) error) error { return s.Write(context.Background(), fn) }
+}
+
+// changeBehind changes the file through a connection of its own, as a
+// process that ignores the writer's lock would.
+func changeBehind(t *testing.T, path, stmt string) {
+	t.Helper()
 	raw, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(5000)")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer raw.Close()
-	if _, err := raw.ExecContext(ctx, `DELETE FROM inbox`); err != nil {
+	if _, err := raw.ExecContext(context.Background(), stmt); err != nil {
 		t.Fatal(err)
-	}
-	if _, err := next(); err == nil || !strings.Contains(err.Error(), "the writer knows the inbox of s1") {
-		t.Fatalf("an inbox changed behind the writer's back: %v", err)
 	}
 }
