@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -95,6 +96,31 @@ func TestWriterKnowsItsRows(t *testing.T) {
 		return err
 	}); err != nil {
 		t.Fatal(err)
+	}
+
+	// A turn written is read back as written, without a statement.
+	if err := write(func(tx store.Tx) error {
+		tr, err := tx.TurnGet("t1")
+		if err != nil {
+			return err
+		}
+		tr.Step, tr.Checkpoint = 3, &protocol.TurnCheckpoint{ExpiresAt: now.Add(time.Hour)}
+		return tx.TurnUpdate(tr, protocol.TurnRunning)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	before = store.ReadTableCounts()
+	if err := write(func(tx store.Tx) error {
+		tr, err := tx.TurnGet("t1")
+		if err == nil && (tr.Step != 3 || tr.Checkpoint == nil || !tr.Checkpoint.ExpiresAt.Equal(now.Add(time.Hour))) {
+			err = fmt.Errorf("the turn as written: %+v", tr)
+		}
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if n := store.ReadTableCounts().Sub(before)["select turns"]; n != 0 {
+		t.Errorf("%d reads of a turn the writer wrote", n)
 	}
 
 	// A change the writer did not make is caught when the row is next read.
