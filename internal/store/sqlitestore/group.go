@@ -144,17 +144,11 @@ func (g *group) run(batch []*write) {
 		}
 		if w.err == nil {
 			ok = append(ok, w)
-			s.known.commit(w.t) // the group's next writes see it; cleared below if the commit fails
-			s.rows.commit(w.t)
-			s.leases.commit(w.t)
-			s.inbox.commit(w.t)
+			s.remember(w.t) // the group's next writes see it; forgotten below if the commit fails
 		}
 	}
 	if err := s.wc.end(true); err != nil {
-		clear(s.known)
-		clear(s.rows)
-		clear(s.leases)
-		clear(s.inbox)
+		s.forget()
 		_ = s.wc.end(false) // a failed COMMIT leaves the transaction open
 		for _, w := range ok {
 			w.err = fmt.Errorf("commit: %w", err)
@@ -181,7 +175,7 @@ func (g *group) run(batch []*write) {
 // abort rolls the whole group back after a savepoint could not be handled (the
 // database ended the transaction, for instance on a full disk).
 func (g *group) abort(batch []*write, cause error) {
-	clear(g.s.known)
+	g.s.forget()
 	_ = g.s.wc.end(false)
 	for _, w := range batch {
 		if w.err == nil {
@@ -203,4 +197,22 @@ func call(w *write) (err error) {
 		return err
 	}
 	return w.t.Batch.SealAll(w.t.writeUpdate)
+}
+
+// remember keeps what write t read and wrote as the writer's memory of the
+// database (stream positions, rows, leases, inbox items), once t took effect.
+func (s *Store) remember(t *tx) {
+	s.known.commit(t)
+	s.rows.commit(t)
+	s.leases.commit(t)
+	s.inbox.commit(t)
+}
+
+// forget drops the writer's memory of the database: the group it kept it
+// for was rolled back. The next writes read what they need again.
+func (s *Store) forget() {
+	clear(s.known)
+	clear(s.rows)
+	clear(s.leases)
+	clear(s.inbox)
 }

@@ -1,0 +1,53 @@
+package sqlitestore
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+
+	"github.com/rtcagent/rtcagent/internal/protocol"
+	"github.com/rtcagent/rtcagent/internal/store"
+)
+
+// When the database ends a group's transaction under it (a full disk, say),
+// the whole group is rolled back, and the writer forgets what the group's
+// writes that had gone through left in its memory: the next write reads the
+// turn as the database has it.
+func TestAGroupRolledBackIsForgotten(t *testing.T) {
+	ctx := context.Background()
+	s, err := Open(ctx, filepath.Join(t.TempDir(), "test.db"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.Write(ctx, func(tx store.Tx) error {
+		return tx.TurnInsert(&protocol.Turn{ID: "t1", SessionID: "s1", UserID: "u1", Seq: 1, Status: protocol.TurnRunning})
+	}); err != nil {
+		t.Fatal(err)
+	}
+	complete := &write{ctx: ctx, done: make(chan struct{}), fn: func(tx store.Tx) error {
+		tr, err := tx.TurnGet("t1")
+		if err != nil {
+			return err
+		}
+		tr.Status = protocol.TurnCompleted
+		return tx.TurnUpdate(tr, protocol.TurnRunning)
+	}}
+	endsTheTransaction := &write{ctx: ctx, done: make(chan struct{}), fn: func(st store.Tx) error {
+		_, err := st.(*tx).exec("ROLLBACK")
+		return err
+	}}
+	s.group.run([]*write{complete, endsTheTransaction})
+	if complete.err == nil {
+		t.Fatal("a write of a group rolled back reported success")
+	}
+	if err := s.Write(ctx, func(tx store.Tx) error {
+		tr, err := tx.TurnGet("t1")
+		if err == nil && tr.Status != protocol.TurnRunning {
+			t.Errorf("the turn after its group was rolled back: %s", tr.Status)
+		}
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+}
