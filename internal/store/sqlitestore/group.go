@@ -122,7 +122,7 @@ func (g *group) run(batch []*write) {
 				return
 			}
 		}
-		w.t = &tx{q: counted{s.wc}, known: s.known, inboxID: &s.inboxID, rows: s.rows, knownLeases: s.leases, knownInbox: s.inbox}
+		w.t = &tx{q: counted{s.wc}, known: s.known, inboxID: &s.inboxID, rows: &s.rows, knownLeases: s.leases, knownInbox: s.inbox}
 		w.t.Shared = store.NewShared(driver{w.t}, store.TxState{Ctx: context.WithoutCancel(w.ctx), At: s.now().UTC(), Writable: true, Epoch: s.epoch})
 		w.err = call(w)
 		if single {
@@ -212,7 +212,7 @@ func (s *Store) remember(t *tx) {
 // for was rolled back. The next writes read what they need again.
 func (s *Store) forget() {
 	clear(s.known)
-	clear(s.rows)
+	s.rows.clear()
 	clear(s.leases)
 	clear(s.inbox)
 }

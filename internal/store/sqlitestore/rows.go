@@ -11,8 +11,13 @@ import (
 	"github.com/rtcagent/rtcagent/internal/store"
 )
 
-// maxKnownRows bounds the writer's known rows; past it they are read again.
-const maxKnownRows = 1 << 14
+// maxKnownRows bounds the writer's known rows, leases and sessions' inbox
+// items, and maxKnownRowBytes the stored size of its rows (an RTC may carry a
+// large result): past either they are read again.
+const (
+	maxKnownRows     = 1 << 14
+	maxKnownRowBytes = 64 << 20
+)
 
 // knownRow is a session, turn or RTC as stored (data) and, once read, decoded
 // from it (value: never handed out, copies are).
@@ -30,19 +35,39 @@ type knownRow struct {
 // (the others get copies, store.Clone). Only the group's leader uses it; a
 // write that rolls back leaves it as it was, and a commit that fails clears it.
 // In tests every row taken from it is checked against the database.
-type knownRows map[string]*knownRow
+type knownRows struct {
+	m     map[string]*knownRow
+	bytes int // of the rows' data
+}
 
 // commit keeps the rows a write read or wrote, once it took effect.
 func (k *knownRows) commit(t *tx) {
 	rows := t.Rows.All()
-	if len(*k)+len(rows) > maxKnownRows {
-		clear(*k)
+	if len(k.m)+len(rows) > maxKnownRows {
+		k.clear()
+	}
+	if k.m == nil {
+		k.m = map[string]*knownRow{}
 	}
 	for key, data := range rows {
-		if kr := (*k)[key]; kr == nil || !sameBytes(kr.data, data) {
-			(*k)[key] = &knownRow{data: data}
+		kr := k.m[key]
+		if kr != nil && sameBytes(kr.data, data) {
+			continue
 		}
+		if kr != nil {
+			k.bytes -= len(kr.data)
+		}
+		k.m[key] = &knownRow{data: data}
+		k.bytes += len(data)
 	}
+	if k.bytes > maxKnownRowBytes {
+		k.clear()
+	}
+}
+
+func (k *knownRows) clear() {
+	clear(k.m)
+	k.bytes = 0
 }
 
 // sameBytes reports whether a and b are the same slice (not only equal bytes).
@@ -60,7 +85,7 @@ func getRow[T any](t *tx, kind, id, query string) (*T, error) {
 	}
 	key := kind + "/" + id
 	data, ok := t.Rows.Get(kind, id)
-	kr := t.rows[key]
+	kr := t.rows.m[key]
 	if !ok && kr != nil {
 		if err := t.checkKnown(kind, id, query, kr.data); err != nil {
 			return nil, err

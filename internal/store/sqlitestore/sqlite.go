@@ -90,7 +90,7 @@ func Open(ctx context.Context, path string, opt Options) (*Store, error) {
 	}
 	w.SetMaxOpenConns(1)
 	w.SetConnMaxIdleTime(0)
-	s := &Store{w: w, now: opt.Now, hook: func(store.Commit) {}, known: knownStreams{}, committed: knownStreams{}, rows: knownRows{}, leases: knownLeases{}, inbox: knownInbox{}, path: path}
+	s := &Store{w: w, now: opt.Now, hook: func(store.Commit) {}, known: knownStreams{}, committed: knownStreams{}, leases: knownLeases{}, inbox: knownInbox{}, path: path}
 	s.group.init(s)
 	if err := s.migrate(ctx); err != nil {
 		w.Close()

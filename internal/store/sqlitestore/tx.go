@@ -48,7 +48,7 @@ type tx struct {
 	known          knownStreams
 	streamsUnknown bool
 	inboxID        *int64                       // the store's newest inbox item id (write transactions)
-	rows           knownRows                    // the writer's known rows (write transactions)
+	rows           *knownRows                   // the writer's known rows (write transactions)
 	knownLeases    knownLeases                  // the writer's known leases (write transactions)
 	leases         map[string]leaseRow          // leases read or written here
 	knownInbox     knownInbox                   // the writer's known inbox items (write transactions)
