@@ -5,7 +5,7 @@
 // the agent is not connected, so nothing here reaches a server.
 
 import { AgentCore as Agent, callIdempotent } from "../../src/agent/agent.js";
-import { AGENT_MD_MAX_BYTES, capAgentMd, readAgentMd } from "../../src/agent/context.js";
+import { AGENT_MD_MAX_BYTES, capAgentMd, readAgentMd, VIEW_CONTEXT_MAX, VIEW_CONTEXT_MAX_BYTES, viewsToSend } from "../../src/agent/context.js";
 import { RpcError, type Message, type Rtc, type Session, type Turn, type Update } from "../../src/protocol/types.js";
 import { EntityStore } from "../../src/realtime/entities.js";
 import { Ui } from "../../src/ui/app.js";
@@ -44,6 +44,45 @@ test("AGENT.md: kept whole within 32 KiB; a longer file is cut at a character bo
   eq(bytes(cut.slice(0, cut.indexOf("\n\n[AGENT.md"))), Number(m![1]), "and how much is shown");
   const emoji = capAgentMd("😀".repeat(100), 101); // four bytes each
   ok(bytes(emoji) <= 101 && !emoji.includes("\uFFFD"), `tiny limits hold too: ${emoji}`);
+});
+
+test("views' contexts: the newest that fit the server's limits go, oldest first", () => {
+  eq(viewsToSend(new Map()), [], "none kept: none sent");
+  const kept = new Map<string, string>();
+  for (let i = 0; i < VIEW_CONTEXT_MAX + 2; i++) kept.set(`r${i}`, `view ${i}`);
+  const sent = viewsToSend(kept);
+  eq(sent.length, VIEW_CONTEXT_MAX, "at most the server's number");
+  eq(sent[0]!.rtc_id, "r2", "the oldest are left out");
+  eq(sent.at(-1), { rtc_id: `r${VIEW_CONTEXT_MAX + 1}`, text: `view ${VIEW_CONTEXT_MAX + 1}` }, "the newest goes last");
+  const big = new Map([
+    ["old", "é".repeat(VIEW_CONTEXT_MAX_BYTES / 4)],
+    ["mid", "a".repeat(VIEW_CONTEXT_MAX_BYTES / 2)],
+    ["new", "b".repeat(VIEW_CONTEXT_MAX_BYTES / 4)],
+  ]);
+  eq(viewsToSend(big).map((v) => v.rtc_id), ["mid", "new"], "the newest within the bytes together (UTF-8)");
+});
+
+test("views' contexts: kept per chat, the latest of each view, sent once with the next message", async () => {
+  const r = await rig();
+  const agent = r.agent;
+  const sent: unknown[] = [];
+  (agent as unknown as { conn: { call: (m: string, p: unknown) => Promise<unknown> } }).conn.call = async (_m, p) => {
+    sent.push(p);
+    return { session_id: "s1", message_id: "m", turn_id: "t" };
+  };
+  try {
+    ok(agent.setViewContext("s1", "r1", "first"));
+    ok(agent.setViewContext("s1", "r1", "latest"));
+    ok(agent.setViewContext("s2", "r9", "another chat's"));
+    ok(!agent.setViewContext("s1", "r2", "x".repeat(VIEW_CONTEXT_MAX_BYTES + 1)), "too large to keep");
+    await agent.send("hello", { sessionId: "s1" });
+    await agent.send("again", { sessionId: "s1" });
+    const ctx = (i: number) => (sent[i] as { context?: { views?: unknown } }).context?.views;
+    eq(ctx(0), [{ rtc_id: "r1", text: "latest" }], "the latest of the chat's view");
+    eq(ctx(1), undefined, "sent once");
+  } finally {
+    await r.close();
+  }
 });
 
 test("AGENT.md: read from the virtual file system (missing, empty, present, too long)", async () => {
