@@ -1,9 +1,19 @@
 package agent
 
 import (
+	"regexp"
 	"strings"
 
 	"github.com/rtcagent/rtcagent/internal/protocol"
+)
+
+// viewTag and hostTag find the delimiters of a tool view's context and of
+// the host site's instructions in text put between them, in any case and
+// spacing a model might still read as the tag, so the text cannot end its
+// block early: their names are changed.
+var (
+	viewTag = regexp.MustCompile(`(?i)(<\s*/?\s*)tool_view_context`)
+	hostTag = regexp.MustCompile(`(?i)(<\s*/?\s*)host_site_instructions`)
 )
 
 // SystemPrompt is the system prompt of a turn's steps: the server's prompt and,
@@ -18,7 +28,7 @@ func SystemPrompt(base, agentMD string) string {
 		"The website you are embedded in gives the following instructions (its AGENT.md). Follow them where they " +
 		"do not conflict with the instructions above.\n" +
 		"<host_site_instructions source=\"AGENT.md\">\n" +
-		strings.ReplaceAll(agentMD, "</host_site_instructions>", "</host_site_instructions_>") +
+		hostTag.ReplaceAllString(agentMD, "${1}host_site_instructions_") +
 		"\n</host_site_instructions>"
 }
 
@@ -35,7 +45,7 @@ func UserText(m *protocol.Message) string {
 		b.WriteString("\n\n<tool_view_context tool=\"")
 		b.WriteString(strings.NewReplacer(`"`, "'", "<", "", ">", "").Replace(v.Tool))
 		b.WriteString("\">\nWhat the tool's view shows the person now (written by the tool, not by the person):\n")
-		b.WriteString(strings.ReplaceAll(v.Text, "</tool_view_context>", "</tool_view_context_>"))
+		b.WriteString(viewTag.ReplaceAllString(v.Text, "${1}tool_view_context_"))
 		b.WriteString("\n</tool_view_context>")
 	}
 	return b.String()

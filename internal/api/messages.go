@@ -94,7 +94,7 @@ func (a *API) checkContext(mc *protocol.MessageContext) error {
 	for i, v := range mc.Views {
 		n += len(v.Text)
 		switch {
-		case v.RTCID == "" || len(v.RTCID) > 128 || v.Text == "":
+		case v.RTCID == "" || len(v.RTCID) > a.lim.IDBytes || v.Text == "":
 			return protocol.Errorf(protocol.CodeInvalidArgument, "context.views[%d] needs the rtc_id of a tool's view and its text", i)
 		case v.Tool != "":
 			return protocol.Errorf(protocol.CodeInvalidArgument, "context.views[%d].tool is set by the server", i)

@@ -69,7 +69,7 @@ func ForkSession(tx store.Tx, c Caller, req *protocol.SessionForkRequest) (*prot
 	for _, r := range rtcs {
 		rtcsByTurn[r.TurnID] = append(rtcsByTurn[r.TurnID], r)
 	}
-	cp := copier{tx: tx, dst: dst, msgIDs: map[string]string{}, turnIDs: map[string]string{}, msgSeqs: map[int64]int64{}}
+	cp := copier{tx: tx, dst: dst, msgIDs: map[string]string{}, turnIDs: map[string]string{}, rtcIDs: map[string]string{}, msgSeqs: map[int64]int64{}}
 	for i := range turns {
 		if turns[i].Seq < atTurn.Seq && protocol.TurnTerminal(turns[i].Status) {
 			mine := rtcsByTurn[turns[i].ID]
@@ -79,7 +79,7 @@ func ForkSession(tx store.Tx, c Caller, req *protocol.SessionForkRequest) (*prot
 			}
 		}
 	}
-	send := &protocol.MessageSendRequest{ClientID: req.ClientID, SessionID: dst.ID, Content: protocol.MessageContent{Text: text}, Tools: atTurn.Tools, HostToolsOnly: atTurn.HostToolsOnly, Context: at.Context}
+	send := &protocol.MessageSendRequest{ClientID: req.ClientID, SessionID: dst.ID, Content: protocol.MessageContent{Text: text}, Tools: atTurn.Tools, HostToolsOnly: atTurn.HostToolsOnly, Context: cp.context(at.Context)}
 	res, err := SendMessage(tx, c, send)
 	if err == nil && res.SessionID != dst.ID {
 		// Another fork with this client_id committed after the check above (a
@@ -98,7 +98,24 @@ type copier struct {
 	msgSeq  int64
 	msgIDs  map[string]string
 	turnIDs map[string]string
+	rtcIDs  map[string]string
 	msgSeqs map[int64]int64
+}
+
+// context is the message context mc as the fork's message carries it: the
+// views' contexts name the fork's copies of their calls (those of turns the
+// fork copied; the others are left out).
+func (cp *copier) context(mc *protocol.MessageContext) *protocol.MessageContext {
+	if mc == nil || len(mc.Views) == 0 {
+		return mc
+	}
+	out := &protocol.MessageContext{AgentMD: mc.AgentMD}
+	for _, v := range mc.Views {
+		if id, ok := cp.rtcIDs[v.RTCID]; ok {
+			out.Views = append(out.Views, protocol.ViewContext{RTCID: id, Text: v.Text})
+		}
+	}
+	return out
 }
 
 // turn copies one turn with its messages (mine, in seq order) and its tool calls
@@ -130,7 +147,8 @@ func (cp *copier) turn(src *protocol.Turn, mine []protocol.Message, rtcs []proto
 		}
 	}
 	for _, r := range rtcs {
-		r.ID, r.SessionID, r.TurnID, r.UserID, r.MessageID = NewID(), cp.dst.ID, t.ID, cp.dst.UserID, cp.msgIDs[r.MessageID]
+		cp.rtcIDs[r.ID] = NewID()
+		r.ID, r.SessionID, r.TurnID, r.UserID, r.MessageID = cp.rtcIDs[r.ID], cp.dst.ID, t.ID, cp.dst.UserID, cp.msgIDs[r.MessageID]
 		if err := insertCopy(cp.tx, &r); err != nil {
 			return err
 		}

@@ -3,6 +3,7 @@ package core
 import (
 	"cmp"
 	"errors"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -131,12 +132,16 @@ func TitleFrom(text string) string {
 }
 
 // viewContexts checks that each view context names a call of this user's
-// session sessionID that has a view, and names its tool.
+// session sessionID whose view was shown (the call ran), once, and names its
+// tool.
 func viewContexts(tx store.RTCs, c Caller, sessionID string, in []protocol.ViewContext) ([]protocol.ViewContext, error) {
 	var out []protocol.ViewContext
 	for i, v := range in {
+		if slices.ContainsFunc(in[:i], func(o protocol.ViewContext) bool { return o.RTCID == v.RTCID }) {
+			return nil, protocol.Errorf(protocol.CodeInvalidArgument, "context.views[%d] names a view named before: one context a view", i)
+		}
 		r, err := tx.RTCGet(v.RTCID)
-		if errors.Is(err, store.ErrNotFound) || (err == nil && (r.UserID != c.UserID || r.SessionID != sessionID || r.App == "")) {
+		if errors.Is(err, store.ErrNotFound) || (err == nil && (r.UserID != c.UserID || r.SessionID != sessionID || r.App == "" || !viewShown(r))) {
 			return nil, protocol.Errorf(protocol.CodeInvalidArgument, "context.views[%d].rtc_id names no tool view of this chat", i)
 		}
 		if err != nil {
@@ -145,4 +150,13 @@ func viewContexts(tx store.RTCs, c Caller, sessionID string, in []protocol.ViewC
 		out = append(out, protocol.ViewContext{RTCID: v.RTCID, Tool: r.ToolName, Text: v.Text})
 	}
 	return out, nil
+}
+
+// viewShown reports whether the view of call r was shown: the call ran.
+func viewShown(r *protocol.RTC) bool {
+	switch r.Status {
+	case protocol.RTCExecuting, protocol.RTCCompleted, protocol.RTCFailed:
+		return true
+	}
+	return false
 }

@@ -160,6 +160,9 @@ func sizeOf(tr agent.Transcript) int {
 		}
 		if m.Context != nil {
 			n += len(m.Context.AgentMD)
+			for _, v := range m.Context.Views {
+				n += len(v.Text) + len(v.RTCID) + len(v.Tool)
+			}
 		}
 	}
 	for i := range tr.RTCs {

@@ -45,8 +45,10 @@ type Store struct {
 	inbox   knownInbox  // the writer's committed inbox items (the group's leader's)
 	path    string
 	// writer is the lock file that makes this store its database's one
-	// writer process (takeWriter), nil until its first write.
-	writer *os.File
+	// writer process (takeWriter), nil until its first write (or Open, with
+	// Options.Writer); writing once the writer also read what it keeps.
+	writer  *os.File
+	writing bool
 }
 
 // Options tune a Store; the zero value is fine.
@@ -92,22 +94,36 @@ func Open(ctx context.Context, path string, opt Options) (*Store, error) {
 	w.SetConnMaxIdleTime(0)
 	s := &Store{w: w, now: opt.Now, hook: func(store.Commit) {}, known: knownStreams{}, committed: knownStreams{}, leases: knownLeases{}, inbox: knownInbox{}, path: path}
 	s.group.init(s)
-	if err := s.migrate(ctx); err != nil {
+	early := func(err error) (*Store, error) {
+		if s.writer != nil {
+			s.writer.Close()
+		}
 		w.Close()
 		return nil, err
 	}
+	if opt.Writer {
+		// Before the migrations: a second server never changes the schema
+		// under the one that writes the file.
+		if err := s.lockWriter(); err != nil {
+			return early(err)
+		}
+	}
+	if err := s.migrate(ctx); err != nil {
+		return early(err)
+	}
 	if err := s.loadEpoch(ctx); err != nil {
-		w.Close()
-		return nil, err
+		return early(err)
 	}
 	r, err := sql.Open("sqlite", dsn("query_only(1)"))
 	if err != nil {
-		w.Close()
-		return nil, fmt.Errorf("open sqlite reader %s: %w", path, err)
+		return early(fmt.Errorf("open sqlite reader %s: %w", path, err))
 	}
 	r.SetMaxOpenConns(opt.ReadPool)
 	s.r = r
 	if s.wc, err = newConn(ctx, w); err != nil {
+		if s.writer != nil {
+			s.writer.Close()
+		}
 		s.closeDBs()
 		return nil, err
 	}
@@ -271,6 +287,21 @@ func (s *Store) closeDBs() error {
 // reads the database but fails every write while the lock is held. Only the
 // group's leader calls it.
 func (s *Store) takeWriter(ctx context.Context) error {
+	if s.writing {
+		return nil
+	}
+	if err := s.lockWriter(); err != nil {
+		return err
+	}
+	if err := s.wc.QueryRowContext(ctx, `SELECT COALESCE(MAX(id), 0) FROM inbox`).Scan(&s.inboxID); err != nil {
+		return fmt.Errorf("read inbox ids: %w", err)
+	}
+	s.writing = true
+	return nil
+}
+
+// lockWriter takes the lock of takeWriter, once.
+func (s *Store) lockWriter() error {
 	if s.writer != nil {
 		return nil
 	}
@@ -281,10 +312,6 @@ func (s *Store) takeWriter(ctx context.Context) error {
 	if err := lockFile(f); err != nil {
 		f.Close()
 		return fmt.Errorf("sqlitestore: another process writes %s (it holds %s.writer): the embedded store has one writer process: %w", s.path, s.path, err)
-	}
-	if err := s.wc.QueryRowContext(ctx, `SELECT COALESCE(MAX(id), 0) FROM inbox`).Scan(&s.inboxID); err != nil {
-		f.Close()
-		return fmt.Errorf("read inbox ids: %w", err)
 	}
 	s.writer = f
 	return nil

@@ -247,7 +247,18 @@ export class AgentCore implements Agent {
       tools: hostTools.length ? hostTools : undefined,
       context: agentMd === undefined && !views.length ? undefined : { agent_md: agentMd, views: views.length ? views : undefined },
     };
-    const res = await callIdempotent<MethodResult<"v1.message.send">>(this.conn.call.bind(this.conn), "v1.message.send" satisfies MethodName, params satisfies MethodParams<"v1.message.send">);
+    const call = (p: typeof params) =>
+      callIdempotent<MethodResult<"v1.message.send">>(this.conn.call.bind(this.conn), "v1.message.send" satisfies MethodName, p satisfies MethodParams<"v1.message.send">);
+    let res: MessageSendResult;
+    try {
+      res = await call(params);
+    } catch (e) {
+      // Views' contexts the server refuses (another limit, a view it no
+      // longer knows) are dropped, and the person's message goes without them.
+      if (!views.length || !(e instanceof RpcError) || !e.message.includes("context.views")) throw e;
+      this.viewContexts.delete(opts.sessionId!);
+      return call({ ...params, client_id: crypto.randomUUID(), context: agentMd === undefined ? undefined : { agent_md: agentMd, views: undefined } });
+    }
     // Sent: each view's context goes once (unless the view changed it meanwhile).
     for (const v of views) if (kept?.get(v.rtc_id) === v.text) kept.delete(v.rtc_id);
     return res;

@@ -72,7 +72,7 @@ export async function connect(win: Window, name: string, context: McpUiHostConte
       texts.push(c.text);
     }
     if (structuredContent !== undefined) texts.push(JSON.stringify(structuredContent));
-    if (!on.context(texts.join("\n"))) throw new Error("the context is larger than the chat keeps (16 KiB)");
+    if (!on.context(texts.join("\n"))) throw new Error("the context was not kept: it is larger than 16 KiB, or the view was closed");
     return {};
   };
   bridge.oncalltool = async (params) => {

@@ -80,6 +80,23 @@ test("views' contexts: kept per chat, the latest of each view, sent once with th
     const ctx = (i: number) => (sent[i] as { context?: { views?: unknown } }).context?.views;
     eq(ctx(0), [{ rtc_id: "r1", text: "latest" }], "the latest of the chat's view");
     eq(ctx(1), undefined, "sent once");
+
+    // Contexts the server refuses are dropped: the message goes without them.
+    const conn = (agent as unknown as { conn: { call: (m: string, p: unknown) => Promise<unknown> } }).conn;
+    const answer = conn.call;
+    conn.call = async (m, p) => {
+      if ((p as { context?: { views?: unknown } }).context?.views) {
+        sent.push(p);
+        throw new RpcError("invalid_argument", "context.views[0].rtc_id names no tool view of this chat", false);
+      }
+      return answer(m, p);
+    };
+    ok(agent.setViewContext("s1", "r3", "refused"));
+    const res = await agent.send("still sent", { sessionId: "s1" });
+    eq(res.session_id, "s1", "the message went");
+    eq(ctx(2), [{ rtc_id: "r3", text: "refused" }], "first with the context");
+    eq(ctx(3), undefined, "then without it");
+    ok((sent[3] as { client_id: string }).client_id !== (sent[2] as { client_id: string }).client_id, "as a new message");
   } finally {
     await r.close();
   }
