@@ -39,7 +39,9 @@ type API struct {
 	log     *slog.Logger
 	methods map[string]handler
 	sends   *limiter
-	views   tools.ViewTools // the tools views may call (ServeViews); nil for none
+	// viewReads bounds the users' views' resource reads (v1.app.resource).
+	viewReads *limiter
+	views     tools.ViewTools // the tools views may call (ServeViews); nil for none
 }
 
 type handler func(ctx context.Context, c core.Caller, params json.RawMessage) (any, error)
@@ -47,7 +49,8 @@ type handler func(ctx context.Context, c core.Caller, params json.RawMessage) (a
 // New builds the handler table.
 func New(st store.Store, runner Runner, lim protocol.Limits, log *slog.Logger) *API {
 	lim = lim.WithDefaults()
-	a := &API{store: st, runner: runner, lim: lim, log: log, sends: newLimiter(lim.MessagesPerMinute, lim.MessageBurst, time.Now)}
+	a := &API{store: st, runner: runner, lim: lim, log: log, sends: newLimiter(lim.MessagesPerMinute, lim.MessageBurst, time.Now),
+		viewReads: newLimiter(protocol.AppResourceReadsPerMinute, protocol.AppResourceReadBurst, time.Now)}
 	a.methods = map[string]handler{
 		protocol.MethodMessageSend:     a.messageSend,
 		protocol.MethodMessageList:     a.messageList,
@@ -74,6 +77,7 @@ func New(st store.Store, runner Runner, lim protocol.Limits, log *slog.Logger) *
 		protocol.MethodUpdateList:      a.updateList,
 		protocol.MethodAuditList:       a.auditList,
 		protocol.MethodAppCall:         a.appCall,
+		protocol.MethodAppResource:     a.appResource,
 	}
 	return a
 }

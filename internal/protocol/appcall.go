@@ -29,3 +29,40 @@ type AppCallRequest struct {
 	// the RTC the first request created.
 	ClientID string `json:"client_id"`
 }
+
+// MethodAppResource reads a resource of the MCP server of the call whose card
+// shows a tool's view, for that view (MCP Apps serverResources).
+const MethodAppResource = "v1.app.resource"
+
+// Limits of a view's resource reads.
+const (
+	// AppResourceURIBytes bounds the resource's URI.
+	AppResourceURIBytes = 2048
+	// AppResourceBytes bounds what a read returns: its contents' text and
+	// blobs together.
+	AppResourceBytes = 1 << 20
+	// AppResourceReadsPerMinute and AppResourceReadBurst bound a user's
+	// views' reads.
+	AppResourceReadsPerMinute = 120
+	AppResourceReadBurst      = 20
+)
+
+// AppResourceRequest is a view's read of a resource of its own MCP server.
+type AppResourceRequest struct {
+	// RTCID is the call whose card shows the view.
+	RTCID string `json:"rtc_id"`
+	URI   string `json:"uri"`
+}
+
+// AppResourceResult is the resource as its server gave it.
+type AppResourceResult struct {
+	Contents []AppResourceContent `json:"contents"`
+}
+
+// AppResourceContent is one content of a resource: text, or a blob in base64.
+type AppResourceContent struct {
+	URI      string `json:"uri"`
+	MIMEType string `json:"mime_type,omitempty"`
+	Text     string `json:"text,omitempty"`
+	Blob     []byte `json:"blob,omitempty"`
+}

@@ -66,6 +66,9 @@ type ViewTools interface {
 	// ViewTool returns the tool named name ("<server>__<tool>") when a view
 	// may call it.
 	ViewTool(name string) (Tool, bool)
+	// ViewResource reads resource uri of MCP server server for a view, its
+	// contents at most protocol.AppResourceBytes.
+	ViewResource(ctx context.Context, server, uri string) ([]protocol.AppResourceContent, error)
 }
 
 // ServerTool describes a tool of an MCP server for the tool set.

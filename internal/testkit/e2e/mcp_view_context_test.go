@@ -106,3 +106,48 @@ func TestMCPViewContextGoesWithTheNextMessage(t *testing.T) {
 	}
 	t.Fatalf("message %s not listed", next.MessageID)
 }
+
+// A view reads a resource of its own MCP server through the server, once its
+// call ran, also after its turn ended; a read for another user's view, for a
+// call without a view or of a resource its server lacks is refused.
+func TestMCPViewReadsItsServersResources(t *testing.T) {
+	srv := startServer(t, mustScript(t, viewContextScript), func(c *config.Config) {
+		c.MCPConfig = mcpConfig(t, filepath.Join(t.TempDir(), "calls"), "")
+	})
+	b := newBrowser(t, srv, "alice", "dev-a", watching())
+	mallory := newBrowser(t, srv, "mallory", "dev-m", watching())
+	res := b.sendMode("", "show the panel", protocol.ModeBypass)
+	panel := b.waitRTC(res.SessionID, "test__panel", protocol.RTCCompleted)
+	if tr := b.waitTurn(res.TurnID, 30*time.Second); tr.Status != protocol.TurnCompleted {
+		t.Fatalf("the panel's turn: %s %+v", tr.Status, tr.Error)
+	}
+	read := func(b *browser, rtcID, uri string) (protocol.AppResourceResult, error) {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		var out protocol.AppResourceResult
+		data, err := b.call(ctx, protocol.MethodAppResource, protocol.AppResourceRequest{RTCID: rtcID, URI: uri})
+		if err == nil {
+			err = json.Unmarshal(data, &out)
+		}
+		return out, err
+	}
+	got, err := read(b, panel.ID, "data://mcptest/figures")
+	if err != nil || len(got.Contents) != 1 || got.Contents[0].Text != "12, 7, 30" || got.Contents[0].MIMEType != "text/plain" {
+		t.Fatalf("the view's read: %+v %v", got, err)
+	}
+	for _, c := range []struct {
+		name string
+		b    *browser
+		rtc  string
+		uri  string
+		code string
+	}{
+		{"another user's view", mallory, panel.ID, "data://mcptest/figures", protocol.CodeNotFound},
+		{"a resource its server lacks", b, panel.ID, "data://mcptest/none", protocol.CodeUnavailable},
+		{"no URI", b, panel.ID, "", protocol.CodeInvalidArgument},
+	} {
+		if _, err := read(c.b, c.rtc, c.uri); codeOf(err) != c.code {
+			t.Errorf("%s: %v, want %s", c.name, err, c.code)
+		}
+	}
+}

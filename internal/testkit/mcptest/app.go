@@ -6,8 +6,12 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// panelURI is the view of the "panel" tool (MCP Apps).
-const panelURI = "ui://mcptest/panel"
+// panelURI is the view of the "panel" tool (MCP Apps), figuresURI a resource
+// it reads.
+const (
+	panelURI   = "ui://mcptest/panel"
+	figuresURI = "data://mcptest/figures"
+)
 
 // panelHTML is a view written against the MCP Apps messages by hand, so a test
 // sees each one: it starts with ui/initialize, shows the call's arguments and
@@ -15,7 +19,8 @@ const panelURI = "ui://mcptest/panel"
 // shows what it was told), asks the host to open a link or to send a message
 // when its buttons are clicked (also a message too long to send and one with
 // a picture, which the host refuses), gives the model its context when
-// that button is clicked (ui/update-model-context), and calls its server's panel_refresh
+// that button is clicked (ui/update-model-context), reads its server's
+// figures (resources/read), and calls its server's panel_refresh
 // (a tool for views alone) or a tool its server does not have when those
 // buttons are clicked, showing the result or why it was refused.
 const panelHTML = `<!doctype html>
@@ -33,11 +38,13 @@ const panelHTML = `<!doctype html>
 <p id="long-answer">-</p>
 <p id="image-answer">-</p>
 <p id="share-answer">-</p>
+<p id="read-answer">-</p>
 <button id="link" type="button">Open the guide</button>
 <button id="ask" type="button">Ask about it</button>
 <button id="ask-long" type="button">Ask at length</button>
 <button id="ask-image" type="button">Ask with a picture</button>
 <button id="share" type="button">Share the figures</button>
+<button id="read" type="button">Read the figures</button>
 <button id="refresh" type="button">Refresh</button>
 <button id="call-unknown" type="button">Call a tool it lacks</button>
 <script>
@@ -88,6 +95,11 @@ document.getElementById("share").addEventListener("click", () => {
     () => show("share-answer", "context kept"),
     (e) => show("share-answer", "context refused: " + e.message));
 });
+document.getElementById("read").addEventListener("click", () => {
+  request("resources/read", { uri: "data://mcptest/figures" }).then(
+    (r) => show("read-answer", "resource: " + (r.contents || []).map((c) => c.text).join("")),
+    (e) => show("read-answer", "resource refused: " + e.message));
+});
 callTool("refresh", "refresh-answer", "panel_refresh", {});
 callTool("call-unknown", "call", "no_such_tool", {});
 (async () => {
@@ -109,12 +121,17 @@ type panelIn struct {
 	Title string `json:"title"`
 }
 
-// addAppTools adds "panel", a tool with a view, its ui:// resource, and
+// addAppTools adds "panel", a tool with a view, its ui:// resource, the
+// figures its view reads, and
 // "panel_refresh", a tool only its view may call (not for the model).
 func addAppTools(s *mcp.Server) {
 	s.AddResource(&mcp.Resource{URI: panelURI, Name: "panel", MIMEType: "text/html;profile=mcp-app"},
 		func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: panelURI, MIMEType: "text/html;profile=mcp-app", Text: panelHTML}}}, nil
+		})
+	s.AddResource(&mcp.Resource{URI: figuresURI, Name: "figures", MIMEType: "text/plain"},
+		func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: figuresURI, MIMEType: "text/plain", Text: "12, 7, 30"}}}, nil
 		})
 	mcp.AddTool(s, &mcp.Tool{Name: "panel", Description: "Show a panel with a title.",
 		Meta: mcp.Meta{"ui": map[string]any{"resourceUri": panelURI}}},

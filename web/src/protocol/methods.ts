@@ -70,7 +70,17 @@ export interface Methods {
   "v1.rtc.approve": { params: { rtc_id: string; client_id: string; approval?: { scope: "once" | "session" } }; result: RtcResult };
   /** A tool's view calls a tool of its own MCP server (bare name) for the call whose card shows it; the RTC runs like the model's calls. */
   "v1.app.call": { params: { rtc_id: string; tool: string; arguments?: Record<string, unknown>; client_id: string }; result: RtcResult };
+  /** A tool's view reads a resource of its own MCP server for the call whose card shows it. */
+  "v1.app.resource": { params: { rtc_id: string; uri: string }; result: { contents: AppResourceContent[] } };
   "v1.update.list": { params: { since_offset: number; epoch?: string; limit?: number }; result: UpdateListResult };
+}
+
+/** One content of a resource a view read: text, or a blob in base64. */
+export interface AppResourceContent {
+  uri: string;
+  mime_type?: string;
+  text?: string;
+  blob?: string;
 }
 
 /** A v1 method name. */

@@ -26,7 +26,11 @@ export interface BridgeHandlers {
   callTool: (name: string, args: Record<string, unknown>) => Promise<ToolResult>;
   /** The view's context for the model (its text blocks, then its structured content as JSON): false when it is too large to keep. */
   context: (text: string) => boolean;
+  /** The view reads a resource of its own MCP server (`resources/read`); throws when the server refused. */
+  readResource: (uri: string) => Promise<ResourceResult>;
 }
+
+export type ResourceResult = { contents: ({ uri: string; mimeType?: string } & ({ text: string } | { blob: string }))[] };
 
 export type ToolResult = { content: { type: "text"; text: string }[]; structuredContent?: Record<string, unknown>; isError?: boolean };
 
@@ -45,10 +49,11 @@ export interface Bridge {
  * its server's tools (`serverTools`), which the server runs under the same
  * rules as the model's calls, and its context for the model
  * (`updateModelContext`, text), which goes with the person's next message in
- * the chat; the view reads no resource (requests for them are refused).
+ * the chat, and reads of its server's resources (`serverResources`), which
+ * the server makes for it.
  */
 export async function connect(win: Window, name: string, context: McpUiHostContext, on: BridgeHandlers): Promise<Bridge> {
-  const bridge = new AppBridge(null, { name, version: "1" }, { openLinks: {}, message: { text: {} }, serverTools: {}, updateModelContext: { text: {} } }, { hostContext: context });
+  const bridge = new AppBridge(null, { name, version: "1" }, { openLinks: {}, message: { text: {} }, serverTools: {}, serverResources: {}, updateModelContext: { text: {} } }, { hostContext: context });
   bridge.oninitialized = () => on.initialized();
   bridge.onsizechange = ({ height }) => {
     if (typeof height === "number" && Number.isFinite(height)) on.size(height);
@@ -74,6 +79,10 @@ export async function connect(win: Window, name: string, context: McpUiHostConte
     if (structuredContent !== undefined) texts.push(JSON.stringify(structuredContent));
     if (!on.context(texts.join("\n"))) throw new Error("the context was not kept: it is larger than 16 KiB, or the view was closed");
     return {};
+  };
+  bridge.onreadresource = async ({ uri }) => {
+    if (typeof uri !== "string" || !uri) throw new Error("a resource read needs its URI");
+    return on.readResource(uri);
   };
   bridge.oncalltool = async (params) => {
     const args: unknown = params.arguments ?? {};

@@ -10,13 +10,15 @@
 // its own MCP server, one call at a time (`v1.app.call`): the server runs
 // each as an RTC of the view's turn under the session's work mode and
 // approvals, so a call that needs the person asks in the card, and the view
-// gets the call's result once it ended. Its context for the model goes with
-// the person's next message in the chat. It changes nothing else. It grows at
+// gets the call's result once it ended. It may read its server's resources
+// (`v1.app.resource`: reads change nothing, so no one is asked). Its context
+// for the model goes with the person's next message in the chat. It changes
+// nothing else. It grows at
 // once but shrinks only when the pointer is off it, so what is below never
 // moves under a click aimed at it.
 
 import type { Rtc } from "../protocol/types.js";
-import type { Bridge, ToolResult } from "./appbridge.js";
+import type { Bridge, ResourceResult, ToolResult } from "./appbridge.js";
 import { showInvisible } from "../vfs/path.js";
 import { h } from "./dom.js";
 import { zodJitless } from "./jitless.js";
@@ -45,6 +47,9 @@ export type CallFromView = (rtcId: string, tool: string, args: Record<string, un
  * its chat (agent.setViewContext): false when it is too large.
  */
 export type ShareContext = (sessionId: string, rtcId: string, text: string) => boolean;
+
+/** Reads a resource of the MCP server of call rtcId for its view; rejects with the server's refusal. */
+export type ReadFromView = (rtcId: string, uri: string) => Promise<ResourceResult>;
 
 /** A tool's name as a view calls it: its name at its own server. */
 const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
@@ -79,6 +84,7 @@ class AppView {
     private readonly sendInChat: SendInChat,
     private readonly callFromView: CallFromView,
     private readonly shareContext: ShareContext,
+    private readonly readFromView: ReadFromView,
   ) {
     this.rtc = rtc;
     this.frame = h("iframe", {
@@ -115,6 +121,7 @@ class AppView {
         message: (text) => this.askSend(text),
         callTool: (name, args) => this.callTool(name, args),
         context: (text) => !this.closed && this.shareContext(this.rtc.session_id, this.rtc.id, text),
+        readResource: (uri) => this.readFromView(this.rtc.id, uri),
       });
       if (this.closed) this.bridge.close();
       else this.frame.src = src;
@@ -283,6 +290,7 @@ export class AppViews {
     private readonly sendInChat: SendInChat,
     private readonly callFromView: CallFromView,
     private readonly shareContext: ShareContext,
+    private readonly readFromView: ReadFromView,
   ) {}
 
   /**
@@ -294,7 +302,7 @@ export class AppViews {
     let v = this.views.get(rtc.id);
     if (!v) {
       if (!RUN_STATUSES.has(rtc.status)) return null;
-      v = new AppView(rtc, this.serverUrl.replace(/\/+$/, "") + rtc.app, this.sendInChat, this.callFromView, this.shareContext);
+      v = new AppView(rtc, this.serverUrl.replace(/\/+$/, "") + rtc.app, this.sendInChat, this.callFromView, this.shareContext, this.readFromView);
       this.views.set(rtc.id, v);
     } else v.update(rtc);
     return v.node;

@@ -15,7 +15,7 @@ import { ELICITATION } from "../executor/elicit.js";
 import { showInvisible } from "../vfs/path.js";
 import type { Message, Rtc, ToolCall, Turn } from "../protocol/types.js";
 import { AppViews } from "./appview.js";
-import { callFromView } from "./viewcall.js";
+import { callFromView, readFromView } from "./viewcall.js";
 import { arrange, h, replaceChildren } from "./dom.js";
 import { promptForm } from "./forms.js";
 import { copyButton } from "./code.js";
@@ -99,6 +99,7 @@ export class ChatView {
       (sessionId, text) => agent.send(text, { sessionId }),
       (rtcId, tool, args, signal) => callFromView(agent, rtcId, tool, args, signal),
       (sessionId, rtcId, text) => agent.setViewContext(sessionId, rtcId, text),
+      (rtcId, uri) => readFromView(agent, rtcId, uri),
     );
     // While the log follows its end, a scroll is only noted here (reading the
     // layout in every scroll event would force a layout per event); the next

@@ -10,7 +10,7 @@ import type { Agent } from "../agent/types.js";
 import type { MethodName, MethodResult } from "../protocol/methods.js";
 import { RTC_TERMINAL, type Rtc } from "../protocol/types.js";
 import { endOf } from "./appview.js";
-import type { ToolResult } from "./appbridge.js";
+import type { ResourceResult, ToolResult } from "./appbridge.js";
 
 export async function callFromView(agent: Agent, rtcId: string, tool: string, args: Record<string, unknown>, signal: AbortSignal): Promise<ToolResult> {
   // One key for the request and its retries: a lost answer does not make a second call.
@@ -50,4 +50,12 @@ function untilEnded(agent: Agent, first: Rtc, signal: AbortSignal): Promise<Rtc>
     signal.addEventListener("abort", aborted, { once: true });
     done();
   });
+}
+
+/** Reads a resource of the MCP server of call rtcId for its view (`v1.app.resource`); rejects with the server's refusal. */
+export async function readFromView(agent: Agent, rtcId: string, uri: string): Promise<ResourceResult> {
+  const res = await agent.call("v1.app.resource", { rtc_id: rtcId, uri });
+  return {
+    contents: res.contents.map((c) => ({ uri: c.uri, ...(c.mime_type ? { mimeType: c.mime_type } : {}), ...(c.blob !== undefined ? { blob: c.blob } : { text: c.text ?? "" }) })),
+  };
 }

@@ -5,7 +5,8 @@
 // denies shows no view; one that runs does. The view calls its server's
 // panel_refresh through the person: asked in the card in edit mode, its
 // result shown in the view, refused once the view's turn has ended. Its
-// context for the model goes with the person's next message, once.
+// context for the model goes with the person's next message, once, and it
+// reads its server's resources.
 
 import { writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -114,6 +115,10 @@ test("mcp app: a tool's view runs in its card, sandboxed, told the call and its 
   await p.waitForAnswer("More about the figures.", 30_000);
   await until("the view hears it was sent", async () => (await view.locator("#msg-answer").textContent()) === "message sent", 10_000);
   eq(await p.page.locator("rtc-agent .msg.user .text").last().textContent(), "Tell me more about these figures", "the message went as the person's");
+
+  // The view reads a resource of its server through the server, no one asked.
+  await view.locator("#read").click();
+  await until("the view reads its figures", async () => (await view.locator("#read-answer").textContent()) === "resource: 12, 7, 30", 10_000);
 
   // The view's context for the model goes with the person's next message, once.
   await view.locator("#share").click();
