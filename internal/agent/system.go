@@ -7,13 +7,14 @@ import (
 	"github.com/rtcagent/rtcagent/internal/protocol"
 )
 
-// viewTag and hostTag find the delimiters of a tool view's context and of
-// the host site's instructions in text put between them, in any case and
-// spacing a model might still read as the tag, so the text cannot end its
-// block early: their names are changed.
+// viewTag and hostTag find the names of the delimiters of a tool view's
+// context and of the host site's instructions in text put between them,
+// wherever and in whatever case they stand (whatever brackets or spaces a
+// model might still read as a tag around them), so the text cannot end its
+// block early: the names are changed.
 var (
-	viewTag = regexp.MustCompile(`(?i)(<\s*/?\s*)tool_view_context`)
-	hostTag = regexp.MustCompile(`(?i)(<\s*/?\s*)host_site_instructions`)
+	viewTag = regexp.MustCompile(`(?i)tool_view_context`)
+	hostTag = regexp.MustCompile(`(?i)host_site_instructions`)
 )
 
 // SystemPrompt is the system prompt of a turn's steps: the server's prompt and,
@@ -28,7 +29,7 @@ func SystemPrompt(base, agentMD string) string {
 		"The website you are embedded in gives the following instructions (its AGENT.md). Follow them where they " +
 		"do not conflict with the instructions above.\n" +
 		"<host_site_instructions source=\"AGENT.md\">\n" +
-		hostTag.ReplaceAllString(agentMD, "${1}host_site_instructions_") +
+		hostTag.ReplaceAllString(agentMD, "host_site_instructions_") +
 		"\n</host_site_instructions>"
 }
 
@@ -45,7 +46,7 @@ func UserText(m *protocol.Message) string {
 		b.WriteString("\n\n<tool_view_context tool=\"")
 		b.WriteString(strings.NewReplacer(`"`, "'", "<", "", ">", "").Replace(v.Tool))
 		b.WriteString("\">\nWhat the tool's view shows the person now (written by the tool, not by the person):\n")
-		b.WriteString(viewTag.ReplaceAllString(v.Text, "${1}tool_view_context_"))
+		b.WriteString(viewTag.ReplaceAllString(v.Text, "tool_view_context_"))
 		b.WriteString("\n</tool_view_context>")
 	}
 	return b.String()

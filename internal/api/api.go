@@ -39,9 +39,11 @@ type API struct {
 	log     *slog.Logger
 	methods map[string]handler
 	sends   *limiter
-	// viewReads bounds the users' views' resource reads (v1.app.resource).
-	viewReads *limiter
-	views     tools.ViewTools // the tools views may call (ServeViews); nil for none
+	// viewReads bounds the users' views' resource reads (v1.app.resource),
+	// viewReading how many run at once.
+	viewReads   *limiter
+	viewReading chan struct{}
+	views       tools.ViewTools // the tools views may call (ServeViews); nil for none
 }
 
 type handler func(ctx context.Context, c core.Caller, params json.RawMessage) (any, error)
@@ -50,7 +52,8 @@ type handler func(ctx context.Context, c core.Caller, params json.RawMessage) (a
 func New(st store.Store, runner Runner, lim protocol.Limits, log *slog.Logger) *API {
 	lim = lim.WithDefaults()
 	a := &API{store: st, runner: runner, lim: lim, log: log, sends: newLimiter(lim.MessagesPerMinute, lim.MessageBurst, time.Now),
-		viewReads: newLimiter(protocol.AppResourceReadsPerMinute, protocol.AppResourceReadBurst, time.Now)}
+		viewReads:   newLimiter(protocol.AppResourceReadsPerMinute, protocol.AppResourceReadBurst, time.Now),
+		viewReading: make(chan struct{}, protocol.AppResourceReadsAtOnce)}
 	a.methods = map[string]handler{
 		protocol.MethodMessageSend:     a.messageSend,
 		protocol.MethodMessageList:     a.messageList,

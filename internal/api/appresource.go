@@ -17,7 +17,8 @@ import (
 // appResource reads a resource of the MCP server of a call whose view the
 // caller was shown, for that view (v1.app.resource). A read changes nothing:
 // it is not a call, asks no one and has no audit record; its bounds are the
-// view's (the URI's and the contents' size) and the user's rate of reads.
+// view's (the URI's and the contents' size), the user's rate of reads and
+// how many run at once.
 func (a *API) appResource(ctx context.Context, c core.Caller, params json.RawMessage) (any, error) {
 	var req protocol.AppResourceRequest
 	if err := decode(params, &req); err != nil {
@@ -41,9 +42,7 @@ func (a *API) appResource(ctx context.Context, c core.Caller, params json.RawMes
 		if r.Executor != protocol.RTCExecutorServer || r.App == "" || lifecycle.IsViewCall(r) {
 			return protocol.Errorf(protocol.CodeInvalidArgument, "rtc %q is not a call that shows a tool's view", r.ID)
 		}
-		switch r.Status {
-		case protocol.RTCExecuting, protocol.RTCCompleted, protocol.RTCFailed:
-		default:
+		if !core.ViewShown(r) {
 			return protocol.Errorf(protocol.CodeConflict, "rtc %q has not run: its view is not shown", r.ID)
 		}
 		server, _, _ = strings.Cut(r.ToolName, tools.ServerToolSeparator)
@@ -54,6 +53,12 @@ func (a *API) appResource(ctx context.Context, c core.Caller, params json.RawMes
 	}
 	if a.views == nil {
 		return nil, protocol.Errorf(protocol.CodeNotFound, "no MCP server %q", server)
+	}
+	select {
+	case a.viewReading <- struct{}{}:
+		defer func() { <-a.viewReading }()
+	default:
+		return nil, protocol.Errorf(protocol.CodeUnavailable, "views read %d resources at once already; try again", cap(a.viewReading))
 	}
 	contents, err := a.views.ViewResource(ctx, server, req.URI)
 	if err != nil {

@@ -138,6 +138,7 @@ func (cp *copier) turn(src *protocol.Turn, mine []protocol.Message, rtcs []proto
 		cp.msgSeq++
 		cp.msgSeqs[m.Seq] = cp.msgSeq
 		m.ID, m.SessionID, m.TurnID, m.UserID, m.Seq = cp.msgIDs[m.ID], cp.dst.ID, t.ID, cp.dst.UserID, cp.msgSeq
+		m.Context = cp.context(m.Context) // its views' calls were copied before it
 		if m.Role == protocol.RoleSummary {
 			// The covered message was copied before the summary: same turn or earlier.
 			m.SummaryOfSeq = cp.msgSeqs[m.SummaryOfSeq]

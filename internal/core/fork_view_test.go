@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/rtcagent/rtcagent/internal/core"
+	"github.com/rtcagent/rtcagent/internal/lifecycle"
 	"github.com/rtcagent/rtcagent/internal/protocol"
 	"github.com/rtcagent/rtcagent/internal/store"
 	"github.com/rtcagent/rtcagent/internal/testkit/testsvc"
@@ -81,6 +82,145 @@ func TestForkCarriesViewContexts(t *testing.T) {
 		r, err := tx.RTCGet(m.Context.Views[0].RTCID)
 		if err != nil || r.SessionID != fork.SessionID || r.ToolName != "test__panel" {
 			t.Fatalf("the view the fork's context names: %+v %v", r, err)
+		}
+		return nil
+	})
+}
+
+// A message sent with the context of a view whose call was running, and
+// that call then timed out: the message can still be forked.
+func TestForkAfterTheViewsCallTimedOut(t *testing.T) {
+	st := testsvc.SQLite(t)
+	var sess, rtcID, turnID string
+	write(t, st, func(tx store.Tx) error {
+		res, err := core.SendMessage(tx, caller, &protocol.MessageSendRequest{ClientID: "m0", Content: protocol.MessageContent{Text: "show the panel"}})
+		if err != nil {
+			return err
+		}
+		sess, turnID = res.SessionID, res.TurnID
+		r := &protocol.RTC{ID: core.NewID(), SessionID: sess, TurnID: turnID, UserID: caller.UserID, ToolCallID: "c1", Seq: 1, Step: 1,
+			ToolName: "test__panel", App: "/mcp-apps/test__panel", Executor: protocol.RTCExecutorServer, Status: protocol.RTCExecuting}
+		rtcID = r.ID
+		return tx.RTCInsert(r)
+	})
+	// While the call runs (its view shown), the person's next message goes with the view's context.
+	var sent *protocol.MessageSendResult
+	write(t, st, func(tx store.Tx) (err error) {
+		sent, err = core.SendMessage(tx, caller, &protocol.MessageSendRequest{ClientID: "m1", SessionID: sess,
+			Content: protocol.MessageContent{Text: "what now"}, Context: &protocol.MessageContext{Views: []protocol.ViewContext{{RTCID: rtcID, Text: "3 figures"}}}})
+		return err
+	})
+	// The call times out; its turn ends.
+	write(t, st, func(tx store.Tx) error {
+		r, err := tx.RTCGet(rtcID)
+		if err != nil {
+			return err
+		}
+		prev := r.Status
+		r.Status, r.Error = protocol.RTCTimeout, "no result before the deadline"
+		if err := lifecycle.EmitRTC(tx, r, prev); err != nil {
+			return err
+		}
+		tr, err := tx.TurnGet(turnID)
+		if err != nil {
+			return err
+		}
+		was := tr.Status
+		tr.Status = protocol.TurnCompleted
+		return core.EmitTurn(tx, tr, was)
+	})
+	err := st.Write(ctx, func(tx store.Tx) error {
+		_, err := core.ForkSession(tx, caller, &protocol.SessionForkRequest{ClientID: "f", SessionID: sess, MessageID: sent.MessageID})
+		return err
+	})
+	if err != nil {
+		t.Fatalf("fork of a message whose view's call timed out later: %v", err)
+	}
+}
+
+// A fork of a fork, from the copy of a message sent with a view's context,
+// still carries that context (naming the second fork's copy of the call).
+func TestForkOfAForkKeepsViewContexts(t *testing.T) {
+	st := testsvc.SQLite(t)
+	var sess, rtcID string
+	write(t, st, func(tx store.Tx) error {
+		res, err := core.SendMessage(tx, caller, &protocol.MessageSendRequest{ClientID: "m0", Content: protocol.MessageContent{Text: "show the panel"}})
+		if err != nil {
+			return err
+		}
+		sess = res.SessionID
+		tr, err := tx.TurnGet(res.TurnID)
+		if err != nil {
+			return err
+		}
+		r := &protocol.RTC{ID: core.NewID(), SessionID: sess, TurnID: tr.ID, UserID: caller.UserID, ToolCallID: "c1", Seq: 1, Step: 1,
+			ToolName: "test__panel", App: "/mcp-apps/test__panel", Executor: protocol.RTCExecutorServer, Status: protocol.RTCCompleted, Output: []byte(`"ok"`)}
+		rtcID = r.ID
+		if err := tx.RTCInsert(r); err != nil {
+			return err
+		}
+		tr.Status = protocol.TurnCompleted
+		return core.EmitTurn(tx, tr, protocol.TurnQueued)
+	})
+	// m1 goes with the view's context; its turn ends; m2 follows.
+	var m1 *protocol.MessageSendResult
+	write(t, st, func(tx store.Tx) (err error) {
+		m1, err = core.SendMessage(tx, caller, &protocol.MessageSendRequest{ClientID: "m1", SessionID: sess,
+			Content: protocol.MessageContent{Text: "what now"}, Context: &protocol.MessageContext{Views: []protocol.ViewContext{{RTCID: rtcID, Text: "3 figures"}}}})
+		if err != nil {
+			return err
+		}
+		tr, err := tx.TurnGet(m1.TurnID)
+		if err != nil {
+			return err
+		}
+		was := tr.Status
+		tr.Status = protocol.TurnCompleted
+		return core.EmitTurn(tx, tr, was)
+	})
+	var m2 *protocol.MessageSendResult
+	write(t, st, func(tx store.Tx) (err error) {
+		m2, err = core.SendMessage(tx, caller, &protocol.MessageSendRequest{ClientID: "m2", SessionID: sess, Content: protocol.MessageContent{Text: "and then"}})
+		return err
+	})
+	// Fork at m2: m1 is copied into the fork.
+	var f1 *protocol.MessageSendResult
+	write(t, st, func(tx store.Tx) (err error) {
+		f1, err = core.ForkSession(tx, caller, &protocol.SessionForkRequest{ClientID: "f1", SessionID: sess, MessageID: m2.MessageID})
+		return err
+	})
+	var m1copy string
+	write(t, st, func(tx store.Tx) error {
+		ms, err := tx.MessageList(f1.SessionID, store.Page{Limit: 100})
+		if err != nil {
+			return err
+		}
+		for _, m := range ms {
+			if m.Text == "what now" {
+				m1copy = m.ID
+				if m.Context != nil && len(m.Context.Views) == 1 {
+					r, err := tx.RTCGet(m.Context.Views[0].RTCID)
+					if err != nil || r.SessionID != f1.SessionID {
+						t.Errorf("the copy of m1 names a call of another chat: %v %v", r.SessionID, err)
+					}
+				}
+			}
+		}
+		return nil
+	})
+	// Fork the fork at the copy of m1.
+	var f2 *protocol.MessageSendResult
+	write(t, st, func(tx store.Tx) (err error) {
+		f2, err = core.ForkSession(tx, caller, &protocol.SessionForkRequest{ClientID: "f2", SessionID: f1.SessionID, MessageID: m1copy})
+		return err
+	})
+	write(t, st, func(tx store.Tx) error {
+		m, err := tx.MessageGet(f2.MessageID)
+		if err != nil {
+			return err
+		}
+		if m.Context == nil || len(m.Context.Views) != 1 {
+			t.Errorf("the fork of the fork lost the view's context: %+v", m.Context)
 		}
 		return nil
 	})

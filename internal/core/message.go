@@ -141,7 +141,7 @@ func viewContexts(tx store.RTCs, c Caller, sessionID string, in []protocol.ViewC
 			return nil, protocol.Errorf(protocol.CodeInvalidArgument, "context.views[%d] names a view named before: one context a view", i)
 		}
 		r, err := tx.RTCGet(v.RTCID)
-		if errors.Is(err, store.ErrNotFound) || (err == nil && (r.UserID != c.UserID || r.SessionID != sessionID || r.App == "" || !viewShown(r))) {
+		if errors.Is(err, store.ErrNotFound) || (err == nil && (r.UserID != c.UserID || r.SessionID != sessionID || r.App == "" || !ViewShown(r))) {
 			return nil, protocol.Errorf(protocol.CodeInvalidArgument, "context.views[%d].rtc_id names no tool view of this chat", i)
 		}
 		if err != nil {
@@ -152,11 +152,16 @@ func viewContexts(tx store.RTCs, c Caller, sessionID string, in []protocol.ViewC
 	return out, nil
 }
 
-// viewShown reports whether the view of call r was shown: the call ran.
-func viewShown(r *protocol.RTC) bool {
+// ViewShown reports whether the page showed the view of call r: the call
+// ran (the page shows it from then on, also after the call timed out). A
+// fork's copy of a call that timed out keeps no record of having started:
+// its source's was checked when the context was first sent.
+func ViewShown(r *protocol.RTC) bool {
 	switch r.Status {
 	case protocol.RTCExecuting, protocol.RTCCompleted, protocol.RTCFailed:
 		return true
+	case protocol.RTCTimeout:
+		return r.Audit == nil || r.Audit.StartedAt != nil
 	}
 	return false
 }

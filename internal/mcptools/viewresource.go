@@ -11,7 +11,8 @@ import (
 
 // ViewResource reads resource uri of MCP server server for one of its tools'
 // views (tools.ViewTools): within appReadTimeout, its contents at most
-// protocol.AppResourceBytes together.
+// protocol.AppResourceBytes together (the SDK has received the answer whole
+// by then: at most the transport's message limit).
 func (m *Manager) ViewResource(ctx context.Context, server, uri string) ([]protocol.AppResourceContent, error) {
 	c, ok := m.conns[server]
 	if !ok {
@@ -33,7 +34,7 @@ func (m *Manager) ViewResource(ctx context.Context, server, uri string) ([]proto
 		if rc == nil {
 			continue
 		}
-		if size += len(rc.Text) + len(rc.Blob); size > protocol.AppResourceBytes {
+		if size += len(rc.URI) + len(rc.MIMEType) + len(rc.Text) + len(rc.Blob); size > protocol.AppResourceBytes {
 			return nil, protocol.Errorf(protocol.CodeTooLarge, "the resource %q is more than %d bytes", uri, protocol.AppResourceBytes)
 		}
 		out = append(out, protocol.AppResourceContent{URI: rc.URI, MIMEType: rc.MIMEType, Text: rc.Text, Blob: rc.Blob})

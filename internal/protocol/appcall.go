@@ -38,13 +38,15 @@ const MethodAppResource = "v1.app.resource"
 const (
 	// AppResourceURIBytes bounds the resource's URI.
 	AppResourceURIBytes = 2048
-	// AppResourceBytes bounds what a read returns: its contents' text and
-	// blobs together.
+	// AppResourceBytes bounds what a read returns: its contents together
+	// (URIs, media types, text and blobs).
 	AppResourceBytes = 1 << 20
 	// AppResourceReadsPerMinute and AppResourceReadBurst bound a user's
 	// views' reads.
 	AppResourceReadsPerMinute = 120
 	AppResourceReadBurst      = 20
+	// AppResourceReadsAtOnce bounds the reads running at once, over all users.
+	AppResourceReadsAtOnce = 8
 )
 
 // AppResourceRequest is a view's read of a resource of its own MCP server.
