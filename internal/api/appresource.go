@@ -35,15 +35,9 @@ func (a *API) appResource(ctx context.Context, c core.Caller, params json.RawMes
 	}
 	var server string
 	err := a.read(ctx, func(tx store.Tx) error {
-		r, err := core.RTCForDevice(tx, c, req.RTCID)
+		r, err := lifecycle.ShownView(tx, c, req.RTCID)
 		if err != nil {
 			return err
-		}
-		if r.Executor != protocol.RTCExecutorServer || r.App == "" || lifecycle.IsViewCall(r) {
-			return protocol.Errorf(protocol.CodeInvalidArgument, "rtc %q is not a call that shows a tool's view", r.ID)
-		}
-		if !core.ViewShown(r) {
-			return protocol.Errorf(protocol.CodeConflict, "rtc %q has not run: its view is not shown", r.ID)
 		}
 		server, _, _ = strings.Cut(r.ToolName, tools.ServerToolSeparator)
 		return nil

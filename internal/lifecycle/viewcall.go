@@ -31,6 +31,24 @@ func ViewCallID(parentID, clientID string) string { return viewCallPrefix(parent
 // IsViewCall reports whether r is a call a tool's view asked for.
 func IsViewCall(r *protocol.RTC) bool { return strings.HasPrefix(r.ToolCallID, "app:") }
 
+// ShownView returns call rtcID when the caller may act for its view (its
+// calls, v1.app.call, and its reads, v1.app.resource): the call is theirs
+// (core.RTCForDevice), a server call that shows a view and not itself a
+// view's call, and it ran, so the page showed its view (core.ViewShown).
+func ShownView(tx store.Tx, c core.Caller, rtcID string) (*protocol.RTC, error) {
+	p, err := core.RTCForDevice(tx, c, rtcID)
+	if err != nil {
+		return nil, err
+	}
+	if p.Executor != protocol.RTCExecutorServer || p.App == "" || IsViewCall(p) {
+		return nil, protocol.Errorf(protocol.CodeInvalidArgument, "rtc %q is not a call that shows a tool's view", p.ID)
+	}
+	if !core.ViewShown(p) {
+		return nil, protocol.Errorf(protocol.CodeConflict, "rtc %q has not run: its view is not shown", p.ID)
+	}
+	return p, nil
+}
+
 // ViewCall is what a view asks to call.
 type ViewCall struct {
 	ParentID string // the call whose card shows the view
@@ -54,12 +72,9 @@ type ViewCall struct {
 // views, a second call while the view's previous one is open, and a view past
 // protocol.AppCallsPerView.
 func CallFromView(tx store.Tx, c core.Caller, v ViewCall) (*protocol.RTC, error) {
-	p, err := core.RTCForDevice(tx, c, v.ParentID)
+	p, err := ShownView(tx, c, v.ParentID)
 	if err != nil {
 		return nil, err
-	}
-	if p.Executor != protocol.RTCExecutorServer || p.App == "" || IsViewCall(p) {
-		return nil, protocol.Errorf(protocol.CodeInvalidArgument, "rtc %q is not a call that shows a tool's view", p.ID)
 	}
 	all, err := tx.RTCListByTurn(p.TurnID)
 	if err != nil {
@@ -81,11 +96,6 @@ func CallFromView(tx store.Tx, c core.Caller, v ViewCall) (*protocol.RTC, error)
 		if !protocol.RTCTerminal(x.Status) {
 			open = x
 		}
-	}
-	switch p.Status {
-	case protocol.RTCExecuting, protocol.RTCCompleted, protocol.RTCFailed:
-	default:
-		return nil, protocol.Errorf(protocol.CodeConflict, "rtc %q has not run: its view is not shown", p.ID)
 	}
 	t, err := tx.TurnGet(p.TurnID)
 	if err != nil {
