@@ -3,6 +3,7 @@ package sqlitestore
 import (
 	"context"
 	"fmt"
+	"maps"
 	"sync"
 	"time"
 
@@ -204,8 +205,17 @@ func call(w *write) (err error) {
 func (s *Store) remember(t *tx) {
 	s.known.commit(t)
 	s.rows.commit(t)
-	s.leases.commit(t)
-	s.inbox.commit(t)
+	keep(s.leases, t.leases)
+	keep(s.inbox, t.inbox)
+}
+
+// keep merges what a write staged into what the writer knows, which starts
+// over when both together would pass maxKnownRows.
+func keep[V any](known, staged map[string]V) {
+	if len(known)+len(staged) > maxKnownRows {
+		clear(known)
+	}
+	maps.Copy(known, staged)
 }
 
 // forget drops the writer's memory of the database: the group it kept it

@@ -1,11 +1,9 @@
 package sqlitestore
 
 import (
-	"database/sql"
 	"errors"
 	"fmt"
 	"slices"
-	"testing"
 	"time"
 
 	"github.com/rtcagent/rtcagent/internal/store"
@@ -19,16 +17,6 @@ import (
 // checked against the database.
 type knownInbox map[string][]store.InboxItem
 
-// commit keeps the sessions' items a write read or changed, once it took effect.
-func (k *knownInbox) commit(t *tx) {
-	if len(*k)+len(t.inbox) > maxKnownRows {
-		clear(*k)
-	}
-	for id, items := range t.inbox {
-		(*k)[id] = items
-	}
-}
-
 // items returns the session's inbox items as this transaction sees them (a
 // slice it must not change in place: changes make a new one).
 func (t *tx) items(sessionID string) ([]store.InboxItem, error) {
@@ -36,7 +24,8 @@ func (t *tx) items(sessionID string) ([]store.InboxItem, error) {
 		return items, nil
 	}
 	if items, ok := t.knownInbox[sessionID]; ok {
-		if err := t.checkKnownInbox(sessionID, items); err != nil {
+		read := func(q querier) ([]store.InboxItem, error) { return t.readItems(q, sessionID) }
+		if err := checkKnown(t, "the inbox of "+sessionID, items, read, slices.Equal); err != nil {
 			return nil, err
 		}
 		t.noteItems(sessionID, items)
@@ -75,19 +64,6 @@ func (t *tx) noteItems(sessionID string, items []store.InboxItem) {
 	t.inbox[sessionID] = items
 }
 
-// checkKnownInbox, in tests, reads the session's items the writer knows and
-// fails when the database holds others.
-func (t *tx) checkKnownInbox(sessionID string, items []store.InboxItem) error {
-	if !testing.Testing() {
-		return nil
-	}
-	stored, err := t.readItems(uncounted(t.q), sessionID)
-	if err != nil || !slices.EqualFunc(stored, items, func(a, b store.InboxItem) bool { return a == b }) {
-		return fmt.Errorf("sqlitestore: the writer knows the inbox of %s as %+v, the database holds %+v (%v)", sessionID, items, stored, err)
-	}
-	return nil
-}
-
 func (t *tx) InboxInsert(item *store.InboxItem) error {
 	if !t.Writable {
 		return errReadOnly
@@ -109,19 +85,6 @@ func (t *tx) InboxInsert(item *store.InboxItem) error {
 }
 
 func (t *tx) InboxNext(sessionID string) (*store.InboxItem, error) {
-	if !t.Writable {
-		var it store.InboxItem
-		var created int64
-		err := t.q.QueryRowContext(t.Ctx, store.SQLInboxNext, sessionID).Scan(&it.ID, &it.SessionID, &it.Kind, &it.TurnID, &created)
-		if errors.Is(err, sql.ErrNoRows) {
-			return nil, store.ErrNotFound
-		}
-		if err != nil {
-			return nil, fmt.Errorf("next inbox item: %w", err)
-		}
-		it.CreatedAt = time.UnixMilli(created).UTC()
-		return &it, nil
-	}
 	items, err := t.items(sessionID)
 	if err != nil {
 		return nil, err

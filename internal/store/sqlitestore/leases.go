@@ -4,7 +4,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"testing"
 	"time"
 
 	"github.com/rtcagent/rtcagent/internal/store"
@@ -26,23 +25,14 @@ type leaseRow struct {
 // database.
 type knownLeases map[string]leaseRow
 
-// commit keeps the leases a write read or wrote, once it took effect.
-func (k *knownLeases) commit(t *tx) {
-	if len(*k)+len(t.leases) > maxKnownRows {
-		clear(*k)
-	}
-	for id, l := range t.leases {
-		(*k)[id] = l
-	}
-}
-
 // lease returns the session's lease row as this transaction sees it.
 func (t *tx) lease(sessionID string) (leaseRow, error) {
 	if l, ok := t.leases[sessionID]; ok {
 		return l, nil
 	}
 	if l, ok := t.knownLeases[sessionID]; ok && t.Writable {
-		if err := t.checkKnownLease(sessionID, l); err != nil {
+		read := func(q querier) (leaseRow, error) { return t.readLease(q, sessionID) }
+		if err := checkKnown(t, "the lease of "+sessionID, l, read, func(a, b leaseRow) bool { return a == b }); err != nil {
 			return l, err
 		}
 		t.noteLease(sessionID, l)
@@ -73,19 +63,6 @@ func (t *tx) noteLease(sessionID string, l leaseRow) {
 		t.leases = map[string]leaseRow{}
 	}
 	t.leases[sessionID] = l
-}
-
-// checkKnownLease, in tests, reads the lease the writer knows and fails when
-// the database holds another.
-func (t *tx) checkKnownLease(sessionID string, l leaseRow) error {
-	if !testing.Testing() {
-		return nil
-	}
-	stored, err := t.readLease(uncounted(t.q), sessionID)
-	if err != nil || stored != l {
-		return fmt.Errorf("sqlitestore: the writer knows the lease of %s as %+v, the database holds %+v (%v)", sessionID, l, stored, err)
-	}
-	return nil
 }
 
 func (t *tx) LeaseAcquire(sessionID, holder string, ttl time.Duration) (store.Lease, error) {
@@ -129,17 +106,13 @@ func (t *tx) LeaseCheck(l store.Lease) error {
 	return nil
 }
 
+// LeaseRenew renews as store.Shared does and notes the lease it renewed.
 func (t *tx) LeaseRenew(l store.Lease, ttl time.Duration) (store.Lease, error) {
-	l.ExpiresAt = t.At.Add(ttl)
-	n, err := t.D.Exec(store.SQLLeaseRenew, l.SessionID, l.Holder, l.Token, ms(l.ExpiresAt), ms(t.At))
-	if err != nil {
-		return l, fmt.Errorf("renew lease: %w", err)
+	l, err := t.Shared.LeaseRenew(l, ttl)
+	if err == nil {
+		t.noteLease(l.SessionID, leaseRow{holder: l.Holder, token: l.Token, expires: ms(l.ExpiresAt), exists: true})
 	}
-	if n != 1 {
-		return l, store.ErrLeaseLost
-	}
-	t.noteLease(l.SessionID, leaseRow{holder: l.Holder, token: l.Token, expires: ms(l.ExpiresAt), exists: true})
-	return l, nil
+	return l, err
 }
 
 func (t *tx) LeaseRelease(l store.Lease) error {

@@ -1,7 +1,6 @@
 package sqlitestore
 
 import (
-	"bytes"
 	"database/sql"
 	"encoding/json"
 	"errors"
@@ -87,7 +86,12 @@ func getRow[T any](t *tx, kind, id, query string) (*T, error) {
 	data, ok := t.Rows.Get(kind, id)
 	kr := t.rows.m[key]
 	if !ok && kr != nil {
-		if err := t.checkKnown(kind, id, query, kr.data); err != nil {
+		read := func(q querier) (string, error) {
+			var stored []byte
+			err := q.QueryRowContext(t.Ctx, query, id).Scan(&stored)
+			return string(stored), err
+		}
+		if err := checkKnown(t, kind+" "+id, string(kr.data), read, func(a, b string) bool { return a == b }); err != nil {
 			return nil, err
 		}
 		data, ok = kr.data, true
@@ -118,15 +122,15 @@ func getRow[T any](t *tx, kind, id, query string) (*T, error) {
 	return &v, nil
 }
 
-// checkKnown, in tests, reads the row the writer knows and fails when the
-// database holds another: a write of the row that did not note it.
-func (t *tx) checkKnown(kind, id, query string, data []byte) error {
+// checkKnown, in tests, reads again what the writer knows of what (known)
+// and fails when the database holds another: a write that did not note it.
+func checkKnown[V any](t *tx, what string, known V, read func(querier) (V, error), equal func(a, b V) bool) error {
 	if !testing.Testing() {
 		return nil
 	}
-	var stored []byte
-	if err := uncounted(t.q).QueryRowContext(t.Ctx, query, id).Scan(&stored); err != nil || !bytes.Equal(stored, data) {
-		return fmt.Errorf("sqlitestore: the writer knows %s %s as %s, the database holds %s (%v)", kind, id, data, stored, err)
+	stored, err := read(uncounted(t.q))
+	if err != nil || !equal(stored, known) {
+		return fmt.Errorf("sqlitestore: the writer knows %s as %+v, the database holds %+v (%v)", what, known, stored, err)
 	}
 	return nil
 }
