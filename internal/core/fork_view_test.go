@@ -27,8 +27,7 @@ func TestForkCarriesViewContexts(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		r := &protocol.RTC{ID: core.NewID(), SessionID: sess, TurnID: tr.ID, UserID: caller.UserID, ToolCallID: "c1", Seq: 1, Step: 1,
-			ToolName: "test__panel", App: "/mcp-apps/test__panel", Executor: protocol.RTCExecutorServer, Status: protocol.RTCCompleted, Output: []byte(`"ok"`)}
+		r := panelCall(sess, tr.ID, protocol.RTCCompleted)
 		p := *r
 		p.ID, p.ToolCallID, p.Seq, p.Status, p.Output = core.NewID(), "c2", 2, protocol.RTCPending, nil
 		rtcID, pendingID = r.ID, p.ID
@@ -98,8 +97,7 @@ func TestForkAfterTheViewsCallTimedOut(t *testing.T) {
 			return err
 		}
 		sess, turnID = res.SessionID, res.TurnID
-		r := &protocol.RTC{ID: core.NewID(), SessionID: sess, TurnID: turnID, UserID: caller.UserID, ToolCallID: "c1", Seq: 1, Step: 1,
-			ToolName: "test__panel", App: "/mcp-apps/test__panel", Executor: protocol.RTCExecutorServer, Status: protocol.RTCExecuting}
+		r := panelCall(sess, turnID, protocol.RTCExecuting)
 		rtcID = r.ID
 		return tx.RTCInsert(r)
 	})
@@ -153,8 +151,7 @@ func TestForkOfAForkKeepsViewContexts(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		r := &protocol.RTC{ID: core.NewID(), SessionID: sess, TurnID: tr.ID, UserID: caller.UserID, ToolCallID: "c1", Seq: 1, Step: 1,
-			ToolName: "test__panel", App: "/mcp-apps/test__panel", Executor: protocol.RTCExecutorServer, Status: protocol.RTCCompleted, Output: []byte(`"ok"`)}
+		r := panelCall(sess, tr.ID, protocol.RTCCompleted)
 		rtcID = r.ID
 		if err := tx.RTCInsert(r); err != nil {
 			return err
@@ -224,4 +221,15 @@ func TestForkOfAForkKeepsViewContexts(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+// panelCall is the first call of turn turnID of session sess, of an MCP tool
+// with a view, in status (with its output once completed).
+func panelCall(sess, turnID, status string) *protocol.RTC {
+	r := &protocol.RTC{ID: core.NewID(), SessionID: sess, TurnID: turnID, UserID: caller.UserID, ToolCallID: "c1", Seq: 1, Step: 1,
+		ToolName: "test__panel", App: "/mcp-apps/test__panel", Executor: protocol.RTCExecutorServer, Status: status}
+	if status == protocol.RTCCompleted {
+		r.Output = []byte(`"ok"`)
+	}
+	return r
 }

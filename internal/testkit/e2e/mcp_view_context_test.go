@@ -26,16 +26,7 @@ const viewContextScript = `{"name": "mcp-view-context", "turns": [
 // names no view of the chat (an unknown call, another user's), too many
 // views or too much text is refused with its code, and nothing is sent.
 func TestMCPViewContextGoesWithTheNextMessage(t *testing.T) {
-	srv := startServer(t, mustScript(t, viewContextScript), func(c *config.Config) {
-		c.MCPConfig = mcpConfig(t, filepath.Join(t.TempDir(), "calls"), "")
-	})
-	b := newBrowser(t, srv, "alice", "dev-a", watching())
-	mallory := newBrowser(t, srv, "mallory", "dev-m", watching())
-	res := b.sendMode("", "show the panel", protocol.ModeBypass)
-	panel := b.waitRTC(res.SessionID, "test__panel", protocol.RTCCompleted)
-	if tr := b.waitTurn(res.TurnID, 30*time.Second); tr.Status != protocol.TurnCompleted {
-		t.Fatalf("the panel's turn: %s %+v", tr.Status, tr.Error)
-	}
+	b, mallory, res, panel := panelShown(t)
 	send := func(b *browser, sessionID, clientID string, views []protocol.ViewContext) (protocol.MessageSendResult, error) {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
@@ -108,19 +99,10 @@ func TestMCPViewContextGoesWithTheNextMessage(t *testing.T) {
 }
 
 // A view reads a resource of its own MCP server through the server, once its
-// call ran, also after its turn ended; a read for another user's view, for a
-// call without a view or of a resource its server lacks is refused.
+// call ran, also after its turn ended; a read for another user's view, of a
+// resource its server lacks or without a URI is refused.
 func TestMCPViewReadsItsServersResources(t *testing.T) {
-	srv := startServer(t, mustScript(t, viewContextScript), func(c *config.Config) {
-		c.MCPConfig = mcpConfig(t, filepath.Join(t.TempDir(), "calls"), "")
-	})
-	b := newBrowser(t, srv, "alice", "dev-a", watching())
-	mallory := newBrowser(t, srv, "mallory", "dev-m", watching())
-	res := b.sendMode("", "show the panel", protocol.ModeBypass)
-	panel := b.waitRTC(res.SessionID, "test__panel", protocol.RTCCompleted)
-	if tr := b.waitTurn(res.TurnID, 30*time.Second); tr.Status != protocol.TurnCompleted {
-		t.Fatalf("the panel's turn: %s %+v", tr.Status, tr.Error)
-	}
+	b, mallory, _, panel := panelShown(t)
 	read := func(b *browser, rtcID, uri string) (protocol.AppResourceResult, error) {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
@@ -150,4 +132,22 @@ func TestMCPViewReadsItsServersResources(t *testing.T) {
 			t.Errorf("%s: %v, want %s", c.name, err, c.code)
 		}
 	}
+}
+
+// panelShown starts a server with the test MCP server and shows alice's
+// panel in a turn that ends. It returns alice, mallory (another user), the
+// turn's message and the panel's call.
+func panelShown(t *testing.T) (b, mallory *browser, res protocol.MessageSendResult, panel protocol.RTC) {
+	t.Helper()
+	srv := startServer(t, mustScript(t, viewContextScript), func(c *config.Config) {
+		c.MCPConfig = mcpConfig(t, filepath.Join(t.TempDir(), "calls"), "")
+	})
+	b = newBrowser(t, srv, "alice", "dev-a", watching())
+	mallory = newBrowser(t, srv, "mallory", "dev-m", watching())
+	res = b.sendMode("", "show the panel", protocol.ModeBypass)
+	panel = b.waitRTC(res.SessionID, "test__panel", protocol.RTCCompleted)
+	if tr := b.waitTurn(res.TurnID, 30*time.Second); tr.Status != protocol.TurnCompleted {
+		t.Fatalf("the panel's turn: %s %+v", tr.Status, tr.Error)
+	}
+	return b, mallory, res, panel
 }
