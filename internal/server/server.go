@@ -130,6 +130,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, opt Options) 
 		// input in the transaction that takes the work. SQLite's single writer
 		// is better left to writes; its reads run beside it.
 		InputWithItem: cfg.DBURL != "",
+		SoleWriter:    cfg.DBURL == "",
 		Live:          liveFunc(func(u string, d protocol.Delta) error { return s.node.PublishDelta(u, d) })})
 	s.api = api.New(st, clusterRunner{s}, lim, log)
 	if s.mcp != nil {

@@ -17,7 +17,7 @@ import (
 // either). It returns nil when it adopted nothing. An error (the store failed
 // while taking a lease or an item) must fail tx: part of a claim may be written.
 // While sessions wait for a free drain slot it adopts nothing, so new work does
-// not overtake theirs. Call it at the end of a write whose work the session's
+// not overtake theirs (the commit's wake-up puts it in line behind them). Call it at the end of a write whose work the session's
 // worker picks up (a message, a result, a stop), with every change of the write
 // already made.
 func (r *Runner) Adopt(tx store.Tx) (func(committed bool), error) {
@@ -26,7 +26,7 @@ func (r *Runner) Adopt(tx store.Tx) (func(committed bool), error) {
 		return nil, nil
 	}
 	r.mu.Lock()
-	ok := r.ctx != nil && r.ctx.Err() == nil && !r.backlog
+	ok := r.ctx != nil && r.ctx.Err() == nil && !r.backlog && r.waiting.len() == 0
 	r.mu.Unlock()
 	if !ok {
 		return nil, nil // not running, or older work waits for a slot: wake-ups claim

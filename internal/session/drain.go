@@ -20,6 +20,8 @@ const maxAttempts = 5
 type owner struct {
 	mu    sync.Mutex
 	lease store.Lease
+	// next is the session the drain's last transaction handed its slot to.
+	next *handoff
 }
 
 func (o *owner) get() store.Lease {
@@ -42,8 +44,10 @@ func (r *Runner) fenced(ctx context.Context, o *owner, fn func(tx store.Tx) erro
 }
 
 // drain processes the session's inbox until it is empty, then releases the lease.
-// first, when set, is the item the claim already took, with its turn.
-func (r *Runner) drain(parent context.Context, lease store.Lease, first *taken) {
+// first, when set, is the item the claim already took, with its turn. It
+// returns the claim its last transaction made for the next session (handOff),
+// if any.
+func (r *Runner) drain(parent context.Context, lease store.Lease, first *taken) *handoff {
 	ctx, cancel := context.WithCancel(parent)
 	defer cancel()
 	o := &owner{lease: lease}
@@ -71,7 +75,7 @@ func (r *Runner) drain(parent context.Context, lease store.Lease, first *taken) 
 			if err != nil && ctx.Err() == nil && !errors.Is(err, store.ErrLeaseLost) {
 				log.Error("read inbox", "err", err)
 			}
-			return // the inbox is empty and the lease released, or the lease is gone
+			return nil // the inbox is empty and the lease released, or the lease is gone
 		}
 		if err == nil && turn != nil {
 			if item.Kind == core.KindRTCExecute {
@@ -86,11 +90,11 @@ func (r *Runner) drain(parent context.Context, lease store.Lease, first *taken) 
 			metricInboxItems.WithLabelValues(item.Kind, "ok").Inc()
 		case errors.Is(err, errReleased):
 			metricInboxItems.WithLabelValues(item.Kind, "ok").Inc()
-			return
+			return o.next
 		case errors.Is(err, store.ErrLeaseLost) || ctx.Err() != nil:
 			metricInboxItems.WithLabelValues(item.Kind, "lease_lost").Inc()
 			log.Warn("lease lost while working; the next owner resumes", "item", item.ID)
-			return
+			return nil
 		default:
 			attempts++
 			log.Error("inbox item failed", "item", item.ID, "kind", item.Kind, "turn", item.TurnID, "attempt", attempts, "err", err)
@@ -107,6 +111,7 @@ func (r *Runner) drain(parent context.Context, lease store.Lease, first *taken) 
 			}
 		}
 	}
+	return nil
 }
 
 // taken is an inbox item with its turn brought to running (nil when the item
@@ -167,14 +172,28 @@ var errReleased = errors.New("lease released")
 // fencedItem is fenced for a transaction that may complete the item: fn calls
 // finish to delete it (store.Tx.InboxFinish, which releases the lease when the
 // inbox is then empty, saving the drain a round trip). When it released,
-// fencedItem returns errReleased.
+// fencedItem returns errReleased, and the same transaction claimed the session
+// waiting longest for a slot, if any (o.next).
 func (r *Runner) fencedItem(ctx context.Context, o *owner, item *store.InboxItem, fn func(tx store.Tx, finish func() error) error) error {
 	released := false
+	var next *handoff
 	err := r.fenced(ctx, o, func(tx store.Tx) error {
 		released = false
-		return fn(tx, func() error { return tx.InboxFinish(item.ID, o.get(), &released) })
+		r.cancel(next, true) // the claim of an attempt that did not commit
+		next = nil
+		if err := fn(tx, func() error { return tx.InboxFinish(item.ID, o.get(), &released) }); err != nil || !released {
+			return err
+		}
+		var err error
+		next, err = r.handOff(tx, o.get().SessionID)
+		return err
 	})
-	if err == nil && released {
+	if err != nil {
+		r.cancel(next, true)
+		return err
+	}
+	if released {
+		o.next = next
 		return errReleased
 	}
 	return err

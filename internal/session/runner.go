@@ -57,6 +57,12 @@ type Config struct {
 	// ServerTools are the tools the server executes itself (MCP servers); nil:
 	// none.
 	ServerTools tools.ServerTools
+	// SoleWriter says no process but this one writes the store (embedded
+	// SQLite, whose file it locks): every inbox item is committed here, so
+	// the sessions its commits wake wait in memory for a drain slot, a claim
+	// pass starts them without reading the inbox, and a drain's last
+	// transaction hands its slot to the one waiting longest (handOff).
+	SoleWriter bool
 	// VerifyTranscripts reads every step's transcript again from the store and
 	// fails the step when it builds another model request than the cached one
 	// (tests).
@@ -74,11 +80,18 @@ type Runner struct {
 	ctx    context.Context // Run's, while it runs; nil before and after
 	active map[string]bool // sessions drained by this process
 	// missed: sessions woken while drained here; their drain may have read the
-	// inbox before the work committed, so a claim pass follows it.
+	// inbox before the work committed, so a claim follows it.
 	missed map[string]bool
-	// backlog: the latest claim pass found sessions with work and no free slot;
-	// until a pass takes all it finds, new work waits its turn there (Adopt
-	// declines), oldest first.
+	// waiting: sessions known to have work and no drain here, waiting for a
+	// slot (Config.SoleWriter); a claim pass starts them without reading.
+	waiting waitQueue
+	// readInbox: a claim pass must read the inbox (a wake-up that named no
+	// session or one woken elsewhere, the poll).
+	readInbox bool
+	// backlog: there may be sessions with work beyond those waiting (a pass
+	// asked to read found every slot taken, or read as many as it asks for).
+	// While a session waits or a backlog stands, new work waits its turn
+	// (Adopt declines), oldest first.
 	backlog bool
 	cancels cancels.Set // running model streams and server calls by turn, for stop
 	parts   Partials
@@ -119,7 +132,7 @@ func New(cfg Config) *Runner {
 	cfg.Limits = cfg.Limits.WithDefaults()
 	return &Runner{cfg: cfg, log: cfg.Logger.With("component", "session"), wake: make(chan struct{}, 1),
 		sem: make(chan struct{}, cfg.Concurrency), active: map[string]bool{}, missed: map[string]bool{},
-		parts: cfg.Partials, tcache: newTranscriptCache()}
+		readInbox: true, parts: cfg.Partials, tcache: newTranscriptCache()}
 }
 
 // Committed hands the runner the updates of a commit of this process (from the
@@ -127,32 +140,60 @@ func New(cfg Config) *Runner {
 // them back. It never blocks on anything but a short lock.
 func (r *Runner) Committed(ups []protocol.Update) { r.tcache.feed.add(ups) }
 
-// Wake is a hint that sessions got inbox work. It never blocks. Sessions a worker
-// of this process drains need no claim (the worker takes their new items before
-// it lets go, and wakes the runner when it does), so a hint naming only those is
-// dropped.
+// Wake is a hint that sessions got inbox work (nil: some sessions). It never
+// blocks. Sessions a worker of this process drains need no claim (the worker
+// takes their new items before it lets go), so each is noted as missed, for a
+// claim when its drain ends; a hint naming only those starts no claim pass.
 func (r *Runner) Wake(sessionIDs []string) {
-	if len(sessionIDs) > 0 && r.allActive(sessionIDs) {
-		return
+	if r.note(sessionIDs) {
+		r.kick()
 	}
+}
+
+// kick asks for a claim pass.
+func (r *Runner) kick() {
 	select {
 	case r.wake <- struct{}{}:
 	default:
 	}
 }
 
-// allActive reports whether every session is drained here; if so, each is
-// noted as missed, for a claim pass when its drain ends.
-func (r *Runner) allActive(ids []string) bool {
+// note records a wake-up and reports whether a claim pass should follow.
+func (r *Runner) note(ids []string) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if len(ids) == 0 {
+		r.readInbox = true
+		return true
+	}
+	pass := false
 	for _, id := range ids {
-		if !r.active[id] {
-			return false
+		if r.active[id] {
+			r.missed[id] = true
+			continue
+		}
+		pass = true
+		if r.cfg.SoleWriter {
+			r.waiting.push(id)
+		} else {
+			r.readInbox = true
 		}
 	}
-	for _, id := range ids {
-		r.missed[id] = true
+	return pass
+}
+
+// settleMissed, under mu, puts a session woken while drained here (its work
+// may have committed after the drain's last read of the inbox) up for a claim
+// again, and reports whether it was.
+func (r *Runner) settleMissed(id string) bool {
+	if !r.missed[id] {
+		return false
+	}
+	delete(r.missed, id)
+	if r.cfg.SoleWriter {
+		r.waiting.push(id)
+	} else {
+		r.readInbox = true
 	}
 	return true
 }
@@ -212,54 +253,85 @@ func (r *Runner) Run(ctx context.Context) {
 			return
 		case <-r.wake:
 		case <-poll.C:
+			r.mu.Lock()
+			r.readInbox = true
+			r.mu.Unlock()
 			r.expireDeadlines(ctx)
 		}
 	}
 }
 
-// claim starts a drain for each session with inbox work and a free lease.
+// claim starts a drain for each session with inbox work and a free lease: those
+// waiting in memory, and when asked to read, those the inbox has.
 func (r *Runner) claim(ctx context.Context) {
 	// With every drain slot taken the pass could start nothing: it notes the
 	// backlog instead of reading, and a drain that ends asks for the pass.
 	r.mu.Lock()
 	full := len(r.sem) == cap(r.sem)
-	r.backlog = r.backlog || full
-	r.mu.Unlock()
+	read := r.readInbox || r.backlog
+	r.readInbox = false
 	if full {
-		return
-	}
-	var ids []string
-	err := r.cfg.Store.Read(ctx, func(tx store.Tx) error {
-		var err error
-		ids, err = tx.InboxSessions(r.cfg.Concurrency)
-		return err
-	})
-	if err != nil {
-		if ctx.Err() == nil {
-			r.log.Error("list sessions with work", "err", err)
-		}
-		return
-	}
-	backlog := false
-	defer func() {
-		r.mu.Lock()
-		r.backlog = backlog
+		r.backlog = read
 		r.mu.Unlock()
-	}()
-	for _, id := range ids {
-		ok, full := r.reserve(id)
-		if full {
-			backlog = true
-			return // a drain that ends wakes the runner, and the poll comes back
+		return
+	}
+	r.mu.Unlock()
+	if read {
+		var ids []string
+		err := r.cfg.Store.Read(ctx, func(tx store.Tx) error {
+			var err error
+			ids, err = tx.InboxSessions(r.cfg.Concurrency)
+			return err
+		})
+		if err != nil {
+			if ctx.Err() == nil {
+				r.log.Error("list sessions with work", "err", err)
+			}
+			return // the poll comes back
 		}
+		r.mu.Lock()
+		r.backlog = len(ids) >= r.cfg.Concurrency
+		r.waiting.putFirst(ids)
+		r.mu.Unlock()
+	}
+	for {
+		id, ok, full := r.reserveNext()
 		if !ok {
-			continue // drained here already
+			if full && !r.cfg.SoleWriter {
+				// The sessions read wait for the next pass to read them again:
+				// other nodes may take them meanwhile.
+				r.mu.Lock()
+				r.waiting = waitQueue{}
+				r.backlog = true
+				r.mu.Unlock()
+			}
+			return // a drain that ends asks for the next pass
 		}
 		// The lease is taken in the worker, not here, so that claims of many
 		// sessions share group commits instead of waiting for one another.
 		r.wg.Add(1)
 		go r.work(ctx, id, func() (store.Lease, *taken, error) { return r.acquire(ctx, id) })
 	}
+}
+
+// reserveNext reserves the session waiting longest; false when none waits or
+// every slot is taken (full).
+func (r *Runner) reserveNext() (id string, ok, full bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for r.waiting.len() > 0 {
+		if len(r.sem) == cap(r.sem) {
+			return "", false, true
+		}
+		id, _ := r.waiting.pop()
+		if r.active[id] {
+			continue
+		}
+		r.sem <- struct{}{}
+		r.active[id] = true
+		return id, true, false
+	}
+	return "", false, false
 }
 
 // reserve marks the session as drained by this process and takes a drain slot.
@@ -277,19 +349,20 @@ func (r *Runner) reserve(id string) (ok, full bool) {
 		return false, true
 	}
 	r.active[id] = true
+	r.waiting.remove(id)
 	return true, false
 }
 
 // endReservation is unreserve followed by the claim pass it asks for.
 func (r *Runner) endReservation(id string) {
 	if r.unreserve(id) {
-		r.Wake(nil)
+		r.kick()
 	}
 }
 
 // unreserve ends the session's drain here and frees its slot. It reports
-// whether a claim pass should follow: the session was woken while drained, or
-// a pass found more work than slots.
+// whether a claim pass should follow: the session was woken while drained,
+// sessions wait for a slot, or a pass found more work than slots.
 func (r *Runner) unreserve(id string) (pass bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -297,25 +370,32 @@ func (r *Runner) unreserve(id string) (pass bool) {
 	// The slot frees under mu: a pass that found every slot taken noted the
 	// backlog before, so this asks for the pass it skipped.
 	<-r.sem
-	pass = r.missed[id] || r.backlog
-	delete(r.missed, id)
-	return pass
+	missed := r.settleMissed(id)
+	return missed || r.backlog || r.waiting.len() > 0
 }
 
-// work drains a reserved session after claim took its lease and first item.
+// work drains a reserved session after claim took its lease and first item,
+// then each session a drain's end handed the slot to.
 func (r *Runner) work(ctx context.Context, id string, claim func() (store.Lease, *taken, error)) {
 	defer r.wg.Done()
 	lease, first, err := claim()
 	if err == nil && first != nil && first.item == nil {
 		err = errEmpty
 	}
-	if err == nil {
-		r.drain(ctx, lease, first)
+	for err == nil {
+		h := r.drain(ctx, lease, first)
+		if h == nil {
+			break
+		}
+		if r.passOn(h) {
+			r.kick()
+		}
+		id, lease, first = h.id, h.lease, h.first
 	}
 	// The drain took every item committed before its last read of the inbox;
 	// one committed after it woke the session while it was drained here.
 	if r.unreserve(id) && (err == nil || errors.Is(err, errEmpty)) {
-		r.Wake(nil)
+		r.kick()
 	}
 	// Otherwise another worker holds the lease or the store failed: the next
 	// poll tries again.

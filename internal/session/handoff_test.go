@@ -1,0 +1,133 @@
+package session
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rtcagent/rtcagent/internal/core"
+	"github.com/rtcagent/rtcagent/internal/protocol"
+	"github.com/rtcagent/rtcagent/internal/store"
+	"github.com/rtcagent/rtcagent/internal/store/sqlitestore"
+	"github.com/rtcagent/rtcagent/internal/testkit/testsvc"
+)
+
+// With every drain slot taken, a drain's last transaction claims the session
+// that waited longest: the slot passes on with no claim pass reading the inbox
+// and no transaction of its own to take the lease. Without SoleWriter the
+// runner reads the inbox and claims each waiting session in a write of its own.
+func TestDrainHandsItsSlotOn(t *testing.T) {
+	run := func(soleWriter bool) sqlitestore.Counts {
+		st := testsvc.SQLite(t)
+		gate := make(chan struct{})
+		entered := make(chan struct{}, 8)
+		r, ctx := startRunner(t, Config{Store: st, Model: gatedModel{helloModel(t), gate, entered}, PollInterval: time.Hour,
+			Concurrency: 1, SoleWriter: soleWriter},
+			func(r *Runner) { st.SetCommitHook(func(c store.Commit) { r.Wake(c.Wake) }) })
+		var turns []string
+		for _, u := range []string{"u1", "u2", "u3"} {
+			err := st.Write(ctx, func(tx store.Tx) error {
+				res, err := core.SendMessage(tx, core.Caller{UserID: u, DeviceID: "d"}, &protocol.MessageSendRequest{ClientID: "c-" + u, Content: protocol.MessageContent{Text: "hi"}})
+				if err == nil {
+					turns = append(turns, res.TurnID)
+				}
+				return err
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if u == "u1" {
+				<-entered // u1 holds the only slot, its step waits at the gate
+			}
+		}
+		waitFor(t, "the other sessions to wait", func() bool {
+			r.mu.Lock()
+			defer r.mu.Unlock()
+			return r.waiting.len() == 2 || r.backlog
+		})
+		before := sqlitestore.ReadCounts()
+		close(gate)
+		for _, id := range turns {
+			waitCompleted(ctx, t, st, id)
+		}
+		return sqlitestore.ReadCounts().Sub(before)
+	}
+	off, on := run(false), run(true)
+	t.Logf("without SoleWriter %+v, with %+v", off, on)
+	// Reads are counted after the last turn completed too; the writes and
+	// the claim passes are over by then.
+	if d := off.Writes - on.Writes; d != 2 {
+		t.Errorf("handing the slot on saved %d writes (%d → %d), want 2: the claims of u2 and u3", d, off.Writes, on.Writes)
+	}
+	if on.Reads >= off.Reads {
+		t.Errorf("reads with the slot handed on %d, without %d: the claim passes still read the inbox", on.Reads, off.Reads)
+	}
+}
+
+// A hand-off whose transaction rolls back leaves no lease and no reservation:
+// the session waits first in line again, and the next pass starts it.
+func TestHandOffRolledBackWaitsAgain(t *testing.T) {
+	st := testsvc.SQLite(t)
+	r, ctx := startRunner(t, Config{Store: st, Model: helloModel(t), PollInterval: time.Hour, SoleWriter: true})
+	var turn string
+	err := st.Write(ctx, func(tx store.Tx) error {
+		res, err := core.SendMessage(tx, core.Caller{UserID: "u", DeviceID: "d"}, &protocol.MessageSendRequest{ClientID: "c", Content: protocol.MessageContent{Text: "hi"}})
+		if err == nil {
+			turn = res.TurnID
+		}
+		return err // not adopted and no wake-up: only the hand-off knows of it
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sid string
+	_ = st.Read(ctx, func(tx store.Tx) error { tr, err := tx.TurnGet(turn); sid = tr.SessionID; return err })
+	r.mu.Lock()
+	r.waiting.push(sid)
+	r.mu.Unlock()
+
+	boom := errors.New("rolled back")
+	var h *handoff
+	err = st.Write(ctx, func(tx store.Tx) error {
+		var err error
+		if h, err = r.handOff(tx, "other"); err != nil {
+			return err
+		}
+		if h == nil || h.id != sid {
+			t.Errorf("the hand-off claimed %+v, want session %s", h, sid)
+		}
+		return boom
+	})
+	if !errors.Is(err, boom) {
+		t.Fatal(err)
+	}
+	r.cancel(h, true)
+	r.mu.Lock()
+	waits, active := r.waiting.in[sid], r.active[sid]
+	r.mu.Unlock()
+	if !waits || active {
+		t.Fatalf("after the rollback the session waits %v, is reserved %v", waits, active)
+	}
+	r.kick()
+	waitCompleted(ctx, t, st, turn)
+}
+
+func TestWaitQueueKeepsOrder(t *testing.T) {
+	var q waitQueue
+	for _, id := range []string{"a", "b", "c", "b"} {
+		q.push(id)
+	}
+	q.remove("b")
+	q.putFirst([]string{"d", "c"})
+	var got []string
+	for id, ok := q.pop(); ok; id, ok = q.pop() {
+		got = append(got, id)
+	}
+	if want := "d c a"; strings.Join(got, " ") != want {
+		t.Fatalf("order %q, want %q", got, want)
+	}
+	if q.len() != 0 {
+		t.Fatalf("%d left", q.len())
+	}
+}
