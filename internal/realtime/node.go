@@ -273,7 +273,10 @@ func (n *Node) onConnect(c *centrifuge.Client) {
 	})
 }
 
+// mustPayload encodes an update as stored: its changes' data are encoding/json's
+// own output (this process's commits, or the payloads the store keeps), so they
+// are not compacted again.
 func mustPayload(u protocol.Update) []byte {
-	b, _ := json.Marshal(u)
+	b, _ := store.EncodeUpdate(u)
 	return b
 }

@@ -13,7 +13,12 @@
 // drains them and their lease is free: their work starts right after the commit,
 // with no claim transaction of its own. Otherwise wake-ups are hints (Wake, called
 // after commits); a slow poll of the inbox is the backstop, so a lost hint costs
-// latency, never progress. An inbox item is deleted in the transaction that
+// latency, never progress. When this process is the store's only writer
+// (Config.SoleWriter, embedded SQLite), the sessions its commits wake wait in
+// memory for a drain slot, in the order they were woken: a claim pass starts
+// them without reading the inbox, and with every slot taken, the transaction
+// that ends a drain claims the session waiting longest (its lease and first
+// item), so the slot passes on without a claim transaction. An inbox item is deleted in the transaction that
 // completes its work, so a crash re-runs the item on the next owner, which resumes
 // from the durable state. On start only sessions whose lease expired, or whose
 // holder's liveness record expired, are taken over.
