@@ -22,7 +22,8 @@ func (a *API) ServeViews(vt tools.ViewTools) { a.views = vt }
 
 // appCall records the call a tool's view asks for (lifecycle.CallFromView)
 // and returns its RTC; the page follows it to its end like any call and
-// gives the view its result.
+// gives the view its result. A call that starts a turn of its own (the
+// view's turn has ended) counts as a message for the per-user rate.
 func (a *API) appCall(ctx context.Context, c core.Caller, params json.RawMessage) (any, error) {
 	var req protocol.AppCallRequest
 	if err := decode(params, &req); err != nil {
@@ -49,6 +50,7 @@ func (a *API) appCall(ctx context.Context, c core.Caller, params json.RawMessage
 		lookup = a.views.ViewTool
 	}
 	v := lifecycle.ViewCall{ParentID: req.RTCID, ClientID: req.ClientID, Tool: req.Tool, Args: json.RawMessage(args),
-		ID: core.NewID(), Lookup: lookup, Limits: a.lim}
+		ID: lifecycle.ViewCallRTCID(req.RTCID, req.ClientID), Lookup: lookup, Limits: a.lim,
+		StartTurn: func() error { return a.allowSend(c) }}
 	return a.rtcChange(ctx, 1, func(tx store.Tx) (*protocol.RTC, error) { return lifecycle.CallFromView(tx, c, v) })
 }

@@ -35,6 +35,8 @@ func RetryTurn(tx store.Tx, c Caller, req *protocol.TurnRetryRequest) (*protocol
 	switch {
 	case len(later) > 0:
 		return nil, protocol.Errorf(protocol.CodeConflict, "turn %q is not the session's latest turn", old.ID)
+	case old.Kind == protocol.TurnKindApp:
+		return nil, protocol.Errorf(protocol.CodeInvalidArgument, "turn %q ran a tool view's call; the view calls again, a retry does not", old.ID)
 	case old.Status != protocol.TurnFailed && old.Status != protocol.TurnStopped:
 		return nil, protocol.Errorf(protocol.CodeConflict, "turn %q is %s; only a failed or stopped turn can be retried", old.ID, old.Status)
 	case s.Status == protocol.SessionClosed:

@@ -2,7 +2,10 @@ package lifecycle
 
 import (
 	"encoding/json"
+	"errors"
 	"strings"
+
+	"github.com/google/uuid"
 
 	"github.com/rtcagent/rtcagent/internal/core"
 	"github.com/rtcagent/rtcagent/internal/protocol"
@@ -13,13 +16,16 @@ import (
 // A tool's view (MCP Apps) may call a tool of its own MCP server: the server
 // of the call whose card shows it. Such a call is an RTC like the model's
 // calls of that server (executor server, the same work-mode rules, approvals,
-// deadlines and audit record), of the view's call's turn, with a
-// tool_call_id that names the view's call and the view's idempotency key
-// (ViewCallID): it is in no model message, so the model never sees it, and
-// the browser shows what it asks under the view's card. The turn waits for
-// it as for its step's calls (endRTC), a stop or the chat's close ends it
-// with the turn, and once the turn has ended a view calls nothing: the call
-// would belong to no turn that a stop could end.
+// deadlines and audit record), with a tool_call_id that names the view's call
+// and the view's idempotency key (ViewCallID): it is in no model message, so
+// the model never sees it, and the browser shows what it asks under the
+// view's card. While the view's call's turn runs or waits, the call is of
+// that turn, which waits for it as for its step's calls (endRTC). Once that
+// turn has ended, the call is a turn of its own (protocol.TurnKindApp): the
+// chat's active turn while the call is open, ended by a stop like any turn,
+// completed without a model step when its call ends. Its id is derived from
+// the view's call and key (ViewCallRTCID), so a repeated request finds it in
+// whichever turn it is.
 
 // viewCallPrefix starts the tool_call_id of every call of view parentID.
 func viewCallPrefix(parentID string) string { return "app:" + parentID + ":" }
@@ -27,6 +33,15 @@ func viewCallPrefix(parentID string) string { return "app:" + parentID + ":" }
 // ViewCallID is the tool_call_id of the call a view of server call parentID
 // asked for with idempotency key clientID.
 func ViewCallID(parentID, clientID string) string { return viewCallPrefix(parentID) + clientID }
+
+// ViewCallRTCID is the id of the RTC for the call a view of call parentID
+// asked for with idempotency key clientID.
+func ViewCallRTCID(parentID, clientID string) string {
+	return uuid.NewSHA1(viewCallSpace, []byte(ViewCallID(parentID, clientID))).String()
+}
+
+// viewCallSpace is the UUID name space of view calls' RTC ids.
+var viewCallSpace = uuid.MustParse("5b0c8a4e-3f1d-4c3a-9d7e-2a6f0e1b7c58")
 
 // IsViewCall reports whether r is a call a tool's view asked for.
 func IsViewCall(r *protocol.RTC) bool { return strings.HasPrefix(r.ToolCallID, "app:") }
@@ -55,22 +70,29 @@ type ViewCall struct {
 	ClientID string // the view's idempotency key
 	Tool     string // the tool's name at its server
 	Args     json.RawMessage
-	ID       string // the new RTC's id
+	ID       string // the new RTC's id (ViewCallRTCID)
 	// Lookup finds a tool a view may call by its full name ("<server>__<tool>").
 	Lookup func(name string) (tools.Tool, bool)
 	Limits protocol.Limits
+	// StartTurn, when set, is asked before the call starts a turn of its own
+	// (the view's turn has ended); an error refuses the call (the API's
+	// per-user rate of turns).
+	StartTurn func() error
 }
 
 // CallFromView records the call a view of server call v.ParentID asks for as
 // an RTC of that call's turn, decided like the model's calls: plan mode
 // creates it rejected, a tool that needs confirmation waits pending for the
 // person (unless "Allow for this chat" covers it), another is handed to the
-// session's worker at once. The same v.ClientID for the same view returns the
-// RTC the first request created, whatever happened since. It refuses, with
-// the code the wire carries, a call the caller may not act on, one that shows
-// no view, a turn that has ended, a tool the view's server does not offer to
-// views, a second call while the view's previous one is open, and a view past
-// protocol.AppCallsPerView.
+// session's worker at once. Once the view's turn has ended, a call that is
+// not refused starts a turn of its own (startViewTurn). The same v.ClientID
+// for the same view returns the RTC the first request created, whatever
+// happened since. It refuses, with the code the wire carries, a call the
+// caller may not act on, one that shows no view, a tool the view's server
+// does not offer to views, a second call while the view's previous one is
+// open, a view past protocol.AppCallsPerView in its turn, a closed chat, and
+// a call after the view's turn while another turn of the chat is active or
+// queued.
 func CallFromView(tx store.Tx, c core.Caller, v ViewCall) (*protocol.RTC, error) {
 	p, err := ShownView(tx, c, v.ParentID)
 	if err != nil {
@@ -97,13 +119,16 @@ func CallFromView(tx store.Tx, c core.Caller, v ViewCall) (*protocol.RTC, error)
 			open = x
 		}
 	}
+	if x, err := tx.RTCGet(v.ID); err == nil && x.ToolCallID == id {
+		return x, nil // a repeated request, in a turn of its own
+	} else if err != nil && !errors.Is(err, store.ErrNotFound) {
+		return nil, err
+	}
 	t, err := tx.TurnGet(p.TurnID)
 	if err != nil {
 		return nil, err
 	}
-	if protocol.TurnTerminal(t.Status) {
-		return nil, protocol.Errorf(protocol.CodeConflict, "the turn that showed this view has ended (%s): a view calls tools only while its turn runs or waits; send a message to go on", t.Status)
-	}
+	ended := protocol.TurnTerminal(t.Status)
 	server, _, _ := strings.Cut(p.ToolName, tools.ServerToolSeparator)
 	name := server + tools.ServerToolSeparator + v.Tool
 	tool, ok := v.Lookup(name)
@@ -113,8 +138,8 @@ func CallFromView(tx store.Tx, c core.Caller, v ViewCall) (*protocol.RTC, error)
 	if open != nil {
 		return nil, protocol.Errorf(protocol.CodeConflict, "the view's call %q has not ended: a view makes one call at a time", open.ID)
 	}
-	if made >= protocol.AppCallsPerView {
-		return nil, protocol.Errorf(protocol.CodeRateLimited, "a view makes at most %d calls", protocol.AppCallsPerView)
+	if made >= protocol.AppCallsPerView && !ended {
+		return nil, protocol.Errorf(protocol.CodeRateLimited, "a view makes at most %d calls in its turn", protocol.AppCallsPerView)
 	}
 	s, err := tx.SessionGet(p.SessionID)
 	if err != nil {
@@ -123,10 +148,16 @@ func CallFromView(tx store.Tx, c core.Caller, v ViewCall) (*protocol.RTC, error)
 	if s.Status != protocol.SessionOpen {
 		return nil, protocol.Errorf(protocol.CodeConflict, "session %q is closed", s.ID)
 	}
+	if ended {
+		if err := noTurnActive(tx, s); err != nil {
+			return nil, err
+		}
+	}
 	r := &protocol.RTC{ID: v.ID, SessionID: p.SessionID, TurnID: p.TurnID, UserID: p.UserID, MessageID: p.MessageID,
 		ToolCallID: id, Seq: seq + 1, Step: t.Step, ToolName: name, Arguments: v.Args, Executor: protocol.RTCExecutorServer}
 	d := tools.DecideTool(s.WorkMode, tool, v.Args)
 	if d.Refused {
+		// Refused at once: it needs no turn to run in.
 		r.Status, r.Error = protocol.RTCRejected, tools.PlanRefusal(name)
 		return r, EmitRTC(tx, r, "")
 	}
@@ -147,10 +178,62 @@ func CallFromView(tx store.Tx, c core.Caller, v ViewCall) (*protocol.RTC, error)
 	if budget != lim.HumanTimeout {
 		r.Policy.AskTimeoutMS = lim.HumanTimeout.Milliseconds()
 	}
+	if ended {
+		if v.StartTurn != nil {
+			if err := v.StartTurn(); err != nil {
+				return nil, err
+			}
+		}
+		if t, err = startViewTurn(tx, s, r); err != nil {
+			return nil, err
+		}
+	}
 	if err := Deliver(tx, r, ""); err != nil {
 		return nil, err
 	}
 	// A waiting turn's checkpoint outlives the call's deadline, so the turn
 	// resumes from it once the call ended.
 	return r, keepCheckpoint(tx, t.ID, *r.DeadlineAt)
+}
+
+// noTurnActive refuses a call that would start a turn of its own while the
+// chat has an active or a queued turn: the view calls once they ended.
+func noTurnActive(tx store.Tx, s *protocol.Session) error {
+	busy := s.ActiveTurnID
+	if busy == "" {
+		q, err := tx.TurnNextQueued(s.ID)
+		if err != nil && !errors.Is(err, store.ErrNotFound) {
+			return err
+		}
+		if q != nil {
+			busy = q.ID
+		}
+	}
+	if busy != "" {
+		return protocol.Errorf(protocol.CodeConflict, "the view's turn has ended and turn %q of the chat has not: the view can call once it ends", busy)
+	}
+	return nil
+}
+
+// startViewTurn makes r, a view's call after its turn ended, the first and
+// only call of a new turn of kind app: waiting for it (with a checkpoint
+// that outlives its deadline, set by the caller) as the session's active
+// turn. When the call ends the turn resumes, and the worker completes it
+// without a model step.
+func startViewTurn(tx store.Tx, s *protocol.Session, r *protocol.RTC) (*protocol.Turn, error) {
+	seq, err := tx.TurnMaxSeq(s.ID)
+	if err != nil {
+		return nil, err
+	}
+	t := &protocol.Turn{ID: core.NewID(), SessionID: s.ID, UserID: s.UserID, Seq: seq + 1, Kind: protocol.TurnKindApp,
+		Status: protocol.TurnWaiting, Checkpoint: &protocol.TurnCheckpoint{ExpiresAt: tx.Now().Add(CheckpointGrace)}}
+	if err := core.EmitTurn(tx, t, ""); err != nil {
+		return nil, err
+	}
+	s.ActiveTurnID = t.ID
+	if err := core.EmitSession(tx, s, protocol.UpdSessionUpdated); err != nil {
+		return nil, err
+	}
+	r.TurnID, r.Seq, r.Step = t.ID, 1, 0
+	return t, nil
 }

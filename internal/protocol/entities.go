@@ -155,10 +155,13 @@ func TurnTerminal(s string) bool {
 }
 
 // Turn kinds: a normal turn answers a user message; a compact turn summarises
-// the session's history (v1.session.compact).
+// the session's history (v1.session.compact); an app turn runs the call a
+// tool's view asked for after the view's own turn ended (v1.app.call), with
+// no model step.
 const (
 	TurnKindNormal  = ""
 	TurnKindCompact = "compact"
+	TurnKindApp     = "app"
 )
 
 // TurnError explains why a turn failed.
@@ -175,7 +178,7 @@ type Turn struct {
 	UserID        string `json:"user_id"`
 	Seq           int64  `json:"seq"`             // order within the session, from 1
 	UserMessageID string `json:"user_message_id"` // empty for a compact turn
-	Kind          string `json:"kind,omitempty"`  // "" (normal) or "compact"
+	Kind          string `json:"kind,omitempty"`  // "" (normal), "compact" or "app"
 	// Instruction is the optional focus of a compact turn's summary.
 	Instruction string `json:"instruction,omitempty"`
 	// RetryOf names the failed or stopped turn this one retries (v1.turn.retry),

@@ -5,11 +5,12 @@ import (
 
 	"context"
 	"errors"
-	"github.com/rtcagent/rtcagent/internal/config"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/rtcagent/rtcagent/internal/config"
 
 	"github.com/rtcagent/rtcagent/internal/protocol"
 )

@@ -134,13 +134,41 @@ func TestMCPViewReadsItsServersResources(t *testing.T) {
 	}
 }
 
-// panelShown starts a server with the test MCP server and shows alice's
-// panel in a turn that ends. It returns alice, mallory (another user), the
-// turn's message and the panel's call.
-func panelShown(t *testing.T) (b, mallory *browser, res protocol.MessageSendResult, panel protocol.RTC) {
+// A view's call after its turn ended starts a turn, so it counts as a
+// message for the user's rate: past it, both are rate_limited.
+func TestMCPViewCallAfterItsTurnCountsAsAMessage(t *testing.T) {
+	b, _, res, panel := panelShown(t, func(c *config.Config) { c.MsgRate, c.MsgBurst = 1, 2 })
+	echo := func(key string) (protocol.RTC, error) {
+		return b.appCall(protocol.AppCallRequest{RTCID: panel.ID, Tool: "echo", Arguments: []byte(`{"text":"hi"}`), ClientID: key})
+	}
+	first, err := echo("e1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tr := b.waitTurn(first.TurnID, 30*time.Second); tr.Kind != protocol.TurnKindApp || tr.Status != protocol.TurnCompleted {
+		t.Fatalf("the view's call's turn: %+v", tr)
+	}
+	if _, err := echo("e2"); codeOf(err) != protocol.CodeRateLimited {
+		t.Fatalf("a call past the rate: %v", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_, err = b.call(ctx, protocol.MethodMessageSend, protocol.MessageSendRequest{SessionID: res.SessionID, ClientID: "m2", Content: protocol.MessageContent{Text: "more"}})
+	if codeOf(err) != protocol.CodeRateLimited {
+		t.Fatalf("a message past the rate the view's call used: %v", err)
+	}
+}
+
+// panelShown starts a server with the test MCP server (and opts) and shows
+// alice's panel in a turn that ends. It returns alice, mallory (another
+// user), the turn's message and the panel's call.
+func panelShown(t *testing.T, opts ...func(*config.Config)) (b, mallory *browser, res protocol.MessageSendResult, panel protocol.RTC) {
 	t.Helper()
 	srv := startServer(t, mustScript(t, viewContextScript), func(c *config.Config) {
 		c.MCPConfig = mcpConfig(t, filepath.Join(t.TempDir(), "calls"), "")
+		for _, o := range opts {
+			o(c)
+		}
 	})
 	b = newBrowser(t, srv, "alice", "dev-a", watching())
 	mallory = newBrowser(t, srv, "mallory", "dev-m", watching())

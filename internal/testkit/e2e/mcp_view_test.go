@@ -86,7 +86,8 @@ func (b *browser) rtcEnded(id string) protocol.RTC {
 // refuses), kept once by its client_id, audited, and never shown to the
 // model. Only the view's own user and device may ask, only for a call that
 // shows a view, only tools of its server offered to views, one call at a
-// time, with bounded arguments, and not once the turn has ended.
+// time, with bounded arguments; once the turn has ended, each call is a turn
+// of its own.
 func TestMCPViewCalls(t *testing.T) {
 	web := httptest.NewServer(mcptest.Handler(mcptest.Options{}))
 	t.Cleanup(web.Close)
@@ -141,15 +142,13 @@ func TestMCPViewCalls(t *testing.T) {
 		t.Fatalf("the model read %q", last)
 	}
 
-	// The turn ended: a new call is refused, a repeated one returns its RTC.
-	if _, err := b.appCall(protocol.AppCallRequest{RTCID: panel.ID, Tool: "panel_refresh", ClientID: "late"}); codeOf(err) != protocol.CodeConflict ||
-		!strings.Contains(err.Error(), "has ended") {
-		t.Fatalf("a call after the turn ended: %v", err)
-	}
+	// The turn ended: a repeated call returns its RTC, and a new one runs
+	// as a turn of its own.
 	again, err := b.appCall(protocol.AppCallRequest{RTCID: panel.ID, Tool: "panel_refresh", ClientID: "refresh-1"})
 	if err != nil || again.Status != protocol.RTCCompleted || string(again.Output) != `"refreshed"` {
 		t.Fatalf("the repeated call after the turn: %+v %v", again, err)
 	}
+	viewCallsAfterTheTurn(t, b, res.SessionID, res.TurnID, panel, len(msgs))
 
 	// Every view call has its audit record, with who decided.
 	byRTC := map[string]protocol.AuditRecord{}
@@ -291,5 +290,60 @@ func TestMCPViewCallEndsWithTurn(t *testing.T) {
 	b.mustCall(protocol.MethodTurnStop, protocol.IDRequest{SessionID: res.SessionID}, &stopped)
 	if got := b.rtcEnded(view.ID); got.Status != protocol.RTCFailed || !strings.Contains(got.Error, "cancelled") {
 		t.Fatalf("the view's call after the stop: %+v", got)
+	}
+}
+
+// viewCallsAfterTheTurn is the part of TestMCPViewCalls after the view's turn
+// ended (nAssistant assistant messages): each call of the view is an app turn
+// of its own, the chat's active turn until the call ends, completed without a
+// model step; another call waits for it, a repeated one returns the same RTC,
+// a stop ends it and it is not retried.
+func viewCallsAfterTheTurn(t *testing.T, b *browser, sessionID, viewTurn string, panel protocol.RTC, nAssistant int) {
+	t.Helper()
+	// sleep asks the person ("Allow for this chat" covers panel_refresh by now).
+	late, err := b.appCall(protocol.AppCallRequest{RTCID: panel.ID, Tool: "sleep", Arguments: []byte(`{"ms": 10, "tag": "late"}`), ClientID: "late"})
+	if err != nil {
+		t.Fatalf("a call after the turn ended: %v", err)
+	}
+	var own protocol.TurnResult
+	b.mustCall(protocol.MethodTurnGet, protocol.IDRequest{TurnID: late.TurnID}, &own)
+	if late.TurnID == viewTurn || own.Turn.Kind != protocol.TurnKindApp || own.Turn.Status != protocol.TurnWaiting ||
+		late.ToolCallID != "app:"+panel.ID+":late" || late.MessageID != panel.MessageID {
+		t.Fatalf("the call after the turn: %+v in %+v", late, own.Turn)
+	}
+	if _, err := b.appCall(protocol.AppCallRequest{RTCID: panel.ID, Tool: "panel_refresh", ClientID: "late-2"}); codeOf(err) != protocol.CodeConflict {
+		t.Fatalf("a second call while the first one's turn is active: %v", err)
+	}
+	if err := b.retry(protocol.MethodRTCApprove, protocol.RTCApproveRequest{RTCID: late.ID, ClientID: "approve-late"}); err != nil {
+		t.Fatal(err)
+	}
+	if done := b.rtcEnded(late.ID); done.Status != protocol.RTCCompleted {
+		t.Fatalf("the call after the turn ended: %+v", done)
+	}
+	if tr := b.waitTurn(late.TurnID, 30*time.Second); tr.Status != protocol.TurnCompleted || tr.Step != 0 {
+		t.Fatalf("its turn: %+v", tr)
+	}
+	if n := len(b.assistantMessages(sessionID)); n != nAssistant {
+		t.Fatalf("the model took a step for a view's call: %d assistant messages, want %d", n, nAssistant)
+	}
+	if again, err := b.appCall(protocol.AppCallRequest{RTCID: panel.ID, Tool: "sleep", ClientID: "late"}); err != nil || again.ID != late.ID {
+		t.Fatalf("the repeated call after the turn: %+v %v", again, err)
+	}
+
+	// A stop ends the call's turn and the call; a retry is refused.
+	stopped, err := b.appCall(protocol.AppCallRequest{RTCID: panel.ID, Tool: "sleep", Arguments: []byte(`{"ms": 10, "tag": "stopped"}`), ClientID: "late-3"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.mustCall(protocol.MethodTurnStop, protocol.IDRequest{SessionID: sessionID}, nil)
+	if r := b.rtcEnded(stopped.ID); r.Status != protocol.RTCFailed {
+		t.Fatalf("a stopped view call: %+v", r)
+	}
+	if tr := b.waitTurn(stopped.TurnID, 30*time.Second); tr.Status != protocol.TurnStopped {
+		t.Fatalf("its turn: %+v", tr)
+	}
+	err = b.retry(protocol.MethodTurnRetry, protocol.TurnRetryRequest{SessionID: sessionID, TurnID: stopped.TurnID, ClientID: "retry-app"})
+	if codeOf(err) != protocol.CodeInvalidArgument {
+		t.Fatalf("a retry of a view's call's turn: %v", err)
 	}
 }

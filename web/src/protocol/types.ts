@@ -91,7 +91,11 @@ export interface Turn {
   user_message_id: string;
   status: TurnStatus;
   step: number;
-  /** `compact` for a turn queued by `v1.session.compact`; absent for a message's turn. */
+  /**
+   * `compact` for a turn queued by `v1.session.compact`; `app` for a tool
+   * view's call made after the view's own turn ended (`v1.app.call`), which
+   * runs that call alone; absent for a message's turn.
+   */
   kind?: string;
   /** A compact turn's instruction (what the summary keeps). */
   instruction?: string;

@@ -235,6 +235,7 @@ export class ChatView {
     const s = this.agent.session(sessionId);
     const turn = s?.active_turn_id ? this.agent.store.turns.get(s.active_turn_id) : undefined;
     if (!turn) return s?.active_turn_id ? "Working" : "";
+    if (turn.kind === "app") return ""; // the view's call shows in its card
     const last = messages[messages.length - 1];
     if (turn.status === "queued") return turn.kind === "compact" ? "Compaction queued" : "Queued";
     if (turn.status === "running" && !(last?.role !== "user" && last?.status === "streaming")) return turn.kind === "compact" ? "Summarising the conversation" : "Thinking";
@@ -251,7 +252,7 @@ export class ChatView {
     if (!s || s.status !== "open" || s.active_turn_id || !this.agent.ownsSession(sessionId)) return undefined;
     const turns = this.agent.store.turnsOf(sessionId);
     const last = turns.reduce<Turn | undefined>((a, t) => (!a || t.seq > a.seq ? t : a), undefined);
-    if (!last) return undefined;
+    if (!last || last.kind === "app") return undefined; // a view calls again itself
     if (last.status === "stopped") return last;
     if (last.status !== "failed") return undefined;
     const shown = this.agent.store.messagesOf(sessionId).find((m) => m.turn_id === last.id && m.status === "error");
