@@ -5,9 +5,11 @@ import (
 
 	"github.com/rtcagent/rtcagent/internal/core"
 	"github.com/rtcagent/rtcagent/internal/lifecycle"
+	"github.com/rtcagent/rtcagent/internal/llm"
 	"github.com/rtcagent/rtcagent/internal/protocol"
 	"github.com/rtcagent/rtcagent/internal/store"
 	"github.com/rtcagent/rtcagent/internal/testkit/testsvc"
+	"github.com/rtcagent/rtcagent/internal/tools"
 )
 
 // A fork from a message sent with a tool view's context sends it with the
@@ -232,4 +234,84 @@ func panelCall(sess, turnID, status string) *protocol.RTC {
 		r.Output = []byte(`"ok"`)
 	}
 	return r
+}
+
+// A fork copies the turn a view's call ran in after the view's own turn
+// ended (kind app, no message of its own): the copy keeps its kind and its
+// call, whose message is the copy of the view's call's message.
+func TestForkCopiesAViewsOwnTurn(t *testing.T) {
+	st := testsvc.SQLite(t)
+	var sess, msg string
+	var panel *protocol.RTC
+	write(t, st, func(tx store.Tx) error {
+		res, err := core.SendMessage(tx, caller, &protocol.MessageSendRequest{ClientID: "m0", Content: protocol.MessageContent{Text: "show the panel"}})
+		if err != nil {
+			return err
+		}
+		sess, msg = res.SessionID, res.MessageID
+		tr, err := tx.TurnGet(res.TurnID)
+		if err != nil {
+			return err
+		}
+		panel = panelCall(sess, tr.ID, protocol.RTCCompleted)
+		panel.MessageID = msg
+		if err := tx.RTCInsert(panel); err != nil {
+			return err
+		}
+		tr.Status = protocol.TurnCompleted
+		return core.EmitTurn(tx, tr, protocol.TurnQueued)
+	})
+	var call *protocol.RTC
+	write(t, st, func(tx store.Tx) (err error) {
+		read := tools.Tool{Kind: tools.KindRead, OnServer: true, Spec: llm.ToolSpec{Name: "test__refresh"}}
+		call, err = lifecycle.CallFromView(tx, caller, lifecycle.ViewCall{ParentID: panel.ID, ClientID: "k", Tool: "refresh", Args: []byte(`{}`),
+			ID: lifecycle.ViewCallRTCID(panel.ID, "k"), Lookup: func(string) (tools.Tool, bool) { return read, true }})
+		return err
+	})
+	if call.TurnID == panel.TurnID {
+		t.Fatal("the view's call after its turn is of that turn")
+	}
+	write(t, st, func(tx store.Tx) error {
+		if _, err := lifecycle.EndServerRTC(tx, call.ID, true, []byte(`"ok"`), ""); err != nil {
+			return err
+		}
+		tr, err := tx.TurnGet(call.TurnID)
+		if err != nil {
+			return err
+		}
+		_, err = lifecycle.EndTurn(tx, tr, protocol.TurnCompleted, nil, "", nil)
+		return err
+	})
+	var sent, fork *protocol.MessageSendResult
+	write(t, st, func(tx store.Tx) (err error) {
+		sent, err = core.SendMessage(tx, caller, &protocol.MessageSendRequest{ClientID: "m1", SessionID: sess, Content: protocol.MessageContent{Text: "and now"}})
+		return err
+	})
+	write(t, st, func(tx store.Tx) (err error) {
+		fork, err = core.ForkSession(tx, caller, &protocol.SessionForkRequest{ClientID: "f", SessionID: sess, MessageID: sent.MessageID})
+		return err
+	})
+	write(t, st, func(tx store.Tx) error {
+		turns, err := tx.TurnList(fork.SessionID, store.Page{Limit: 10})
+		if err != nil {
+			return err
+		}
+		var app *protocol.Turn
+		for i := range turns {
+			if turns[i].Kind == protocol.TurnKindApp {
+				app = &turns[i]
+			}
+		}
+		if app == nil || app.Status != protocol.TurnCompleted {
+			t.Fatalf("the fork's turns: %+v", turns)
+		}
+		rtcs, err := tx.RTCListByTurn(app.ID)
+		if err != nil {
+			return err
+		}
+		if len(rtcs) != 1 || rtcs[0].Status != protocol.RTCCompleted || rtcs[0].MessageID == msg || rtcs[0].MessageID == "" {
+			t.Fatalf("the copy of the view's call: %+v", rtcs)
+		}
+		return nil
+	})
 }
