@@ -3,6 +3,7 @@ package store
 import (
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -39,7 +40,7 @@ func (b *Batch) Open(userID string) (protocol.Update, bool) {
 // with epoch. It reports whether it opened one (the caller raises the
 // stream's top to next) and returns the update as it stands.
 func (b *Batch) Add(userID, epoch string, next int64, typ string, data any) (protocol.Update, bool, error) {
-	raw, err := json.Marshal(data)
+	raw, err := encode(data)
 	if err != nil {
 		return protocol.Update{}, false, fmt.Errorf("marshal %s: %w", typ, err)
 	}
@@ -102,4 +103,17 @@ func (b *Batch) SealAll(write func(u protocol.Update, payload []byte) error) err
 		}
 	}
 	return nil
+}
+
+// encode is json.Marshal(data) without its second pass over what a
+// MarshalJSON method returns (compacting and escaping it again): the
+// entities' methods return encoding/json's own output, which is compact and
+// escaped already.
+func encode(data any) ([]byte, error) {
+	if m, ok := data.(json.Marshaler); ok {
+		if v := reflect.ValueOf(data); v.Kind() != reflect.Pointer || !v.IsNil() {
+			return m.MarshalJSON()
+		}
+	}
+	return json.Marshal(data)
 }

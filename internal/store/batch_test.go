@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"reflect"
 	"testing"
+	"time"
 
 	"github.com/rtcagent/rtcagent/internal/protocol"
 )
@@ -40,5 +41,27 @@ func TestChangeCarriesACopyOfItsEntity(t *testing.T) {
 	u, _, _ = b.Add("u", "e", 1, protocol.UpdRTCUpdated, r)
 	if len(u.Changes) != 1 || u.Changes[0].Value.(*protocol.RTC).Status != protocol.RTCExecuting {
 		t.Fatalf("the latest change did not replace the copy: %+v", u.Changes)
+	}
+}
+
+// A change's data is what json.Marshal gives for its entity, also for one
+// with a MarshalJSON method, whose output is taken as it is.
+func TestChangeDataIsTheEntitysEncoding(t *testing.T) {
+	done := time.Date(2026, 12, 6, 10, 0, 0, 0, time.UTC)
+	for _, v := range []any{
+		&protocol.RTC{ID: "r1", UserID: "u", Status: protocol.RTCCompleted, Arguments: json.RawMessage(`{ "p" : "<a&b>" }`),
+			Output: json.RawMessage("\"\u2028\""), Error: "x < y", Decision: &protocol.Decision{Decision: protocol.DecisionAllow}, UpdatedAt: done},
+		protocol.RTC{ID: "r2", UserID: "u"},
+		&protocol.Turn{ID: "t1", UserID: "u", Status: protocol.TurnRunning},
+		(*protocol.RTC)(nil),
+	} {
+		want, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := encode(v)
+		if err != nil || string(got) != string(want) {
+			t.Errorf("encode(%T) = %s, %v; want %s", v, got, err, want)
+		}
 	}
 }
