@@ -20,7 +20,8 @@ const (
 // when its buttons are clicked (also a message too long to send and one with
 // a picture, which the host refuses), gives the model its context when
 // that button is clicked (ui/update-model-context), reads its server's
-// figures (resources/read), and calls its server's panel_refresh
+// figures (resources/read), asks to be shown fullscreen and shows the
+// display mode it is told of, and calls its server's panel_refresh
 // (a tool for views alone) or a tool its server does not have when those
 // buttons are clicked, showing the result or why it was refused.
 const panelHTML = `<!doctype html>
@@ -39,6 +40,7 @@ const panelHTML = `<!doctype html>
 <p id="image-answer">-</p>
 <p id="share-answer">-</p>
 <p id="read-answer">-</p>
+<p id="mode">mode: inline</p>
 <button id="link" type="button">Open the guide</button>
 <button id="ask" type="button">Ask about it</button>
 <button id="ask-long" type="button">Ask at length</button>
@@ -47,6 +49,7 @@ const panelHTML = `<!doctype html>
 <button id="read" type="button">Read the figures</button>
 <button id="refresh" type="button">Refresh</button>
 <button id="call-unknown" type="button">Call a tool it lacks</button>
+<button id="fullscreen" type="button">Fullscreen</button>
 <script>
 let next = 0;
 const waiting = new Map();
@@ -69,6 +72,7 @@ window.addEventListener("message", (e) => {
   if (m.method === "ui/notifications/tool-input") show("input", "input: " + JSON.stringify(m.params.arguments));
   if (m.method === "ui/notifications/tool-result") show("result", "result: " + (m.params.content || []).map((c) => c.text).join(""));
   if (m.method === "ui/notifications/tool-cancelled") show("result", "cancelled: " + (m.params.reason || ""));
+  if (m.method === "ui/notifications/host-context-changed" && m.params.displayMode) show("mode", "mode: " + m.params.displayMode);
   if (m.id !== undefined && (m.method === "ping" || m.method === "ui/resource-teardown")) send({ jsonrpc: "2.0", id: m.id, result: {} });
 });
 document.getElementById("link").addEventListener("click", () => {
@@ -94,6 +98,11 @@ document.getElementById("share").addEventListener("click", () => {
   request("ui/update-model-context", { content: [{ type: "text", text: "The panel shows 3 figures" }], structuredContent: { figures: 3 } }).then(
     () => show("share-answer", "context kept"),
     (e) => show("share-answer", "context refused: " + e.message));
+});
+document.getElementById("fullscreen").addEventListener("click", () => {
+  request("ui/request-display-mode", { mode: "fullscreen" }).then(
+    (r) => show("mode", "mode: " + r.mode),
+    (e) => show("mode", "mode refused: " + e.message));
 });
 document.getElementById("read").addEventListener("click", () => {
   request("resources/read", { uri: "data://mcptest/figures" }).then(

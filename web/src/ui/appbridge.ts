@@ -28,7 +28,12 @@ export interface BridgeHandlers {
   context: (text: string) => boolean;
   /** The view reads a resource of its own MCP server (`resources/read`); throws when the server refused. */
   readResource: (uri: string) => Promise<ResourceResult>;
+  /** The view asks to be shown in another way (`ui/request-display-mode`): the mode it is shown in now. */
+  displayMode: (mode: string) => DisplayMode;
 }
+
+/** How a view is shown: in its card, or over the whole chat. */
+export type DisplayMode = "inline" | "fullscreen";
 
 export type ResourceResult = { contents: ({ uri: string; mimeType?: string } & ({ text: string } | { blob: string }))[] };
 
@@ -39,6 +44,8 @@ export interface Bridge {
   input(args: Record<string, unknown>): void;
   result(r: ToolResult): void;
   cancelled(reason: string): void;
+  /** Tells the view the mode it is shown in now (the person changed it). */
+  displayMode(mode: DisplayMode): void;
   close(): void;
 }
 
@@ -50,7 +57,8 @@ export interface Bridge {
  * rules as the model's calls, and its context for the model
  * (`updateModelContext`, text), which goes with the person's next message in
  * the chat, and reads of its server's resources (`serverResources`), which
- * the server makes for it.
+ * the server makes for it. It may ask to be shown over the whole chat
+ * (`fullscreen`) and back (`inline`).
  */
 export async function connect(win: Window, name: string, context: McpUiHostContext, on: BridgeHandlers): Promise<Bridge> {
   const bridge = new AppBridge(null, { name, version: "1" }, { openLinks: {}, message: { text: {} }, serverTools: {}, serverResources: {}, updateModelContext: { text: {} } }, { hostContext: context });
@@ -84,6 +92,18 @@ export async function connect(win: Window, name: string, context: McpUiHostConte
     if (typeof uri !== "string" || !uri) throw new Error("a resource read needs its URI");
     return on.readResource(uri);
   };
+  // The bridge's own copy of the host context learns the mode too, so the
+  // view is told of each change, the one it asked for included.
+  let shown = context;
+  const setMode = (mode: DisplayMode) => {
+    shown = { ...shown, displayMode: mode };
+    bridge.setHostContext(shown);
+  };
+  bridge.onrequestdisplaymode = async ({ mode }) => {
+    const now = on.displayMode(String(mode));
+    setMode(now);
+    return { mode: now };
+  };
   bridge.oncalltool = async (params) => {
     const args: unknown = params.arguments ?? {};
     if (typeof params.name !== "string" || typeof args !== "object" || args === null || Array.isArray(args)) throw new Error("a tool call needs a tool name and an object of arguments");
@@ -95,6 +115,7 @@ export async function connect(win: Window, name: string, context: McpUiHostConte
     input: (args) => quiet(bridge.sendToolInput({ arguments: args })),
     result: (r) => quiet(bridge.sendToolResult(r)),
     cancelled: (reason) => quiet(bridge.sendToolCancelled({ reason })),
+    displayMode: setMode,
     close: () => quiet(bridge.close()),
   };
 }

@@ -12,13 +12,15 @@
 // approvals, so a call that needs the person asks in the card, and the view
 // gets the call's result once it ended. It may read its server's resources
 // (`v1.app.resource`: reads change nothing, so no one is asked). Its context
-// for the model goes with the person's next message in the chat. It changes
-// nothing else. It grows at
+// for the model goes with the person's next message in the chat. It may ask
+// to be shown over the whole chat (fullscreen, within the chat's own box, with
+// a bar naming it and a button back, so it never covers the host page), and
+// back inline. It changes nothing else. It grows at
 // once but shrinks only when the pointer is off it, so what is below never
 // moves under a click aimed at it.
 
 import type { Rtc } from "../protocol/types.js";
-import type { Bridge, ResourceResult, ToolResult } from "./appbridge.js";
+import type { Bridge, DisplayMode, ResourceResult, ToolResult } from "./appbridge.js";
 import { showInvisible } from "../vfs/path.js";
 import { h } from "./dom.js";
 import { zodJitless } from "./jitless.js";
@@ -61,6 +63,9 @@ class AppView {
   readonly node: HTMLElement;
   private readonly frame: HTMLIFrameElement;
   private readonly links: HTMLElement;
+  /** Shown above the view while it covers the chat: its name and the way back. */
+  private readonly bar: HTMLElement;
+  private mode: DisplayMode = "inline";
   private bridge: Bridge | null = null;
   /** The ask of each kind the person has not answered yet (one at a time). */
   private readonly asking = new Set<string>();
@@ -92,7 +97,16 @@ class AppView {
       attrs: { sandbox: "allow-scripts", referrerpolicy: "no-referrer", title: `The view of ${rtc.tool_name}`, loading: "lazy" },
     });
     this.links = h("div", { class: "app-links" });
-    this.node = h("div", { class: "app-view" }, this.links, this.frame);
+    this.bar = h(
+      "div",
+      { class: "app-bar", attrs: { hidden: "" } },
+      h("span", null, `The view of ${rtc.tool_name}`),
+      h("button", { attrs: { type: "button" }, on: { click: () => this.show("inline", true) } }, "Back to the chat"),
+    );
+    this.node = h("div", { class: "app-view" }, this.bar, this.links, this.frame);
+    this.node.addEventListener("keydown", (e) => {
+      if (e.key === "Escape" && this.mode === "fullscreen") this.show("inline", true);
+    });
     this.frame.addEventListener("mouseenter", () => (this.hovered = true));
     this.frame.addEventListener("mouseleave", () => {
       this.hovered = false;
@@ -110,7 +124,7 @@ class AppView {
       const win = this.frame.contentWindow;
       if (this.closed) return;
       if (!win) throw new Error("its frame never reached the page");
-      this.bridge = await connect(win, "RTC Agent", { theme: theme(), displayMode: "inline", availableDisplayModes: ["inline"], platform: "web" }, {
+      this.bridge = await connect(win, "RTC Agent", { theme: theme(), displayMode: "inline", availableDisplayModes: ["inline", "fullscreen"], platform: "web" }, {
         initialized: () => {
           this.ready = true;
           this.sentInput = this.sentEnd = false;
@@ -122,6 +136,10 @@ class AppView {
         callTool: (name, args) => this.callTool(name, args),
         context: (text) => !this.closed && this.shareContext(this.rtc.session_id, this.rtc.id, text),
         readResource: (uri) => this.readFromView(this.rtc.id, uri),
+        displayMode: (mode) => {
+          if (mode === "inline" || mode === "fullscreen") this.show(mode, false);
+          return this.mode;
+        },
       });
       if (this.closed) this.bridge.close();
       else this.frame.src = src;
@@ -133,6 +151,21 @@ class AppView {
   update(rtc: Rtc): void {
     this.rtc = rtc;
     this.send();
+  }
+
+  /**
+   * Shows the view in its card or over the whole chat (the frame stays where
+   * it is: a moved frame would load again). byPerson: the person changed it,
+   * so the view is told.
+   */
+  private show(mode: DisplayMode, byPerson: boolean): void {
+    if (this.closed || mode === this.mode) return;
+    this.mode = mode;
+    const full = mode === "fullscreen";
+    this.node.classList.toggle("fullscreen", full);
+    this.bar.hidden = !full;
+    if (full) this.bar.querySelector("button")?.focus();
+    if (byPerson) this.bridge?.displayMode(mode);
   }
 
   /** Sets the frame's height (48-640 px): growing at once, shrinking once the pointer is off the frame. */
@@ -235,6 +268,7 @@ class AppView {
   }
 
   close(): void {
+    this.show("inline", false);
     this.closed = true;
     this.stop.abort();
     this.bridge?.close();

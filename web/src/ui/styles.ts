@@ -39,7 +39,7 @@ button.danger { color: var(--rtc-bad); }
 button.ghost { border-color: transparent; background: transparent; }
 button.ghost:hover { background: var(--rtc-panel); }
 :focus-visible { outline: 2px solid var(--rtc-accent); outline-offset: 1px; }
-.app { display: flex; flex-direction: column; height: 100%; background: var(--rtc-bg); border: 1px solid var(--rtc-border); border-radius: var(--rtc-radius); overflow: hidden; }
+.app { display: flex; flex-direction: column; height: 100%; background: var(--rtc-bg); border: 1px solid var(--rtc-border); border-radius: var(--rtc-radius); overflow: hidden; position: relative; }
 .bar { display: flex; flex-wrap: wrap; align-items: center; gap: 6px 8px; padding: 8px 12px; border-bottom: 1px solid var(--rtc-border); background: var(--rtc-panel); }
 .bar .title { font-weight: 600; flex: 1 1 6em; min-width: 0; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
 .conn { display: inline-flex; align-items: center; gap: 6px; font-size: 12px; color: var(--rtc-muted); white-space: nowrap; padding: 2px 6px; }
@@ -131,6 +131,11 @@ select { border: 1px solid var(--rtc-border); border-radius: 7px; padding: 3px 6
 .tool .view { border-top: 1px solid var(--rtc-border); padding: 6px 10px; overflow-wrap: anywhere; }
 .tool .view .view-error { color: var(--rtc-bad); }
 .tool .view .app-view iframe.app { display: block; width: 100%; height: 120px; border: 0; background: transparent; color-scheme: normal; }
+.msg.many > .tool:has(.app-view.fullscreen) { content-visibility: visible; contain: none; }
+.app-view.fullscreen { position: absolute; inset: 0; z-index: 5; display: flex; flex-direction: column; background: var(--rtc-bg); }
+.tool .view .app-view.fullscreen iframe.app { flex: 1; height: auto !important; }
+.app-view .app-bar { display: flex; align-items: center; justify-content: space-between; gap: 8px; padding: 6px 10px; border-bottom: 1px solid var(--rtc-border); font-size: 13px; }
+.app-view .app-bar[hidden] { display: none; }
 .tool .view .app-ask { display: flex; flex-wrap: wrap; align-items: center; gap: 6px; margin-top: 6px; }
 .tool .view .app-ask strong { overflow-wrap: anywhere; }
 .tool .view .app-ask .app-text { flex-basis: 100%; margin: 0; padding: 4px 8px; border-left: 3px solid var(--rtc-border); white-space: pre-wrap; overflow-wrap: anywhere; max-height: 12em; overflow: auto; }

@@ -6,8 +6,9 @@
 // panel_refresh through the person: asked in the card in edit mode, its
 // result shown in the view, and run as a turn of its own once the view's
 // turn has ended. Its
-// context for the model goes with the person's next message, once, and it
-// reads its server's resources.
+// context for the model goes with the person's next message, once, it
+// reads its server's resources, and it may cover the chat (fullscreen) until
+// the person goes back.
 
 import { writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -78,6 +79,22 @@ test("mcp app: a tool's view runs in its card, sandboxed, told the call and its 
   eq(await frame!.evaluate(() => self.origin), "null", "the view's origin is opaque");
   await frame!.evaluate(() => ((window as unknown as { marker: number }).marker = 1));
   await until("the frame takes the view's height", async () => (await frameEl.evaluate((f) => (f as HTMLIFrameElement).style.height)) !== "", 10_000);
+
+  // Fullscreen: over the whole chat and no further (never over the host
+  // page), with a bar naming it and the way back; the view is told when the
+  // person goes back, and is not loaded again.
+  await view.locator("#fullscreen").click();
+  await until("the view is shown fullscreen", async () => (await view.locator("#mode").textContent()) === "mode: fullscreen", 10_000);
+  const chatBox = await p.page.locator("rtc-agent").boundingBox();
+  const viewBox = await card.locator(".app-view").boundingBox();
+  ok(chatBox && viewBox, "both boxes are shown");
+  ok(Math.abs(viewBox!.x - chatBox!.x) <= 2 && Math.abs(viewBox!.y - chatBox!.y) <= 2 && Math.abs(viewBox!.width - chatBox!.width) <= 4 && Math.abs(viewBox!.height - chatBox!.height) <= 4,
+    `the view covers the chat's box exactly: ${JSON.stringify(viewBox)} in ${JSON.stringify(chatBox)}`);
+  includes((await card.locator(".app-bar").textContent()) ?? "", "The view of test__panel", "the bar names the view");
+  await card.locator(".app-bar").getByRole("button", { name: "Back to the chat" }).click();
+  await until("the view is told it is inline again", async () => (await view.locator("#mode").textContent()) === "mode: inline", 10_000);
+  eq(await card.locator(".app-view.fullscreen").count(), 0, "back in its card");
+  eq(await frame!.evaluate(() => (window as unknown as { marker?: number }).marker), 1, "the view was not loaded again");
 
   // A link: asked in the card, opened only on the person's click.
   await view.locator("#link").click();
