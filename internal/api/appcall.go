@@ -51,6 +51,20 @@ func (a *API) appCall(ctx context.Context, c core.Caller, params json.RawMessage
 	}
 	v := lifecycle.ViewCall{ParentID: req.RTCID, ClientID: req.ClientID, Tool: req.Tool, Args: json.RawMessage(args),
 		ID: lifecycle.ViewCallRTCID(req.RTCID, req.ClientID), Lookup: lookup, Limits: a.lim,
-		StartTurn: func() error { return a.allowSend(c) }}
+		StartTurn: once(func() error { return a.allowSend(c) })}
 	return a.rtcChange(ctx, 1, func(tx store.Tx) (*protocol.RTC, error) { return lifecycle.CallFromView(tx, c, v) })
+}
+
+// once is f run at most once until it succeeds: a transaction the store runs
+// again takes no second token.
+func once(f func() error) func() error {
+	done := false
+	return func() error {
+		if done {
+			return nil
+		}
+		err := f()
+		done = err == nil
+		return err
+	}
 }

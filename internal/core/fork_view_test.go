@@ -241,47 +241,7 @@ func panelCall(sess, turnID, status string) *protocol.RTC {
 // call, whose message is the copy of the view's call's message.
 func TestForkCopiesAViewsOwnTurn(t *testing.T) {
 	st := testsvc.SQLite(t)
-	var sess, msg string
-	var panel *protocol.RTC
-	write(t, st, func(tx store.Tx) error {
-		res, err := core.SendMessage(tx, caller, &protocol.MessageSendRequest{ClientID: "m0", Content: protocol.MessageContent{Text: "show the panel"}})
-		if err != nil {
-			return err
-		}
-		sess, msg = res.SessionID, res.MessageID
-		tr, err := tx.TurnGet(res.TurnID)
-		if err != nil {
-			return err
-		}
-		panel = panelCall(sess, tr.ID, protocol.RTCCompleted)
-		panel.MessageID = msg
-		if err := tx.RTCInsert(panel); err != nil {
-			return err
-		}
-		tr.Status = protocol.TurnCompleted
-		return core.EmitTurn(tx, tr, protocol.TurnQueued)
-	})
-	var call *protocol.RTC
-	write(t, st, func(tx store.Tx) (err error) {
-		read := tools.Tool{Kind: tools.KindRead, OnServer: true, Spec: llm.ToolSpec{Name: "test__refresh"}}
-		call, err = lifecycle.CallFromView(tx, caller, lifecycle.ViewCall{ParentID: panel.ID, ClientID: "k", Tool: "refresh", Args: []byte(`{}`),
-			ID: lifecycle.ViewCallRTCID(panel.ID, "k"), Lookup: func(string) (tools.Tool, bool) { return read, true }})
-		return err
-	})
-	if call.TurnID == panel.TurnID {
-		t.Fatal("the view's call after its turn is of that turn")
-	}
-	write(t, st, func(tx store.Tx) error {
-		if _, err := lifecycle.EndServerRTC(tx, call.ID, true, []byte(`"ok"`), ""); err != nil {
-			return err
-		}
-		tr, err := tx.TurnGet(call.TurnID)
-		if err != nil {
-			return err
-		}
-		_, err = lifecycle.EndTurn(tx, tr, protocol.TurnCompleted, nil, "", nil)
-		return err
-	})
+	sess, msg, _ := viewCalledAfterItsTurn(t, st, protocol.TurnCompleted)
 	var sent, fork *protocol.MessageSendResult
 	write(t, st, func(tx store.Tx) (err error) {
 		sent, err = core.SendMessage(tx, caller, &protocol.MessageSendRequest{ClientID: "m1", SessionID: sess, Content: protocol.MessageContent{Text: "and now"}})
@@ -314,4 +274,73 @@ func TestForkCopiesAViewsOwnTurn(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+// A stopped turn whose view called after it can still be retried: the view's
+// calls' own turns leave the conversation as it was.
+func TestRetryPassesOverAViewsOwnTurns(t *testing.T) {
+	st := testsvc.SQLite(t)
+	sess, _, panel := viewCalledAfterItsTurn(t, st, protocol.TurnStopped)
+	write(t, st, func(tx store.Tx) error {
+		res, err := core.RetryTurn(tx, caller, &protocol.TurnRetryRequest{SessionID: sess, TurnID: panel.TurnID, ClientID: "r"})
+		if err != nil {
+			t.Fatalf("the retry after a view's call: %v", err)
+		}
+		tr, err := tx.TurnGet(res.TurnID)
+		if err == nil && (tr.RetryOf != panel.TurnID || tr.Status != protocol.TurnQueued) {
+			t.Fatalf("the retry: %+v", tr)
+		}
+		return err
+	})
+}
+
+// viewCalledAfterItsTurn writes a session whose first turn showed a panel and
+// ended in status, then a call of the panel's view after it, which runs in a
+// turn of its own and ends (with that turn, in the same transaction). It
+// returns the session, the first turn's message and the panel's call.
+func viewCalledAfterItsTurn(t *testing.T, st store.Store, status string) (sess, msg string, panel *protocol.RTC) {
+	t.Helper()
+	write(t, st, func(tx store.Tx) error {
+		res, err := core.SendMessage(tx, caller, &protocol.MessageSendRequest{ClientID: "m0", Content: protocol.MessageContent{Text: "show the panel"}})
+		if err != nil {
+			return err
+		}
+		sess, msg = res.SessionID, res.MessageID
+		tr, err := tx.TurnGet(res.TurnID)
+		if err != nil {
+			return err
+		}
+		panel = panelCall(sess, tr.ID, protocol.RTCCompleted)
+		panel.MessageID = msg
+		if err := tx.RTCInsert(panel); err != nil {
+			return err
+		}
+		tr.Status = status
+		return core.EmitTurn(tx, tr, protocol.TurnQueued)
+	})
+	var call *protocol.RTC
+	write(t, st, func(tx store.Tx) (err error) {
+		read := tools.Tool{Kind: tools.KindRead, OnServer: true, Spec: llm.ToolSpec{Name: "test__refresh"}}
+		call, err = lifecycle.CallFromView(tx, caller, lifecycle.ViewCall{ParentID: panel.ID, ClientID: "k", Tool: "refresh", Args: []byte(`{}`),
+			ID: lifecycle.ViewCallRTCID(panel.ID, "k"), Lookup: func(string) (tools.Tool, bool) { return read, true }})
+		return err
+	})
+	if call.TurnID == panel.TurnID {
+		t.Fatal("the view's call after its turn is of that turn")
+	}
+	write(t, st, func(tx store.Tx) error {
+		if _, err := lifecycle.EndServerRTC(tx, call.ID, true, []byte(`"ok"`), ""); err != nil {
+			return err
+		}
+		tr, err := tx.TurnGet(call.TurnID)
+		if err == nil && (tr.Status != protocol.TurnCompleted || tr.Kind != protocol.TurnKindApp) {
+			t.Fatalf("the view's call's turn after the call ended: %+v", tr)
+		}
+		s, err := tx.SessionGet(sess)
+		if err == nil && s.ActiveTurnID != "" {
+			t.Fatalf("the chat still has an active turn: %q", s.ActiveTurnID)
+		}
+		return err
+	})
+	return sess, msg, panel
 }

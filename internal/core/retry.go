@@ -8,7 +8,8 @@ import (
 )
 
 // RetryTurn queues a new turn that continues from the user message of a failed or
-// stopped turn, which must be the session's latest. The model sees that message
+// stopped turn, which must be the session's latest (ended turns of a view's
+// calls after it aside). The model sees that message
 // and the retried turn's completed steps with their tool results, not its error
 // message. The same client_id for the same turn returns the first result.
 func RetryTurn(tx store.Tx, c Caller, req *protocol.TurnRetryRequest) (*protocol.TurnStartResult, error) {
@@ -27,13 +28,17 @@ func RetryTurn(tx store.Tx, c Caller, req *protocol.TurnRetryRequest) (*protocol
 	if err != nil {
 		return nil, err
 	}
+	newer := 0 // turns after old but a view's calls' own, which leave the conversation as it was
 	for _, t := range later {
 		if t.RetryOf == old.ID && t.ClientID == req.ClientID {
 			return &protocol.TurnStartResult{SessionID: s.ID, TurnID: t.ID}, nil
 		}
+		if t.Kind != protocol.TurnKindApp || !protocol.TurnTerminal(t.Status) {
+			newer++
+		}
 	}
 	switch {
-	case len(later) > 0:
+	case newer > 0:
 		return nil, protocol.Errorf(protocol.CodeConflict, "turn %q is not the session's latest turn", old.ID)
 	case old.Kind == protocol.TurnKindApp:
 		return nil, protocol.Errorf(protocol.CodeInvalidArgument, "turn %q ran a tool view's call; the view calls again, a retry does not", old.ID)

@@ -24,7 +24,8 @@ func ExpireRTC(tx store.Tx, id string) error {
 
 // endRTC writes r in its new terminal status (compare-and-set from prev) and then,
 // in the same transaction, delivers the next queued RTC of the turn or, when none is
-// left open, queues the turn's resumption. act is the person who ended it, if any.
+// left open, queues the turn's resumption (or ends an app turn, which has
+// nothing to resume). act is the person who ended it, if any.
 // A call a view asked for (IsViewCall) runs beside the step's calls: it holds
 // back neither the next call of the step nor is held back by it, and the turn
 // resumes only once it ended too.
@@ -60,6 +61,12 @@ func endRTC(tx store.Tx, r *protocol.RTC, prev string, act *actor) error {
 	turn, err := tx.TurnGet(r.TurnID)
 	if err != nil || turn.Status != protocol.TurnWaiting {
 		return err // a stopped or failed turn does not resume
+	}
+	if turn.Kind == protocol.TurnKindApp {
+		// A view's call's own turn has nothing to resume: it ends with its
+		// call, so the view's next call finds the chat free.
+		_, err := EndTurn(tx, turn, protocol.TurnCompleted, nil, "", nil)
+		return err
 	}
 	return tx.InboxInsert(&store.InboxItem{SessionID: r.SessionID, Kind: core.KindTurnResume, TurnID: r.TurnID})
 }

@@ -23,7 +23,7 @@ import (
 // that turn, which waits for it as for its step's calls (endRTC). Once that
 // turn has ended, the call is a turn of its own (protocol.TurnKindApp): the
 // chat's active turn while the call is open, ended by a stop like any turn,
-// completed without a model step when its call ends. Its id is derived from
+// completed with its call, without a model step. Its id is derived from
 // the view's call and key (ViewCallRTCID), so a repeated request finds it in
 // whichever turn it is.
 
@@ -74,9 +74,9 @@ type ViewCall struct {
 	// Lookup finds a tool a view may call by its full name ("<server>__<tool>").
 	Lookup func(name string) (tools.Tool, bool)
 	Limits protocol.Limits
-	// StartTurn, when set, is asked before the call starts a turn of its own
-	// (the view's turn has ended); an error refuses the call (the API's
-	// per-user rate of turns).
+	// StartTurn, when set, is asked before a call after the view's turn
+	// ended is written (it starts a turn of its own, or is refused by plan
+	// mode); an error refuses the call (the API's per-user rate of turns).
 	StartTurn func() error
 }
 
@@ -155,6 +155,12 @@ func CallFromView(tx store.Tx, c core.Caller, v ViewCall) (*protocol.RTC, error)
 	}
 	r := &protocol.RTC{ID: v.ID, SessionID: p.SessionID, TurnID: p.TurnID, UserID: p.UserID, MessageID: p.MessageID,
 		ToolCallID: id, Seq: seq + 1, Step: t.Step, ToolName: name, Arguments: v.Args, Executor: protocol.RTCExecutorServer}
+	if ended && v.StartTurn != nil {
+		// Counted before a refusal too: each call after the turn writes a call.
+		if err := v.StartTurn(); err != nil {
+			return nil, err
+		}
+	}
 	d := tools.DecideTool(s.WorkMode, tool, v.Args)
 	if d.Refused {
 		// Refused at once: it needs no turn to run in.
@@ -179,11 +185,6 @@ func CallFromView(tx store.Tx, c core.Caller, v ViewCall) (*protocol.RTC, error)
 		r.Policy.AskTimeoutMS = lim.HumanTimeout.Milliseconds()
 	}
 	if ended {
-		if v.StartTurn != nil {
-			if err := v.StartTurn(); err != nil {
-				return nil, err
-			}
-		}
 		if t, err = startViewTurn(tx, s, r); err != nil {
 			return nil, err
 		}
@@ -218,8 +219,7 @@ func noTurnActive(tx store.Tx, s *protocol.Session) error {
 // startViewTurn makes r, a view's call after its turn ended, the first and
 // only call of a new turn of kind app: waiting for it (with a checkpoint
 // that outlives its deadline, set by the caller) as the session's active
-// turn. When the call ends the turn resumes, and the worker completes it
-// without a model step.
+// turn. The transaction that ends the call completes the turn (endRTC).
 func startViewTurn(tx store.Tx, s *protocol.Session, r *protocol.RTC) (*protocol.Turn, error) {
 	seq, err := tx.TurnMaxSeq(s.ID)
 	if err != nil {

@@ -173,21 +173,31 @@ var errReleased = errors.New("lease released")
 // finish to delete it (store.Tx.InboxFinish, which releases the lease when the
 // inbox is then empty, saving the drain a round trip). When it released,
 // fencedItem returns errReleased, and the same transaction claimed the session
-// waiting longest for a slot, if any (o.next).
+// waiting longest for a slot, if any (o.next). A claim that failed does not
+// fail the item's work: the transaction runs again without it, and the
+// session waits for a claim of its own.
 func (r *Runner) fencedItem(ctx context.Context, o *owner, item *store.InboxItem, fn func(tx store.Tx, finish func() error) error) error {
-	released := false
+	released, handOff := false, true
 	var next *handoff
-	err := r.fenced(ctx, o, func(tx store.Tx) error {
+	write := func(tx store.Tx) error {
 		released = false
 		r.cancel(next, true) // the claim of an attempt that did not commit
 		next = nil
-		if err := fn(tx, func() error { return tx.InboxFinish(item.ID, o.get(), &released) }); err != nil || !released {
+		if err := fn(tx, func() error { return tx.InboxFinish(item.ID, o.get(), &released) }); err != nil || !released || !handOff {
 			return err
 		}
 		var err error
-		next, err = r.handOff(tx, o.get().SessionID)
-		return err
-	})
+		if next, err = r.handOff(tx, o.get().SessionID); err != nil {
+			return handOffFailed{err}
+		}
+		return nil
+	}
+	err := r.fenced(ctx, o, write)
+	if hf := (handOffFailed{}); errors.As(err, &hf) {
+		r.log.Warn("hand the drain slot on", "session", o.get().SessionID, "err", hf.err)
+		handOff = false
+		err = r.fenced(ctx, o, write)
+	}
 	if err != nil {
 		r.cancel(next, true)
 		return err
@@ -198,6 +208,11 @@ func (r *Runner) fencedItem(ctx context.Context, o *owner, item *store.InboxItem
 	}
 	return err
 }
+
+// handOffFailed is a failed claim of a drain's last transaction (handOff).
+type handOffFailed struct{ err error }
+
+func (e handOffFailed) Error() string { return "hand the drain slot on: " + e.err.Error() }
 
 // releaseOnShutdown gives the lease back when the runner stops mid-drain, so the
 // session's work resumes at once on another node or after a restart instead of

@@ -146,12 +146,16 @@ func (r *Runner) cancel(h *handoff, wait bool) {
 		return
 	}
 	r.mu.Lock()
-	defer r.mu.Unlock()
 	delete(r.active, h.id)
-	if wait || r.missed[h.id] {
+	wait = wait || r.missed[h.id]
+	if wait {
 		r.waiting.putFirst([]string{h.id})
 	}
 	delete(r.missed, h.id)
+	r.mu.Unlock()
+	if wait {
+		r.kick() // a pass with a free slot claims it
+	}
 }
 
 // passOn ends the drain of h.from, whose slot h.id now has. It reports

@@ -1,12 +1,15 @@
 package session
 
 import (
+	"context"
 	"errors"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/rtcagent/rtcagent/internal/core"
+	"github.com/rtcagent/rtcagent/internal/llm"
 	"github.com/rtcagent/rtcagent/internal/protocol"
 	"github.com/rtcagent/rtcagent/internal/store"
 	"github.com/rtcagent/rtcagent/internal/store/sqlitestore"
@@ -130,4 +133,81 @@ func TestWaitQueueKeepsOrder(t *testing.T) {
 	if q.len() != 0 {
 		t.Fatalf("%d left", q.len())
 	}
+}
+
+// A hand-off whose claim fails does not fail the work of the drain that
+// ends: its transaction runs again without the claim (the model is not asked
+// again), and the session it could not claim is claimed by itself after.
+func TestHandOffThatFailsLeavesTheWorkDone(t *testing.T) {
+	st := testsvc.SQLite(t)
+	gate := make(chan struct{})
+	entered := make(chan struct{}, 8)
+	var streams atomic.Int32
+	failing := &failOnce{Store: st}
+	_, ctx := startRunner(t, Config{Store: failing, Model: countedModel{gatedModel{helloModel(t), gate, entered}, &streams},
+		PollInterval: time.Hour, Concurrency: 1, SoleWriter: true},
+		func(r *Runner) { st.SetCommitHook(func(c store.Commit) { r.Wake(c.Wake) }) })
+	var turns []string
+	for _, u := range []string{"u1", "u2"} {
+		err := st.Write(ctx, func(tx store.Tx) error {
+			res, err := core.SendMessage(tx, core.Caller{UserID: u, DeviceID: "d"}, &protocol.MessageSendRequest{ClientID: "c-" + u, Content: protocol.MessageContent{Text: "hi"}})
+			if err == nil {
+				turns = append(turns, res.TurnID)
+			}
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if u == "u1" {
+			<-entered
+		}
+	}
+	var s2 string
+	_ = st.Read(ctx, func(tx store.Tx) error { tr, err := tx.TurnGet(turns[1]); s2 = tr.SessionID; return err })
+	failing.session.Store(&s2)
+	close(gate)
+	for _, id := range turns {
+		waitCompleted(ctx, t, st, id)
+	}
+	if !failing.failed.Load() {
+		t.Fatal("no hand-off was tried")
+	}
+	if n := streams.Load(); n != 2 {
+		t.Fatalf("the model was asked %d times for two one-step turns", n)
+	}
+}
+
+// failOnce is a store whose first lease taken for session (once set) fails.
+type failOnce struct {
+	store.Store
+	session atomic.Pointer[string]
+	failed  atomic.Bool
+}
+
+func (f *failOnce) Write(ctx context.Context, fn func(tx store.Tx) error) error {
+	return f.Store.Write(ctx, func(tx store.Tx) error { return fn(failingTx{tx, f}) })
+}
+
+type failingTx struct {
+	store.Tx
+	f *failOnce
+}
+
+func (t failingTx) LeaseAcquire(sessionID, holder string, ttl time.Duration) (store.Lease, error) {
+	if s := t.f.session.Load(); s != nil && *s == sessionID && t.f.failed.CompareAndSwap(false, true) {
+		return store.Lease{}, errors.New("the store failed")
+	}
+	return t.Tx.LeaseAcquire(sessionID, holder, ttl)
+}
+
+// countedModel counts the streams it starts.
+type countedModel struct {
+	llm.Model
+	n *atomic.Int32
+}
+
+func (m countedModel) Stream(ctx context.Context, req *llm.Request) (llm.Stream, error) {
+	m.n.Add(1)
+	return m.Model.Stream(ctx, req)
 }

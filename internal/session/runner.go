@@ -290,7 +290,9 @@ func (r *Runner) claim(ctx context.Context) {
 			return // the poll comes back
 		}
 		r.mu.Lock()
-		r.backlog = len(ids) >= r.cfg.Concurrency
+		// As many as asked for: there may be more, which the next pass reads
+		// (SoleWriter: they are not all woken ones waiting in memory).
+		r.backlog = r.cfg.SoleWriter && len(ids) >= r.cfg.Concurrency
 		r.waiting.putFirst(ids)
 		r.mu.Unlock()
 	}
@@ -394,11 +396,18 @@ func (r *Runner) work(ctx context.Context, id string, claim func() (store.Lease,
 	}
 	// The drain took every item committed before its last read of the inbox;
 	// one committed after it woke the session while it was drained here.
-	if r.unreserve(id) && (err == nil || errors.Is(err, errEmpty)) {
+	if r.unreserve(id) && (err == nil || errors.Is(err, errEmpty) || r.othersWait()) {
 		r.kick()
 	}
 	// Otherwise another worker holds the lease or the store failed: the next
-	// poll tries again.
+	// poll tries this session again (it waits in memory no more).
+}
+
+// othersWait reports whether sessions wait in memory for a slot.
+func (r *Runner) othersWait() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.waiting.len() > 0
 }
 
 // errEmpty reports a claim that found the session's inbox already empty.

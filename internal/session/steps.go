@@ -79,7 +79,7 @@ func (r *Runner) verifyAsCommitted(ctx context.Context, t *protocol.Turn, e *cac
 // the item.
 func (r *Runner) runSteps(ctx context.Context, o *owner, item *store.InboxItem, t *protocol.Turn, in *stepInput) error {
 	if t.Kind == protocol.TurnKindApp {
-		return r.completeTurn(ctx, o, item, t) // its view's call ended: nothing asks the model
+		return r.completeTurn(ctx, o, item, t) // nothing asks the model (its call's end completes it)
 	}
 	for {
 		if t.Step >= r.cfg.Limits.StepLimit {

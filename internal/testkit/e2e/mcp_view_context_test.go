@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -156,6 +157,25 @@ func TestMCPViewCallAfterItsTurnCountsAsAMessage(t *testing.T) {
 	_, err = b.call(ctx, protocol.MethodMessageSend, protocol.MessageSendRequest{SessionID: res.SessionID, ClientID: "m2", Content: protocol.MessageContent{Text: "more"}})
 	if codeOf(err) != protocol.CodeRateLimited {
 		t.Fatalf("a message past the rate the view's call used: %v", err)
+	}
+}
+
+// A view's calls after its turn, each made as soon as the one before ended,
+// all run: a call's end ends its turn in the same commit, so the chat is free
+// for the next.
+func TestMCPViewCallsAfterTheTurnOneAfterAnother(t *testing.T) {
+	b, _, _, panel := panelShown(t, func(c *config.Config) { c.MsgBurst = 100 })
+	for i := range 10 {
+		r, err := b.appCall(protocol.AppCallRequest{RTCID: panel.ID, Tool: "echo", Arguments: []byte(`{"text":"hi"}`), ClientID: fmt.Sprint("e", i)})
+		if err != nil {
+			t.Fatalf("call %d: %v", i, err)
+		}
+		done := b.rtcEnded(r.ID)
+		var tr protocol.TurnResult
+		b.mustCall(protocol.MethodTurnGet, protocol.IDRequest{TurnID: r.TurnID}, &tr)
+		if done.Status != protocol.RTCCompleted || tr.Turn.Status != protocol.TurnCompleted || tr.Turn.Offset != done.Offset {
+			t.Fatalf("call %d ended %s at %d, its turn %s at %d: not in one commit", i, done.Status, done.Offset, tr.Turn.Status, tr.Turn.Offset)
+		}
 	}
 }
 

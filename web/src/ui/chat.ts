@@ -250,9 +250,10 @@ export class ChatView {
   private retryable(sessionId: string): Turn | undefined {
     const s = this.agent.session(sessionId);
     if (!s || s.status !== "open" || s.active_turn_id || !this.agent.ownsSession(sessionId)) return undefined;
-    const turns = this.agent.store.turnsOf(sessionId);
+    // A view's calls' own turns leave the conversation as it was: the turn before them is the latest.
+    const turns = this.agent.store.turnsOf(sessionId).filter((t) => t.kind !== "app");
     const last = turns.reduce<Turn | undefined>((a, t) => (!a || t.seq > a.seq ? t : a), undefined);
-    if (!last || last.kind === "app") return undefined; // a view calls again itself
+    if (!last) return undefined;
     if (last.status === "stopped") return last;
     if (last.status !== "failed") return undefined;
     const shown = this.agent.store.messagesOf(sessionId).find((m) => m.turn_id === last.id && m.status === "error");
