@@ -28,8 +28,8 @@ export interface BridgeHandlers {
   context: (text: string) => boolean;
   /** The view reads a resource of its own MCP server (`resources/read`); throws when the server refused. */
   readResource: (uri: string) => Promise<ResourceResult>;
-  /** The view asks to be shown in another way (`ui/request-display-mode`): the mode it is shown in now. */
-  displayMode: (mode: string) => DisplayMode;
+  /** The view asks to be shown in another way (`ui/request-display-mode`): the mode it is shown in once the person answered. */
+  displayMode: (mode: string) => Promise<DisplayMode>;
 }
 
 /** How a view is shown: in its card, or over the whole chat. */
@@ -100,7 +100,7 @@ export async function connect(win: Window, name: string, context: McpUiHostConte
     bridge.setHostContext(shown);
   };
   bridge.onrequestdisplaymode = async ({ mode }) => {
-    const now = on.displayMode(String(mode));
+    const now = await on.displayMode(mode);
     setMode(now);
     return { mode: now };
   };

@@ -13,9 +13,11 @@
 // gets the call's result once it ended. It may read its server's resources
 // (`v1.app.resource`: reads change nothing, so no one is asked). Its context
 // for the model goes with the person's next message in the chat. It may ask
-// to be shown over the whole chat (fullscreen, within the chat's own box, with
-// a bar naming it and a button back, so it never covers the host page), and
-// back inline. It changes nothing else. It grows at
+// to be shown over the whole chat (fullscreen): asked in the card like a
+// link, then within the chat's own box (never over the host page) under a
+// bar naming it with the way back; focus stays in it, and a question or
+// confirmation that shows up in the chat brings it back inline. It changes
+// nothing else. It grows at
 // once but shrinks only when the pointer is off it, so what is below never
 // moves under a click aimed at it.
 
@@ -66,6 +68,8 @@ class AppView {
   /** Shown above the view while it covers the chat: its name and the way back. */
   private readonly bar: HTMLElement;
   private mode: DisplayMode = "inline";
+  /** While fullscreen: what keeps focus in the view and watches for prompts; undone going back. */
+  private undoFullscreen: (() => void) | null = null;
   private bridge: Bridge | null = null;
   /** The ask of each kind the person has not answered yet (one at a time). */
   private readonly asking = new Set<string>();
@@ -136,10 +140,7 @@ class AppView {
         callTool: (name, args) => this.callTool(name, args),
         context: (text) => !this.closed && this.shareContext(this.rtc.session_id, this.rtc.id, text),
         readResource: (uri) => this.readFromView(this.rtc.id, uri),
-        displayMode: (mode) => {
-          if (mode === "inline" || mode === "fullscreen") this.show(mode, false);
-          return this.mode;
-        },
+        displayMode: (mode) => this.askMode(mode),
       });
       if (this.closed) this.bridge.close();
       else this.frame.src = src;
@@ -154,6 +155,25 @@ class AppView {
   }
 
   /**
+   * The view asks for a display mode: inline at once, fullscreen only once
+   * the person agreed in the card (so a view cannot cover the chat again
+   * right after the person went back). Returns the mode it is shown in.
+   */
+  private async askMode(mode: string): Promise<DisplayMode> {
+    if (mode === "inline") this.show("inline", false);
+    if (mode !== "fullscreen" || this.mode === "fullscreen" || this.promptsElsewhere()) return this.mode;
+    const yes = await this.ask("app-fullscreen", "The view asks to cover the chat", [h("span", null, "The view asks to cover the chat until you go back")], "Cover the chat", async () => true);
+    if (yes && !this.promptsElsewhere()) this.show("fullscreen", false);
+    return this.mode;
+  }
+
+  /** Whether the chat shows a question or confirmation outside this view (it would hide it). */
+  private promptsElsewhere(): boolean {
+    const root = this.node.getRootNode() as Document | ShadowRoot;
+    return [...root.querySelectorAll(".prompt")].some((p) => !this.node.contains(p));
+  }
+
+  /**
    * Shows the view in its card or over the whole chat (the frame stays where
    * it is: a moved frame would load again). byPerson: the person changed it,
    * so the view is told.
@@ -164,8 +184,36 @@ class AppView {
     const full = mode === "fullscreen";
     this.node.classList.toggle("fullscreen", full);
     this.bar.hidden = !full;
-    if (full) this.bar.querySelector("button")?.focus();
+    this.undoFullscreen?.();
+    this.undoFullscreen = null;
+    if (full) {
+      this.undoFullscreen = this.holdFullscreen();
+      this.bar.querySelector("button")?.focus({ preventScroll: true });
+    } else if (byPerson) this.frame.focus({ preventScroll: true });
     if (byPerson) this.bridge?.displayMode(mode);
+  }
+
+  /**
+   * While the view covers the chat: focus that would go to what it covers
+   * comes back to its bar, and a prompt shown elsewhere in the chat (a
+   * question, a confirmation) brings it back inline so the person sees it.
+   */
+  private holdFullscreen(): () => void {
+    const root = this.node.getRootNode() as Document | ShadowRoot;
+    const back = this.bar.querySelector("button");
+    const keep = (e: Event) => {
+      if (e.target instanceof Node && !this.node.contains(e.target)) back?.focus({ preventScroll: true });
+    };
+    const isPrompt = (n: Node) => n instanceof Element && !this.node.contains(n) && (n.matches(".prompt") || n.querySelector(".prompt") !== null);
+    const watch = new MutationObserver((records) => {
+      if (records.some((r) => [...r.addedNodes].some(isPrompt))) this.show("inline", true);
+    });
+    root.addEventListener("focusin", keep);
+    watch.observe(root, { childList: true, subtree: true });
+    return () => {
+      root.removeEventListener("focusin", keep);
+      watch.disconnect();
+    };
   }
 
   /** Sets the frame's height (48-640 px): growing at once, shrinking once the pointer is off the frame. */

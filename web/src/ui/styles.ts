@@ -39,7 +39,7 @@ button.danger { color: var(--rtc-bad); }
 button.ghost { border-color: transparent; background: transparent; }
 button.ghost:hover { background: var(--rtc-panel); }
 :focus-visible { outline: 2px solid var(--rtc-accent); outline-offset: 1px; }
-.app { display: flex; flex-direction: column; height: 100%; background: var(--rtc-bg); border: 1px solid var(--rtc-border); border-radius: var(--rtc-radius); overflow: hidden; position: relative; }
+.app { display: flex; flex-direction: column; height: 100%; background: var(--rtc-bg); border: 1px solid var(--rtc-border); border-radius: var(--rtc-radius); overflow: hidden; position: relative; isolation: isolate; }
 .bar { display: flex; flex-wrap: wrap; align-items: center; gap: 6px 8px; padding: 8px 12px; border-bottom: 1px solid var(--rtc-border); background: var(--rtc-panel); }
 .bar .title { font-weight: 600; flex: 1 1 6em; min-width: 0; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
 .conn { display: inline-flex; align-items: center; gap: 6px; font-size: 12px; color: var(--rtc-muted); white-space: nowrap; padding: 2px 6px; }
@@ -230,8 +230,8 @@ select { border: 1px solid var(--rtc-border); border-radius: 7px; padding: 3px 6
 .narrow .mode .scope { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); white-space: nowrap; }
 .narrow .bar button { padding: 3px 6px; }
 .narrow .body { position: relative; }
-.narrow .sessions { position: absolute; top: 0; bottom: 0; left: 0; z-index: 2; width: min(280px, 85%); box-shadow: 0 4px 20px rgba(0,0,0,.2); }
-.narrow .files { position: absolute; top: 0; bottom: 0; right: 0; left: 0; z-index: 2; width: auto; box-shadow: 0 4px 20px rgba(0,0,0,.2); }
+.narrow .sessions { position: absolute; top: 0; bottom: 0; left: 0; z-index: 6; width: min(280px, 85%); box-shadow: 0 4px 20px rgba(0,0,0,.2); }
+.narrow .files { position: absolute; top: 0; bottom: 0; right: 0; left: 0; z-index: 6; width: auto; box-shadow: 0 4px 20px rgba(0,0,0,.2); }
 .narrow .sessions li button { visibility: visible; }
 .narrow .messages { padding: 12px; }
 .narrow .msg.user { max-width: 92%; }

@@ -84,6 +84,10 @@ test("mcp app: a tool's view runs in its card, sandboxed, told the call and its 
   // page), with a bar naming it and the way back; the view is told when the
   // person goes back, and is not loaded again.
   await view.locator("#fullscreen").click();
+  const cover = card.locator(".app-fullscreen");
+  await cover.waitFor({ timeout: 10_000 });
+  eq(await card.locator(".app-view.fullscreen").count(), 0, "not before the person agrees");
+  await cover.getByRole("button", { name: "Cover the chat" }).click();
   await until("the view is shown fullscreen", async () => (await view.locator("#mode").textContent()) === "mode: fullscreen", 10_000);
   const chatBox = await p.page.locator("rtc-agent").boundingBox();
   const viewBox = await card.locator(".app-view").boundingBox();
@@ -94,6 +98,16 @@ test("mcp app: a tool's view runs in its card, sandboxed, told the call and its 
   await card.locator(".app-bar").getByRole("button", { name: "Back to the chat" }).click();
   await until("the view is told it is inline again", async () => (await view.locator("#mode").textContent()) === "mode: inline", 10_000);
   eq(await card.locator(".app-view.fullscreen").count(), 0, "back in its card");
+  // Asked again: only the person's yes covers the chat again; Escape on the bar goes back too.
+  await view.locator("#fullscreen").click();
+  await cover.getByRole("button", { name: "Not now" }).click();
+  await until("the view hears it stays inline", async () => (await view.locator("#mode").textContent()) === "mode: inline", 10_000);
+  eq(await card.locator(".app-view.fullscreen").count(), 0, "declined: still in its card");
+  await view.locator("#fullscreen").click();
+  await cover.getByRole("button", { name: "Cover the chat" }).click();
+  await until("fullscreen again", async () => (await card.locator(".app-view.fullscreen").count()) === 1, 10_000);
+  await p.page.keyboard.press("Escape");
+  await until("Escape went back", async () => (await view.locator("#mode").textContent()) === "mode: inline", 10_000);
   eq(await frame!.evaluate(() => (window as unknown as { marker?: number }).marker), 1, "the view was not loaded again");
 
   // A link: asked in the card, opened only on the person's click.
