@@ -31,7 +31,9 @@ func TestDrainHandsItsSlotOn(t *testing.T) {
 			Concurrency: 1, SoleWriter: soleWriter},
 			func(r *Runner) {
 				st.SetCommitHook(func(c store.Commit) {
-					r.Wake(c.Wake)
+					if len(c.Wake) > 0 { // as the server calls it: no wake-up, no pass
+						r.Wake(c.Wake)
+					}
 					for _, u := range c.Updates {
 						for _, ch := range u.Changes {
 							if tr, ok := ch.Value.(*protocol.Turn); ok && tr.Status == protocol.TurnCompleted {
@@ -64,7 +66,7 @@ func TestDrainHandsItsSlotOn(t *testing.T) {
 		t.Errorf("handing the slot on saved %d writes (%d → %d), want 2: the claims of u2 and u3", d, off.Writes, on.Writes)
 	}
 	if d := off.Reads - on.Reads; d < 2 {
-		t.Errorf("handing the slot on saved %d reads (%d → %d), want at least 2: the claim passes for u2 and u3", d, off.Reads, on.Reads)
+		t.Errorf("handing the slot on saved %d reads (%d → %d), want 2 or more: the claim passes for u2 and u3", d, off.Reads, on.Reads)
 	}
 }
 

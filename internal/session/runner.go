@@ -290,9 +290,9 @@ func (r *Runner) claim(ctx context.Context) {
 			return // the poll comes back
 		}
 		r.mu.Lock()
-		// As many as asked for: there may be more, which the next pass reads
-		// (SoleWriter: they are not all woken ones waiting in memory).
-		r.backlog = r.cfg.SoleWriter && len(ids) >= r.cfg.Concurrency
+		// As many as asked for: there may be more, which the pass after the
+		// next drain's end reads (rather than the poll).
+		r.backlog = len(ids) >= r.cfg.Concurrency
 		r.waiting.putFirst(ids)
 		r.mu.Unlock()
 	}
