@@ -108,6 +108,20 @@ test("mcp app: a tool's view runs in its card, sandboxed, told the call and its 
   await until("fullscreen again", async () => (await card.locator(".app-view.fullscreen").count()) === 1, 10_000);
   await p.page.keyboard.press("Escape");
   await until("Escape went back", async () => (await view.locator("#mode").textContent()) === "mode: inline", 10_000);
+  // A confirmation shown while the view covers the chat brings it back
+  // inline (edit mode: the view's own call asks the person, beside the card).
+  await p.setMode("edit");
+  await view.locator("#fullscreen").click();
+  await cover.getByRole("button", { name: "Cover the chat" }).click();
+  await until("fullscreen before the confirmation", async () => (await card.locator(".app-view.fullscreen").count()) === 1, 10_000);
+  await view.locator("#refresh").click();
+  const refreshAsk = p.page.locator('rtc-agent .prompt.confirm[aria-label="Permission: test__panel_refresh"]');
+  await refreshAsk.waitFor({ timeout: 15_000 });
+  await until("the confirmation brought the view back inline", async () => (await view.locator("#mode").textContent()) === "mode: inline", 10_000);
+  eq(await card.locator(".app-view.fullscreen").count(), 0, "the view no longer covers the confirmation");
+  await refreshAsk.getByRole("button", { name: "Deny" }).click();
+  await until("the view hears the refusal", async () => ((await view.locator("#refresh-answer").textContent()) ?? "") !== "calling", 15_000);
+  await p.setMode("bypass");
   eq(await frame!.evaluate(() => (window as unknown as { marker?: number }).marker), 1, "the view was not loaded again");
 
   // A link: asked in the card, opened only on the person's click.
