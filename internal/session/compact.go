@@ -131,8 +131,8 @@ func (r *Runner) summarise(ctx context.Context, o *owner, item *store.InboxItem,
 }
 
 // completeTurn ends running turn t as completed without a model step (a
-// compact turn with nothing to summarise, an app turn whose view's call
-// ended) and finishes its item; a turn stopped meanwhile stays as it is.
+// compact turn with nothing to summarise) and finishes its item; a turn
+// stopped meanwhile stays as it is.
 func (r *Runner) completeTurn(ctx context.Context, o *owner, item *store.InboxItem, t *protocol.Turn) error {
 	var closed []string
 	err := r.fencedItem(ctx, o, item, func(tx store.Tx, finish func() error) error {

@@ -78,9 +78,6 @@ func (r *Runner) verifyAsCommitted(ctx context.Context, t *protocol.Turn, e *cac
 // set, is the first step's input, read by the committed transaction that took
 // the item.
 func (r *Runner) runSteps(ctx context.Context, o *owner, item *store.InboxItem, t *protocol.Turn, in *stepInput) error {
-	if t.Kind == protocol.TurnKindApp {
-		return r.completeTurn(ctx, o, item, t) // nothing asks the model (its call's end completes it)
-	}
 	for {
 		if t.Step >= r.cfg.Limits.StepLimit {
 			terr := &protocol.TurnError{Category: "step_limit", Message: fmt.Sprintf("The turn stopped after %d model steps, the limit for one turn. Send a message to continue.", t.Step)}
