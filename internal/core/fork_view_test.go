@@ -18,30 +18,11 @@ import (
 // showed is refused.
 func TestForkCarriesViewContexts(t *testing.T) {
 	st := testsvc.SQLite(t)
-	var sess, rtcID, pendingID string
-	write(t, st, func(tx store.Tx) error {
-		res, err := core.SendMessage(tx, caller, &protocol.MessageSendRequest{ClientID: "m0", Content: protocol.MessageContent{Text: "show the panel"}})
-		if err != nil {
-			return err
-		}
-		sess = res.SessionID
-		tr, err := tx.TurnGet(res.TurnID)
-		if err != nil {
-			return err
-		}
-		r := panelCall(sess, tr.ID, protocol.RTCCompleted)
-		p := *r
-		p.ID, p.ToolCallID, p.Seq, p.Status, p.Output = core.NewID(), "c2", 2, protocol.RTCPending, nil
-		rtcID, pendingID = r.ID, p.ID
-		if err := tx.RTCInsert(r); err != nil {
-			return err
-		}
-		if err := tx.RTCInsert(&p); err != nil {
-			return err
-		}
-		tr.Status = protocol.TurnCompleted
-		return core.EmitTurn(tx, tr, protocol.TurnQueued)
-	})
+	sess, _, r := panelShownIn(t, st, protocol.TurnCompleted)
+	p := *r
+	p.ID, p.ToolCallID, p.Seq, p.Status, p.Output = core.NewID(), "c2", 2, protocol.RTCPending, nil
+	rtcID, pendingID := r.ID, p.ID
+	write(t, st, func(tx store.Tx) error { return tx.RTCInsert(&p) })
 	send := func(clientID, session string, views ...protocol.ViewContext) (*protocol.MessageSendResult, error) {
 		var res *protocol.MessageSendResult
 		err := st.Write(ctx, func(tx store.Tx) (err error) {
@@ -142,25 +123,8 @@ func TestForkAfterTheViewsCallTimedOut(t *testing.T) {
 // still carries that context (naming the second fork's copy of the call).
 func TestForkOfAForkKeepsViewContexts(t *testing.T) {
 	st := testsvc.SQLite(t)
-	var sess, rtcID string
-	write(t, st, func(tx store.Tx) error {
-		res, err := core.SendMessage(tx, caller, &protocol.MessageSendRequest{ClientID: "m0", Content: protocol.MessageContent{Text: "show the panel"}})
-		if err != nil {
-			return err
-		}
-		sess = res.SessionID
-		tr, err := tx.TurnGet(res.TurnID)
-		if err != nil {
-			return err
-		}
-		r := panelCall(sess, tr.ID, protocol.RTCCompleted)
-		rtcID = r.ID
-		if err := tx.RTCInsert(r); err != nil {
-			return err
-		}
-		tr.Status = protocol.TurnCompleted
-		return core.EmitTurn(tx, tr, protocol.TurnQueued)
-	})
+	sess, _, panel := panelShownIn(t, st, protocol.TurnCompleted)
+	rtcID := panel.ID
 	// m1 goes with the view's context; its turn ends; m2 follows.
 	var m1 *protocol.MessageSendResult
 	write(t, st, func(tx store.Tx) (err error) {
@@ -300,24 +264,7 @@ func TestRetryPassesOverAViewsOwnTurns(t *testing.T) {
 // returns the session, the first turn's message and the panel's call.
 func viewCalledAfterItsTurn(t *testing.T, st store.Store, status string) (sess, msg string, panel *protocol.RTC) {
 	t.Helper()
-	write(t, st, func(tx store.Tx) error {
-		res, err := core.SendMessage(tx, caller, &protocol.MessageSendRequest{ClientID: "m0", Content: protocol.MessageContent{Text: "show the panel"}})
-		if err != nil {
-			return err
-		}
-		sess, msg = res.SessionID, res.MessageID
-		tr, err := tx.TurnGet(res.TurnID)
-		if err != nil {
-			return err
-		}
-		panel = panelCall(sess, tr.ID, protocol.RTCCompleted)
-		panel.MessageID = msg
-		if err := tx.RTCInsert(panel); err != nil {
-			return err
-		}
-		tr.Status = status
-		return core.EmitTurn(tx, tr, protocol.TurnQueued)
-	})
+	sess, msg, panel = panelShownIn(t, st, status)
 	var call *protocol.RTC
 	write(t, st, func(tx store.Tx) (err error) {
 		read := tools.Tool{Kind: tools.KindRead, OnServer: true, Spec: llm.ToolSpec{Name: "test__refresh"}}
@@ -341,6 +288,32 @@ func viewCalledAfterItsTurn(t *testing.T, st store.Store, status string) (sess, 
 			t.Fatalf("the chat still has an active turn: %q", s.ActiveTurnID)
 		}
 		return err
+	})
+	return sess, msg, panel
+}
+
+// panelShownIn writes a session whose first turn, ended in status, showed a
+// panel (its completed call, of the turn's message). It returns the session,
+// that message and the panel's call.
+func panelShownIn(t *testing.T, st store.Store, status string) (sess, msg string, panel *protocol.RTC) {
+	t.Helper()
+	write(t, st, func(tx store.Tx) error {
+		res, err := core.SendMessage(tx, caller, &protocol.MessageSendRequest{ClientID: "m0", Content: protocol.MessageContent{Text: "show the panel"}})
+		if err != nil {
+			return err
+		}
+		sess, msg = res.SessionID, res.MessageID
+		tr, err := tx.TurnGet(res.TurnID)
+		if err != nil {
+			return err
+		}
+		panel = panelCall(sess, tr.ID, protocol.RTCCompleted)
+		panel.MessageID = msg
+		if err := tx.RTCInsert(panel); err != nil {
+			return err
+		}
+		tr.Status = status
+		return core.EmitTurn(tx, tr, protocol.TurnQueued)
 	})
 	return sess, msg, panel
 }
