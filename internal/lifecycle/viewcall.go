@@ -119,16 +119,19 @@ func CallFromView(tx store.Tx, c core.Caller, v ViewCall) (*protocol.RTC, error)
 			open = x
 		}
 	}
-	if x, err := tx.RTCGet(v.ID); err == nil && x.ToolCallID == id {
-		return x, nil // a repeated request, in a turn of its own
-	} else if err != nil && !errors.Is(err, store.ErrNotFound) {
-		return nil, err
-	}
 	t, err := tx.TurnGet(p.TurnID)
 	if err != nil {
 		return nil, err
 	}
+	// Calls in turns of their own exist only once the view's turn has ended.
 	ended := protocol.TurnTerminal(t.Status)
+	if ended {
+		if x, err := tx.RTCGet(v.ID); err == nil && x.ToolCallID == id {
+			return x, nil // a repeated request, in a turn of its own
+		} else if err != nil && !errors.Is(err, store.ErrNotFound) {
+			return nil, err
+		}
+	}
 	server, _, _ := strings.Cut(p.ToolName, tools.ServerToolSeparator)
 	name := server + tools.ServerToolSeparator + v.Tool
 	tool, ok := v.Lookup(name)
