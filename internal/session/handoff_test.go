@@ -71,10 +71,16 @@ func TestDrainHandsItsSlotOn(t *testing.T) {
 }
 
 // A hand-off whose transaction rolls back leaves no lease and no reservation:
-// the session waits first in line again, and the pass that asks for starts it.
+// the session waits first in line again, and once a slot frees, the pass it
+// asks for starts it.
 func TestHandOffRolledBackWaitsAgain(t *testing.T) {
 	st := testsvc.SQLite(t)
-	r, ctx := startRunner(t, Config{Store: st, Model: helloModel(t), PollInterval: time.Hour, SoleWriter: true})
+	r, ctx := startRunner(t, Config{Store: st, Model: helloModel(t), PollInterval: time.Hour, SoleWriter: true, Concurrency: 1})
+	// The only slot is the drain's that hands it on: no claim pass starts
+	// the session meanwhile.
+	if ok, _ := r.reserve("other"); !ok {
+		t.Fatal("reserve")
+	}
 	var turn string
 	err := st.Write(ctx, func(tx store.Tx) error {
 		res, err := core.SendMessage(tx, core.Caller{UserID: "u", DeviceID: "d"}, &protocol.MessageSendRequest{ClientID: "c", Content: protocol.MessageContent{Text: "hi"}})
@@ -108,8 +114,14 @@ func TestHandOffRolledBackWaitsAgain(t *testing.T) {
 		t.Fatal(err)
 	}
 	r.cancel(h, true)
-	// It waits first in line again and the pass cancel asked for claims it
-	// (no poll runs here, and nothing else knows of the session).
+	r.mu.Lock()
+	waits, active := r.waiting.in[sid], r.active[sid]
+	r.mu.Unlock()
+	if !waits || active {
+		t.Fatalf("after the rollback the session waits %v, is reserved %v", waits, active)
+	}
+	// The slot frees: the pass claims it (no poll runs here).
+	r.endReservation("other")
 	waitCompleted(ctx, t, st, turn)
 }
 
