@@ -12,7 +12,9 @@
 // never pause: its file stays bounded.
 // The store is its database's only writer (one process): the writer knows the
 // stream positions (streams.go) and the sessions, turns and RTCs (rows.go) it
-// committed, so a write transaction reads those without a statement.
+// committed, so a write transaction reads those without a statement, and it
+// keeps the leases of its workers in memory (leases.go): they end with the
+// process, so they have no row.
 // synchronous=NORMAL in WAL mode keeps every committed
 // transaction across a process crash (SIGKILL); only an operating-system crash or
 // power loss can drop the last ones.

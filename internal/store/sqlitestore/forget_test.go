@@ -4,6 +4,7 @@ import (
 	"context"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/rtcagent/rtcagent/internal/protocol"
 	"github.com/rtcagent/rtcagent/internal/store"
@@ -12,7 +13,8 @@ import (
 // When the database ends a group's transaction under it (a full disk, say),
 // the whole group is rolled back, and the writer forgets what the group's
 // writes that had gone through left in its memory: the next write reads the
-// turn as the database has it.
+// turn as the database has it, and the leases are as the last commit left
+// them.
 func TestAGroupRolledBackIsForgotten(t *testing.T) {
 	ctx := context.Background()
 	s, err := Open(ctx, filepath.Join(t.TempDir(), "test.db"), Options{})
@@ -20,7 +22,12 @@ func TestAGroupRolledBackIsForgotten(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	if err := s.Write(ctx, func(tx store.Tx) error {
+	var held store.Lease
+	if err := s.Write(ctx, func(tx store.Tx) (err error) {
+		held, err = tx.LeaseAcquire("s1", "n1", time.Hour)
+		if err != nil {
+			return err
+		}
 		return tx.TurnInsert(&protocol.Turn{ID: "t1", SessionID: "s1", UserID: "u1", Seq: 1, Status: protocol.TurnRunning})
 	}); err != nil {
 		t.Fatal(err)
@@ -31,6 +38,12 @@ func TestAGroupRolledBackIsForgotten(t *testing.T) {
 			return err
 		}
 		tr.Status = protocol.TurnCompleted
+		if err := tx.LeaseRelease(held); err != nil {
+			return err
+		}
+		if _, err := tx.LeaseAcquire("s2", "n1", time.Hour); err != nil {
+			return err
+		}
 		return tx.TurnUpdate(tr, protocol.TurnRunning)
 	}}
 	endsTheTransaction := &write{ctx: ctx, done: make(chan struct{}), fn: func(st store.Tx) error {
@@ -45,6 +58,12 @@ func TestAGroupRolledBackIsForgotten(t *testing.T) {
 		tr, err := tx.TurnGet("t1")
 		if err == nil && tr.Status != protocol.TurnRunning {
 			t.Errorf("the turn after its group was rolled back: %s", tr.Status)
+		}
+		if err := tx.LeaseCheck(held); err != nil {
+			t.Errorf("the lease the group gave back: %v", err)
+		}
+		if _, err := tx.LeaseAcquire("s2", "n2", time.Hour); err != nil {
+			t.Errorf("the lease the group took: %v", err)
 		}
 		return err
 	}); err != nil {

@@ -123,7 +123,7 @@ func (g *group) run(batch []*write) {
 				return
 			}
 		}
-		w.t = &tx{q: counted{s.wc}, known: s.known, inboxID: &s.inboxID, rows: &s.rows, knownLeases: s.leases, knownInbox: s.inbox}
+		w.t = &tx{q: counted{s.wc}, known: s.known, inboxID: &s.inboxID, rows: &s.rows, leaseTab: &s.leases, knownInbox: s.inbox}
 		w.t.Shared = store.NewShared(driver{w.t}, store.TxState{Ctx: context.WithoutCancel(w.ctx), At: s.now().UTC(), Writable: true, Epoch: s.epoch})
 		w.err = call(w)
 		if single {
@@ -156,6 +156,7 @@ func (g *group) run(batch []*write) {
 		}
 		return
 	}
+	s.leases.committed()
 	countCommit(s.wc.c, len(ok), time.Since(began))
 	s.mu.Lock()
 	hook := s.hook
@@ -205,7 +206,7 @@ func call(w *write) (err error) {
 func (s *Store) remember(t *tx) {
 	s.known.commit(t)
 	s.rows.commit(t)
-	keep(s.leases, t.leases)
+	s.leases.keep(t.leases)
 	keep(s.inbox, t.inbox)
 }
 
@@ -223,6 +224,6 @@ func keep[V any](known, staged map[string]V) {
 func (s *Store) forget() {
 	clear(s.known)
 	s.rows.clear()
-	clear(s.leases)
+	s.leases.rollBack()
 	clear(s.inbox)
 }

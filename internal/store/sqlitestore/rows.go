@@ -10,7 +10,7 @@ import (
 	"github.com/rtcagent/rtcagent/internal/store"
 )
 
-// maxKnownRows bounds the writer's known rows, leases and sessions' inbox
+// maxKnownRows bounds the writer's known rows and sessions' inbox
 // items, and maxKnownRowBytes the stored size of its rows (an RTC may carry a
 // large result): past either they are read again.
 const (

@@ -40,9 +40,9 @@ type Store struct {
 	// items are keyed by session, and take their ids from it in the order
 	// they are queued. A write that rolls back leaves a gap.
 	inboxID int64
-	rows    knownRows   // the writer's committed sessions, turns and RTCs (the group's leader's)
-	leases  knownLeases // the writer's committed leases (the group's leader's)
-	inbox   knownInbox  // the writer's committed inbox items (the group's leader's)
+	rows    knownRows  // the writer's committed sessions, turns and RTCs (the group's leader's)
+	leases  leaseTable // the leases of this process's workers (leases.go)
+	inbox   knownInbox // the writer's committed inbox items (the group's leader's)
 	path    string
 	// writer is the lock file that makes this store its database's one
 	// writer process (takeWriter), nil until its first write (or Open, with
@@ -92,7 +92,7 @@ func Open(ctx context.Context, path string, opt Options) (*Store, error) {
 	}
 	w.SetMaxOpenConns(1)
 	w.SetConnMaxIdleTime(0)
-	s := &Store{w: w, now: opt.Now, hook: func(store.Commit) {}, known: knownStreams{}, committed: knownStreams{}, leases: knownLeases{}, inbox: knownInbox{}, path: path}
+	s := &Store{w: w, now: opt.Now, hook: func(store.Commit) {}, known: knownStreams{}, committed: knownStreams{}, inbox: knownInbox{}, path: path}
 	s.group.init(s)
 	early := func(err error) (*Store, error) {
 		if s.writer != nil {
@@ -238,7 +238,7 @@ func (s *Store) Read(ctx context.Context, fn func(tx store.Tx) error) error {
 		return fmt.Errorf("begin read: %w", err)
 	}
 	defer c.end(false)
-	t := &tx{q: counted{c}}
+	t := &tx{q: counted{c}, leaseTab: &s.leases}
 	t.Shared = store.NewShared(driver{t}, store.TxState{Ctx: qctx, At: s.now().UTC(), Epoch: s.epoch})
 	return fn(t)
 }

@@ -49,7 +49,7 @@ type tx struct {
 	streamsUnknown bool
 	inboxID        *int64                       // the store's newest inbox item id (write transactions)
 	rows           *knownRows                   // the writer's known rows (write transactions)
-	knownLeases    knownLeases                  // the writer's known leases (write transactions)
+	leaseTab       *leaseTable                  // the store's leases
 	leases         map[string]leaseRow          // leases read or written here
 	knownInbox     knownInbox                   // the writer's known inbox items (write transactions)
 	inbox          map[string][]store.InboxItem // sessions' items read or written here

@@ -2,8 +2,6 @@ package sqlitestore
 
 import (
 	"database/sql"
-	"errors"
-	"fmt"
 	"time"
 
 	"github.com/rtcagent/rtcagent/internal/protocol"
@@ -66,36 +64,4 @@ func (t *tx) updateRTC(r *protocol.RTC, expectStatus string, args []any) (sql.Re
 		}
 	}
 	return t.exec(rtcUpdateWhole, args...)
-}
-
-func (t *tx) InboxSessions(limit int) ([]string, error) {
-	rows, err := t.q.QueryContext(t.Ctx, `SELECT i.session_id FROM inbox i
-		LEFT JOIN leases l ON l.session_id = i.session_id AND l.expires_at > ?
-			AND NOT EXISTS (SELECT 1 FROM nodes n WHERE n.node_id = l.holder AND n.expires_at <= ?)
-		WHERE l.session_id IS NULL GROUP BY i.session_id ORDER BY MIN(i.id) LIMIT ?`, ms(t.At), ms(t.At), limit)
-	if err != nil {
-		return nil, fmt.Errorf("inbox sessions: %w", err)
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		out = append(out, id)
-	}
-	return out, rows.Err()
-}
-
-// nodeLive reports whether node's leases count as live: it has no liveness
-// record (its leases last their TTL) or an unexpired one. A failed read counts
-// as live, so an error never frees a lease.
-func (t *tx) nodeLive(node string) bool {
-	var expires int64
-	err := t.q.QueryRowContext(t.Ctx, `SELECT expires_at FROM nodes WHERE node_id = ?`, node).Scan(&expires)
-	if errors.Is(err, sql.ErrNoRows) {
-		return true
-	}
-	return err != nil || expires > ms(t.At)
 }
