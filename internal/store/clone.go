@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"reflect"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 )
@@ -116,30 +117,26 @@ func (c copier) copy(dst, src reflect.Value) {
 		if src.Type() == timeType {
 			return
 		}
-		for i := range src.NumField() {
-			f := dst.Field(i)
-			if !f.CanSet() {
+		for _, f := range fieldsOf(src.Type()) {
+			if !f.deep && !(f.str && c.asDecoded) {
+				continue // copied with the struct
+			}
+			df, sf := dst.Field(f.i), src.Field(f.i)
+			if c.asDecoded && f.encoded && c.decodedAs(df, sf, f.omitEmpty) {
 				continue
 			}
-			if c.asDecoded && c.decodedAs(f, src.Field(i), src.Type().Field(i).Tag.Get("json")) {
-				continue
-			}
-			c.copy(f, src.Field(i))
+			c.copy(df, sf)
 		}
 	default:
 		dst.Set(src)
 	}
 }
 
-// decodedAs sets dst to what decoding gives for a field whose encoding the
-// field's own value does not give back: raw JSON left out (null), and an
-// empty list left out by omitempty (none). It reports whether it did.
-func (c copier) decodedAs(dst, src reflect.Value, tag string) bool {
-	if tag == "-" {
-		return false // not encoded: kept as it is
-	}
-	_, opts, _ := strings.Cut(tag, ",")
-	omitEmpty := strings.Contains(","+opts+",", ",omitempty,")
+// decodedAs sets dst to what decoding gives for an encoded field whose
+// encoding the field's own value does not give back: raw JSON left out
+// (null), and an empty list left out by omitempty (none). It reports whether
+// it did.
+func (c copier) decodedAs(dst, src reflect.Value, omitEmpty bool) bool {
 	switch {
 	case src.Type() == rawType && src.IsNil() && !omitEmpty:
 		dst.SetBytes([]byte("null"))
@@ -149,6 +146,41 @@ func (c copier) decodedAs(dst, src reflect.Value, tag string) bool {
 		return false
 	}
 	return true
+}
+
+// field is what copy needs of a struct's exported field: its index, what
+// its json tag says, and whether copying the struct left anything to do.
+type field struct {
+	i         int
+	encoded   bool // its tag is not "-"
+	omitEmpty bool
+	str       bool // a string: copied with the struct, checked as decoded
+	deep      bool // neither a number, a bool nor a string: copied into
+}
+
+// fields caches fieldsOf by struct type.
+var fields sync.Map
+
+// fieldsOf returns the exported fields of struct type t (the ones copy can
+// set), read once per type.
+func fieldsOf(t reflect.Type) []field {
+	if f, ok := fields.Load(t); ok {
+		return f.([]field)
+	}
+	var out []field
+	for i := range t.NumField() {
+		sf := t.Field(i)
+		if !sf.IsExported() {
+			continue
+		}
+		tag := sf.Tag.Get("json")
+		_, opts, _ := strings.Cut(tag, ",")
+		k := sf.Type.Kind()
+		out = append(out, field{i: i, encoded: tag != "-", omitEmpty: strings.Contains(","+opts+",", ",omitempty,"),
+			str: k == reflect.String, deep: k > reflect.Complex128 && k != reflect.String})
+	}
+	fields.Store(t, out)
+	return out
 }
 
 // validUTF8 is s with each byte that is not part of valid UTF-8 replaced by
