@@ -50,7 +50,7 @@ func (a *API) appCall(ctx context.Context, c core.Caller, params json.RawMessage
 		lookup = a.views.ViewTool
 	}
 	v := lifecycle.ViewCall{ParentID: req.RTCID, ClientID: req.ClientID, Tool: req.Tool, Args: json.RawMessage(args),
-		ID: lifecycle.ViewCallRTCID(req.RTCID, req.ClientID), Lookup: lookup, Limits: a.lim,
+		ID: core.ViewCallRTCID(req.RTCID, req.ClientID), Lookup: lookup, Limits: a.lim,
 		StartTurn: once(func() error { return a.allowSend(c) })}
 	return a.rtcChange(ctx, 1, func(tx store.Tx) (*protocol.RTC, error) { return lifecycle.CallFromView(tx, c, v) })
 }

@@ -148,8 +148,15 @@ func (cp *copier) turn(src *protocol.Turn, mine []protocol.Message, rtcs []proto
 		}
 	}
 	for _, r := range rtcs {
-		cp.rtcIDs[r.ID] = NewID()
-		r.ID, r.SessionID, r.TurnID, r.UserID, r.MessageID = cp.rtcIDs[r.ID], cp.dst.ID, t.ID, cp.dst.UserID, cp.msgIDs[r.MessageID]
+		id := NewID()
+		if parent, key, ok := viewCallOf(r.ToolCallID); ok && cp.rtcIDs[parent] != "" {
+			// A view's call names the copy of the view's call (copied before
+			// it: an earlier turn or a lower seq), and its id is derived from
+			// that, so the copy's view finds it as the source's did.
+			r.ToolCallID, id = ViewCallID(cp.rtcIDs[parent], key), ViewCallRTCID(cp.rtcIDs[parent], key)
+		}
+		cp.rtcIDs[r.ID] = id
+		r.ID, r.SessionID, r.TurnID, r.UserID, r.MessageID = id, cp.dst.ID, t.ID, cp.dst.UserID, cp.msgIDs[r.MessageID]
 		if err := insertCopy(cp.tx, &r); err != nil {
 			return err
 		}

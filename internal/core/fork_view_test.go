@@ -205,7 +205,7 @@ func panelCall(sess, turnID, status string) *protocol.RTC {
 // call, whose message is the copy of the view's call's message.
 func TestForkCopiesAViewsOwnTurn(t *testing.T) {
 	st := testsvc.SQLite(t)
-	sess, msg, _ := viewCalledAfterItsTurn(t, st, protocol.TurnCompleted)
+	sess, msg, panel := viewCalledAfterItsTurn(t, st, protocol.TurnCompleted)
 	var sent, fork *protocol.MessageSendResult
 	write(t, st, func(tx store.Tx) (err error) {
 		sent, err = core.SendMessage(tx, caller, &protocol.MessageSendRequest{ClientID: "m1", SessionID: sess, Content: protocol.MessageContent{Text: "and now"}})
@@ -235,6 +235,21 @@ func TestForkCopiesAViewsOwnTurn(t *testing.T) {
 		}
 		if len(rtcs) != 1 || rtcs[0].Status != protocol.RTCCompleted || rtcs[0].MessageID == msg || rtcs[0].MessageID == "" {
 			t.Fatalf("the copy of the view's call: %+v", rtcs)
+		}
+		// It names the copy of the panel's call, and a repeat of its request
+		// from the copy's view finds it.
+		all, err := tx.RTCListBySession(fork.SessionID, "", 10)
+		if err != nil {
+			return err
+		}
+		var copied string
+		for _, r := range all {
+			if r.ToolName == panel.ToolName && r.ID != rtcs[0].ID {
+				copied = r.ID
+			}
+		}
+		if copied == "" || rtcs[0].ToolCallID != core.ViewCallID(copied, "k") || rtcs[0].ID != core.ViewCallRTCID(copied, "k") {
+			t.Fatalf("the copy of the view's call %+v names %q, the panel's copy is %q", rtcs[0], rtcs[0].ToolCallID, copied)
 		}
 		return nil
 	})
@@ -269,7 +284,7 @@ func viewCalledAfterItsTurn(t *testing.T, st store.Store, status string) (sess, 
 	write(t, st, func(tx store.Tx) (err error) {
 		read := tools.Tool{Kind: tools.KindRead, OnServer: true, Spec: llm.ToolSpec{Name: "test__refresh"}}
 		call, err = lifecycle.CallFromView(tx, caller, lifecycle.ViewCall{ParentID: panel.ID, ClientID: "k", Tool: "refresh", Args: []byte(`{}`),
-			ID: lifecycle.ViewCallRTCID(panel.ID, "k"), Lookup: func(string) (tools.Tool, bool) { return read, true }})
+			ID: core.ViewCallRTCID(panel.ID, "k"), Lookup: func(string) (tools.Tool, bool) { return read, true }})
 		return err
 	})
 	if call.TurnID == panel.TurnID {

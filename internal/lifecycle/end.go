@@ -26,7 +26,7 @@ func ExpireRTC(tx store.Tx, id string) error {
 // in the same transaction, delivers the next queued RTC of the turn or, when none is
 // left open, queues the turn's resumption (or ends an app turn, which has
 // nothing to resume). act is the person who ended it, if any.
-// A call a view asked for (IsViewCall) runs beside the step's calls: it holds
+// A call a view asked for (core.IsViewCall) runs beside the step's calls: it holds
 // back neither the next call of the step nor is held back by it, and the turn
 // resumes only once it ended too.
 func endRTC(tx store.Tx, r *protocol.RTC, prev string, act *actor) error {
@@ -46,7 +46,7 @@ func endRTC(tx store.Tx, r *protocol.RTC, prev string, act *actor) error {
 			if queued == nil {
 				queued = x
 			}
-		case IsViewCall(x):
+		case core.IsViewCall(x):
 			views = true
 		default:
 			return nil // another call of the step (or a question of one) is still open: one at a time

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"strings"
 
-	"github.com/google/uuid"
-
 	"github.com/rtcagent/rtcagent/internal/core"
 	"github.com/rtcagent/rtcagent/internal/protocol"
 	"github.com/rtcagent/rtcagent/internal/store"
@@ -17,34 +15,15 @@ import (
 // of the call whose card shows it. Such a call is an RTC like the model's
 // calls of that server (executor server, the same work-mode rules, approvals,
 // deadlines and audit record), with a tool_call_id that names the view's call
-// and the view's idempotency key (ViewCallID): it is in no model message, so
+// and the view's idempotency key (core.ViewCallID): it is in no model message, so
 // the model never sees it, and the browser shows what it asks under the
 // view's card. While the view's call's turn runs or waits, the call is of
 // that turn, which waits for it as for its step's calls (endRTC). Once that
 // turn has ended, the call is a turn of its own (protocol.TurnKindApp): the
 // chat's active turn while the call is open, ended by a stop like any turn,
 // completed with its call, without a model step. Its id is derived from
-// the view's call and key (ViewCallRTCID), so a repeated request finds it in
+// the view's call and key (core.ViewCallRTCID), so a repeated request finds it in
 // whichever turn it is.
-
-// viewCallPrefix starts the tool_call_id of every call of view parentID.
-func viewCallPrefix(parentID string) string { return "app:" + parentID + ":" }
-
-// ViewCallID is the tool_call_id of the call a view of server call parentID
-// asked for with idempotency key clientID.
-func ViewCallID(parentID, clientID string) string { return viewCallPrefix(parentID) + clientID }
-
-// ViewCallRTCID is the id of the RTC for the call a view of call parentID
-// asked for with idempotency key clientID.
-func ViewCallRTCID(parentID, clientID string) string {
-	return uuid.NewSHA1(viewCallSpace, []byte(ViewCallID(parentID, clientID))).String()
-}
-
-// viewCallSpace is the UUID name space of view calls' RTC ids.
-var viewCallSpace = uuid.MustParse("5b0c8a4e-3f1d-4c3a-9d7e-2a6f0e1b7c58")
-
-// IsViewCall reports whether r is a call a tool's view asked for.
-func IsViewCall(r *protocol.RTC) bool { return strings.HasPrefix(r.ToolCallID, "app:") }
 
 // ShownView returns call rtcID when the caller may act for its view (its
 // calls, v1.app.call, and its reads, v1.app.resource): the call is theirs
@@ -55,7 +34,7 @@ func ShownView(tx store.Tx, c core.Caller, rtcID string) (*protocol.RTC, error) 
 	if err != nil {
 		return nil, err
 	}
-	if p.Executor != protocol.RTCExecutorServer || p.App == "" || IsViewCall(p) {
+	if p.Executor != protocol.RTCExecutorServer || p.App == "" || core.IsViewCall(p) {
 		return nil, protocol.Errorf(protocol.CodeInvalidArgument, "rtc %q is not a call that shows a tool's view", p.ID)
 	}
 	if !core.ViewShown(p) {
@@ -70,7 +49,7 @@ type ViewCall struct {
 	ClientID string // the view's idempotency key
 	Tool     string // the tool's name at its server
 	Args     json.RawMessage
-	ID       string // the new RTC's id (ViewCallRTCID)
+	ID       string // the new RTC's id (core.ViewCallRTCID)
 	// Lookup finds a tool a view may call by its full name ("<server>__<tool>").
 	Lookup func(name string) (tools.Tool, bool)
 	Limits protocol.Limits
@@ -102,7 +81,7 @@ func CallFromView(tx store.Tx, c core.Caller, v ViewCall) (*protocol.RTC, error)
 	if err != nil {
 		return nil, err
 	}
-	id, prefix := ViewCallID(p.ID, v.ClientID), viewCallPrefix(p.ID)
+	id, prefix := core.ViewCallID(p.ID, v.ClientID), core.ViewCallPrefix(p.ID)
 	seq, made := 0, 0
 	var open *protocol.RTC
 	for i := range all {

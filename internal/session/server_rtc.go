@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/rtcagent/rtcagent/internal/core"
 	"github.com/rtcagent/rtcagent/internal/lifecycle"
 	"github.com/rtcagent/rtcagent/internal/protocol"
 	"github.com/rtcagent/rtcagent/internal/store"
@@ -171,7 +172,7 @@ func (r *Runner) callServer(ctx context.Context, o *owner, t *protocol.Turn, rtc
 	start := time.Now()
 	var asked atomic.Int64 // the call's questions and requests to use the model, numbered together
 	hooks := tools.Hooks{Ask: r.elicitAsker(rtc, &asked), Sample: r.sampler(rtc, &asked), Progress: progress.put}
-	if lifecycle.IsViewCall(rtc) {
+	if core.IsViewCall(rtc) {
 		// A view's call has no card of its own to put a question or a
 		// request to use the model under: its server's are declined.
 		hooks.Ask, hooks.Sample = nil, nil
