@@ -48,15 +48,15 @@ func readState(ctx context.Context, st store.Store, userID, sessionID, messageCl
 		if s.messages, err = tx.MessageList(sessionID, store.Page{After: max(0, top-window), Limit: window}); err != nil {
 			return err
 		}
-		// The calls of the turns whose messages asked for some: one indexed
-		// read per such turn (a turn of text only has none).
-		seen := map[string]bool{}
-		for _, m := range s.messages {
-			if len(m.ToolCalls) == 0 || seen[m.TurnID] {
-				continue
-			}
-			seen[m.TurnID] = true
-			rs, err := tx.RTCListByTurn(m.TurnID)
+		// The calls of the turns whose messages asked for some, and of the
+		// views' own turns among them: one indexed read per such turn (a turn
+		// of text only has none).
+		turns, err := s.turnsWithCalls(tx)
+		if err != nil {
+			return err
+		}
+		for _, id := range turns {
+			rs, err := tx.RTCListByTurn(id)
 			if err != nil {
 				return err
 			}
@@ -91,6 +91,40 @@ func readState(ctx context.Context, st store.Store, userID, sessionID, messageCl
 		return err
 	})
 	return s, err
+}
+
+// turnsWithCalls returns the turns of the messages read that asked for
+// calls, and the turns of kind app since the first of those messages: a
+// view's calls after its turn are turns of their own, with no message, and
+// of the message that showed the view. It reads at most twice window turns
+// after the first (a user message starts one, and each of a view's calls
+// after its turn another).
+func (s *state) turnsWithCalls(tx store.Tx) ([]string, error) {
+	var ids []string
+	seen := map[string]bool{}
+	for _, m := range s.messages {
+		if len(m.ToolCalls) > 0 && !seen[m.TurnID] {
+			seen[m.TurnID] = true
+			ids = append(ids, m.TurnID)
+		}
+	}
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	first, err := tx.TurnGet(ids[0])
+	if err != nil {
+		return nil, err
+	}
+	after, err := tx.TurnList(first.SessionID, store.Page{After: first.Seq, Limit: 2 * window})
+	if err != nil {
+		return nil, err
+	}
+	for _, t := range after {
+		if t.Kind == protocol.TurnKindApp {
+			ids = append(ids, t.ID)
+		}
+	}
+	return ids, nil
 }
 
 // maxOpen bounds the open calls of a user read at once.
