@@ -44,6 +44,7 @@ type API struct {
 	viewReads   *limiter
 	viewReading chan struct{}
 	views       tools.ViewTools // the tools views may call (ServeViews); nil for none
+	viewTrace   lifecycle.Tracing
 }
 
 type handler func(ctx context.Context, c core.Caller, params json.RawMessage) (any, error)

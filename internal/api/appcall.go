@@ -17,8 +17,11 @@ import (
 var appToolRE = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
 
 // ServeViews lets tools' views call the tools of their own MCP servers that
-// vt offers them (v1.app.call); without it every such call is not_found.
-func (a *API) ServeViews(vt tools.ViewTools) { a.views = vt }
+// vt offers them (v1.app.call), traced by trace; without it every such call
+// is not_found.
+func (a *API) ServeViews(vt tools.ViewTools, trace lifecycle.Tracing) {
+	a.views, a.viewTrace = vt, trace
+}
 
 // appCall records the call a tool's view asks for (lifecycle.CallFromView)
 // and returns its RTC; the page follows it to its end like any call and
@@ -51,7 +54,7 @@ func (a *API) appCall(ctx context.Context, c core.Caller, params json.RawMessage
 	}
 	v := lifecycle.ViewCall{ParentID: req.RTCID, ClientID: req.ClientID, Tool: req.Tool, Args: json.RawMessage(args),
 		ID: core.ViewCallRTCID(req.RTCID, req.ClientID), Lookup: lookup, Limits: a.lim,
-		StartTurn: once(func() error { return a.allowSend(c) })}
+		StartTurn: once(func() error { return a.allowSend(c) }), Trace: a.viewTrace}
 	return a.rtcChange(ctx, 1, func(tx store.Tx) (*protocol.RTC, error) { return lifecycle.CallFromView(tx, c, v) })
 }
 

@@ -57,6 +57,16 @@ type ViewCall struct {
 	// ended is written (it starts a turn of its own, or is refused by plan
 	// mode); an error refuses the call (the API's per-user rate of turns).
 	StartTurn func() error
+	// Trace gives the call its trace context; nil traces nothing.
+	Trace Tracing
+}
+
+// Tracing gives a view's call its trace context (*telemetry.Tracer): a span
+// in the trace of the turn it is of, and a trace of its own for a turn of
+// its own, whose root span is that turn's.
+type Tracing interface {
+	NewTurnParent() string            // a new trace's root
+	ChildParent(parent string) string // a span under parent
 }
 
 // CallFromView records the call a view of server call v.ParentID asks for as
@@ -167,9 +177,12 @@ func CallFromView(tx store.Tx, c core.Caller, v ViewCall) (*protocol.RTC, error)
 		r.Policy.AskTimeoutMS = lim.HumanTimeout.Milliseconds()
 	}
 	if ended {
-		if t, err = startViewTurn(tx, s, r); err != nil {
+		if t, err = startViewTurn(tx, s, r, v.Trace); err != nil {
 			return nil, err
 		}
+	}
+	if v.Trace != nil {
+		r.TraceParent = v.Trace.ChildParent(t.TraceParent)
 	}
 	if err := Deliver(tx, r, ""); err != nil {
 		return nil, err
@@ -201,14 +214,18 @@ func noTurnActive(tx store.Tx, s *protocol.Session) error {
 // startViewTurn makes r, a view's call after its turn ended, the first and
 // only call of a new turn of kind app: waiting for it (with a checkpoint
 // that outlives its deadline, set by the caller) as the session's active
-// turn. The transaction that ends the call completes the turn (endRTC).
-func startViewTurn(tx store.Tx, s *protocol.Session, r *protocol.RTC) (*protocol.Turn, error) {
+// turn, in a trace of its own. The transaction that ends the call completes
+// the turn (endRTC).
+func startViewTurn(tx store.Tx, s *protocol.Session, r *protocol.RTC, trace Tracing) (*protocol.Turn, error) {
 	seq, err := tx.TurnMaxSeq(s.ID)
 	if err != nil {
 		return nil, err
 	}
 	t := &protocol.Turn{ID: core.NewID(), SessionID: s.ID, UserID: s.UserID, Seq: seq + 1, Kind: protocol.TurnKindApp,
 		Status: protocol.TurnWaiting, Checkpoint: &protocol.TurnCheckpoint{ExpiresAt: tx.Now().Add(CheckpointGrace)}}
+	if trace != nil {
+		t.TraceParent = trace.NewTurnParent()
+	}
 	if err := core.EmitTurn(tx, t, ""); err != nil {
 		return nil, err
 	}

@@ -134,7 +134,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, opt Options) 
 		Live:          liveFunc(func(u string, d protocol.Delta) error { return s.node.PublishDelta(u, d) })})
 	s.api = api.New(st, clusterRunner{s}, lim, log)
 	if s.mcp != nil {
-		s.api.ServeViews(s.mcp)
+		s.api.ServeViews(s.mcp, s.tracer)
 	}
 	s.node, err = realtime.New(ctx, realtime.Config{Store: st, API: s.api, Verifier: verifier, Logger: log, AllowedOrigins: cfg.AllowedOrigins(),
 		MaxRequestBytes: lim.RequestBytes, PageBytes: lim.PageBytes, RedisURL: cfg.RedisURL, RedisPrefix: cfg.RedisPfx, OnCancelTurn: s.runner.CancelTurn})
