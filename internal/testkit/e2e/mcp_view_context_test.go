@@ -164,6 +164,24 @@ func TestMCPViewCallAfterItsTurnCountsAsAMessage(t *testing.T) {
 	}
 }
 
+// Plan mode refuses a view's call with effects after its turn, and the
+// refusal counts as a message too: refusals are bounded by the same rate.
+func TestMCPViewCallRefusedByPlanModeCountsAsAMessage(t *testing.T) {
+	b, _, res, panel := panelShown(t, func(c *config.Config) { c.MsgRate, c.MsgBurst = 1, 2 })
+	plan := protocol.ModePlan
+	b.mustCall(protocol.MethodSessionUpdate, protocol.SessionUpdateRequest{SessionID: res.SessionID, WorkMode: &plan}, nil)
+	sleep := func(key string) (protocol.RTC, error) {
+		return b.appCall(protocol.AppCallRequest{RTCID: panel.ID, Tool: "sleep", Arguments: []byte(`{"ms": 1}`), ClientID: key})
+	}
+	first, err := sleep("s1")
+	if err != nil || first.Status != protocol.RTCRejected {
+		t.Fatalf("a call with effects in plan mode: %+v %v", first, err)
+	}
+	if _, err := sleep("s2"); codeOf(err) != protocol.CodeRateLimited {
+		t.Fatalf("a refused call past the rate: %v", err)
+	}
+}
+
 // A view's calls after its turn, each made as soon as the one before ended,
 // all run: a call's end ends its turn in the same commit, so the chat is free
 // for the next.
