@@ -68,6 +68,20 @@ func TestTurnsCallsFoundByOneIndex(t *testing.T) {
 	}
 }
 
+// The open calls are one index (migration 015): a user's are a range of
+// it, and the deadline sweep reads it whole, never the table.
+func TestOpenCallsFoundByOneIndex(t *testing.T) {
+	db := migrated(t)
+	for q, want := range map[string]string{
+		`SELECT data FROM rtcs WHERE user_id = 'u' AND open = 1 ORDER BY ord LIMIT 10`:                                        "SEARCH rtcs USING INDEX rtcs_open (user_id=?)",
+		`SELECT data FROM rtcs WHERE open = 1 AND deadline_at IS NOT NULL AND deadline_at <= 5 ORDER BY deadline_at LIMIT 10`: "SCAN rtcs USING INDEX rtcs_open",
+	} {
+		if p := planOf(t, db, q); !strings.HasPrefix(p, want) {
+			t.Errorf("%s: %s", q, p)
+		}
+	}
+}
+
 // migrated returns a database of the current schema.
 func migrated(t *testing.T) *sql.DB {
 	t.Helper()
