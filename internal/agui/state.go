@@ -96,9 +96,9 @@ func readState(ctx context.Context, st store.Store, userID, sessionID, messageCl
 // turnsWithCalls returns the turns of the messages read that asked for
 // calls, and the turns of kind app since the first of those messages: a
 // view's calls after its turn are turns of their own, with no message, and
-// of the message that showed the view. It reads at most twice window turns
-// after the first (a user message starts one, and each of a view's calls
-// after its turn another).
+// of the message that showed the view. It reads the latest twice window
+// turns after the first at most (a view's calls after its turn are not
+// bounded per view, only by the user's rate).
 func (s *state) turnsWithCalls(tx store.Tx) ([]string, error) {
 	var ids []string
 	seen := map[string]bool{}
@@ -115,7 +115,11 @@ func (s *state) turnsWithCalls(tx store.Tx) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	after, err := tx.TurnList(first.SessionID, store.Page{After: first.Seq, Limit: 2 * window})
+	top, err := tx.TurnMaxSeq(first.SessionID)
+	if err != nil {
+		return nil, err
+	}
+	after, err := tx.TurnList(first.SessionID, store.Page{After: max(first.Seq, top-2*window), Limit: 2 * window})
 	if err != nil {
 		return nil, err
 	}

@@ -2,6 +2,7 @@ package agui
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -13,7 +14,8 @@ import (
 
 // A view's call after its turn (a turn of kind app, with no message) is in
 // the thread's snapshot under the message that showed the view, with its
-// result, as the run's stream showed it live.
+// result, as the run's stream showed it live: the latest, also after more
+// of the view's turns than a snapshot reads.
 func TestSnapshotListsAViewsCallsAfterItsTurn(t *testing.T) {
 	st := testsvc.SQLite(t)
 	ctx := context.Background()
@@ -22,6 +24,7 @@ func TestSnapshotListsAViewsCallsAfterItsTurn(t *testing.T) {
 	panel := &protocol.RTC{ID: "panel", SessionID: sess, TurnID: "t1", UserID: user, MessageID: "m2", ToolCallID: "c1", Seq: 1,
 		ToolName: "shop__panel", Arguments: []byte(`{}`), Status: protocol.RTCCompleted, Executor: protocol.RTCExecutorServer,
 		App: "ui://shop/panel", Output: []byte(`"shown"`), CreatedAt: now}
+	const between = 2*window + 5 // the view's earlier turns
 	view := &protocol.RTC{ID: core.ViewCallRTCID("panel", "k"), SessionID: sess, TurnID: "t2", UserID: user, MessageID: "m2",
 		ToolCallID: core.ViewCallID("panel", "k"), Seq: 1, ToolName: "shop__refresh", Arguments: []byte(`{}`),
 		Status: protocol.RTCCompleted, Executor: protocol.RTCExecutorServer, Output: []byte(`"refreshed"`), CreatedAt: now}
@@ -31,8 +34,15 @@ func TestSnapshotListsAViewsCallsAfterItsTurn(t *testing.T) {
 		}
 		for _, tr := range []*protocol.Turn{
 			{ID: "t1", SessionID: sess, UserID: user, Seq: 1, UserMessageID: "m1", Status: protocol.TurnCompleted, CreatedAt: now},
-			{ID: "t2", SessionID: sess, UserID: user, Seq: 2, Kind: protocol.TurnKindApp, Status: protocol.TurnCompleted, CreatedAt: now},
+			{ID: "t2", SessionID: sess, UserID: user, Seq: 2 + between, Kind: protocol.TurnKindApp, Status: protocol.TurnCompleted, CreatedAt: now},
 		} {
+			if err := tx.TurnInsert(tr); err != nil {
+				return err
+			}
+		}
+		for i := range between {
+			tr := &protocol.Turn{ID: fmt.Sprint("a", i), SessionID: sess, UserID: user, Seq: int64(2 + i), Kind: protocol.TurnKindApp,
+				Status: protocol.TurnCompleted, CreatedAt: now}
 			if err := tx.TurnInsert(tr); err != nil {
 				return err
 			}
