@@ -70,3 +70,50 @@ func TestAGroupRolledBackIsForgotten(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A read sees the leases of committed writes only: a lease a group took
+// while its commit is pending holds no session yet, and none once that
+// commit failed.
+func TestReadsSeeCommittedLeases(t *testing.T) {
+	ctx := context.Background()
+	s, err := Open(ctx, filepath.Join(t.TempDir(), "test.db"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.Write(ctx, func(tx store.Tx) error {
+		return tx.InboxInsert(&store.InboxItem{SessionID: "s1", Kind: "turn.start", TurnID: "t1"})
+	}); err != nil {
+		t.Fatal(err)
+	}
+	candidates := func() []string {
+		var ids []string
+		if err := s.Read(ctx, func(tx store.Tx) (err error) {
+			ids, err = tx.InboxSessions(10)
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return ids
+	}
+	var during []string
+	takes := &write{ctx: ctx, done: make(chan struct{}), fn: func(tx store.Tx) error {
+		_, err := tx.LeaseAcquire("s1", "n1", time.Hour)
+		return err
+	}}
+	reads := &write{ctx: ctx, done: make(chan struct{}), fn: func(st store.Tx) error {
+		during = candidates() // the group's lease is staged, not committed
+		_, err := st.(*tx).exec("ROLLBACK")
+		return err
+	}}
+	s.group.run([]*write{takes, reads})
+	if takes.err == nil {
+		t.Fatal("a write of a group rolled back reported success")
+	}
+	if len(during) != 1 || during[0] != "s1" {
+		t.Errorf("candidates while the group's lease was not committed: %v", during)
+	}
+	if after := candidates(); len(after) != 1 || after[0] != "s1" {
+		t.Errorf("candidates after the group rolled back: %v", after)
+	}
+}

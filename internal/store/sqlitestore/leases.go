@@ -4,6 +4,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"maps"
 	"sync"
 	"time"
 
@@ -25,28 +26,45 @@ type leaseRow struct {
 	exists  bool  // the session has a lease (false once given back)
 }
 
-// leaseTable is the store's leases: what its committed writes (and the writes
-// of the group being committed) left. Only the writer changes it; read
-// transactions look at it under mu. Tokens come from one counter, so a
+// leaseTable is the store's leases: those its commits left (m), and those
+// the writes of the group being committed left (group). Read transactions
+// see only what was committed, under mu; the writer, which alone changes
+// the table, sees its group's too. Tokens come from one counter, so a
 // session's next holder has a higher token than every one before it, also
 // after the session's lease was given back and dropped from the table.
 type leaseTable struct {
 	mu    sync.RWMutex
 	m     map[string]leaseRow
-	token int64                // the last token given (the writer's)
-	undo  map[string]*leaseRow // the group's changed leases as they were (nil: none), until it commits
+	group map[string]leaseRow // the writer's: staged by the group's writes until it commits
+	token int64               // the last token given (the writer's)
 }
 
-func (lt *leaseTable) get(sessionID string) leaseRow {
+// get returns the session's lease as committed, and as the group being
+// committed left it when group is true (the writer).
+func (lt *leaseTable) get(sessionID string, group bool) leaseRow {
+	if l, ok := lt.group[sessionID]; ok && group {
+		return l
+	}
 	lt.mu.RLock()
 	defer lt.mu.RUnlock()
 	return lt.m[sessionID]
 }
 
-// keep applies what a write of the group left, remembering what it replaced
-// until the group commits (committed) or is rolled back (rollBack).
+// keep stages what a write of the group left, until the group commits
+// (committed) or is rolled back (rollBack).
 func (lt *leaseTable) keep(staged map[string]leaseRow) {
 	if len(staged) == 0 {
+		return
+	}
+	if lt.group == nil {
+		lt.group = map[string]leaseRow{}
+	}
+	maps.Copy(lt.group, staged)
+}
+
+// committed makes the group's leases the table's: its commit took effect.
+func (lt *leaseTable) committed() {
+	if len(lt.group) == 0 {
 		return
 	}
 	lt.mu.Lock()
@@ -54,47 +72,21 @@ func (lt *leaseTable) keep(staged map[string]leaseRow) {
 	if lt.m == nil {
 		lt.m = map[string]leaseRow{}
 	}
-	if lt.undo == nil {
-		lt.undo = map[string]*leaseRow{}
-	}
-	for id, l := range staged {
-		if _, ok := lt.undo[id]; !ok {
-			var was *leaseRow
-			if old, ok := lt.m[id]; ok {
-				was = &old
-			}
-			lt.undo[id] = was
-		}
+	for id, l := range lt.group {
 		if l.exists {
 			lt.m[id] = l
 		} else {
-			delete(lt.m, id)
+			delete(lt.m, id) // given back: the counter keeps its token's place
 		}
 	}
+	clear(lt.group)
 }
 
-// committed drops what the group replaced: its commit took effect.
-func (lt *leaseTable) committed() {
-	lt.mu.Lock()
-	lt.undo = nil
-	lt.mu.Unlock()
-}
+// rollBack drops the group's leases: its commit failed.
+func (lt *leaseTable) rollBack() { clear(lt.group) }
 
-// rollBack puts back what the group replaced: its commit failed.
-func (lt *leaseTable) rollBack() {
-	lt.mu.Lock()
-	defer lt.mu.Unlock()
-	for id, was := range lt.undo {
-		if was == nil {
-			delete(lt.m, id)
-		} else {
-			lt.m[id] = *was
-		}
-	}
-	lt.undo = nil
-}
-
-// held returns the sessions whose lease runs past at, with their holders.
+// held returns the sessions whose committed lease runs past at, with their
+// holders.
 func (lt *leaseTable) held(at int64) map[string]string {
 	lt.mu.RLock()
 	defer lt.mu.RUnlock()
@@ -112,7 +104,7 @@ func (t *tx) lease(sessionID string) leaseRow {
 	if l, ok := t.leases[sessionID]; ok {
 		return l
 	}
-	return t.leaseTab.get(sessionID)
+	return t.leaseTab.get(sessionID, t.Writable)
 }
 
 // noteLease records the session's lease as this transaction leaves it.
@@ -191,20 +183,13 @@ func (t *tx) nodeLive(node string) bool {
 
 // InboxSessions reads the sessions with inbox items, oldest work first, as
 // many more than limit (none: below 0) as there are live leases, and leaves
-// out those whose lease is live (held by a live node).
+// out those whose lease is live (held by a live node). The leases are read
+// after the inbox: a lease given back in between frees its session, one
+// taken in between holds it, as a claim would find.
 func (t *tx) InboxSessions(limit int) ([]string, error) {
-	at := ms(t.At)
-	held := t.leaseTab.held(at)
-	for id, l := range t.leases { // this transaction's own
-		if l.exists && l.expires > at {
-			held[id] = l.holder
-		} else {
-			delete(held, id)
-		}
-	}
 	read := -1 // no limit
 	if limit >= 0 {
-		read = limit + len(held)
+		read = limit + len(t.leaseTab.held(ms(t.At)))
 	}
 	rows, err := t.q.QueryContext(t.Ctx, `SELECT session_id FROM inbox GROUP BY session_id ORDER BY MIN(id) LIMIT ?`, read)
 	if err != nil {
@@ -228,11 +213,11 @@ func (t *tx) InboxSessions(limit int) ([]string, error) {
 	live := map[string]bool{}
 	out := ids[:0]
 	for _, id := range ids {
-		if holder, ok := held[id]; ok {
-			if _, known := live[holder]; !known {
-				live[holder] = t.nodeLive(holder)
+		if l := t.lease(id); l.exists && l.expires > ms(t.At) {
+			if _, known := live[l.holder]; !known {
+				live[l.holder] = t.nodeLive(l.holder)
 			}
-			if live[holder] {
+			if live[l.holder] {
 				continue
 			}
 		}
