@@ -291,7 +291,7 @@ func viewCalledAfterItsTurn(t *testing.T, st store.Store, status string) (sess, 
 		t.Fatal("the view's call after its turn is of that turn")
 	}
 	write(t, st, func(tx store.Tx) error {
-		if _, err := lifecycle.EndServerRTC(tx, call.ID, true, []byte(`"ok"`), ""); err != nil {
+		if _, err := lifecycle.EndServerRTC(tx, call.ID, tools.ServerResult{OK: true, Output: []byte(`"ok"`)}); err != nil {
 			return err
 		}
 		tr, err := tx.TurnGet(call.TurnID)

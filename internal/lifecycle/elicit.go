@@ -116,7 +116,7 @@ func decideSampling(tx store.Sessions, r *protocol.RTC) error {
 // (the session's, once the turn ended). A request that ended meanwhile (its
 // call stopped, its deadline) keeps its end; the tokens still count.
 func EndSample(tx store.Tx, id string, ok bool, output json.RawMessage, errText string, u protocol.Usage) error {
-	r, err := EndServerRTC(tx, id, ok, output, errText)
+	r, err := EndServerRTC(tx, id, tools.ServerResult{OK: ok, Output: output, Error: errText})
 	if err != nil || (u.InputTokens == 0 && u.OutputTokens == 0) {
 		return err
 	}

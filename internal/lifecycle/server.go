@@ -3,8 +3,6 @@ package lifecycle
 import (
 	"time"
 
-	"encoding/json"
-
 	"github.com/rtcagent/rtcagent/internal/core"
 	"github.com/rtcagent/rtcagent/internal/protocol"
 	"github.com/rtcagent/rtcagent/internal/store"
@@ -97,16 +95,16 @@ func StartServerRTC(tx store.Tx, r *protocol.RTC) (bool, error) {
 
 // EndServerRTC records the outcome of a server call exactly once; when the RTC
 // ended meanwhile (stopped, timed out) it changes nothing.
-func EndServerRTC(tx store.Tx, id string, ok bool, output json.RawMessage, errText string) (*protocol.RTC, error) {
+func EndServerRTC(tx store.Tx, id string, res tools.ServerResult) (*protocol.RTC, error) {
 	r, open, err := endingServerRTC(tx, id)
 	if err != nil || !open {
 		return r, err
 	}
 	prev := r.Status
-	if ok {
-		r.Status, r.Output = protocol.RTCCompleted, output
+	if res.OK {
+		r.Status, r.Output, r.StructuredOutput = protocol.RTCCompleted, res.Output, res.Structured
 	} else {
-		r.Status, r.Error = protocol.RTCFailed, errText
+		r.Status, r.Error = protocol.RTCFailed, res.Error
 		if r.Error == "" {
 			r.Error = "the tool failed without a message"
 		}

@@ -67,7 +67,7 @@ func TestServerRTC(t *testing.T) {
 		if started, err := lifecycle.StartServerRTC(tx, got); err != nil || !started {
 			return fmt.Errorf("start: %v %v", started, err)
 		}
-		_, err := lifecycle.EndServerRTC(tx, r.ID, true, json.RawMessage(`"done"`), "")
+		_, err := lifecycle.EndServerRTC(tx, r.ID, tools.ServerResult{OK: true, Output: json.RawMessage(`"done"`)})
 		return err
 	})
 	if got := f.rtc(t, r.ID); got.Status != protocol.RTCCompleted || string(got.Output) != `"done"` {
@@ -78,7 +78,7 @@ func TestServerRTC(t *testing.T) {
 	}
 	// A late second result changes nothing.
 	write(t, f.st, func(tx store.Tx) error {
-		_, err := lifecycle.EndServerRTC(tx, r.ID, false, nil, "late")
+		_, err := lifecycle.EndServerRTC(tx, r.ID, tools.ServerResult{Error: "late"})
 		return err
 	})
 	if got := f.rtc(t, r.ID); got.Status != protocol.RTCCompleted {
@@ -141,7 +141,7 @@ func TestServerRTCElicitation(t *testing.T) {
 		t.Fatalf("the answer queued work: %+v", it)
 	}
 	write(t, f.st, func(tx store.Tx) error {
-		_, err := lifecycle.EndServerRTC(tx, call.ID, true, json.RawMessage(`"done"`), "")
+		_, err := lifecycle.EndServerRTC(tx, call.ID, tools.ServerResult{OK: true, Output: json.RawMessage(`"done"`)})
 		return err
 	})
 	if got := f.rtc(t, a2.ID); got.Status != protocol.RTCFailed {
@@ -203,7 +203,7 @@ func TestServerRTCProgress(t *testing.T) {
 		t.Fatalf("progress changed the audit record:\n%s\n%s", before, after)
 	}
 	write(t, f.st, func(tx store.Tx) error {
-		_, err := lifecycle.EndServerRTC(tx, r.ID, true, json.RawMessage(`"done"`), "")
+		_, err := lifecycle.EndServerRTC(tx, r.ID, tools.ServerResult{OK: true, Output: json.RawMessage(`"done"`)})
 		return err
 	})
 	ended := f.rtc(t, r.ID)

@@ -231,3 +231,17 @@ func TestLeftOutLoggedOnce(t *testing.T) {
 		t.Fatalf("%d lines, want one per tool:\n%s", n, buf.String())
 	}
 }
+
+// A tool's structured content is kept apart from its text when it fits in
+// what the text left of the result limit; past it, the text alone is kept.
+func TestStructuredResultKeptApart(t *testing.T) {
+	m := start(t, Server{Name: "t", Command: mcptest.Binary(t)})
+	r := call(t, m, "t__panel", `{"title":"Sales"}`, nil)
+	if got := outputText(t, r); got != "panel shown: Sales" || string(r.Structured) != `{"figures":3,"title":"Sales"}` {
+		t.Fatalf("output %q, structured %s", got, r.Structured)
+	}
+	m.opts.ResultBytes = len(r.Output) + 10
+	if r := call(t, m, "t__panel", `{"title":"Sales"}`, nil); outputText(t, r) != "panel shown: Sales" || r.Structured != nil {
+		t.Fatalf("past the limit: output %s, structured %s", r.Output, r.Structured)
+	}
+}

@@ -39,7 +39,7 @@ func (m *Manager) ViewTool(name string) (tools.Tool, bool) {
 // progress.
 func (m *Manager) Run(ctx context.Context, name string, args json.RawMessage, h tools.Hooks) (tools.ServerResult, error) {
 	res, err := m.Call(ctx, name, args, h)
-	return tools.ServerResult{OK: res.OK, Output: res.Output, Error: res.Error}, err
+	return tools.ServerResult{OK: res.OK, Output: res.Output, Structured: res.Structured, Error: res.Error}, err
 }
 
 // Rerunnable reports whether the tool is annotated read-only or idempotent,

@@ -10,16 +10,21 @@ import (
 )
 
 // Result is the outcome of one call, in the shape of an RTC's result: Output
-// (JSON) when OK, else Error.
+// (JSON) and Structured (the tool's structured result, a JSON object, or
+// nil) when OK, else Error.
 type Result struct {
-	OK     bool
-	Output json.RawMessage
-	Error  string
+	OK         bool
+	Output     json.RawMessage
+	Structured json.RawMessage
+	Error      string
 }
 
 // resultOf turns a tool's answer into a Result of at most limit bytes. Text parts
 // are joined into one string; other parts (images, resources) are kept as their
-// JSON. A result marked as an error becomes a failure with that text.
+// JSON. A result marked as an error becomes a failure with that text. The
+// structured content is kept apart when it is an object that fits in what
+// the output left of the limit (a view then reads it back from the text,
+// which carries it too by the specification's rule for older clients).
 func resultOf(res *mcp.CallToolResult, limit int) Result {
 	var b strings.Builder
 	for i, c := range res.Content {
@@ -57,7 +62,13 @@ func resultOf(res *mcp.CallToolResult, limit int) Result {
 		n -= len(out) - limit
 		out, _ = json.Marshal(protocol.Cut(full, n))
 	}
-	return Result{OK: true, Output: out}
+	r := Result{OK: true, Output: out}
+	if res.StructuredContent != nil {
+		if raw, err := json.Marshal(res.StructuredContent); err == nil && len(raw) > 0 && raw[0] == '{' && len(out)+len(raw) <= limit {
+			r.Structured = raw
+		}
+	}
+	return r
 }
 
 // boundedError says at most a limit's bytes of a call's error (a server's

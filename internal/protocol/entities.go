@@ -348,7 +348,11 @@ type RTC struct {
 	TimeoutMS         int64           `json:"timeout_ms"`            // budget from delivery to deadline
 	DeadlineAt        *time.Time      `json:"deadline_at,omitempty"` // set when delivered (pending)
 	Output            json.RawMessage `json:"output,omitempty"`
-	Error             string          `json:"error,omitempty"`
+	// StructuredOutput is a server call's structured result (an MCP tool's
+	// structuredContent, a JSON object), kept apart from Output for the
+	// call's view; the model reads Output.
+	StructuredOutput json.RawMessage `json:"structured_output,omitempty"`
+	Error            string          `json:"error,omitempty"`
 	// Progress is the last progress an MCP server reported for a running server
 	// call (notifications/progress), written at most once a second per call.
 	Progress *RTCProgress `json:"progress,omitempty"`

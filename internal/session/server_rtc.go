@@ -66,7 +66,7 @@ func (r *Runner) runServerRTC(ctx context.Context, o *owner, item *store.InboxIt
 			if rc.Status == protocol.RTCExecuting {
 				msg = InterruptedCall
 			}
-			if _, err := lifecycle.EndServerRTC(tx, rc.ID, false, nil, msg); err != nil {
+			if _, err := lifecycle.EndServerRTC(tx, rc.ID, tools.ServerResult{Error: msg}); err != nil {
 				return err
 			}
 			return finish()
@@ -77,7 +77,7 @@ func (r *Runner) runServerRTC(ctx context.Context, o *owner, item *store.InboxIt
 				return nil
 			}
 			if !rerun {
-				if _, err := lifecycle.EndServerRTC(tx, rc.ID, false, nil, InterruptedCall); err != nil {
+				if _, err := lifecycle.EndServerRTC(tx, rc.ID, tools.ServerResult{Error: InterruptedCall}); err != nil {
 					return err
 				}
 				return finish()
@@ -201,7 +201,7 @@ func endServerCall(tx store.Tx, id string, res tools.ServerResult, late bool) er
 	if late {
 		_, err = lifecycle.TimeOutServerRTC(tx, id)
 	} else {
-		_, err = lifecycle.EndServerRTC(tx, id, res.OK, res.Output, res.Error)
+		_, err = lifecycle.EndServerRTC(tx, id, res)
 	}
 	return err
 }

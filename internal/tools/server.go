@@ -13,7 +13,10 @@ import (
 type ServerResult struct {
 	OK     bool
 	Output json.RawMessage
-	Error  string
+	// Structured is the tool's structured result (a JSON object), for its
+	// view; nil when it gave none.
+	Structured json.RawMessage
+	Error      string
 }
 
 // Question is a tool's server's question to the person during a call (an MCP

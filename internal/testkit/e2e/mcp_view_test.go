@@ -106,6 +106,9 @@ func TestMCPViewCalls(t *testing.T) {
 	}
 	q := b.waitRTC(res.SessionID, "askUser", protocol.RTCPending)
 	panel = b.rtcEnded(panel.ID)
+	if !strings.Contains(string(panel.StructuredOutput), `"figures":3`) || strings.Contains(string(panel.Output), "figures") {
+		t.Fatalf("the panel's structured result apart from its text: output %s, structured %s", panel.Output, panel.StructuredOutput)
+	}
 	viewCallsWhileWaiting(t, b, other, mallory, panel, q)
 
 	// The question is answered while a view's call runs: the turn waits for

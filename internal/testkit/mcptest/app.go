@@ -30,7 +30,7 @@ const panelHTML = `<!doctype html>
 <body>
 <h1 id="title">Panel</h1>
 <p id="input">waiting for the call</p>
-<p id="result">no result yet</p>
+<p><span id="result">no result yet</span> <span id="structured"></span></p>
 <p id="call">-</p>
 <p id="refresh-answer">-</p>
 <p id="net">-</p>
@@ -70,7 +70,10 @@ window.addEventListener("message", (e) => {
     return;
   }
   if (m.method === "ui/notifications/tool-input") show("input", "input: " + JSON.stringify(m.params.arguments));
-  if (m.method === "ui/notifications/tool-result") show("result", "result: " + (m.params.content || []).map((c) => c.text).join(""));
+  if (m.method === "ui/notifications/tool-result") {
+    show("result", "result: " + (m.params.content || []).map((c) => c.text).join(""));
+    show("structured", JSON.stringify(m.params.structuredContent ?? null));
+  }
   if (m.method === "ui/notifications/tool-cancelled") show("result", "cancelled: " + (m.params.reason || ""));
   if (m.method === "ui/notifications/host-context-changed" && m.params.displayMode) show("mode", "mode: " + m.params.displayMode);
   if (m.id !== undefined && (m.method === "ping" || m.method === "ui/resource-teardown")) send({ jsonrpc: "2.0", id: m.id, result: {} });
@@ -130,6 +133,12 @@ type panelIn struct {
 	Title string `json:"title"`
 }
 
+// panelOut is the panel's structured result, for its view.
+type panelOut struct {
+	Title   string `json:"title"`
+	Figures int    `json:"figures"`
+}
+
 // addAppTools adds "panel", a tool with a view, its ui:// resource, the
 // figures its view reads, and
 // "panel_refresh", a tool only its view may call (not for the model).
@@ -144,8 +153,8 @@ func addAppTools(s *mcp.Server) {
 		})
 	mcp.AddTool(s, &mcp.Tool{Name: "panel", Description: "Show a panel with a title.",
 		Meta: mcp.Meta{"ui": map[string]any{"resourceUri": panelURI}}},
-		func(ctx context.Context, req *mcp.CallToolRequest, in panelIn) (*mcp.CallToolResult, any, error) {
-			return text("panel shown: " + in.Title), nil, nil
+		func(ctx context.Context, req *mcp.CallToolRequest, in panelIn) (*mcp.CallToolResult, panelOut, error) {
+			return text("panel shown: " + in.Title), panelOut{Title: in.Title, Figures: 3}, nil
 		})
 	mcp.AddTool(s, &mcp.Tool{Name: "panel_refresh", Description: "Refresh the panel (its view calls it).",
 		Meta: mcp.Meta{"ui": map[string]any{"resourceUri": panelURI, "visibility": []string{"app"}}}},

@@ -173,6 +173,8 @@ export interface Rtc {
   /** How far a running server call has got, as its MCP server reports it; written at most once a second. */
   progress?: RtcProgress;
   output?: unknown;
+  /** A server call's structured result (an MCP tool's `structuredContent`), kept apart from `output` for the call's view. */
+  structured_output?: Record<string, unknown>;
   error?: string;
   client_id?: string;
   /** W3C trace context of the call's span, when the server traces. */

@@ -329,9 +329,10 @@ export function endOf(r: Rtc): ToolResult | { cancelled: string } | null {
     case "completed": {
       const text = typeof r.output === "string" ? r.output : JSON.stringify(r.output ?? null);
       const res: ToolResult = { content: [{ type: "text", text }] };
-      // Servers send structured content as JSON text too (the specification's
-      // rule for older clients): the view gets it back as structured content.
-      const structured = parseObject(text);
+      // The server keeps a tool's structured content apart when it fits;
+      // otherwise it is in the text (the specification's rule for older
+      // clients) when the text is JSON, and the view gets it back from there.
+      const structured = r.structured_output ?? parseObject(text);
       if (structured) res.structuredContent = structured;
       return res;
     }

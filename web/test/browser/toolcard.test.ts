@@ -105,6 +105,11 @@ test("tool views: a call's end is told as the MCP Apps messages say it", () => {
     "a JSON object's text also goes as structured content",
   );
   eq(endOf(rtc("completed", { output: "[1,2]" })), { content: [{ type: "text", text: "[1,2]" }] }, "an array is text only");
+  eq(
+    endOf(rtc("completed", { output: "3 figures", structured_output: { figures: 3 } })),
+    { content: [{ type: "text", text: "3 figures" }], structuredContent: { figures: 3 } },
+    "the structured result the server kept apart goes as structured content",
+  );
   eq(endOf(rtc("failed", { error: "boom" })), { content: [{ type: "text", text: "boom" }], isError: true }, "a failure is an error result");
   eq(endOf(rtc("rejected", { error: "the user declined" })), { cancelled: "the user declined" }, "a denied call was cancelled");
   eq(endOf(rtc("timeout")), { cancelled: "timeout" }, "a call past its deadline was cancelled");

@@ -63,6 +63,7 @@ test("mcp app: a tool's view runs in its card, sandboxed, told the call and its 
   eq(await frameEl.getAttribute("sandbox"), "allow-scripts", "the frame may run scripts and nothing else");
   const view = card.frameLocator("iframe.app");
   await until("the view gets the result", async () => (await view.locator("#result").textContent()) === "result: panel shown: Sales", 15_000);
+  eq(await view.locator("#structured").textContent(), `{"figures":3,"title":"Sales"}`, "the view gets the tool's structured content apart from its text");
   eq(await view.locator("#title").textContent(), "Panel in RTC Agent (tools)", "the view started with ui/initialize; the host offers its server's tools");
   eq(await view.locator("#input").textContent(), 'input: {"title":"Sales"}', "the view gets the arguments");
   await until("the view tried the network", async () => (await view.locator("#net").textContent()) !== "-", 10_000);
