@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/http/httptest"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -12,9 +11,6 @@ import (
 
 	"github.com/rtcagent/rtcagent/internal/config"
 	"github.com/rtcagent/rtcagent/internal/protocol"
-	"github.com/rtcagent/rtcagent/internal/server"
-	"github.com/rtcagent/rtcagent/internal/testkit/otlpreceiver"
-	"github.com/rtcagent/rtcagent/internal/testkit/testserver"
 )
 
 // viewContextScript shows the test server's panel, then answers according to
@@ -226,14 +222,9 @@ func panelShown(t *testing.T, opts ...func(*config.Config)) (b, mallory *browser
 // root span (kind app) and the call's span under it, in a trace apart from
 // the view's turn.
 func TestTraceOfAViewsCallAfterItsTurn(t *testing.T) {
-	rcv := &otlpreceiver.Receiver{}
-	collector := httptest.NewServer(rcv)
-	defer collector.Close()
-	cfg := testserver.Config(t)
-	cfg.OTLPEndpoint = collector.URL
-	cfg.MCPConfig = mcpConfig(t, filepath.Join(t.TempDir(), "calls"), "")
-	srv := &testServer{testserver.Run(t, cfg, nil, server.Options{Model: mustScript(t, viewContextScript), VerifyTranscripts: true,
-		TraceBatchTimeout: 50 * time.Millisecond})}
+	srv, rcv := startTraced(t, mustScript(t, viewContextScript), func(c *config.Config) {
+		c.MCPConfig = mcpConfig(t, filepath.Join(t.TempDir(), "calls"), "")
+	})
 	b := newBrowser(t, srv, "alice", "dev-a", watching())
 	res := b.sendMode("", "show the panel", protocol.ModeBypass)
 	panel := b.waitRTC(res.SessionID, "test__panel", protocol.RTCCompleted)
@@ -248,41 +239,13 @@ func TestTraceOfAViewsCallAfterItsTurn(t *testing.T) {
 		t.Fatalf("the view's call's turn: %+v", tr)
 	}
 	ended := b.rtcEnded(call.ID)
-	var own, view protocol.TurnResult
-	b.mustCall(protocol.MethodTurnGet, protocol.IDRequest{TurnID: call.TurnID}, &own)
-	b.mustCall(protocol.MethodTurnGet, protocol.IDRequest{TurnID: res.TurnID}, &view)
-	traceOf := func(traceparent string) string {
-		if parts := strings.Split(traceparent, "-"); len(parts) == 4 {
-			return parts[1]
-		}
-		return ""
+	traces := turnTrace(t, b, srv, rcv, call.TurnID, res.TurnID)
+	own := byName(traces[call.TurnID])
+	root, exec := own["turn"][0], own["execute_tool test__echo"]
+	if root.TraceID == traces[res.TurnID][0].TraceID || root.ParentID != "" || root.Attrs["rtcagent.turn.kind"] != protocol.TurnKindApp {
+		t.Fatalf("the call's turn's span %+v, in the view's turn's trace %s", root, traces[res.TurnID][0].TraceID)
 	}
-	id := traceOf(own.Turn.TraceParent)
-	if id == "" || id == traceOf(view.Turn.TraceParent) || traceOf(ended.TraceParent) != id {
-		t.Fatalf("trace contexts: the call's turn %q, the view's turn %q, the call %q", own.Turn.TraceParent, view.Turn.TraceParent, ended.TraceParent)
-	}
-	srv.Stop(t) // flushes the spans
-	var spans []otlpreceiver.Span
-	deadline := time.Now().Add(10 * time.Second)
-	for spans = rcv.Trace(id); len(spans) < 2; spans = rcv.Trace(id) {
-		if time.Now().After(deadline) {
-			t.Fatalf("trace %s: %v", id, names(spans))
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	var root, exec *otlpreceiver.Span
-	for i := range spans {
-		switch spans[i].Name {
-		case "turn":
-			root = &spans[i]
-		case "execute_tool test__echo":
-			exec = &spans[i]
-		}
-	}
-	if root == nil || root.ParentID != "" || root.Attrs["rtcagent.turn.kind"] != protocol.TurnKindApp || root.Attrs["rtcagent.status"] != "completed" {
-		t.Fatalf("the turn's span %+v of %v", root, names(spans))
-	}
-	if exec == nil || exec.ParentID != root.SpanID || exec.SpanID != strings.Split(ended.TraceParent, "-")[2] {
+	if parts := strings.Split(ended.TraceParent, "-"); len(exec) != 1 || len(parts) != 4 || exec[0].ParentID != root.SpanID || exec[0].SpanID != parts[2] {
 		t.Fatalf("the call's span %+v under %+v", exec, root)
 	}
 }
