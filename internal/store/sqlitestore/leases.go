@@ -42,8 +42,10 @@ type leaseTable struct {
 // get returns the session's lease as committed, and as the group being
 // committed left it when group is true (the writer).
 func (lt *leaseTable) get(sessionID string, group bool) leaseRow {
-	if l, ok := lt.group[sessionID]; ok && group {
-		return l
+	if group {
+		if l, ok := lt.group[sessionID]; ok {
+			return l
+		}
 	}
 	lt.mu.RLock()
 	defer lt.mu.RUnlock()

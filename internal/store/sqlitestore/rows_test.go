@@ -334,3 +334,39 @@ func changeBehind(t *testing.T, path, stmt string) {
 		t.Fatal(err)
 	}
 }
+
+// Reads look at the leases while writes take and give them back (the race
+// detector watches).
+func TestLeasesReadWhileWritten(t *testing.T) {
+	_, s, write := writerStore(t)
+	if err := write(func(tx store.Tx) error {
+		return tx.InboxInsert(&store.InboxItem{SessionID: "s1", Kind: "turn.start", TurnID: "t1"})
+	}); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for range 200 {
+			if err := s.Read(context.Background(), func(tx store.Tx) error {
+				_, err := tx.InboxSessions(10)
+				return err
+			}); err != nil {
+				t.Error(err)
+				return
+			}
+		}
+	}()
+	for range 200 {
+		if err := write(func(tx store.Tx) error {
+			l, err := tx.LeaseAcquire("s1", "n1", time.Minute)
+			if err != nil {
+				return err
+			}
+			return tx.LeaseRelease(l)
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	<-done
+}
