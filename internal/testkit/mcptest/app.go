@@ -31,6 +31,7 @@ const panelHTML = `<!doctype html>
 <h1 id="title">Panel</h1>
 <p id="input">waiting for the call</p>
 <p><span id="result">no result yet</span> <span id="structured"></span></p>
+<p id="tall">a view as tall as the chat's box allows</p>
 <p id="call">-</p>
 <p id="refresh-answer">-</p>
 <p id="net">-</p>

@@ -107,7 +107,7 @@ class AppView {
       h("span", null, `The view of ${rtc.tool_name}`),
       h("button", { attrs: { type: "button" }, on: { click: () => this.show("inline", true) } }, "Back to the chat"),
     );
-    this.node = h("div", { class: "app-view" }, this.bar, this.links, this.frame);
+    this.node = h("div", { class: "app-view" }, this.bar, this.frame, this.links);
     this.node.addEventListener("keydown", (e) => {
       if (e.key === "Escape" && this.mode === "fullscreen") this.show("inline", true);
     });

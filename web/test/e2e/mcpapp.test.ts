@@ -129,6 +129,12 @@ test("mcp app: a tool's view runs in its card, sandboxed, told the call and its 
   await view.locator("#link").click();
   const ask = card.locator(".app-link");
   await ask.waitFor({ timeout: 10_000 });
+  // Asked below the view, so the chat that keeps its end in sight shows it
+  // (above a tall view it was out of sight, and a click on it missed).
+  const logBox = await p.page.locator('rtc-agent [role="log"]').boundingBox();
+  const askBox = await ask.boundingBox();
+  ok(logBox && askBox && askBox.y >= logBox.y && askBox.y + askBox.height <= logBox.y + logBox.height,
+    `the question is in sight: ${JSON.stringify(askBox)} in ${JSON.stringify(logBox)}`);
   eq(await ask.locator("strong").textContent(), "https://guide.example.test", "the link's origin is shown");
   await ctx.route("https://guide.example.test/**", (r) => r.fulfill({ contentType: "text/html", body: "<p>guide</p>" }));
   const popup = ctx.waitForEvent("page", { timeout: 10_000 });
