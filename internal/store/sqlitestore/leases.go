@@ -87,18 +87,17 @@ func (lt *leaseTable) committed() {
 // rollBack drops the group's leases: its commit failed.
 func (lt *leaseTable) rollBack() { clear(lt.group) }
 
-// held returns the sessions whose committed lease runs past at, with their
-// holders.
-func (lt *leaseTable) held(at int64) map[string]string {
+// live counts the committed leases that run past at.
+func (lt *leaseTable) live(at int64) int {
 	lt.mu.RLock()
 	defer lt.mu.RUnlock()
-	out := map[string]string{}
-	for id, l := range lt.m {
+	n := 0
+	for _, l := range lt.m {
 		if l.expires > at {
-			out[id] = l.holder
+			n++
 		}
 	}
-	return out
+	return n
 }
 
 // lease returns the session's lease as this transaction sees it.
@@ -191,7 +190,7 @@ func (t *tx) nodeLive(node string) bool {
 func (t *tx) InboxSessions(limit int) ([]string, error) {
 	read := -1 // no limit
 	if limit >= 0 {
-		read = limit + len(t.leaseTab.held(ms(t.At)))
+		read = limit + t.leaseTab.live(ms(t.At))
 	}
 	rows, err := t.q.QueryContext(t.Ctx, `SELECT session_id FROM inbox GROUP BY session_id ORDER BY MIN(id) LIMIT ?`, read)
 	if err != nil {
