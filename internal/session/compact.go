@@ -61,7 +61,23 @@ func (r *Runner) compactTurn(ctx context.Context, o *owner, item *store.InboxIte
 	plan := agent.PlanCompaction(tr, t.Seq, 0, r.cfg.Limits.ToolResultBytes)
 	if plan == nil {
 		// Nothing to summarise (a new session, or compacted just now): done.
-		return r.completeTurn(ctx, o, item, t)
+		var closed []string
+		err := r.fencedItem(ctx, o, item, func(tx store.Tx, finish func() error) error {
+			closed = nil
+			_, cur, err := lockTurn(tx, t)
+			if err != nil {
+				return err
+			}
+			if cur.Status != protocol.TurnRunning {
+				return tx.InboxDelete(*item)
+			}
+			if closed, err = lifecycle.EndTurn(tx, cur, protocol.TurnCompleted, nil, "", nil); err != nil {
+				return err
+			}
+			return finish()
+		})
+		r.dropClosed(closed, err)
+		return err
 	}
 	metricCompactions.WithLabelValues("requested").Inc()
 	_, err := r.summarise(ctx, o, item, t, plan, set, t.Instruction, 0, true)
@@ -128,27 +144,4 @@ func (r *Runner) summarise(ctx context.Context, o *owner, item *store.InboxItem,
 	r.dropPartial(out, err)
 	r.dropClosed(closed, err)
 	return result, err
-}
-
-// completeTurn ends running turn t as completed without a model step (a
-// compact turn with nothing to summarise) and finishes its item; a turn
-// stopped meanwhile stays as it is.
-func (r *Runner) completeTurn(ctx context.Context, o *owner, item *store.InboxItem, t *protocol.Turn) error {
-	var closed []string
-	err := r.fencedItem(ctx, o, item, func(tx store.Tx, finish func() error) error {
-		closed = nil
-		_, cur, err := lockTurn(tx, t)
-		if err != nil {
-			return err
-		}
-		if cur.Status != protocol.TurnRunning {
-			return tx.InboxDelete(*item)
-		}
-		if closed, err = lifecycle.EndTurn(tx, cur, protocol.TurnCompleted, nil, "", nil); err != nil {
-			return err
-		}
-		return finish()
-	})
-	r.dropClosed(closed, err)
-	return err
 }
