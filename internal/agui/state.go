@@ -3,6 +3,7 @@ package agui
 import (
 	"context"
 	"errors"
+	"slices"
 
 	"github.com/rtcagent/rtcagent/internal/protocol"
 	"github.com/rtcagent/rtcagent/internal/store"
@@ -94,11 +95,11 @@ func readState(ctx context.Context, st store.Store, userID, sessionID, messageCl
 }
 
 // turnsWithCalls returns the turns of the messages read that asked for
-// calls, and the turns of kind app since the first of those messages: a
-// view's calls after its turn are turns of their own, with no message, and
-// of the message that showed the view. It reads the latest twice window
-// turns after the first at most (a view's calls after its turn are not
-// bounded per view, only by the user's rate).
+// calls, and the turns of kind app after the first of those: a view's calls
+// after its turn are turns of their own, with no message, and of the
+// message that showed the view. It reads the session's latest twice window
+// turns at most (a view's calls after its turn are not bounded per view,
+// only by the user's rate).
 func (s *state) turnsWithCalls(tx store.Tx) ([]string, error) {
 	var ids []string
 	seen := map[string]bool{}
@@ -111,22 +112,21 @@ func (s *state) turnsWithCalls(tx store.Tx) ([]string, error) {
 	if len(ids) == 0 {
 		return nil, nil
 	}
-	first, err := tx.TurnGet(ids[0])
+	top, err := tx.TurnMaxSeq(s.session.ID)
 	if err != nil {
 		return nil, err
 	}
-	top, err := tx.TurnMaxSeq(first.SessionID)
+	latest, err := tx.TurnList(s.session.ID, store.Page{After: max(0, top-2*window), Limit: 2 * window})
 	if err != nil {
 		return nil, err
 	}
-	after, err := tx.TurnList(first.SessionID, store.Page{After: max(first.Seq, top-2*window), Limit: 2 * window})
-	if err != nil {
-		return nil, err
-	}
-	for _, t := range after {
-		if t.Kind == protocol.TurnKindApp {
+	// The first turn with calls is among them or before them all.
+	after := !slices.ContainsFunc(latest, func(t protocol.Turn) bool { return t.ID == ids[0] })
+	for _, t := range latest {
+		if after && t.Kind == protocol.TurnKindApp {
 			ids = append(ids, t.ID)
 		}
+		after = after || t.ID == ids[0]
 	}
 	return ids, nil
 }
