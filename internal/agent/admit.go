@@ -8,7 +8,8 @@ import (
 
 // AdmitCall bounds one tool call of the model where it enters, before it is
 // stored in the message or an RTC, published or sent to the model again. Its id
-// and name are cut to lim.IDBytes. Arguments over lim.ToolArgsBytes, or past
+// and name are cut to lim.IDBytes, and an id shaped as the server's own
+// calls' is marked as the model's (protocol.ModelCallID). Arguments over lim.ToolArgsBytes, or past
 // lim.StepArgsBytes together with the step's calls before it (stepArgs bytes
 // kept so far), are kept as a prefix and a note, and Cut says why: PlanRTCs
 // fails such a call with that reason. askUser arguments over lim.AskUserBytes
@@ -17,7 +18,7 @@ import (
 // lim.StepCalls (calls kept before it) fails the same way, saying that the
 // calls after it are left out (StepCallsFull).
 func AdmitCall(c llm.ToolCall, lim protocol.Limits, stepArgs, calls int) llm.ToolCall {
-	c.ID = protocol.Cut(c.ID, lim.IDBytes)
+	c.ID = protocol.Cut(protocol.ModelCallID(c.ID), lim.IDBytes)
 	c.Name = protocol.Cut(c.Name, lim.IDBytes)
 	if calls >= lim.StepCalls {
 		return cutCall(c, tools.TooManyCalls(c.Name, lim.StepCalls))

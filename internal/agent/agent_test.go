@@ -99,6 +99,13 @@ func TestAdmitCall(t *testing.T) {
 	if !strings.Contains(step.Cut, "pass 1500 bytes") {
 		t.Fatalf("a call past the step's limit: %q", step.Cut)
 	}
+	// A model's id shaped as a view's call's or a server's question's is
+	// never taken for one.
+	for _, id := range []string{"app:r1:k", "elicit:r1:1"} {
+		if got := AdmitCall(llm.ToolCall{ID: id, Name: "ls", Arguments: json.RawMessage(`{}`)}, lim, 0, 0).ID; got != "model:"+id {
+			t.Fatalf("a model's call id %q is kept as %q", id, got)
+		}
+	}
 	long := AdmitCall(llm.ToolCall{ID: strings.Repeat("i", 500), Name: strings.Repeat("n", 500), Arguments: args(1)}, lim, 0, 0)
 	if len(long.ID) > lim.IDBytes || len(long.Name) > lim.IDBytes {
 		t.Fatalf("id %d and name %d bytes", len(long.ID), len(long.Name))

@@ -18,7 +18,7 @@ import (
 func ViewCallID(parentID, clientID string) string { return ViewCallPrefix(parentID) + clientID }
 
 // ViewCallPrefix starts the tool_call_id of every call of view parentID.
-func ViewCallPrefix(parentID string) string { return "app:" + parentID + ":" }
+func ViewCallPrefix(parentID string) string { return protocol.ViewCallIDPrefix + parentID + ":" }
 
 // ViewCallRTCID is the id of the RTC for the call a view of call parentID
 // asked for with idempotency key clientID.
@@ -30,12 +30,14 @@ func ViewCallRTCID(parentID, clientID string) string {
 var viewCallSpace = uuid.MustParse("5b0c8a4e-3f1d-4c3a-9d7e-2a6f0e1b7c58")
 
 // IsViewCall reports whether r is a call a tool's view asked for.
-func IsViewCall(r *protocol.RTC) bool { return strings.HasPrefix(r.ToolCallID, "app:") }
+func IsViewCall(r *protocol.RTC) bool {
+	return strings.HasPrefix(r.ToolCallID, protocol.ViewCallIDPrefix)
+}
 
 // viewCallOf returns the view's call and key a view call's tool_call_id
 // names.
 func viewCallOf(toolCallID string) (parentID, clientID string, ok bool) {
-	rest, ok := strings.CutPrefix(toolCallID, "app:")
+	rest, ok := strings.CutPrefix(toolCallID, protocol.ViewCallIDPrefix)
 	if !ok {
 		return "", "", false
 	}

@@ -136,7 +136,7 @@ func EndSample(tx store.Tx, id string, ok bool, output json.RawMessage, errText 
 	return core.EmitSession(tx, s, protocol.UpdSessionUpdated)
 }
 
-func elicitationPrefix(parentID string) string { return "elicit:" + parentID + ":" }
+func elicitationPrefix(parentID string) string { return protocol.QuestionCallIDPrefix + parentID + ":" }
 
 // EndElicitation ends an open question of a server call as failed with reason
 // (compare-and-set from its stored status); an ended one is left as it is.
