@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/rtcagent/rtcagent/internal/testkit/mcptest"
 	"github.com/rtcagent/rtcagent/internal/tools"
 )
@@ -243,5 +244,16 @@ func TestStructuredResultKeptApart(t *testing.T) {
 	m.opts.ResultBytes = len(r.Output) + 10
 	if r := call(t, m, "t__panel", `{"title":"Sales"}`, nil); outputText(t, r) != "panel shown: Sales" || r.Structured != nil {
 		t.Fatalf("past the limit: output %s, structured %s", r.Output, r.Structured)
+	}
+	// What a server may send besides: a list, a scalar, or structured content
+	// with an error, none of which a view gets as its structured result.
+	for _, res := range []*mcp.CallToolResult{
+		{Content: []mcp.Content{&mcp.TextContent{Text: "two"}}, StructuredContent: []any{1, 2}},
+		{Content: []mcp.Content{&mcp.TextContent{Text: "one"}}, StructuredContent: 1},
+		{Content: []mcp.Content{&mcp.TextContent{Text: "bad"}}, StructuredContent: map[string]any{"a": 1}, IsError: true},
+	} {
+		if got := resultOf(res, 1<<10); got.Structured != nil {
+			t.Errorf("%+v kept %s apart", res, got.Structured)
+		}
 	}
 }
