@@ -123,7 +123,8 @@ func (g *group) run(batch []*write) {
 				return
 			}
 		}
-		w.t = &tx{q: counted{s.wc}, known: s.known, inboxID: &s.inboxID, rows: &s.rows, leaseTab: &s.leases, knownInbox: s.inbox}
+		w.t = &tx{q: counted{s.wc}, known: s.known, inboxID: &s.inboxID, rows: &s.rows, leaseTab: &s.leases, knownInbox: s.inbox,
+			knownSeqs: s.seqs, knownOpen: s.open}
 		w.t.Shared = store.NewShared(driver{w.t}, store.TxState{Ctx: context.WithoutCancel(w.ctx), At: s.now().UTC(), Writable: true, Epoch: s.epoch})
 		w.err = call(w)
 		if single {
@@ -208,6 +209,8 @@ func (s *Store) remember(t *tx) {
 	s.rows.commit(t)
 	s.leases.keep(t.leases)
 	keep(s.inbox, t.inbox)
+	keep(s.seqs, t.seqs)
+	keep(s.open, t.open)
 }
 
 // keep merges what a write staged into what the writer knows, which starts
@@ -226,4 +229,6 @@ func (s *Store) forget() {
 	s.rows.clear()
 	s.leases.rollBack()
 	clear(s.inbox)
+	clear(s.seqs)
+	clear(s.open)
 }

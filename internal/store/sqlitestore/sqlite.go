@@ -43,6 +43,8 @@ type Store struct {
 	rows    knownRows  // the writer's committed sessions, turns and RTCs (the group's leader's)
 	leases  leaseTable // the leases of this process's workers (leases.go)
 	inbox   knownInbox // the writer's committed inbox items (the group's leader's)
+	seqs    knownSeqs  // the writer's committed highest seqs of sessions (the group's leader's)
+	open    knownOpen  // the writer's committed open calls of turns (the group's leader's)
 	path    string
 	// writer is the lock file that makes this store its database's one
 	// writer process (takeWriter), nil until its first write (or Open, with
@@ -92,7 +94,7 @@ func Open(ctx context.Context, path string, opt Options) (*Store, error) {
 	}
 	w.SetMaxOpenConns(1)
 	w.SetConnMaxIdleTime(0)
-	s := &Store{w: w, now: opt.Now, hook: func(store.Commit) {}, known: knownStreams{}, committed: knownStreams{}, inbox: knownInbox{}, path: path}
+	s := &Store{w: w, now: opt.Now, hook: func(store.Commit) {}, known: knownStreams{}, committed: knownStreams{}, inbox: knownInbox{}, seqs: knownSeqs{}, open: knownOpen{}, path: path}
 	s.group.init(s)
 	early := func(err error) (*Store, error) {
 		if s.writer != nil {

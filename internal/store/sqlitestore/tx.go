@@ -53,6 +53,10 @@ type tx struct {
 	leases         map[string]leaseRow          // leases read or written here
 	knownInbox     knownInbox                   // the writer's known inbox items (write transactions)
 	inbox          map[string][]store.InboxItem // sessions' items read or written here
+	knownSeqs      knownSeqs                    // the writer's known highest seqs (write transactions)
+	seqs           map[string]int64             // highest seqs read or raised here
+	knownOpen      knownOpen                    // the writer's known open calls of turns (write transactions)
+	open           map[string][]openRTC         // turns' open calls read or changed here
 }
 
 // streamState is a user's stream as this transaction sees it. Its top offset is

@@ -37,14 +37,6 @@ func (t *tx) TurnUpdate(tr *protocol.Turn, expectStatus string) error {
 	return err
 }
 
-func (t *tx) maxSeq(table, sessionID string) (int64, error) {
-	var n int64
-	err := t.q.QueryRowContext(t.Ctx, store.MaxSeqSQL(table), sessionID).Scan(&n)
-	return n, err
-}
-
-func (t *tx) TurnMaxSeq(sessionID string) (int64, error) { return t.maxSeq("turns", sessionID) }
-
 func (t *tx) MessageInsert(m *protocol.Message, clientID string) error {
 	data, _ := json.Marshal(m)
 	var cid any
@@ -59,10 +51,9 @@ func (t *tx) MessageInsert(m *protocol.Message, clientID string) error {
 	if err != nil {
 		return fmt.Errorf("insert message: %w", err)
 	}
+	t.raiseSeq("messages", m.SessionID, m.Seq)
 	return nil
 }
-
-func (t *tx) MessageMaxSeq(sessionID string) (int64, error) { return t.maxSeq("messages", sessionID) }
 
 // MessageLastByRole walks the session's messages backwards on the (session, seq)
 // index; summaries are frequent in the sessions that have them, so the walk is short.

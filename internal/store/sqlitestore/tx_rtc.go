@@ -8,10 +8,6 @@ import (
 	"github.com/rtcagent/rtcagent/internal/store"
 )
 
-func (t *tx) RTCListOpenByTurn(turnID string) ([]protocol.RTC, error) {
-	return listJSON[protocol.RTC](t, `SELECT data FROM rtcs WHERE turn_id = ? AND open = 1 ORDER BY seq`, turnID)
-}
-
 func (t *tx) RTCListOpenByUser(userID string, limit int) ([]protocol.RTC, error) {
 	return listJSON[protocol.RTC](t, `SELECT data FROM rtcs WHERE user_id = ? AND open = 1 ORDER BY ord LIMIT ?`, userID, limit)
 }
@@ -45,6 +41,7 @@ func (t *tx) RTCUpdate(r *protocol.RTC, expectStatus string) error {
 	if err = t.casResult(res, err, "rtcs", r.ID); err == nil {
 		t.Audits = store.WithAudit(t.Audits, r)
 		t.Rows.Put("rtc", r.ID, data)
+		t.openChanged(r)
 	}
 	return err
 }
