@@ -157,7 +157,10 @@ func (t *tx) noteOpen(turnID string, ids []openRTC) {
 
 // openChanged keeps the turn's known open calls in step with r, as written:
 // listed while open, in seq order, left out once ended. A turn whose open
-// calls are not known stays unknown.
+// calls are not known stays unknown. It relies on what the lifecycle
+// holds: an RTC's turn and seq never change (no update writes them), and an
+// ended call never opens again (protocol.RTCTransitionAllowed); in tests a
+// list that drifted otherwise fails the next read of it.
 func (t *tx) openChanged(r *protocol.RTC) {
 	ids, ok := t.open[r.TurnID]
 	if !ok {
