@@ -41,7 +41,7 @@ func (t *tx) maxSeq(table, sessionID string) (int64, error) {
 		return n, err
 	}
 	n, ok := t.knownSeqs[key]
-	if ok && t.Writable {
+	if ok {
 		if err := checkKnown(t, "the highest seq of "+key, n, read, func(a, b int64) bool { return a == b }); err != nil {
 			return 0, err
 		}
