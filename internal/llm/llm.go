@@ -68,6 +68,9 @@ const (
 	// EventUsage carries token usage in Event.Usage (may come more than once; the
 	// last one wins for each field that is non-zero).
 	EventUsage
+	// EventToolCallDelta carries a piece of a tool call while the model
+	// writes it, in Event.Delta; the whole call follows as an EventToolCall.
+	EventToolCallDelta
 )
 
 // Event is one item of a model stream.
@@ -76,6 +79,16 @@ type Event struct {
 	Text     string
 	ToolCall ToolCall
 	Usage    Usage
+	Delta    ToolCallDelta
+}
+
+// ToolCallDelta is a piece of a tool call as the model streams it: what is
+// known of the call so far and the next piece of its arguments.
+type ToolCallDelta struct {
+	Index int    // the call's place among the step's calls, from 0
+	ID    string // the model's id of the call, once it said it
+	Name  string // the tool's name, once the model said it
+	Args  string // the next piece of the arguments' JSON text (may be empty)
 }
 
 // Stream yields the events of one model step in order. Next returns false at the

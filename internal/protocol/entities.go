@@ -479,6 +479,24 @@ func (t *Turn) TopicKey() string    { return "turn/" + t.ID }
 func (m *Message) TopicKey() string { return "message/" + m.ID }
 func (r *RTC) TopicKey() string     { return "rtc/" + r.ID }
 
+// CallDelta is a Live event: a piece of a tool call while the model writes
+// it, before the call is an RTC. The step's RTCs replace what the pieces
+// built (they come in one Topic update); Live may lose pieces.
+type CallDelta struct {
+	Type       string `json:"type"` // always "tool_call.delta"
+	SessionID  string `json:"session_id"`
+	TurnID     string `json:"turn_id"`
+	Step       int    `json:"step"`                   // the turn's step, as its RTCs will carry it
+	Index      int    `json:"index"`                  // the call's place among the step's calls, from 0
+	ToolCallID string `json:"tool_call_id,omitempty"` // the model's id, once it said it
+	Name       string `json:"name,omitempty"`         // the tool, once the model said it
+	Seq        int64  `json:"seq"`                    // from 1 per call
+	Delta      string `json:"delta"`                  // the next piece of the arguments' JSON text
+}
+
+// CallDeltaType is the type of a CallDelta.
+const CallDeltaType = "tool_call.delta"
+
 // Delta is one Live event: a chunk of a streaming message.
 type Delta struct {
 	Type      string `json:"type"` // always "message.delta"

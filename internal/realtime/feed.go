@@ -125,6 +125,9 @@ func (f *Feed) decode(b []byte) (FeedEvent, error) {
 		if err := json.Unmarshal(p.Pub.Data, &d); err != nil {
 			return FeedEvent{}, fmt.Errorf("feed: delta: %w", err)
 		}
+		if d.Type != "message.delta" {
+			return FeedEvent{}, nil // a piece of a call being written: its RTC follows on Topic
+		}
 		return FeedEvent{Delta: &d}, nil
 	}
 	return FeedEvent{}, nil

@@ -151,8 +151,14 @@ func (n *Node) onNotification(e centrifuge.NotificationEvent) {
 }
 
 // PublishDelta publishes a Live chunk (best effort, no history).
-func (n *Node) PublishDelta(userID string, d protocol.Delta) error {
-	data, err := json.Marshal(d)
+func (n *Node) PublishDelta(userID string, d protocol.Delta) error { return n.publishLive(userID, d) }
+
+// PublishCallDelta publishes a piece of a call being written on Live (best
+// effort, no history).
+func (n *Node) PublishCallDelta(userID string, d protocol.CallDelta) error { return n.publishLive(userID, d) }
+
+func (n *Node) publishLive(userID string, v any) error {
+	data, err := json.Marshal(v)
 	if err != nil {
 		return err
 	}

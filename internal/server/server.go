@@ -131,7 +131,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, opt Options) 
 		// is better left to writes; its reads run beside it.
 		InputWithItem: cfg.DBURL != "",
 		SoleWriter:    cfg.DBURL == "",
-		Live:          liveFunc(func(u string, d protocol.Delta) error { return s.node.PublishDelta(u, d) })})
+		Live:          nodeLive{s}})
 	s.api = api.New(st, clusterRunner{s}, lim, log)
 	if s.mcp != nil {
 		s.api.ServeViews(s.mcp, s.tracer)
@@ -202,9 +202,15 @@ func (c clusterRunner) Partial(messageID string) (string, int64, bool) {
 	return c.s.runner.Partial(messageID)
 }
 
-type liveFunc func(string, protocol.Delta) error
+// nodeLive publishes the runner's Live deltas through the node, made after
+// the runner.
+type nodeLive struct{ s *Server }
 
-func (f liveFunc) PublishDelta(u string, d protocol.Delta) error { return f(u, d) }
+func (l nodeLive) PublishDelta(u string, d protocol.Delta) error { return l.s.node.PublishDelta(u, d) }
+
+func (l nodeLive) PublishCallDelta(u string, d protocol.CallDelta) error {
+	return l.s.node.PublishCallDelta(u, d)
+}
 
 func (s *Server) routes() {
 	m := http.NewServeMux()

@@ -154,6 +154,8 @@ type nopLive struct{}
 
 func (nopLive) PublishDelta(string, protocol.Delta) error { return nil }
 
+func (nopLive) PublishCallDelta(string, protocol.CallDelta) error { return nil }
+
 func helloModel(t *testing.T) llm.Model {
 	t.Helper()
 	m, err := scripted.Parse([]byte(`{"name": "hi", "turns": [{"steps": [{"text": "hello"}]}]}`))

@@ -21,6 +21,7 @@ import (
 // LivePublisher sends Live deltas to a user's connections (best effort).
 type LivePublisher interface {
 	PublishDelta(userID string, d protocol.Delta) error
+	PublishCallDelta(userID string, d protocol.CallDelta) error
 }
 
 // Config configures a Runner. Zero durations take the documented defaults.

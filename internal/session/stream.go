@@ -23,7 +23,18 @@ type stepOutput struct {
 	calls    []llm.ToolCall
 	argBytes int // bytes of arguments kept in calls
 	usage    protocol.Usage
+	previews map[int]*callPreview // calls being written, by index (Live)
 }
+
+// callPreview is what a call being written sent on Live so far.
+type callPreview struct {
+	seq  int64 // of its last piece
+	sent int   // bytes of arguments sent
+}
+
+// maxCallPreview bounds the bytes of a call's arguments sent on Live while
+// the model writes it; the rest shows when the call comes whole.
+const maxCallPreview = 16 << 10
 
 // cutNoteRoom is room kept under the text limit for the note of a cut.
 const cutNoteRoom = 64
@@ -122,6 +133,8 @@ func (r *Runner) stream(ctx context.Context, o *owner, t *protocol.Turn, req *ll
 			if err := r.cfg.Live.PublishDelta(t.UserID, d); err != nil {
 				r.log.Warn("live publish", "err", err) // Live may lose chunks; the final message is on Topic
 			}
+		case llm.EventToolCallDelta:
+			r.previewCall(t, out, ev.Delta)
 		case llm.EventToolCall:
 			if agent.StepCallsFull(r.cfg.Limits, len(out.calls)) {
 				continue // past the step's calls: the call kept last says so
@@ -145,6 +158,33 @@ func (r *Runner) stream(ctx context.Context, o *owner, t *protocol.Turn, req *ll
 		return out, stopOr(ctx, tctx, tctx.Err())
 	}
 	return out, nil
+}
+
+// previewCall sends a piece of a call the model is writing on Live, up to
+// maxCallPreview bytes of its arguments and for the calls a step keeps.
+func (r *Runner) previewCall(t *protocol.Turn, out *stepOutput, d llm.ToolCallDelta) {
+	if d.Index < 0 || d.Index >= r.cfg.Limits.StepCalls {
+		return
+	}
+	p := out.previews[d.Index]
+	if p == nil {
+		if out.previews == nil {
+			out.previews = map[int]*callPreview{}
+		}
+		p = &callPreview{}
+		out.previews[d.Index] = p
+	}
+	args := protocol.Prefix(d.Args, maxCallPreview-p.sent)
+	if args == "" && (d.Args != "" || p.seq > 0) {
+		return // past the bound, or nothing new
+	}
+	p.seq++
+	p.sent += len(args)
+	cd := protocol.CallDelta{Type: protocol.CallDeltaType, SessionID: t.SessionID, TurnID: t.ID, Step: t.Step + 1, Index: d.Index,
+		ToolCallID: protocol.Prefix(d.ID, r.cfg.Limits.IDBytes), Name: protocol.Prefix(d.Name, r.cfg.Limits.IDBytes), Seq: p.seq, Delta: args}
+	if err := r.cfg.Live.PublishCallDelta(t.UserID, cd); err != nil {
+		r.log.Warn("live publish", "err", err) // the step's calls come on Topic
+	}
 }
 
 // stopOr classifies a stream error: the drain ending (lease lost, shutdown) wins,

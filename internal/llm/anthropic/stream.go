@@ -20,10 +20,12 @@ var wire = &llmwire.Wire[sdk.MessageNewParams, sdk.MessageStreamEventUnion]{
 // prompt_tokens do.
 type decoder struct {
 	tools map[int64]*toolUse // open tool_use blocks by content index
+	calls int                // tool_use blocks started
 }
 
 // toolUse accumulates one tool_use content block.
 type toolUse struct {
+	pos        int // its place among the step's calls
 	id, name   string
 	args       []byte
 	startInput string // input given whole at block start, used if no delta comes
@@ -39,7 +41,10 @@ func (d *decoder) Decode(ev sdk.MessageStreamEventUnion, a *llmwire.Assembler) {
 		case "text":
 			a.Text(cb.Text)
 		case "tool_use":
-			d.tools[ev.Index] = &toolUse{id: cb.ID, name: cb.Name, startInput: cb.JSON.Input.Raw()}
+			t := &toolUse{pos: d.calls, id: cb.ID, name: cb.Name, startInput: cb.JSON.Input.Raw()}
+			d.tools[ev.Index] = t
+			d.calls++
+			a.ToolCallDelta(llm.ToolCallDelta{Index: t.pos, ID: t.id, Name: t.name})
 		}
 	case "content_block_delta":
 		switch ev.Delta.Type {
@@ -48,6 +53,7 @@ func (d *decoder) Decode(ev sdk.MessageStreamEventUnion, a *llmwire.Assembler) {
 		case "input_json_delta":
 			if t := d.tools[ev.Index]; t != nil {
 				t.args = append(t.args, ev.Delta.PartialJSON...)
+				a.ToolCallDelta(llm.ToolCallDelta{Index: t.pos, ID: t.id, Name: t.name, Args: ev.Delta.PartialJSON})
 			}
 		}
 	case "content_block_stop":

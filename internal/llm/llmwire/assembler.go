@@ -21,6 +21,11 @@ func (a *Assembler) ToolCall(c llm.ToolCall) {
 	a.queue = append(a.queue, llm.Event{Kind: llm.EventToolCall, ToolCall: c})
 }
 
+// ToolCallDelta adds a piece of a tool call being written.
+func (a *Assembler) ToolCallDelta(d llm.ToolCallDelta) {
+	a.queue = append(a.queue, llm.Event{Kind: llm.EventToolCallDelta, Delta: d})
+}
+
 // Usage adds the provider's token counts; counts that are both zero are left
 // out, as they say nothing.
 func (a *Assembler) Usage(in, out int64) {

@@ -30,6 +30,7 @@ type decoder struct {
 // toolCall accumulates the fragments of one streamed tool call.
 type toolCall struct {
 	index int64
+	pos   int // its place among the step's calls as they came
 	id    string
 	name  string
 	args  []byte
@@ -44,7 +45,7 @@ func (d *decoder) Decode(c sdk.ChatCompletionChunk, a *llmwire.Assembler) {
 		a.Text(ch.Delta.Content)
 		a.Text(ch.Delta.Refusal)
 		for _, tc := range ch.Delta.ToolCalls {
-			d.accumulate(c.ID, tc)
+			d.accumulate(c.ID, tc, a)
 		}
 		if ch.FinishReason != "" && !a.Finished() {
 			a.Finish()
@@ -56,12 +57,14 @@ func (d *decoder) Decode(c sdk.ChatCompletionChunk, a *llmwire.Assembler) {
 	}
 }
 
-func (d *decoder) accumulate(chunkID string, f sdk.ChatCompletionChunkChoiceDeltaToolCall) {
+// accumulate adds a fragment of a call and reports it as a piece of the call
+// being written.
+func (d *decoder) accumulate(chunkID string, f sdk.ChatCompletionChunkChoiceDeltaToolCall, a *llmwire.Assembler) {
 	tc := d.byIndex[f.Index]
 	// Some compatible servers reuse index 0 for every call; a new id means a new
 	// call even at a known index.
 	if tc == nil || (f.ID != "" && tc.id != "" && f.ID != tc.id) {
-		tc = &toolCall{index: f.Index}
+		tc = &toolCall{index: f.Index, pos: len(d.calls)}
 		d.byIndex[f.Index] = tc
 		d.calls = append(d.calls, tc)
 	}
@@ -75,6 +78,7 @@ func (d *decoder) accumulate(chunkID string, f sdk.ChatCompletionChunkChoiceDelt
 	if d.chunkID == "" {
 		d.chunkID = chunkID
 	}
+	a.ToolCallDelta(llm.ToolCallDelta{Index: tc.pos, ID: tc.id, Name: tc.name, Args: f.Function.Arguments})
 }
 
 // flushToolCalls reports the accumulated calls in index order, each with an id.

@@ -37,6 +37,8 @@
 //     user messages in the request, s = step index, i = index in the step), which
 //     is unique within a conversation; "arguments" (any JSON value) is emitted as
 //     compact JSON text, "raw_arguments" (a string) verbatim, "{}" when neither;
+//     with "argument_chunks": n, the call is first written in n pieces of its
+//     arguments (tool call delta events), as a model streams it;
 //   - one usage event: input tokens = characters of the request's messages (text,
 //     tool names and arguments) / 4, output tokens = characters of the emitted
 //     text / 4, each at least 1.

@@ -205,11 +205,11 @@ func (m *Model) plan(ctx context.Context, req *llm.Request) *stream {
 		return s
 	}
 	for i, tc := range step.ToolCalls {
-		s.events = append(s.events, llm.Event{Kind: llm.EventToolCall, ToolCall: llm.ToolCall{
-			ID:        fmt.Sprintf("call_%d_%d_%d", f.users, f.stepIndex, i),
-			Name:      tc.Name,
-			Arguments: tc.argumentsText(),
-		}})
+		id, args := fmt.Sprintf("call_%d_%d_%d", f.users, f.stepIndex, i), tc.argumentsText()
+		for _, p := range splitN(string(args), tc.ArgumentChunks) {
+			s.events = append(s.events, llm.Event{Kind: llm.EventToolCallDelta, Delta: llm.ToolCallDelta{Index: i, ID: id, Name: tc.Name, Args: p}})
+		}
+		s.events = append(s.events, llm.Event{Kind: llm.EventToolCall, ToolCall: llm.ToolCall{ID: id, Name: tc.Name, Arguments: args}})
 	}
 	s.addUsage(f.inputChars, outChars)
 	return s
@@ -233,6 +233,21 @@ func (s *stream) addUsage(inChars, outChars int) {
 		InputTokens:  int64(max(inChars/4, 1)),
 		OutputTokens: int64(max(outChars/4, 1)),
 	}})
+}
+
+// splitN cuts text into n pieces of about the same length, at rune
+// boundaries, that concatenate to text (none when n is 0).
+func splitN(text string, n int) []string {
+	var out []string
+	for k := n; k > 0; k-- {
+		cut := len(text) / k
+		for cut < len(text) && !utf8.RuneStart(text[cut]) {
+			cut++
+		}
+		out = append(out, text[:cut])
+		text = text[cut:]
+	}
+	return out
 }
 
 // splitWords cuts text into pieces of leading whitespace plus one word, so the

@@ -56,6 +56,9 @@ type ToolCall struct {
 	Arguments json.RawMessage `json:"arguments,omitempty"`
 	// RawArguments is emitted verbatim, so a script can send invalid JSON.
 	RawArguments *string `json:"raw_arguments,omitempty"`
+	// ArgumentChunks writes the call in this many pieces of its arguments
+	// before the call comes whole, as a model streams them (0: whole only).
+	ArgumentChunks int `json:"argument_chunks,omitempty"`
 }
 
 // StepError describes the *llm.Error a step fails with.
@@ -175,6 +178,9 @@ func validateStep(st Step) error {
 	for i, tc := range st.ToolCalls {
 		if tc.Name == "" {
 			return fmt.Errorf("tool call %d has no name", i)
+		}
+		if tc.ArgumentChunks < 0 || tc.ArgumentChunks > 1000 {
+			return fmt.Errorf("tool call %d: argument_chunks %d is not between 0 and 1000", i, tc.ArgumentChunks)
 		}
 		if tc.RawArguments != nil && len(tc.Arguments) > 0 {
 			return fmt.Errorf("tool call %d has both arguments and raw_arguments", i)

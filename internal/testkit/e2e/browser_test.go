@@ -24,21 +24,24 @@ type browser struct {
 	device string
 	c      *centrifuge.Client
 
-	mu        sync.Mutex
-	offsets   []int64
-	updates   []protocol.Update
-	deltas    map[string][]protocol.Delta
-	rtcs      map[string]protocol.RTC // latest state seen
-	turns     map[string]protocol.Turn
-	messages  map[string]protocol.Message
-	files     map[string]string
-	executed  map[string]int
-	seenRTC   map[string]bool
-	execute   bool
-	decide    func(r protocol.RTC) (ok bool, output any, errText string, reject bool)
-	execQueue chan protocol.RTC
-	closed    chan struct{}
-	modes     []string // the work modes its tokens allow (nil: all)
+	mu      sync.Mutex
+	offsets []int64
+	updates []protocol.Update
+	deltas  map[string][]protocol.Delta
+	// callDeltas are the pieces of calls being written, with how many RTCs
+	// the browser had seen when each came.
+	callDeltas []callDeltaSeen
+	rtcs       map[string]protocol.RTC // latest state seen
+	turns      map[string]protocol.Turn
+	messages   map[string]protocol.Message
+	files      map[string]string
+	executed   map[string]int
+	seenRTC    map[string]bool
+	execute    bool
+	decide     func(r protocol.RTC) (ok bool, output any, errText string, reject bool)
+	execQueue  chan protocol.RTC
+	closed     chan struct{}
+	modes      []string // the work modes its tokens allow (nil: all)
 }
 
 type browserOpt func(*browser)
@@ -113,10 +116,26 @@ func (b *browser) onPublication(e centrifuge.ServerPublicationEvent) {
 			b.t.Errorf("bad delta: %v", err)
 			return
 		}
+		if d.Type == protocol.CallDeltaType {
+			var cd protocol.CallDelta
+			if err := json.Unmarshal(e.Data, &cd); err != nil {
+				b.t.Errorf("bad call delta: %v", err)
+				return
+			}
+			b.mu.Lock()
+			b.callDeltas = append(b.callDeltas, callDeltaSeen{cd, len(b.rtcs)})
+			b.mu.Unlock()
+			return
+		}
 		b.mu.Lock()
 		b.deltas[d.MessageID] = append(b.deltas[d.MessageID], d)
 		b.mu.Unlock()
 	}
+}
+
+type callDeltaSeen struct {
+	protocol.CallDelta
+	rtcsBefore int
 }
 
 func (b *browser) apply(u protocol.Update) {

@@ -177,8 +177,18 @@ func testConversation(t *testing.T, brain *scripted.Model, srv *Server, m llm.Mo
 	if r.Err != nil || r.Text != "Let me look at two files." || r.TextEvents < 2 {
 		t.Fatalf("step 1: err %v, text %q in %d events", r.Err, r.Text, r.TextEvents)
 	}
+	// Text, then the calls (each written in pieces, then whole), then usage.
+	phase := func(k llm.EventKind) int {
+		switch k {
+		case llm.EventText:
+			return 0
+		case llm.EventToolCallDelta, llm.EventToolCall:
+			return 1
+		}
+		return 2
+	}
 	for i := 1; i < len(r.Events); i++ {
-		if r.Events[i].Kind < r.Events[i-1].Kind {
+		if phase(r.Events[i].Kind) < phase(r.Events[i-1].Kind) {
 			t.Fatalf("events out of order (text, tool calls, usage): %+v", r.Events)
 		}
 	}
@@ -188,6 +198,24 @@ func testConversation(t *testing.T, brain *scripted.Model, srv *Server, m llm.Mo
 	}
 	if !reflect.DeepEqual(r.ToolCalls, want) {
 		t.Fatalf("tool calls:\n got %s\nwant %s", fmtCalls(r.ToolCalls), fmtCalls(want))
+	}
+	// The pieces of each call, joined, are the call, and come before it.
+	pieces := make([]string, len(want))
+	for _, ev := range r.Events {
+		switch ev.Kind {
+		case llm.EventToolCallDelta:
+			d := ev.Delta
+			if d.Index < 0 || d.Index >= len(want) || d.ID != want[d.Index].ID || d.Name != want[d.Index].Name {
+				t.Fatalf("a piece of a call %+v, want one of %s", d, fmtCalls(want))
+			}
+			pieces[d.Index] += d.Args
+		case llm.EventToolCall:
+			for i, c := range want {
+				if c.ID == ev.ToolCall.ID && pieces[i] != string(c.Arguments) {
+					t.Fatalf("call %d written in pieces as %q before it came whole as %s", i, pieces[i], c.Arguments)
+				}
+			}
+		}
 	}
 	usage1 := r.Usage
 	if usage1.InputTokens == 0 || usage1.OutputTokens == 0 || srv.Usage() != usage1 {

@@ -54,15 +54,17 @@ type Client struct {
 	done chan struct{}
 	once sync.Once
 
-	mu       sync.Mutex
-	lastOff  int64
-	updates  []protocol.Update
-	deltas   map[string][]protocol.Delta
-	turns    map[string]protocol.Turn
-	seenRTC  map[string]bool
-	executed int
-	errs     []error
-	changed  chan struct{} // closed and replaced on every turn change
+	mu      sync.Mutex
+	lastOff int64
+	updates []protocol.Update
+	deltas  map[string][]protocol.Delta
+	// callDeltas are the pieces of calls being written, as they came (Record only).
+	callDeltas []protocol.CallDelta
+	turns      map[string]protocol.Turn
+	seenRTC    map[string]bool
+	executed   int
+	errs       []error
+	changed    chan struct{} // closed and replaced on every turn change
 
 	syncReq    chan struct{} // a fill or pending re-fetch is wanted (Profile)
 	pendingReq atomic.Bool
@@ -158,6 +160,19 @@ func (c *Client) onPublication(e centrifuge.ServerPublicationEvent) {
 		var d protocol.Delta
 		if err := json.Unmarshal(e.Data, &d); err != nil {
 			c.fail(fmt.Errorf("bad delta: %w", err))
+			return
+		}
+		if d.Type == protocol.CallDeltaType {
+			var cd protocol.CallDelta
+			if err := json.Unmarshal(e.Data, &cd); err != nil {
+				c.fail(fmt.Errorf("bad call delta: %w", err))
+				return
+			}
+			if c.cfg.Record {
+				c.mu.Lock()
+				c.callDeltas = append(c.callDeltas, cd)
+				c.mu.Unlock()
+			}
 			return
 		}
 		if c.cfg.OnDelta != nil {
@@ -263,6 +278,13 @@ func (c *Client) Updates() []protocol.Update {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return append([]protocol.Update(nil), c.updates...)
+}
+
+// CallDeltas returns the recorded pieces of calls being written (Record only).
+func (c *Client) CallDeltas() []protocol.CallDelta {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]protocol.CallDelta(nil), c.callDeltas...)
 }
 
 // Deltas returns the recorded Live deltas of a message (Record only).
