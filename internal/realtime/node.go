@@ -155,7 +155,9 @@ func (n *Node) PublishDelta(userID string, d protocol.Delta) error { return n.pu
 
 // PublishCallDelta publishes a piece of a call being written on Live (best
 // effort, no history).
-func (n *Node) PublishCallDelta(userID string, d protocol.CallDelta) error { return n.publishLive(userID, d) }
+func (n *Node) PublishCallDelta(userID string, d protocol.CallDelta) error {
+	return n.publishLive(userID, d)
+}
 
 func (n *Node) publishLive(userID string, v any) error {
 	data, err := json.Marshal(v)

@@ -23,8 +23,10 @@ export type { Methods, MethodName, MethodParams, MethodResult, PageParams } from
 export type { AskOption, AskQuestion } from "./executor/ask.js";
 export { ReloginRequired, type ConnectionState, type ConnectionStatus, type ConnectionProblem, type ConnectionProblemKind } from "./realtime/connection.js";
 export type { EntityChange, EntityKind } from "./realtime/entities.js";
+export type { WritingCall } from "./realtime/writing.js";
 export { RpcError, WORK_MODES } from "./protocol/types.js";
 export type {
+  CallDelta,
   Delta,
   ErrorCode,
   HostToolSpec,

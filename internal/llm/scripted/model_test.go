@@ -8,16 +8,18 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/rtcagent/rtcagent/internal/llm"
 )
 
 // result is everything one stream produced.
 type result struct {
-	texts []string
-	calls []llm.ToolCall
-	usage []llm.Usage
-	err   error
+	texts  []string
+	pieces []llm.ToolCallDelta
+	calls  []llm.ToolCall
+	usage  []llm.Usage
+	err    error
 }
 
 func (r result) text() string { return strings.Join(r.texts, "") }
@@ -30,12 +32,19 @@ func drain(t *testing.T, m llm.Model, req *llm.Request) result {
 	}
 	defer s.Close()
 	var r result
+	pieces := map[int]string{}
 	for s.Next() {
 		ev := s.Current()
 		switch ev.Kind {
 		case llm.EventText:
 			r.texts = append(r.texts, ev.Text)
+		case llm.EventToolCallDelta:
+			pieces[ev.Delta.Index] += ev.Delta.Args
+			r.pieces = append(r.pieces, ev.Delta)
 		case llm.EventToolCall:
+			if p, ok := pieces[len(r.calls)]; ok && p != string(ev.ToolCall.Arguments) {
+				t.Fatalf("call %d written in pieces as %q, then whole as %s", len(r.calls), p, ev.ToolCall.Arguments)
+			}
 			r.calls = append(r.calls, ev.ToolCall)
 		case llm.EventUsage:
 			r.usage = append(r.usage, ev.Usage)
@@ -347,5 +356,31 @@ func TestConcurrentUse(t *testing.T) {
 	wg.Wait()
 	if n := len(m.Requests()); n != 16*20 {
 		t.Fatalf("recorded %d requests", n)
+	}
+}
+
+// A call with argument_chunks is first written in that many pieces (cut at
+// rune boundaries) that join to its arguments, with its id and name; a call
+// without comes whole only.
+func TestArgumentChunks(t *testing.T) {
+	m := mustParse(t, `{"name": "d", "turns": [{"steps": [{"tool_calls": [
+	  {"name": "write", "arguments": {"path": "/é✓.md"}, "argument_chunks": 5},
+	  {"name": "ls"}]}]}]}`)
+	r := drain(t, m, &llm.Request{Messages: []llm.Message{user("hi")}})
+	if len(r.pieces) != 5 || len(r.calls) != 2 {
+		t.Fatalf("%d pieces and %d calls, want 5 and 2", len(r.pieces), len(r.calls))
+	}
+	joined := ""
+	for _, p := range r.pieces {
+		if p.Index != 0 || p.ID != r.calls[0].ID || p.Name != "write" || !utf8.ValidString(p.Args) {
+			t.Fatalf("piece %+v of call %+v", p, r.calls[0])
+		}
+		joined += p.Args
+	}
+	if joined != string(r.calls[0].Arguments) {
+		t.Fatalf("pieces join to %q, the call's arguments are %s", joined, r.calls[0].Arguments)
+	}
+	if _, err := Parse([]byte(`{"name": "d", "turns": [{"steps": [{"tool_calls": [{"name": "ls", "argument_chunks": -1}]}]}]}`)); err == nil {
+		t.Fatal("a negative argument_chunks was accepted")
 	}
 }

@@ -2,7 +2,7 @@
 // (the Live text while it streams) and its tool calls, each with the state of its
 // remote tool call (RTC) in the words chat UIs use.
 
-import { toolState, type Message, type OtherToolName, type Prompt, type Rtc, type ToolState, type ToolTypes } from "@rtc-agent/web/headless";
+import { toolState, type Message, type OtherToolName, type Prompt, type Rtc, type ToolState, type ToolTypes, type WritingCall } from "@rtc-agent/web/headless";
 
 /** Where a tool call stands (the SDK's `ToolState`: input-streaming, awaiting-approval, awaiting-input, running, done, denied, error). */
 export type { ToolState };
@@ -23,6 +23,7 @@ interface ToolPartBase {
 /** A tool call of any tool: its arguments and result as the model wrote and got them. */
 export interface UntypedToolPart extends ToolPartBase {
   name: string;
+  /** The arguments (while `input-streaming`, what the model wrote so far, partly read). */
   input: unknown;
   /** The result given to the model (when `done`). */
   output?: unknown;
@@ -77,4 +78,13 @@ export function chatMessages(messages: Message[], rtcs: Rtc[], prompts: Prompt[]
       return part;
     }),
   }));
+}
+
+/**
+ * The calls the model is writing as tool parts in state `input-streaming`: the
+ * model's id once it said it (else the call's place), the tool once named, and
+ * the arguments so far.
+ */
+export function writingParts(calls: readonly WritingCall[]): UntypedToolPart[] {
+  return calls.map((c) => ({ id: c.toolCallId ?? `${c.turnId}/${c.step}/${c.index}`, name: c.name ?? "", input: c.args, state: "input-streaming" }));
 }

@@ -8,7 +8,7 @@ import type { ChatMessage } from "./messages-view.js";
 import { storeOf, type SessionView } from "./store.js";
 
 const NO_SESSIONS: Session[] = [];
-const EMPTY_VIEW: SessionView = { session: undefined, messages: [], turns: [], rtcs: [] };
+const EMPTY_VIEW: SessionView = { session: undefined, messages: [], writing: [], turns: [], rtcs: [] };
 const noop = () => () => {};
 
 /** The user's sessions (not deleted), newest first, as the agent keeps them. */

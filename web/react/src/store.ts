@@ -5,7 +5,7 @@
 // One set of listeners per agent marks the cells dirty.
 
 import type { Agent, ConnectionStatus, Message, Prompt, Rtc, Session, Turn } from "@rtc-agent/web/headless";
-import { chatMessages, type ChatMessage } from "./messages-view.js";
+import { chatMessages, writingParts, type ChatMessage, type UntypedToolPart } from "./messages-view.js";
 
 export class Cell<T> {
   private value: T | undefined;
@@ -39,6 +39,8 @@ export class Cell<T> {
 export interface SessionView {
   session: Session | undefined;
   messages: ChatMessage[];
+  /** The tool calls the model is writing, before they are RTCs (state `input-streaming`). */
+  writing: UntypedToolPart[];
   turns: Turn[];
   rtcs: Rtc[];
 }
@@ -63,6 +65,7 @@ export class AgentStore {
       }
     });
     ev.on("text", (t) => this.views.get(t.sessionId)?.invalidate());
+    ev.on("writing", (w) => this.views.get(w.sessionId)?.invalidate());
     ev.on("hydrated", (id) => this.views.get(id)?.invalidate());
     ev.on("prompts", () => {
       this.prompts.invalidate();
@@ -88,6 +91,7 @@ export class AgentStore {
         return {
           session: agent.session(sessionId),
           messages: chatMessages(messages, rtcs, agent.prompts(), (m) => agent.messageText(m)),
+          writing: writingParts(agent.writingCalls(sessionId)),
           turns: agent.turns(sessionId),
           rtcs,
         };

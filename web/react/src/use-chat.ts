@@ -7,7 +7,7 @@
 import type { Session, ToolTypes, WorkMode } from "@rtc-agent/web/headless";
 import { useCallback, useEffect, useMemo, useState } from "react";
 import { useAgentContext } from "./agent.js";
-import type { ChatMessage } from "./messages-view.js";
+import type { ChatMessage, ToolPart } from "./messages-view.js";
 import { usePrompts, type PromptsHandle } from "./prompts.js";
 import { useSession, useSessions } from "./sessions.js";
 
@@ -35,6 +35,12 @@ export interface ChatHandle<TT extends ToolTypes = ToolTypes> extends PromptsHan
   session: Session | undefined;
   /** The messages, their tool parts typed by the tool map `TT` (see useChat). */
   messages: ChatMessage<TT>[];
+  /**
+   * The tool calls the model is writing after the last message, before they are
+   * RTCs (state `input-streaming`, `input` the arguments so far): they move into
+   * their message's `tools` when the step's calls arrive.
+   */
+  writing: ToolPart<TT>[];
   status: ChatStatus;
   /** Why the last send or turn failed; cleared by the next send. */
   error: Error | undefined;
@@ -104,6 +110,7 @@ export function useChat<TT extends ToolTypes = ToolTypes>(options: UseChatOption
     sessionId,
     session: view.session,
     messages: view.messages as unknown as ChatMessage<TT>[],
+    writing: view.writing as unknown as ToolPart<TT>[],
     status,
     error,
     sendMessage,

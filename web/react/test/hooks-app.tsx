@@ -4,7 +4,7 @@
 // counters of the agent's tool registrations, all on `window.app` for the test.
 // Query: server, user.
 
-import { AgentProvider, useAgent, useMessages, useSessions, useTool } from "@rtc-agent/react";
+import { AgentProvider, useAgent, useSession, useSessions, useTool } from "@rtc-agent/react";
 import type { Agent } from "@rtc-agent/web/headless";
 import { StrictMode, useEffect, useState } from "react";
 import { createRoot } from "react-dom/client";
@@ -61,7 +61,7 @@ function Echo() {
 function Chat() {
   renders.chat++;
   const sessions = useSessions();
-  const messages = useMessages(sessions[0]?.id);
+  const { messages, writing } = useSession(sessions[0]?.id);
   return (
     <ol id="chat">
       {messages.map((m) => (
@@ -74,6 +74,13 @@ function Chat() {
           ))}
         </li>
       ))}
+      {writing.length > 0 && (
+        <li className="writing">
+          {writing.map((t) => (
+            <span key={t.id} className="tool" data-tool={t.name} data-state={t.state} data-input={JSON.stringify(t.input ?? null)} />
+          ))}
+        </li>
+      )}
     </ol>
   );
 }

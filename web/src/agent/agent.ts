@@ -8,13 +8,14 @@ import { ConnectedLeadership, createLeadership } from "../executor/leader.js";
 import { Outbox } from "../executor/outbox.js";
 import { PromptBoard, type Prompt, type PromptAnswer } from "../executor/prompts.js";
 import type { Message, MessageSendResult, Rtc, Session, SessionResult, Turn, TurnQueuedResult, WorkMode } from "../protocol/types.js";
-import { RpcError, WORK_MODES, isRetryable } from "../protocol/types.js";
+import { RpcError, TURN_TERMINAL, WORK_MODES, isRetryable } from "../protocol/types.js";
 import { readAgentMd, utf8Bytes, VIEW_CONTEXT_MAX_BYTES, viewsToSend } from "./context.js";
 import { Connection, type ConnectionState, type ConnectionStatus, websocketUrl } from "../realtime/connection.js";
 import { deviceId as storedDeviceId } from "../realtime/device.js";
 import { EntityStore } from "../realtime/entities.js";
 import { hydrateSession } from "./hydrate.js";
 import { LiveStreams } from "../realtime/live.js";
+import { type WritingCall, WritingCalls } from "../realtime/writing.js";
 import { TopicSync } from "../realtime/topic.js";
 import { ScriptRunner } from "../script/runner.js";
 import { SearchClient } from "../tools/search/client.js";
@@ -83,6 +84,7 @@ export class AgentCore implements Agent {
   private readonly conn: Connection;
   private readonly topic: TopicSync;
   private readonly live: LiveStreams;
+  private readonly writing = new WritingCalls();
   private readonly executor: Executor;
   private readonly promptBoard: PromptBoard;
   private readonly leadership: ConnectedLeadership;
@@ -345,6 +347,10 @@ export class AgentCore implements Agent {
     return m.status === "streaming" ? (this.live.text(m.id) ?? m.text) : m.text;
   }
 
+  writingCalls(sessionId: string): WritingCall[] {
+    return this.writing.of(sessionId);
+  }
+
   /** Makes sure a session's messages, turns and RTCs are loaded (once per reset). */
   loadSession(sessionId: string): Promise<void> {
     if (this.store.isHydrated(sessionId)) return Promise.resolve();
@@ -490,6 +496,7 @@ export class AgentCore implements Agent {
     });
     c.on("topic", (u) => void this.topic.publication(u));
     c.on("delta", (d) => this.live.delta(d));
+    c.on("callDelta", (d) => this.writing.delta(d));
     this.topic.events.on("refill", (r) => {
       this.stats.refills++;
       this.stats.refilled += r.count;
@@ -500,18 +507,24 @@ export class AgentCore implements Agent {
       this.stats.lastReset = r.reason;
       this.events.emit("reset", r);
       this.live.close();
+      this.writing.close();
     });
     this.topic.events.on("error", (e) => this.events.emit("error", asError(e)));
     this.store.events.on("change", (ch) => {
       if (ch.kind === "message") {
         if (ch.entity.status === "streaming") this.live.watch(ch.entity);
         else this.live.finish(ch.entity.id);
+      } else if (ch.kind === "rtc") {
+        this.writing.settle(ch.entity.session_id, ch.entity.turn_id, ch.entity.step);
+      } else if (ch.kind === "turn" && TURN_TERMINAL.has(ch.entity.status)) {
+        this.writing.endTurn(ch.entity.session_id, ch.entity.id);
       }
       this.events.emit("change", ch);
     });
     this.store.events.on("hydrated", (id) => this.events.emit("hydrated", id));
     this.store.events.on("unsaved", (e) => this.events.emit("error", asError(e)));
     this.live.events.on("text", (t) => this.events.emit("text", t));
+    this.writing.events.on("change", (w) => this.events.emit("writing", w));
     this.promptBoard.events.on("change", (p) => this.events.emit("prompts", p));
     this.executor.events.on("error", (e) => this.events.emit("error", asError(e)));
     this.leadership.events.on("change", (v) => this.events.emit("leader", v));

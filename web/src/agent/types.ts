@@ -6,6 +6,7 @@ import type { ConnectionState, ConnectionStatus } from "../realtime/connection.j
 import type { MethodName, MethodParams, MethodResult } from "../protocol/methods.js";
 import type { Message, MessageSendResult, Rtc, Session, Turn, TurnQueuedResult, WorkMode } from "../protocol/types.js";
 import type { Position } from "../state/db.js";
+import type { WritingCall } from "../realtime/writing.js";
 import type { AnyHostTool, HostToolDefinition, RtcOf, ToolArgs, ToolParameters, ToolTypes, ToolView } from "../tools/typed.js";
 import type { ToolSpec } from "../tools/types.js";
 import type { VirtualFS } from "../vfs/vfs.js";
@@ -89,6 +90,8 @@ export interface AgentEvents {
   change: EntityChange;
   /** The streaming text of a message changed (Live deltas). */
   text: { messageId: string; sessionId: string; text: string };
+  /** The tool calls the model is writing in a session changed (see `writingCalls`). */
+  writing: { sessionId: string };
   /** Local state was dropped and reloaded from the server. */
   reset: { reason: string; epoch: string; offset: number };
   /** The token could not be renewed: the host must log the user in again. */
@@ -230,6 +233,12 @@ export interface Agent<TT extends ToolTypes = ToolTypes> {
   rtcs(sessionId: string): RtcOf<TT>[];
   /** What a message shows now: the streaming text while it streams, else the stored text. */
   messageText(m: Message): string;
+  /**
+   * The tool calls the model is writing in a session, before they are RTCs: each
+   * with its name once the model said it and its arguments so far (partly read).
+   * They go once the step's RTCs arrive or the turn ends (event `writing`).
+   */
+  writingCalls(sessionId: string): readonly WritingCall[];
   /** Makes sure a session's messages, turns and RTCs are loaded. */
   loadSession(sessionId: string): Promise<void>;
   renameSession(id: string, title: string): Promise<Session>;

@@ -277,6 +277,23 @@ export interface Delta {
   delta: string;
 }
 
+/**
+ * One Live event: a piece of a tool call the model is writing, before it is an
+ * RTC (docs/protocol.md "Live channel"). Joined in `seq` order, the pieces of a
+ * call (`turn_id`, `step`, `index`) are its arguments' JSON text so far.
+ */
+export interface CallDelta {
+  type: "tool_call.delta";
+  session_id: string;
+  turn_id: string;
+  step: number;
+  index: number;
+  tool_call_id?: string;
+  name?: string;
+  seq: number;
+  delta: string;
+}
+
 // Method results (the subset the SDK reads).
 
 export interface MessageSendResult {

@@ -11,7 +11,7 @@
 // configured value), an attempt soon lasts as long as the page takes.
 
 import { Centrifuge, UnauthorizedError } from "centrifuge";
-import type { Delta, Update } from "../protocol/types.js";
+import type { CallDelta, Delta, Update } from "../protocol/types.js";
 import { RpcTimeout, toRpcError } from "../protocol/types.js";
 import type { Position } from "../state/db.js";
 import { Emitter } from "../util/emitter.js";
@@ -70,6 +70,7 @@ export interface ConnectionEvents {
   subscribed: { channel: string; recovered: boolean; position: Position | undefined };
   topic: Update;
   delta: Delta;
+  callDelta: CallDelta;
   relogin: { reason: string };
 }
 
@@ -172,8 +173,9 @@ export class Connection {
         const u = ctx.data as Update;
         if (u && typeof u.offset === "number" && typeof u.epoch === "string") this.events.emit("topic", u);
       } else if (ctx.channel.startsWith("live:")) {
-        const d = ctx.data as Delta;
-        if (d && d.type === "message.delta") this.events.emit("delta", d);
+        const d = ctx.data as Delta | CallDelta;
+        if (d?.type === "message.delta") this.events.emit("delta", d);
+        else if (d?.type === "tool_call.delta") this.events.emit("callDelta", d);
       }
     });
   }

@@ -148,6 +148,7 @@ export class Ui {
     this.offs.push(
       ev.on("change", render),
       ev.on("text", (t) => t.sessionId === this.selected && render()),
+      ev.on("writing", (w) => w.sessionId === this.selected && render()),
       ev.on("prompts", render),
       ev.on("hydrated", render),
       ev.on("reset", () => {

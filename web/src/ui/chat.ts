@@ -72,6 +72,8 @@ export class ChatView {
   private readonly forms = new Map<string, HTMLElement>();
   /** The note of each server's question that could not be shown, by its RTC id. */
   private readonly refusedNotes = new Map<string, HTMLElement>();
+  /** Cards of the calls the model is writing, by turn, step and place. */
+  private readonly writingCards = new Map<string, HTMLElement>();
   private readonly tail = h("div", { class: "thinking", attrs: { "aria-label": "The assistant is working" } });
   private readonly endLine = h("div", { class: "turn-end" });
   private endKey = "";
@@ -221,7 +223,9 @@ export class ChatView {
     // A stopped turn (or a failed one without its error message) has no message to
     // carry its Retry button: it gets a line of its own.
     if (retry && (retry.status === "stopped" || !messages.some((m) => m.turn_id === retry.id && m.status === "error"))) wanted.push(this.turnEnd(id, retry));
-    const working = this.workingText(id, messages);
+    const writing = this.writingCalls(id);
+    wanted.push(...writing);
+    const working = writing.length ? "" : this.workingText(id, messages);
     if (working) {
       this.tail.textContent = working;
       wanted.push(this.tail);
@@ -229,6 +233,31 @@ export class ChatView {
     // Move nodes only where the order differs, so focus and selection survive.
     arrange(this.root, wanted);
     this.stickToEnd();
+  }
+
+  /**
+   * Cards of the calls the model is writing (before their RTCs): the tool's
+   * name and the arguments so far, or the host tool's own view of them in
+   * state `input-streaming`. Each is updated in place as pieces come.
+   */
+  private writingCalls(sessionId: string): HTMLElement[] {
+    const out: HTMLElement[] = [];
+    const seen = new Set<string>();
+    for (const w of this.agent.writingCalls(sessionId)) {
+      const key = `${w.turnId}/${w.step}/${w.index}`;
+      seen.add(key);
+      const c: ToolCall = { id: w.toolCallId ?? key, name: w.name ?? "", arguments: w.args };
+      const view = w.name ? this.agent.tools.view(w.name, { callId: c.id, state: "input-streaming", args: w.args as Record<string, unknown> | undefined }) : null;
+      let card = this.writingCards.get(key);
+      if (card) updateToolCard(card, c, undefined, null, view, true);
+      else {
+        card = toolCard(c, undefined, null, view, true);
+        this.writingCards.set(key, card);
+      }
+      out.push(card);
+    }
+    for (const k of [...this.writingCards.keys()]) if (!seen.has(k)) this.writingCards.delete(k);
+    return out;
   }
 
   private workingText(sessionId: string, messages: readonly Message[]): string {

@@ -123,6 +123,7 @@ select { border: 1px solid var(--rtc-border); border-radius: 7px; padding: 3px 6
 .status { font-size: 11px; padding: 1px 7px; border-radius: 10px; border: 1px solid currentColor; color: var(--rtc-muted); white-space: nowrap; }
 .status[data-s="completed"] { color: var(--rtc-ok); }
 .status[data-s="executing"], .status[data-s="sent"], .status[data-s="pending"] { color: var(--rtc-accent); }
+.status[data-s="writing"] { font-style: italic; }
 .status[data-s="failed"], .status[data-s="timeout"], .status[data-s="rejected"] { color: var(--rtc-bad); }
 .tool .progress { display: flex; align-items: center; gap: 8px; padding: 2px 10px 6px; font-size: 12px; color: var(--rtc-muted); }
 .tool .progress progress { flex: 0 0 120px; accent-color: var(--rtc-accent); }

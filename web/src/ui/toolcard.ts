@@ -10,6 +10,7 @@ import { codeBlock } from "./code.js";
 import { arrange, h } from "./dom.js";
 
 const STATUS_TEXT: Record<string, string> = {
+  writing: "writing…",
   requested: "requested",
   queued: "queued",
   pending: "pending",
@@ -36,9 +37,9 @@ interface CardParts {
 const parts = new WeakMap<HTMLElement, CardParts>();
 
 /** A new card for `call` (see updateToolCard). */
-export function toolCard(call: ToolCall, rtc: Rtc | undefined, form: HTMLElement | null, view: Node | null = null): HTMLElement {
+export function toolCard(call: ToolCall, rtc: Rtc | undefined, form: HTMLElement | null, view: Node | null = null, writing = false): HTMLElement {
   const card = h("div", { class: "tool" });
-  updateToolCard(card, call, rtc, form, view);
+  updateToolCard(card, call, rtc, form, view, writing);
   return card;
 }
 
@@ -47,10 +48,11 @@ export function toolCard(call: ToolCall, rtc: Rtc | undefined, form: HTMLElement
  * its arguments section is kept while the arguments are the same (so a long
  * argument is not rendered again, and a section the person opened stays open),
  * the result and error keep whether they are open, and the form is not moved
- * when it is already there (typing in it is never interrupted).
+ * when it is already there (typing in it is never interrupted). A call the model
+ * is still `writing` has no RTC yet: its arguments are what it wrote so far.
  */
-export function updateToolCard(card: HTMLElement, call: ToolCall, rtc: Rtc | undefined, form: HTMLElement | null, view: Node | null = null): void {
-  const status = rtc?.status ?? "requested";
+export function updateToolCard(card: HTMLElement, call: ToolCall, rtc: Rtc | undefined, form: HTMLElement | null, view: Node | null = null, writing = false): void {
+  const status = rtc?.status ?? (writing ? "writing" : "requested");
   const args = rtc?.arguments ?? call.arguments;
   const prev = parts.get(card);
   card.dataset.tool = call.name;

@@ -23,6 +23,7 @@ import "./markdown-props.test.js";
 import "./mdview.test.js";
 import "./toolcard.test.js";
 import "./live.test.js";
+import "./writing.test.js";
 import "./long.test.js";
 import "./render.test.js";
 import "./webmcp.test.js";

@@ -35,6 +35,10 @@ const script = {
     ]),
     // The pause between the parts is long enough to see the first alone on a busy machine.
     turn("(?i)stream", [{ chunks: ["First part. ", "Second part."], delay_ms: 1500 }]),
+    turn("(?i)slowly", [
+      { text: "Writing.", delay_ms: 300, tool_calls: [{ ...call("echoTool", { text: "slowly written" }), argument_chunks: 3 }] },
+      { chunks: ["Got: ", "{{last_result}}"] },
+    ]),
   ],
 };
 
@@ -109,5 +113,16 @@ test("react hooks: useTool registers once, runs the latest render's function and
   const streaming = page.locator("#chat .msg.assistant[data-status='streaming']");
   await until("the first part while streaming", async () => (await streaming.count()) === 1 && (await streaming.innerText()).includes("First part."));
   await until("the whole message", async () => (await page.locator("#chat .msg.assistant[data-status='complete']", { hasText: "First part. Second part." }).count()) === 1);
+
+  // A call the model is writing: useSession lists it in `writing` with its arguments so far.
+  await page.evaluate(async (id) => void (await (window as unknown as Win).app!.agent.send("write it slowly", { sessionId: id })), sessionId);
+  const writing = page.locator("#chat .writing .tool[data-tool='echoTool'][data-state='input-streaming']");
+  const inputs = new Set<string>();
+  await until("the call written whole", async () => {
+    if (await writing.count()) inputs.add((await writing.getAttribute("data-input")) ?? "");
+    return inputs.has('{"text":"slowly written"}');
+  });
+  ok(inputs.size >= 2, `the arguments grew as they were written: ${[...inputs].join(" | ")}`);
+  await until("the call's part in its message", async () => (await page.locator("#chat .writing").count()) === 0 && (await answers(page)).some((a) => a.includes("slowly written")));
   eq(p.noErrors(), [], "no page errors");
 });

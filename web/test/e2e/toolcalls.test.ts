@@ -13,6 +13,10 @@ const script = {
       { text: "Looking it up.", tool_calls: [call("weatherTool", { city: "Paris" }), call("brokenView", {})] },
       { chunks: ["Done: ", "{{last_result}}"] },
     ]),
+    turn("(?i)forecast", [
+      { text: "Checking.", delay_ms: 250, tool_calls: [{ ...call("weatherTool", { city: "Lyon" }), argument_chunks: 4 }] },
+      { chunks: ["Forecast: ", "{{last_result}}"] },
+    ]),
     turn("(?i)audit", [
       { text: "First file.", tool_calls: [call("write", { path: "/t/one.txt", content: "first" })] },
       { text: "Second file.", tool_calls: [call("write", { path: "/t/two.txt", content: "second" })] },
@@ -59,5 +63,31 @@ test("tool cards: a host tool's render shows the call as it stands; a view that 
   await p.page.locator("rtc-agent .prompt.confirm").getByRole("button", { name: "Allow", exact: true }).click();
   await p.waitForAnswer("Done:");
   includes(await p.page.locator("rtc-agent .tool[data-tool='brokenView'] .view").innerText(), "The tool's view failed: no view today");
+  eq(p.noErrors(), [], "no page errors");
+});
+
+test("tool cards: a call the model is writing shows as it is written, through the host tool's render", async () => {
+  const go = await GoServer.start({ script });
+  const p = await AgentPage.open(await newProfile(), host.url(go, { user: "writing-user" }));
+  await p.setMode("manual");
+  await p.send("What is the forecast?");
+  const card = p.page.locator("rtc-agent .tool[data-status='writing'][data-tool='weatherTool']");
+  const view = card.locator(".view .weather[data-state='input-streaming']");
+  await view.waitFor();
+  eq(await card.locator(".status").textContent(), "writing…");
+  includes((await view.textContent()) ?? "", "Weather for", "the host tool's view of the arguments so far");
+  // Written piece by piece (a piece every 250 ms): the city as far as it came.
+  const seen = new Set<string>();
+  await until("the whole city written, or the call arrived", async () => {
+    const text = (await view.count()) ? await view.textContent() : null;
+    if (text) seen.add(text);
+    return text === "Weather for Lyon" || text === null;
+  });
+  eq(seen.size >= 2 && seen.has("Weather for Lyon"), true, `the view grew with the arguments: ${[...seen].join(", ")}`);
+  await p.page.locator("rtc-agent .tool[data-tool='weatherTool'] .view .weather[data-state='awaiting-approval']").waitFor();
+  eq(await p.page.locator("rtc-agent .tool[data-status='writing']").count(), 0, "the written call's card gave way to its RTC's");
+  await p.page.locator("rtc-agent .prompt.confirm").getByRole("button", { name: "Allow", exact: true }).click();
+  await p.page.locator("rtc-agent .tool[data-tool='weatherTool'] .view .weather[data-state='done']").waitFor();
+  await p.waitForAnswer("Forecast:");
   eq(p.noErrors(), [], "no page errors");
 });

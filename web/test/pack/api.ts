@@ -2,7 +2,7 @@
 // test/e2e/pack.test.ts: each @ts-expect-error line must fail to compile (an
 // unused one is itself an error), everything else must compile.
 import * as headless from "@rtc-agent/web/headless";
-import type { Agent, InferToolTypes, Message, Session, WorkMode } from "@rtc-agent/web/headless";
+import type { Agent, InferToolTypes, Message, Session, WorkMode, WritingCall } from "@rtc-agent/web/headless";
 import { RtcAgentElement } from "@rtc-agent/web";
 
 export async function checks(agent: Agent): Promise<void> {
@@ -91,6 +91,15 @@ export function typedCalls(untyped: Agent): string[] {
     out.push(r.arguments.skuu);
   }
   return out;
+}
+
+// The calls the model is writing, as the README shows them.
+export function writingNames(agent: Agent, sessionId: string): string[] {
+  const calls: readonly WritingCall[] = agent.writingCalls(sessionId);
+  agent.events.on("writing", (w: { sessionId: string }) => void w.sessionId);
+  // @ts-expect-error a call being written is read-only
+  if (calls[0]) calls[0].argsText = "";
+  return calls.map((c) => `${c.name ?? ""} ${c.argsText}`);
 }
 
 // There is no constructor to call: agents come from createAgent.
