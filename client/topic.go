@@ -45,6 +45,9 @@ func (c *Client) onPublication(e centrifuge.ServerPublicationEvent) {
 			c.log.Warn("rtcagent client: bad delta", "error", err)
 			return
 		}
+		if d.Type != "message.delta" {
+			return // a piece of a call being written: the call comes whole on Topic
+		}
 		c.disp.push(item{delta: &d})
 	}
 }

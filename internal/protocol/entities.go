@@ -490,7 +490,8 @@ type CallDelta struct {
 	Index      int    `json:"index"`                  // the call's place among the step's calls, from 0
 	ToolCallID string `json:"tool_call_id,omitempty"` // the model's id, once it said it
 	Name       string `json:"name,omitempty"`         // the tool, once the model said it
-	Seq        int64  `json:"seq"`                    // from 1 per call
+	Attempt    string `json:"attempt"`                // the model's stream it comes from: a step streamed again writes its calls anew
+	Seq        int64  `json:"seq"`                    // from 1 per call and attempt
 	Delta      string `json:"delta"`                  // the next piece of the arguments' JSON text
 }
 

@@ -25,7 +25,8 @@ func (l *recordLive) PublishCallDelta(_ string, d protocol.CallDelta) error {
 }
 
 // The pieces of a call being written go on Live up to maxCallPreview bytes of
-// its arguments, numbered per call, for the calls a step keeps only.
+// its arguments (none after a piece cut at the bound), numbered per call,
+// named by the stream's attempt, for the calls a step keeps only.
 func TestCallPreviewBounded(t *testing.T) {
 	live := &recordLive{}
 	r := New(Config{Store: testsvc.SQLite(t), Model: helloModel(t), Live: live, Limits: protocol.Limits{StepCalls: 2}})
@@ -33,21 +34,24 @@ func TestCallPreviewBounded(t *testing.T) {
 	out := &stepOutput{}
 	big := strings.Repeat("x", maxCallPreview/2+10)
 	for _, d := range []llm.ToolCallDelta{
-		{Index: 0, ID: "c0", Name: "write"},             // the call's start: sent, with no arguments yet
-		{Index: 0, ID: "c0", Name: "write", Args: big},  // sent
-		{Index: 1, ID: "c1", Name: "ls", Args: `{}`},    // another call: its own seq
-		{Index: 0, ID: "c0", Name: "write", Args: big},  // cut at the bound
-		{Index: 0, ID: "c0", Name: "write", Args: "y"},  // past it: not sent
-		{Index: 2, ID: "c2", Name: "read", Args: `{}`},  // past the step's calls: not sent
-		{Index: -1, ID: "c?", Name: "read", Args: `{}`}, // no place: not sent
+		{Index: 0, ID: "c0", Name: "write"},              // the call's start: sent, with no arguments yet
+		{Index: 0, ID: "c0", Name: "write", Args: big},   // sent
+		{Index: 1, ID: "app:c1", Name: "ls", Args: `{}`}, // another call: its own seq, its id as its RTC's
+		{Index: 0, ID: "c0", Name: "write", Args: big},   // cut at the bound
+		{Index: 0, ID: "c0", Name: "write", Args: "y"},   // past it: not sent
+		{Index: 2, ID: "c2", Name: "read", Args: `{}`},   // past the step's calls: not sent
+		{Index: -1, ID: "c?", Name: "read", Args: `{}`},  // no place: not sent
 	} {
 		r.previewCall(tr, out, d)
 	}
 	var sent0 int
 	var seqs []int64
 	for _, p := range live.pieces {
-		if p.Type != protocol.CallDeltaType || p.TurnID != "t1" || p.SessionID != "s1" || p.Step != 4 {
+		if p.Type != protocol.CallDeltaType || p.TurnID != "t1" || p.SessionID != "s1" || p.Step != 4 || p.Attempt == "" || p.Attempt != live.pieces[0].Attempt {
 			t.Fatalf("piece %+v", p)
+		}
+		if p.Index == 1 && p.ToolCallID != "model:app:c1" {
+			t.Fatalf("the model's id %q, not as its RTC will carry it", p.ToolCallID)
 		}
 		if p.Index == 0 {
 			sent0 += len(p.Delta)

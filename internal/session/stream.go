@@ -24,6 +24,7 @@ type stepOutput struct {
 	argBytes int // bytes of arguments kept in calls
 	usage    protocol.Usage
 	previews map[int]*callPreview // calls being written, by index (Live)
+	attempt  string               // names this stream's pieces of calls (Live)
 }
 
 // callPreview is what a call being written sent on Live so far.
@@ -134,7 +135,9 @@ func (r *Runner) stream(ctx context.Context, o *owner, t *protocol.Turn, req *ll
 				r.log.Warn("live publish", "err", err) // Live may lose chunks; the final message is on Topic
 			}
 		case llm.EventToolCallDelta:
-			r.previewCall(t, out, ev.Delta)
+			if role == protocol.RoleAssistant { // a summary's calls are never made
+				r.previewCall(t, out, ev.Delta)
+			}
 		case llm.EventToolCall:
 			if agent.StepCallsFull(r.cfg.Limits, len(out.calls)) {
 				continue // past the step's calls: the call kept last says so
@@ -161,7 +164,8 @@ func (r *Runner) stream(ctx context.Context, o *owner, t *protocol.Turn, req *ll
 }
 
 // previewCall sends a piece of a call the model is writing on Live, up to
-// maxCallPreview bytes of its arguments and for the calls a step keeps.
+// maxCallPreview bytes of its arguments and for the calls a step keeps, named
+// as its RTC will be (agent.AdmitCall) and by this stream's attempt.
 func (r *Runner) previewCall(t *protocol.Turn, out *stepOutput, d llm.ToolCallDelta) {
 	if d.Index < 0 || d.Index >= r.cfg.Limits.StepCalls {
 		return
@@ -170,18 +174,23 @@ func (r *Runner) previewCall(t *protocol.Turn, out *stepOutput, d llm.ToolCallDe
 	if p == nil {
 		if out.previews == nil {
 			out.previews = map[int]*callPreview{}
+			out.attempt = core.NewID()
 		}
 		p = &callPreview{}
 		out.previews[d.Index] = p
 	}
-	args := protocol.Prefix(d.Args, maxCallPreview-p.sent)
-	if args == "" && (d.Args != "" || p.seq > 0) {
+	if p.sent >= maxCallPreview || d.Args == "" && p.seq > 0 {
 		return // past the bound, or nothing new
 	}
+	args := protocol.Prefix(d.Args, maxCallPreview-p.sent)
 	p.seq++
 	p.sent += len(args)
+	if len(args) < len(d.Args) {
+		p.sent = maxCallPreview // what follows would not join to what was sent
+	}
 	cd := protocol.CallDelta{Type: protocol.CallDeltaType, SessionID: t.SessionID, TurnID: t.ID, Step: t.Step + 1, Index: d.Index,
-		ToolCallID: protocol.Prefix(d.ID, r.cfg.Limits.IDBytes), Name: protocol.Prefix(d.Name, r.cfg.Limits.IDBytes), Seq: p.seq, Delta: args}
+		ToolCallID: protocol.Cut(protocol.ModelCallID(d.ID), r.cfg.Limits.IDBytes), Name: protocol.Cut(d.Name, r.cfg.Limits.IDBytes),
+		Attempt: out.attempt, Seq: p.seq, Delta: args}
 	if err := r.cfg.Live.PublishCallDelta(t.UserID, cd); err != nil {
 		r.log.Warn("live publish", "err", err) // the step's calls come on Topic
 	}

@@ -290,6 +290,8 @@ export interface CallDelta {
   index: number;
   tool_call_id?: string;
   name?: string;
+  /** The model's stream the piece comes from: a step streamed again writes its calls anew. */
+  attempt: string;
   seq: number;
   delta: string;
 }

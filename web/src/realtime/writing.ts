@@ -2,7 +2,9 @@
 // tool_call.delta): what the pieces of each call built so far, until the
 // step's RTCs arrive (they all come in one Topic update) or the turn ends.
 // Pieces are applied strictly by `seq`; after a lost piece the call keeps its
-// name but no longer shows arguments, which come whole with its RTC.
+// name but no longer shows arguments, which come whole with its RTC. A step
+// streamed again (another `attempt`) writes its calls anew: the calls of the
+// earlier attempt go. Arguments are read when they are asked for.
 
 import { jsonrepair } from "jsonrepair";
 import type { CallDelta } from "../protocol/types.js";
@@ -39,7 +41,10 @@ const MAX_ARGS = 16 << 10;
 
 interface Entry {
   call: WritingCall;
+  attempt: string;
   seq: number;
+  /** `call.args` is read from `call.argsText` (done by `of`). */
+  read: boolean;
 }
 
 export class WritingCalls {
@@ -50,12 +55,21 @@ export class WritingCalls {
   of(sessionId: string): WritingCall[] {
     const m = this.bySession.get(sessionId);
     if (!m) return [];
+    for (const e of m.values()) {
+      if (!e.read) {
+        e.call = { ...e.call, args: e.call.broken ? undefined : readPartial(e.call.argsText) };
+        e.read = true;
+      }
+    }
     return [...m.values()].map((e) => e.call).sort((a, b) => a.step - b.step || a.index - b.index);
   }
 
   delta(d: CallDelta): void {
     if (typeof d.session_id !== "string" || typeof d.turn_id !== "string" || !Number.isInteger(d.step) || !Number.isInteger(d.index) ||
       !Number.isInteger(d.seq) || d.seq < 1 || typeof d.delta !== "string") return;
+    const attempt = typeof d.attempt === "string" ? d.attempt : "";
+    // Another attempt at the step: what the earlier one wrote goes.
+    this.drop(d.session_id, (c, a) => c.turnId === d.turn_id && c.step <= d.step && a !== attempt);
     let m = this.bySession.get(d.session_id);
     const key = `${d.turn_id}/${d.step}/${d.index}`;
     let e = m?.get(key);
@@ -65,7 +79,7 @@ export class WritingCalls {
         this.bySession.set(d.session_id, m);
       }
       if (m.size >= MAX_CALLS) return;
-      e = { seq: 0, call: { sessionId: d.session_id, turnId: d.turn_id, step: d.step, index: d.index, argsText: "", args: undefined, broken: false } };
+      e = { attempt, seq: 0, read: true, call: { sessionId: d.session_id, turnId: d.turn_id, step: d.step, index: d.index, argsText: "", args: undefined, broken: false } };
       m.set(key, e);
     }
     if (d.seq <= e.seq) return; // a piece seen already
@@ -74,12 +88,12 @@ export class WritingCalls {
     if (d.seq !== e.seq + 1) broken = true; // a piece was lost: the rest would not read
     else if (!broken) argsText = (argsText + d.delta).slice(0, MAX_ARGS);
     e.seq = d.seq;
+    e.read = false;
     e.call = {
       ...c,
       toolCallId: typeof d.tool_call_id === "string" && d.tool_call_id ? d.tool_call_id : c.toolCallId,
       name: typeof d.name === "string" && d.name ? d.name : c.name,
       argsText: broken ? "" : argsText,
-      args: broken ? undefined : readPartial(argsText),
       broken,
     };
     this.events.emit("change", { sessionId: d.session_id });
@@ -101,12 +115,12 @@ export class WritingCalls {
     for (const sessionId of sessions) this.events.emit("change", { sessionId });
   }
 
-  private drop(sessionId: string, match: (c: WritingCall) => boolean): void {
+  private drop(sessionId: string, match: (c: WritingCall, attempt: string) => boolean): void {
     const m = this.bySession.get(sessionId);
     if (!m) return;
     let dropped = false;
     for (const [k, e] of m) {
-      if (match(e.call)) {
+      if (match(e.call, e.attempt)) {
         m.delete(k);
         dropped = true;
       }

@@ -1,14 +1,14 @@
 // Unit tests of the calls the model is writing (src/realtime/writing.ts): pieces
 // applied by seq and read as partial arguments, a lost piece keeps the call's
-// name but drops its arguments, bounds, and the calls go once their step's RTCs
-// arrive or their turn ends.
+// name but drops its arguments, a step streamed again starts its calls anew,
+// bounds, and the calls go once their step's RTCs arrive or their turn ends.
 
 import type { CallDelta } from "../../src/protocol/types.js";
 import { WritingCalls } from "../../src/realtime/writing.js";
 import { eq, test } from "./harness.js";
 
 const piece = (seq: number, delta: string, over: Partial<CallDelta> = {}): CallDelta => ({
-  type: "tool_call.delta", session_id: "s1", turn_id: "t1", step: 2, index: 0, tool_call_id: "call_1", name: "weather", seq, delta, ...over,
+  type: "tool_call.delta", session_id: "s1", turn_id: "t1", step: 2, index: 0, tool_call_id: "call_1", name: "weather", attempt: "a1", seq, delta, ...over,
 });
 
 test("writing: pieces join in seq order and read as partial arguments", () => {
@@ -59,4 +59,17 @@ test("writing: calls of a step go when its RTCs arrive, all of a turn when it en
   eq(w.of("s1"), [], "malformed pieces are left out");
   w.close();
   eq(w.of("s2"), []);
+});
+
+test("writing: a step streamed again writes its calls anew; the earlier attempt's go", () => {
+  const w = new WritingCalls();
+  w.delta(piece(1, '{"city": "Pa'));
+  w.delta(piece(2, "ris"));
+  w.delta(piece(1, "{", { index: 1, name: "ls" }));
+  w.delta(piece(1, '{"city": "Ly', { attempt: "a2" }));
+  const calls = w.of("s1");
+  eq(calls.length, 1, "the earlier attempt's other call went");
+  eq(calls[0]?.args, { city: "Ly" }, "the call restarted with the new attempt's pieces");
+  w.delta(piece(2, "on", { attempt: "a2" }));
+  eq(w.of("s1")[0]?.args, { city: "Lyon" });
 });
