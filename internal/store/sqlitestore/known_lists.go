@@ -81,6 +81,9 @@ func (t *tx) TurnInsert(tr *protocol.Turn) error {
 	if err := t.Shared.TurnInsert(tr); err != nil {
 		return err
 	}
+	if data, ok := t.Rows.Get("turn", tr.ID); ok {
+		t.keepDecoded("turn", tr.ID, data, decodedTurn(tr))
+	}
 	t.raiseSeq("turns", tr.SessionID, tr.Seq)
 	return nil
 }
@@ -189,6 +192,9 @@ func (t *tx) openChanged(r *protocol.RTC) {
 func (t *tx) RTCInsert(r *protocol.RTC) error {
 	if err := t.Shared.RTCInsert(r); err != nil {
 		return err
+	}
+	if data, ok := t.Rows.Get("rtc", r.ID); ok {
+		t.keepDecoded("rtc", r.ID, data, decodedRTC(r))
 	}
 	t.openChanged(r)
 	return nil

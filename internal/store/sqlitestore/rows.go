@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"testing"
 
 	"github.com/rtcagent/rtcagent/internal/store"
@@ -56,7 +57,11 @@ func (k *knownRows) commit(t *tx) {
 		if kr != nil {
 			k.bytes -= len(kr.data)
 		}
-		k.m[key] = &knownRow{data: data}
+		kr = &knownRow{data: data}
+		if w, ok := t.decoded[key]; ok && sameBytes(w.data, data) {
+			kr.value = w.value
+		}
+		k.m[key] = kr
 		k.bytes += len(data)
 	}
 	if k.bytes > maxKnownRowBytes {
@@ -109,7 +114,12 @@ func getRow[T any](t *tx, kind, id, query string) (*T, error) {
 	}
 	if kr != nil && sameBytes(kr.data, data) {
 		if v, ok := kr.value.(*T); ok {
-			return store.Clone(v), nil
+			return store.Clone(v), checkDecoded(kind+" "+id, data, v)
+		}
+	}
+	if w, ok := t.decoded[key]; ok && sameBytes(w.data, data) {
+		if v, ok := w.value.(*T); ok {
+			return store.Clone(v), checkDecoded(kind+" "+id, data, v)
 		}
 	}
 	var v T
@@ -120,6 +130,35 @@ func getRow[T any](t *tx, kind, id, query string) (*T, error) {
 		kr.value = store.Clone(&v)
 	}
 	return &v, nil
+}
+
+// decodedRow is a row a write transaction wrote, as stored and decoded.
+type decodedRow struct {
+	data  []byte
+	value any
+}
+
+// keepDecoded notes the row kind/id this transaction wrote as data, and v as
+// what data decodes to (a copy the caller no longer changes): the next read
+// of it, here or in a later write, decodes nothing.
+func (t *tx) keepDecoded(kind, id string, data []byte, v any) {
+	if t.decoded == nil {
+		t.decoded = map[string]decodedRow{}
+	}
+	t.decoded[kind+"/"+id] = decodedRow{data, v}
+}
+
+// checkDecoded, in tests, decodes data and fails when v, what the writer
+// keeps decoded, differs.
+func checkDecoded[T any](what string, data []byte, v *T) error {
+	if !testing.Testing() {
+		return nil
+	}
+	var want T
+	if err := json.Unmarshal(data, &want); err != nil || !reflect.DeepEqual(&want, v) {
+		return fmt.Errorf("sqlitestore: the writer keeps %s decoded as %+v, its data decodes as %+v (%v)", what, v, &want, err)
+	}
+	return nil
 }
 
 // checkKnown, in tests, reads again what the writer knows of what (known)

@@ -41,6 +41,7 @@ func (t *tx) RTCUpdate(r *protocol.RTC, expectStatus string) error {
 	if err = t.casResult(res, err, "rtcs", r.ID); err == nil {
 		t.Audits = store.WithAudit(t.Audits, r)
 		t.Rows.Put("rtc", r.ID, data)
+		t.keepDecoded("rtc", r.ID, data, decodedRTC(r))
 		t.openChanged(r)
 	}
 	return err
@@ -61,4 +62,20 @@ func (t *tx) updateRTC(r *protocol.RTC, expectStatus string, args []any) (sql.Re
 		}
 	}
 	return t.exec(rtcUpdateWhole, args...)
+}
+
+// decodedRTC is r as its stored JSON decodes: the entity's fields and its
+// audit state.
+func decodedRTC(r *protocol.RTC) *protocol.RTC {
+	v := store.CloneAsDecoded(r)
+	v.Audit = store.CloneAsDecoded(r.Audit)
+	return v
+}
+
+// decodedTurn is t as its stored JSON decodes: the entity's fields and its
+// checkpoint.
+func decodedTurn(t *protocol.Turn) *protocol.Turn {
+	v := store.CloneAsDecoded(t)
+	v.Checkpoint = store.CloneAsDecoded(t.Checkpoint)
+	return v
 }
