@@ -107,15 +107,18 @@ export class ToolRegistry {
 
   /**
    * A host tool's own view of one call (its `render`) as a node, or null when
-   * it has none or shows nothing. A render that throws shows why instead.
+   * it has none or shows nothing. A render that throws, or returns what is
+   * neither a node nor text, shows why instead.
    */
   view(name: string, view: ToolView): Node | null {
     const render = this.renders.get(name);
     if (!render) return null;
     try {
-      const out = render(view);
+      const out: unknown = render(view);
       if (out === null || out === undefined) return null;
-      return typeof out === "string" ? document.createTextNode(out) : out;
+      if (typeof out === "string") return document.createTextNode(out);
+      if (out instanceof Node) return out;
+      throw new TypeError(`render returned ${typeof out}, not a DOM node or text`);
     } catch (err) {
       const note = document.createElement("span");
       note.className = "view-error";

@@ -247,17 +247,10 @@ export class ChatView {
       const key = `${w.turnId}/${w.step}/${w.index}`;
       seen.add(key);
       const c: ToolCall = { id: w.toolCallId ?? key, name: w.name ?? "", arguments: w.args };
+      const view = w.name ? this.agent.tools.view(w.name, { callId: c.id, state: "input-streaming", args: w.args as Record<string, unknown> | undefined }) : null;
       let card = this.writingCards.get(key);
-      try {
-        const view = w.name ? this.agent.tools.view(w.name, { callId: c.id, state: "input-streaming", args: w.args as Record<string, unknown> | undefined }) : null;
-        if (card) updateToolCard(card, c, undefined, null, view, true);
-        else card = toolCard(c, undefined, null, view, true);
-      } catch {
-        // A view that cannot be shown (not a node): the card without it.
-        card = card ?? toolCard(c, undefined, null, null, true);
-        updateToolCard(card, c, undefined, null, null, true);
-      }
-      this.writingCards.set(key, card);
+      if (card) updateToolCard(card, c, undefined, null, view, true);
+      else this.writingCards.set(key, (card = toolCard(c, undefined, null, view, true)));
       out.push(card);
     }
     for (const k of [...this.writingCards.keys()]) if (!seen.has(k)) this.writingCards.delete(k);

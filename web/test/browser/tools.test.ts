@@ -215,3 +215,25 @@ test("tools: host tools register, run and cannot replace built-ins", async () =>
   eq(reg.unregister("read"), false);
   eq(reg.unregister("getCart"), true);
 });
+
+test("tools: a host tool's view is a node, text, nothing, or why it failed", async () => {
+  const reg = new ctx.sdk.ToolRegistry();
+  const views: Record<string, (v: unknown) => unknown> = {
+    node: () => document.createElement("b"),
+    text: () => "Paris",
+    none: () => null,
+    throws: () => {
+      throw new Error("no view today");
+    },
+    object: () => ({ not: "a node" }),
+  };
+  for (const [name, render] of Object.entries(views)) {
+    reg.registerHostTool({ name, description: "x", parameters: { type: "object" }, handler: () => "", render: render as never });
+  }
+  const view = (name: string) => reg.view(name, { callId: "c", state: "input-streaming", args: {} });
+  eq((view("node") as Element).tagName, "B");
+  eq(view("text")?.textContent, "Paris");
+  eq(view("none"), null);
+  eq(view("throws")?.textContent, "The tool's view failed: no view today");
+  eq(view("object")?.textContent, "The tool's view failed: render returned object, not a DOM node or text");
+});
