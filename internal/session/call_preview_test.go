@@ -62,3 +62,30 @@ func TestCallPreviewBounded(t *testing.T) {
 		t.Fatalf("%d pieces, %d bytes of the first call in seqs %v: want 4 pieces, %d bytes in seqs 1-3", len(live.pieces), sent0, seqs, maxCallPreview)
 	}
 }
+
+// Pieces that come faster than minPieceGap are joined until they hold
+// minPieceBytes; what is held goes when the call comes whole.
+func TestCallPreviewJoinsFastPieces(t *testing.T) {
+	live := &recordLive{}
+	r := New(Config{Store: testsvc.SQLite(t), Model: helloModel(t), Live: live})
+	tr := &protocol.Turn{ID: "t1", SessionID: "s1", UserID: "u1"}
+	out := &stepOutput{}
+	args := `{"content": "` + strings.Repeat("a", 300) + `"}`
+	for _, b := range args {
+		r.previewCall(tr, out, llm.ToolCallDelta{Index: 0, ID: "c0", Name: "write", Args: string(b)})
+	}
+	r.flushPreviews(tr, out)
+	var joined strings.Builder
+	for i, p := range live.pieces {
+		if p.Seq != int64(i+1) {
+			t.Fatalf("piece %d has seq %d", i, p.Seq)
+		}
+		joined.WriteString(p.Delta)
+	}
+	if joined.String() != args {
+		t.Fatalf("pieces join to %q, want %q", joined.String(), args)
+	}
+	if n, most := len(live.pieces), len(args)/minPieceBytes+2; n > most {
+		t.Fatalf("%d bytes written a byte at a time went in %d pieces, want at most %d", len(args), n, most)
+	}
+}

@@ -23,19 +23,8 @@ type stepOutput struct {
 	calls    []llm.ToolCall
 	argBytes int // bytes of arguments kept in calls
 	usage    protocol.Usage
-	previews map[int]*callPreview // calls being written, by index (Live)
-	attempt  string               // names this stream's pieces of calls (Live)
+	previews callPreviews // calls being written (Live)
 }
-
-// callPreview is what a call being written sent on Live so far.
-type callPreview struct {
-	seq  int64 // of its last piece
-	sent int   // bytes of arguments sent
-}
-
-// maxCallPreview bounds the bytes of a call's arguments sent on Live while
-// the model writes it; the rest shows when the call comes whole.
-const maxCallPreview = 16 << 10
 
 // cutNoteRoom is room kept under the text limit for the note of a cut.
 const cutNoteRoom = 64
@@ -139,6 +128,7 @@ func (r *Runner) stream(ctx context.Context, o *owner, t *protocol.Turn, req *ll
 				r.previewCall(t, out, ev.Delta)
 			}
 		case llm.EventToolCall:
+			r.flushPreviews(t, out) // the call is whole: what it held back goes
 			if agent.StepCallsFull(r.cfg.Limits, len(out.calls)) {
 				continue // past the step's calls: the call kept last says so
 			}
@@ -154,6 +144,7 @@ func (r *Runner) stream(ctx context.Context, o *owner, t *protocol.Turn, req *ll
 			}
 		}
 	}
+	r.flushPreviews(t, out)
 	if err := s.Err(); err != nil {
 		return out, stopOr(ctx, tctx, err)
 	}
@@ -161,39 +152,6 @@ func (r *Runner) stream(ctx context.Context, o *owner, t *protocol.Turn, req *ll
 		return out, stopOr(ctx, tctx, tctx.Err())
 	}
 	return out, nil
-}
-
-// previewCall sends a piece of a call the model is writing on Live, up to
-// maxCallPreview bytes of its arguments and for the calls a step keeps, named
-// as its RTC will be (agent.AdmitCall) and by this stream's attempt.
-func (r *Runner) previewCall(t *protocol.Turn, out *stepOutput, d llm.ToolCallDelta) {
-	if d.Index < 0 || d.Index >= r.cfg.Limits.StepCalls {
-		return
-	}
-	p := out.previews[d.Index]
-	if p == nil {
-		if out.previews == nil {
-			out.previews = map[int]*callPreview{}
-			out.attempt = core.NewID()
-		}
-		p = &callPreview{}
-		out.previews[d.Index] = p
-	}
-	if p.sent >= maxCallPreview || d.Args == "" && p.seq > 0 {
-		return // past the bound, or nothing new
-	}
-	args := protocol.Prefix(d.Args, maxCallPreview-p.sent)
-	p.seq++
-	p.sent += len(args)
-	if len(args) < len(d.Args) {
-		p.sent = maxCallPreview // what follows would not join to what was sent
-	}
-	cd := protocol.CallDelta{Type: protocol.CallDeltaType, SessionID: t.SessionID, TurnID: t.ID, Step: t.Step + 1, Index: d.Index,
-		ToolCallID: protocol.Cut(protocol.ModelCallID(d.ID), r.cfg.Limits.IDBytes), Name: protocol.Cut(d.Name, r.cfg.Limits.IDBytes),
-		Attempt: out.attempt, Seq: p.seq, Delta: args}
-	if err := r.cfg.Live.PublishCallDelta(t.UserID, cd); err != nil {
-		r.log.Warn("live publish", "err", err) // the step's calls come on Topic
-	}
 }
 
 // stopOr classifies a stream error: the drain ending (lease lost, shutdown) wins,

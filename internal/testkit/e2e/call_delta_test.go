@@ -8,12 +8,13 @@ import (
 	"github.com/rtcagent/rtcagent/internal/protocol"
 )
 
-// A call the model writes in pieces reaches the browser on Live as it is
-// written (the call's name, id, turn and step, its arguments in order),
-// before the call is an RTC; the pieces joined are the RTC's arguments.
+// A call the model writes in pieces (paced as a model's, slower than
+// pieces are joined) reaches the browser on Live as it is written (the
+// call's name, id, turn and step, its arguments in order), before the call
+// is an RTC; the pieces joined are the RTC's arguments.
 func TestCallWrittenInPieces(t *testing.T) {
 	s := startServer(t, mustScript(t, `{"name": "pieces", "turns": [{"steps": [
-	  {"text": "Writing.", "tool_calls": [{"name": "write", "arguments": {"path": "/notes.txt", "content": "hello in pieces"}, "argument_chunks": 4}]},
+	  {"text": "Writing.", "delay_ms": 60, "tool_calls": [{"name": "write", "arguments": {"path": "/notes.txt", "content": "hello in pieces"}, "argument_chunks": 4}]},
 	  {"text": "Done."}
 	]}]}`))
 	b := newBrowser(t, s, "alice", "dev-a")
