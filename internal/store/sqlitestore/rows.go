@@ -138,10 +138,11 @@ type decodedRow struct {
 	value any
 }
 
-// keepDecoded notes the row kind/id this transaction wrote as data, and v as
-// what data decodes to (a copy the caller no longer changes): the next read
-// of it, here or in a later write, decodes nothing.
-func (t *tx) keepDecoded(kind, id string, data []byte, v any) {
+// wrote notes the row kind/id this transaction wrote as data (store.RowCache),
+// and v as what data decodes to (a copy the caller no longer changes): the
+// next read of it, here or in a later write, decodes nothing.
+func (t *tx) wrote(kind, id string, data []byte, v any) {
+	t.Rows.Put(kind, id, data)
 	if t.decoded == nil {
 		t.decoded = map[string]decodedRow{}
 	}

@@ -53,7 +53,7 @@ type tx struct {
 	leases         map[string]leaseRow          // leases read or written here
 	knownInbox     knownInbox                   // the writer's known inbox items (write transactions)
 	inbox          map[string][]store.InboxItem // sessions' items read or written here
-	decoded        map[string]decodedRow        // rows written here, decoded (keepDecoded)
+	decoded        map[string]decodedRow        // rows written here, decoded (wrote)
 	knownSeqs      knownSeqs                    // the writer's known highest seqs (write transactions)
 	seqs           map[string]int64             // highest seqs read or raised here
 	knownOpen      knownOpen                    // the writer's known open calls of turns (write transactions)

@@ -32,8 +32,7 @@ func (t *tx) TurnUpdate(tr *protocol.Turn, expectStatus string) error {
 	data, _ := tr.StoredJSON()
 	res, err := t.exec(`UPDATE turns SET status = ?, data = ? WHERE id = ? AND status = ?`, tr.Status, data, tr.ID, expectStatus)
 	if err = t.casResult(res, err, "turns", tr.ID); err == nil {
-		t.Rows.Put("turn", tr.ID, data)
-		t.keepDecoded("turn", tr.ID, data, decodedTurn(tr))
+		t.wrote("turn", tr.ID, data, decodedTurn(tr))
 	}
 	return err
 }

@@ -40,8 +40,7 @@ func (t *tx) RTCUpdate(r *protocol.RTC, expectStatus string) error {
 	res, err := t.updateRTC(r, expectStatus, args)
 	if err = t.casResult(res, err, "rtcs", r.ID); err == nil {
 		t.Audits = store.WithAudit(t.Audits, r)
-		t.Rows.Put("rtc", r.ID, data)
-		t.keepDecoded("rtc", r.ID, data, decodedRTC(r))
+		t.wrote("rtc", r.ID, data, decodedRTC(r))
 		t.openChanged(r)
 	}
 	return err
