@@ -152,3 +152,18 @@ func ProgressServerRTC(tx store.Tx, id string, p protocol.RTCProgress) (bool, er
 	}
 	return true, nil
 }
+
+// TaskServerRTC records the MCP task an executing server call became (a
+// compare-and-set on that status) as one rtc.updated, and reports whether it
+// did: a call that ended meanwhile is left as it is.
+func TaskServerRTC(tx store.Tx, id, task string) (bool, error) {
+	r, err := tx.RTCGet(id)
+	if err != nil || r.Status != protocol.RTCExecuting {
+		return false, err
+	}
+	r.TaskID = task
+	if err := writeRTC(tx, r, protocol.RTCExecuting); err != nil {
+		return false, casConflict(err, r.ID)
+	}
+	return true, nil
+}

@@ -22,14 +22,16 @@ type lineGuard struct {
 	src   *bufio.Reader
 	limit int
 	log   *slog.Logger
-	seen  func(line []byte) // each line passed on, before the SDK reads it
-	buf   []byte
-	out   []byte // what is left of the line being passed on
-	err   error  // the source's error, returned once out is empty
+	// take sees each line before the SDK reads it; a line it takes (an answer
+	// to a request sent beside the SDK, side.go) is not passed on.
+	take func(line []byte) bool
+	buf  []byte
+	out  []byte // what is left of the line being passed on
+	err  error  // the source's error, returned once out is empty
 }
 
-func newLineGuard(src io.Reader, limit int, log *slog.Logger, seen func([]byte)) *lineGuard {
-	return &lineGuard{src: bufio.NewReaderSize(src, 64<<10), limit: limit, log: log, seen: seen}
+func newLineGuard(src io.Reader, limit int, log *slog.Logger, take func([]byte) bool) *lineGuard {
+	return &lineGuard{src: bufio.NewReaderSize(src, 64<<10), limit: limit, log: log, take: take}
 }
 
 func (g *lineGuard) Read(p []byte) (int, error) {
@@ -38,6 +40,9 @@ func (g *lineGuard) Read(p []byte) (int, error) {
 			return 0, g.err
 		}
 		g.out, g.err = g.next()
+		if g.take != nil && len(g.out) > 0 && g.take(g.out) {
+			g.out = nil
+		}
 	}
 	n := copy(p, g.out)
 	g.out = g.out[n:]
@@ -58,9 +63,6 @@ func (g *lineGuard) next() ([]byte, error) {
 		g.buf = append(g.buf, chunk...)
 		if err == bufio.ErrBufferFull {
 			continue
-		}
-		if g.seen != nil && len(g.buf) > 0 {
-			g.seen(g.buf)
 		}
 		return g.buf, err
 	}

@@ -63,8 +63,14 @@ type conn struct {
 	once     sync.Once
 	calls    map[int64]*inflight // calls in flight, by their number on this connection
 	nextCall int64
-	// taskOnly: the server's tools listed as requiring MCP tasks, not offered.
-	taskOnly map[string]bool
+	// taskSupport: the execution.taskSupport of the server's tools that
+	// declare one; runsTasks: the server runs tools/call as tasks (tasks.go).
+	taskSupport map[string]string
+	runsTasks   bool
+	// side sends what the SDK has no method for (side.go); tasks: the tasks
+	// awaited on this connection, by id (task.go).
+	side  side
+	tasks map[string]*inflight
 	// orders: the property order of the requested schemas the server sent
 	// lately, by their names (order.go); orderKeys, oldest first.
 	orders    map[string][]string
@@ -114,7 +120,7 @@ func Start(cfg *Config, opts Options) *Manager {
 	m := &Manager{opts: opts, log: opts.Logger.With("component", "mcp"), cancel: cancel, conns: map[string]*conn{},
 		tools: map[string]Tool{}, apps: map[string]App{}, changed: make(chan struct{})}
 	for _, s := range cfg.Servers {
-		c := &conn{srv: s, ready: make(chan struct{}), calls: map[int64]*inflight{}, taskOnly: map[string]bool{}, orders: map[string][]string{}}
+		c := &conn{srv: s, ready: make(chan struct{}), calls: map[int64]*inflight{}, taskSupport: map[string]string{}, tasks: map[string]*inflight{}, orders: map[string][]string{}}
 		m.conns[s.Name] = c
 		m.wg.Add(1)
 		go func() {
@@ -206,7 +212,9 @@ func (m *Manager) Call(ctx context.Context, name string, args json.RawMessage, h
 		return Result{}, fmt.Errorf("unknown MCP tool %q", name)
 	}
 	c := m.conns[t.Server]
-	s := c.get()
+	c.mu.Lock()
+	s, sd := c.session, c.side
+	c.mu.Unlock()
 	if s == nil {
 		return Result{}, fmt.Errorf("the MCP server %q is not connected", t.Server)
 	}
@@ -216,12 +224,19 @@ func (m *Manager) Call(ctx context.Context, name string, args json.RawMessage, h
 	cl := &inflight{hooks: h, progress: h.Progress}
 	id := c.add(cl)
 	defer c.drop(id, cl)
-	ctx = context.WithValue(ctx, hooksKey{}, h)
-	params := &mcp.CallToolParams{Name: t.Remote, Arguments: args}
+	token := ""
 	if h.Progress != nil {
 		// The call's number is unique among the calls in flight on this
 		// connection, what the protocol asks of a progress token.
-		params.SetProgressToken(progressToken(id))
+		token = progressToken(id)
+	}
+	if t.Task && sd != nil {
+		return m.callTask(ctx, c, sd, t, args, cl, token)
+	}
+	ctx = context.WithValue(ctx, hooksKey{}, h)
+	params := &mcp.CallToolParams{Name: t.Remote, Arguments: args}
+	if token != "" {
+		params.SetProgressToken(token)
 	}
 	res, err := s.CallTool(ctx, params)
 	if err != nil {
@@ -239,6 +254,9 @@ func (c *conn) get() *mcp.ClientSession {
 func (c *conn) set(s *mcp.ClientSession) {
 	c.mu.Lock()
 	c.session = s
+	if s == nil {
+		c.side = nil
+	}
 	c.mu.Unlock()
 }
 
@@ -299,6 +317,11 @@ func (c *conn) progress(p *mcp.ProgressNotificationParams) {
 	if math.IsNaN(v.Total) || math.IsInf(v.Total, 0) || v.Total <= 0 {
 		v.Total = 0
 	}
+	cl.report(v)
+}
+
+// report hands a bounded progress to the call, unless it has returned.
+func (cl *inflight) report(v protocol.RTCProgress) {
 	cl.mu.Lock()
 	defer cl.mu.Unlock()
 	if cl.progress != nil {
@@ -311,16 +334,22 @@ func (c *conn) progress(p *mcp.ProgressNotificationParams) {
 type hooksKey struct{}
 
 // hooks are the Hooks of the call a request from the server belongs to: the
-// call's own (ctx), else the one call in flight on this connection, for a
-// request sent on its own (older protocol versions), which does not say which
-// call it belongs to: with several calls in flight it cannot be routed, and
-// the hooks are empty.
-func (c *conn) hooks(ctx context.Context) Hooks {
+// call's own (ctx), else that of the task its _meta names (task.go), else the
+// one call in flight on this connection, for a request sent on its own (older
+// protocol versions), which does not say which call it belongs to: with
+// several calls in flight it cannot be routed, and the hooks are empty.
+func (c *conn) hooks(ctx context.Context, meta mcp.Meta) Hooks {
 	if h, ok := ctx.Value(hooksKey{}).(Hooks); ok {
 		return h
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if id := relatedTask(meta); id != "" {
+		if cl := c.tasks[id]; cl != nil {
+			return cl.hooks
+		}
+		return Hooks{} // a task no call here waits for
+	}
 	if len(c.calls) != 1 {
 		return Hooks{}
 	}
@@ -368,9 +397,13 @@ func (m *Manager) keep(ctx context.Context, c *conn) {
 
 func (m *Manager) connect(ctx context.Context, c *conn) (*mcp.ClientSession, error) {
 	var tr mcp.Transport
+	var sd side
 	if c.srv.URL != "" {
+		hs := &httpSide{url: c.srv.URL, client: &http.Client{Transport: headers{h: c.srv.Headers}},
+			limit: m.opts.MessageBytes, serve: m.serveSide(c), seen: c.noteLine}
 		tr = &mcp.StreamableClientTransport{Endpoint: c.srv.URL,
-			HTTPClient: &http.Client{Transport: headers{h: c.srv.Headers, limit: m.opts.MessageBytes, seen: c.noteLine}}}
+			HTTPClient: &http.Client{Transport: headers{h: c.srv.Headers, limit: m.opts.MessageBytes, seen: c.noteLine, side: hs}}}
+		sd = hs
 	} else {
 		cmd := exec.Command(c.srv.Command, c.srv.Args...)
 		cmd.Env = os.Environ()
@@ -378,7 +411,9 @@ func (m *Manager) connect(ctx context.Context, c *conn) (*mcp.ClientSession, err
 			cmd.Env = append(cmd.Env, k+"="+v)
 		}
 		cmd.Stderr = os.Stderr
-		tr = &stdioTransport{cmd: cmd, limit: m.opts.MessageBytes, log: m.log.With("server", c.srv.Name), seen: c.noteLine}
+		ls := newLineSide()
+		tr = &stdioTransport{cmd: cmd, limit: m.opts.MessageBytes, log: m.log.With("server", c.srv.Name), side: ls, seen: c.noteLine}
+		sd = ls
 	}
 	var self *mcp.ClientSession
 	var selfMu sync.Mutex
@@ -422,13 +457,19 @@ func (m *Manager) connect(ctx context.Context, c *conn) (*mcp.ClientSession, err
 	selfMu.Lock()
 	self = s
 	selfMu.Unlock()
+	c.mu.Lock()
+	c.side = sd
+	c.mu.Unlock()
 	return s, nil
 }
 
 // elicit hands an elicitation to the Asker of the call in flight, or declines it.
 func (m *Manager) elicit(ctx context.Context, c *conn, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
-	ask := c.hooks(ctx).Ask
-	if ask == nil || req.Params == nil {
+	if req.Params == nil {
+		return &mcp.ElicitResult{Action: "decline"}, nil
+	}
+	ask := c.hooks(ctx, req.Params.Meta).Ask
+	if ask == nil {
 		m.log.Info("elicitation declined: no call to ask for", "server", c.srv.Name)
 		return &mcp.ElicitResult{Action: "decline"}, nil
 	}
@@ -464,8 +505,9 @@ func (m *Manager) list(ctx context.Context, c *conn, s *mcp.ClientSession) error
 		if err != nil {
 			return err
 		}
-		if c.needsTask(t.Name) {
-			c.leftOut(m.log, "tool left out: it requires MCP tasks (execution.taskSupport \"required\"), which this client does not support", "tool", t.Name)
+		task, ok := c.taskMode(t.Name)
+		if !ok {
+			c.leftOut(m.log, "tool left out: it requires MCP tasks (execution.taskSupport \"required\") and the server declares no tasks for tools/call", "tool", t.Name)
 			continue
 		}
 		ot, err := offer(c.srv.Name, t)
@@ -473,6 +515,7 @@ func (m *Manager) list(ctx context.Context, c *conn, s *mcp.ClientSession) error
 			c.leftOut(m.log, "tool left out", "err", err)
 			continue
 		}
+		ot.Task = task
 		uri, forModel, forView := uiOf(t)
 		if !forModel && !forView {
 			c.leftOut(m.log, "tool left out: neither the model nor a view may call it (_meta.ui.visibility)", "tool", t.Name)
@@ -516,12 +559,14 @@ func (m *Manager) list(ctx context.Context, c *conn, s *mcp.ClientSession) error
 	return nil
 }
 
-// headers adds the configured headers to every request of a URL server, and
-// shows the answers that list tools to seen.
+// headers adds the configured headers to every request of a URL server; for
+// the SDK's requests (seen set), it shows the lines of their answers to seen
+// and their session to side.
 type headers struct {
 	h     map[string]string
 	limit int
 	seen  func([]byte)
+	side  *httpSide
 }
 
 func (h headers) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -529,8 +574,11 @@ func (h headers) RoundTrip(req *http.Request) (*http.Response, error) {
 	for k, v := range h.h {
 		req.Header.Set(k, v)
 	}
+	if h.side != nil {
+		h.side.note(req)
+	}
 	resp, err := http.DefaultTransport.RoundTrip(req)
-	if err == nil {
+	if err == nil && h.seen != nil {
 		watchLines(req, resp, h.limit, h.seen)
 	}
 	return resp, err

@@ -39,7 +39,17 @@ func (m *Manager) ViewTool(name string) (tools.Tool, bool) {
 // progress.
 func (m *Manager) Run(ctx context.Context, name string, args json.RawMessage, h tools.Hooks) (tools.ServerResult, error) {
 	res, err := m.Call(ctx, name, args, h)
-	return tools.ServerResult{OK: res.OK, Output: res.Output, Structured: res.Structured, Error: res.Error}, err
+	return res.server(), err
+}
+
+// ResumeTask waits for a task a call of the tool became (tools.ServerTools).
+func (m *Manager) ResumeTask(ctx context.Context, name, id string, h tools.Hooks) (tools.ServerResult, error) {
+	res, err := m.resumeTask(ctx, name, id, h)
+	return res.server(), err
+}
+
+func (r Result) server() tools.ServerResult {
+	return tools.ServerResult{OK: r.OK, Output: r.Output, Structured: r.Structured, Error: r.Error}
 }
 
 // Rerunnable reports whether the tool is annotated read-only or idempotent,

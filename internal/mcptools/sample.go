@@ -14,8 +14,11 @@ import (
 // in flight, or refuses it. Only text is sent: a request with other content
 // is refused, as is one past the limits (tools.SampleRequest.Check).
 func (m *Manager) sample(ctx context.Context, c *conn, req *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
-	run := c.hooks(ctx).Sample
-	if run == nil || req.Params == nil {
+	if req.Params == nil {
+		return nil, errors.New("a request to use the model without parameters")
+	}
+	run := c.hooks(ctx, req.Params.Meta).Sample
+	if run == nil {
 		m.log.Info("request to use the model refused: no call to ask for", "server", c.srv.Name)
 		return nil, errors.New("the client runs requests to use the model only during a tool call")
 	}

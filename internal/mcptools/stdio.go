@@ -16,11 +16,13 @@ import (
 // stdioTransport runs a server's command and speaks to it over its stdin and
 // stdout, as the SDK's CommandTransport does, but reads the server's output
 // through a lineGuard: the SDK's transport takes no bound of its own and a
-// line over its 16 MiB limit ends the connection.
+// line over its 16 MiB limit ends the connection. side sends beside the SDK
+// on the same pipes (side.go); seen notes each line the SDK reads.
 type stdioTransport struct {
 	cmd   *exec.Cmd
 	limit int
 	log   *slog.Logger
+	side  *lineSide
 	seen  func(line []byte)
 }
 
@@ -38,26 +40,44 @@ func (t *stdioTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	}
 	// Closing the connection closes the server's stdin (its signal to end),
 	// not its stdout: that is closed once the process has ended.
-	guard := io.NopCloser(newLineGuard(stdout, t.limit, t.log, t.seen))
-	return (&mcp.IOTransport{Reader: guard, Writer: &process{cmd: t.cmd, stdin: stdin}}).Connect(ctx)
+	p := &process{cmd: t.cmd, stdin: stdin, side: t.side}
+	t.side.mu.Lock()
+	t.side.w = p
+	t.side.mu.Unlock()
+	guard := io.NopCloser(newLineGuard(stdout, t.limit, t.log, func(line []byte) bool {
+		if t.side.take(line) {
+			return true
+		}
+		t.seen(line)
+		return false
+	}))
+	return (&mcp.IOTransport{Reader: guard, Writer: p}).Connect(ctx)
 }
 
 // process is a server's stdin; closing it ends the server: stdin is closed,
 // and a server that has not ended after a grace period is sent SIGTERM, then
-// killed.
+// killed. Each Write is one whole message: the SDK's and those sent beside
+// it (side) are written one at a time.
 type process struct {
 	cmd   *exec.Cmd
 	stdin io.WriteCloser
+	side  *lineSide
+	wmu   sync.Mutex
 	once  sync.Once
 	err   error
 }
 
 const stopGrace = 5 * time.Second
 
-func (p *process) Write(b []byte) (int, error) { return p.stdin.Write(b) }
+func (p *process) Write(b []byte) (int, error) {
+	p.wmu.Lock()
+	defer p.wmu.Unlock()
+	return p.stdin.Write(b)
+}
 
 func (p *process) Close() error {
 	p.once.Do(func() {
+		p.side.close()
 		cerr := p.stdin.Close()
 		done := make(chan error, 1)
 		go func() { done <- p.cmd.Wait() }()

@@ -8,17 +8,41 @@ import (
 	"strings"
 )
 
-// A tool listed with execution.taskSupport "required" (the MCP tasks
-// extension) answers every plain call with -32601: it is not offered until
-// tasks are supported. The SDK's Tool has no field for it, so the listing's
-// raw answer is read on its way in (tools/list answers only) and the names of
-// such tools are noted per server; "optional" tools stay offered.
+// A tool listed with execution.taskSupport "required" or "optional" (the MCP
+// tasks extension) is called as a task when its server declares tasks for
+// tools/call (task.go); a "required" tool of a server that does not is left
+// out (every plain call of it fails). The SDK's Tool and ServerCapabilities
+// have no field for either, so the raw answers to initialize and tools/list
+// are read on their way in and what they say is noted per connection.
 
 // noteTaskSupport reads one line of a server's output; when it is an answer to
-// tools/list, the server's tools on that page that require tasks are noted
-// and the others cleared.
+// initialize, whether the server runs tools/call as tasks is noted; when it
+// is an answer to tools/list, the task support of the server's tools on that
+// page.
 func (c *conn) noteTaskSupport(line []byte) {
 	line = bytes.TrimPrefix(line, []byte("data:")) // a server-sent event's data
+	if bytes.Contains(line, []byte(`"protocolVersion"`)) && bytes.Contains(line, []byte(`"capabilities"`)) {
+		var msg struct {
+			Result struct {
+				Capabilities struct {
+					Tasks *struct {
+						Requests struct {
+							Tools struct {
+								Call *json.RawMessage `json:"call"`
+							} `json:"tools"`
+						} `json:"requests"`
+					} `json:"tasks"`
+				} `json:"capabilities"`
+			} `json:"result"`
+		}
+		if json.Unmarshal(line, &msg) == nil {
+			tasks := msg.Result.Capabilities.Tasks
+			c.mu.Lock()
+			c.runsTasks = tasks != nil && tasks.Requests.Tools.Call != nil
+			c.mu.Unlock()
+		}
+		return
+	}
 	if !bytes.Contains(line, []byte(`"inputSchema"`)) {
 		return
 	}
@@ -38,19 +62,32 @@ func (c *conn) noteTaskSupport(line []byte) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, t := range msg.Result.Tools {
-		if t.Execution.TaskSupport == "required" {
-			c.taskOnly[t.Name] = true
-		} else {
-			delete(c.taskOnly, t.Name)
+		switch t.Execution.TaskSupport {
+		case taskRequired, taskOptional:
+			c.taskSupport[t.Name] = t.Execution.TaskSupport
+		default:
+			delete(c.taskSupport, t.Name)
 		}
 	}
 }
 
-// needsTask reports whether the server listed its tool name as requiring tasks.
-func (c *conn) needsTask(name string) bool {
+// execution.taskSupport values; a tool that says neither is never a task.
+const (
+	taskRequired = "required"
+	taskOptional = "optional"
+)
+
+// taskMode is how the server's tool name runs: as a task (true), or not at
+// all (offered false: it requires tasks and the server declares none for
+// tools/call).
+func (c *conn) taskMode(name string) (task, offered bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.taskOnly[name]
+	support := c.taskSupport[name]
+	if !c.runsTasks {
+		return false, support != taskRequired
+	}
+	return support != "", true
 }
 
 // noteLineBytes bounds the lines of an HTTP answer other than a tool listing

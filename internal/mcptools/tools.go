@@ -30,6 +30,9 @@ type Tool struct {
 	// ForModel: the model is offered the tool; ForView: a view of its server
 	// may call it (`_meta.ui.visibility`, both by default).
 	ForModel, ForView bool
+	// Task: a call runs as an MCP task (task.go), which a restart of this
+	// server does not cut off.
+	Task bool
 }
 
 // Rerunnable reports whether running the tool's call a second time is harmless.

@@ -356,7 +356,11 @@ type RTC struct {
 	// Progress is the last progress an MCP server reported for a running server
 	// call (notifications/progress), written at most once a second per call.
 	Progress *RTCProgress `json:"progress,omitempty"`
-	ClientID string       `json:"client_id,omitempty"` // the submission that ended it
+	// TaskID is the MCP task a server call became (its tool runs as a task):
+	// after a restart, the worker waits for that task instead of calling the
+	// tool again.
+	TaskID   string `json:"task_id,omitempty"`
+	ClientID string `json:"client_id,omitempty"` // the submission that ended it
 	// TraceParent is the W3C trace context of the call's span in its turn's
 	// trace (tracing on only); the browser may put its own spans under it.
 	TraceParent string    `json:"traceparent,omitempty"`

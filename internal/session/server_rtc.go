@@ -70,6 +70,15 @@ func (r *Runner) runServerRTC(ctx context.Context, o *owner, item *store.InboxIt
 				return err
 			}
 			return finish()
+		case rc.Status == protocol.RTCExecuting && rc.TaskID != "":
+			// The call became an MCP task, which outlives the worker that
+			// started it: this one waits for the same task, running nothing
+			// again. Questions the last worker left open are asked again
+			// by the task if it still needs them.
+			r.log.Info("waiting again for the MCP task of a server call cut off by a restart", "rtc", rc.ID, "tool", rc.ToolName, "task", rc.TaskID)
+			if err := lifecycle.EndElicitations(tx, rc, InterruptedCall); err != nil {
+				return err
+			}
 		case rc.Status == protocol.RTCExecuting:
 			rerun, known := decided[rc.ID]
 			if !known {
@@ -177,8 +186,23 @@ func (r *Runner) callServer(ctx context.Context, o *owner, t *protocol.Turn, rtc
 		// request to use the model under: its server's are declined.
 		hooks.Ask, hooks.Sample = nil, nil
 	}
-	res, err := r.cfg.ServerTools.Run(cctx, rtc.ToolName, rtc.Arguments, hooks)
+	task := rtc.TaskID
+	hooks.Task = func(id string) error {
+		task = id
+		return r.recordTask(ctx, o, rtc.ID, id)
+	}
+	var err error
+	if task != "" {
+		res, err = r.cfg.ServerTools.ResumeTask(cctx, rtc.ToolName, task, hooks)
+	} else {
+		res, err = r.cfg.ServerTools.Run(cctx, rtc.ToolName, rtc.Arguments, hooks)
+	}
 	stopProgress()
+	if err != nil && task != "" && ctx.Err() == nil && cctx.Err() != nil {
+		// A stop or the call's deadline ended the wait: the task is ended
+		// too. (A worker that stops leaves it running for the next one.)
+		r.cancelTask(ctx, rtc, task)
+	}
 	if err != nil {
 		r.log.Warn("server call without an answer", "rtc", rtc.ID, "tool", rtc.ToolName, "after", time.Since(start), "err", logText(err))
 		// The error's text is the MCP server's, of any size: it is cut here,
@@ -191,6 +215,35 @@ func (r *Runner) callServer(ctx context.Context, o *owner, t *protocol.Turn, rtc
 		return tools.ServerResult{Error: "the tool's output is larger than the limit for a result"}, true, false
 	}
 	return res, true, false
+}
+
+// recordTask keeps the MCP task server call id became with the call, so a
+// worker after a restart waits for it (runServerRTC).
+func (r *Runner) recordTask(ctx context.Context, o *owner, id, task string) error {
+	var err error
+	for range 3 { // a concurrent change of the RTC (its progress): read it again
+		err = r.fenced(ctx, o, func(tx store.Tx) error {
+			written, err := lifecycle.TaskServerRTC(tx, id, task)
+			if err == nil && !written {
+				err = errors.New("the call ended before its task began")
+			}
+			return err
+		})
+		if !errors.Is(err, store.ErrConflict) {
+			break
+		}
+	}
+	return err
+}
+
+// cancelTask asks the MCP server to cancel the task of a call that ended
+// without its result, in a wait of its own (the call's context has ended).
+func (r *Runner) cancelTask(ctx context.Context, rc *protocol.RTC, task string) {
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	if err := r.cfg.ServerTools.CancelTask(cctx, rc.ToolName, task); err != nil {
+		r.log.Warn("cancel the MCP task of a server call", "rtc", rc.ID, "task", task, "err", logText(err))
+	}
 }
 
 // endServerCall records a call's outcome; a call its deadline cut off ends as

@@ -42,10 +42,15 @@ type Asker func(ctx context.Context, q Question) (ElicitAnswer, error)
 // Progress is called on the connection's reader with values already bounded
 // (see protocol.RTCProgress): it must not block, and it is never called after
 // Run returned.
+//
+// Task is told the id of the task a call became (an MCP tool run as a task),
+// before the call waits for it; a call whose Task fails is not waited for
+// (its task is cancelled).
 type Hooks struct {
 	Ask      Asker
 	Sample   Sampler
 	Progress func(protocol.RTCProgress)
+	Task     func(id string) error
 }
 
 // ServerTools are the tools the server executes itself (those of MCP servers).
@@ -61,6 +66,12 @@ type ServerTools interface {
 	// tool's server to list its tools once: a server slow to start is not a
 	// reason to give up a call that may run again.
 	Rerunnable(ctx context.Context, name string) (bool, error)
+	// ResumeTask waits for the result of the task a call of the tool became
+	// (Hooks.Task), made by this process or an earlier one; it runs nothing
+	// again. A task its server no longer knows is a failed result.
+	ResumeTask(ctx context.Context, name, id string, h Hooks) (ServerResult, error)
+	// CancelTask asks the tool's server to cancel the task.
+	CancelTask(ctx context.Context, name, id string) error
 }
 
 // ViewTools are the tools a tool's view (MCP Apps) may call: those of its own
