@@ -18,8 +18,15 @@
 //     checked at listing.
 //   - A stdio server's message over MessageBytes does not end the connection:
 //     an answer that long fails its call alone, with a message that says why.
-//   - A tool listed with execution.taskSupport "required" (MCP tasks, not
-//     supported) is left out and logged; "optional" is offered.
+//   - A tool listed with execution.taskSupport "required" or "optional" (the
+//     MCP tasks extension) is called as a task when its server declares tasks
+//     for tools/call: the task's id reaches Hooks.Task before the call waits,
+//     its status messages are the call's progress, the questions it asks for
+//     the task go to the call's Asker, and ResumeTask waits for the same task
+//     after a restart, running nothing again. A "required" tool of a server
+//     that declares no tasks is left out and logged. The Go SDK has no method
+//     for tasks: their requests go beside it on the same connection and MCP
+//     session (side.go).
 //   - Call runs one tool call once and never retries it: retrying a call that
 //     may have reached the server is the caller's decision (Rerunnable says
 //     whether the tool is annotated read-only or idempotent). Both wait, until

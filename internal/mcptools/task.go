@@ -129,10 +129,11 @@ func (m *Manager) awaitTask(ctx context.Context, c *conn, sd side, id string, cl
 // and gives each new status message to the call's progress.
 func (m *Manager) pollTask(ctx context.Context, sd side, id string, cl *inflight, st taskState) {
 	last := ""
-	for step := 0; ; step++ {
+	for {
 		if st.StatusMessage != "" && st.StatusMessage != last {
+			// A status, not an amount: progress 0, no total, the message.
 			last = st.StatusMessage
-			cl.report(protocol.RTCProgress{Progress: float64(step), Message: protocol.Cut(st.StatusMessage, protocol.ProgressMessageBytes)})
+			cl.report(protocol.RTCProgress{Message: protocol.Cut(st.StatusMessage, protocol.ProgressMessageBytes)})
 		}
 		if st.ended() {
 			return

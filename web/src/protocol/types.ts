@@ -172,6 +172,8 @@ export interface Rtc {
   deadline_at?: string;
   /** How far a running server call has got, as its MCP server reports it; written at most once a second. */
   progress?: RtcProgress;
+  /** The MCP task a server call became, when its tool runs as a task. */
+  task_id?: string;
   output?: unknown;
   /** A server call's structured result (an MCP tool's `structuredContent`), kept apart from `output` for the call's view. */
   structured_output?: Record<string, unknown>;

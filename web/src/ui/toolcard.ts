@@ -108,19 +108,21 @@ function json(v: unknown): string {
 }
 
 /**
- * A running call's progress: a bar when the total is known, else the count, and
- * the server's message (as text, invisible characters shown). Nothing for a
- * progress that is no finite number.
+ * A running call's progress: a bar when the total is known, else the count
+ * (none at 0 with a message: a task's status), and the server's message (as
+ * text, invisible characters shown). Nothing for a progress that is no finite
+ * number.
  */
 function progressView(p: RtcProgress): HTMLElement | null {
   if (typeof p.progress !== "number" || !Number.isFinite(p.progress)) return null;
   const total = typeof p.total === "number" && Number.isFinite(p.total) && p.total > 0 ? p.total : undefined;
-  const count = total === undefined ? showNumber(p.progress) : `${showNumber(p.progress)} / ${showNumber(total)}`;
+  const statusOnly = total === undefined && p.progress === 0 && typeof p.message === "string" && p.message !== "";
+  const count = statusOnly ? null : total === undefined ? showNumber(p.progress) : `${showNumber(p.progress)} / ${showNumber(total)}`;
   return h(
     "div",
     { class: "progress", attrs: { role: "status" } },
     total === undefined ? null : h("progress", { props: { max: total, value: Math.min(Math.max(p.progress, 0), total) }, attrs: { "aria-label": "Progress" } }),
-    h("span", { class: "count" }, count),
+    count === null ? null : h("span", { class: "count" }, count),
     typeof p.message === "string" && p.message ? h("span", { class: "message", title: showInvisible(p.message) }, showInvisible(p.message)) : null,
   );
 }

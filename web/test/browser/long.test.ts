@@ -511,6 +511,11 @@ test("UI: a running server call's progress updates its card, and sections the pe
     eq(r.q('.tool[data-rtc="r1"] .progress .message'), null);
     eq(r.q<HTMLDetailsElement>('.tool[data-rtc="r1"] > details.args')?.open, true, "still open");
 
+    // A task's status: the message alone, no count.
+    await r.push(["rtc.updated", rtc({ task_id: "task-1", progress: { progress: 0, message: "step 2 of 12" } })]);
+    await r.until("the task's status", () => r.q('.tool[data-rtc="r1"] .progress .message')?.textContent === "step 2 of 12");
+    eq(r.q('.tool[data-rtc="r1"] .progress .count'), null, "no count for a status");
+
     await r.push(["rtc.updated", rtc({ status: "completed", output: "copied", progress: { progress: 7, total: 10 } })]);
     await r.until("the ended card", () => r.q('.tool[data-rtc="r1"][data-status="completed"]'));
     eq(r.q('.tool[data-rtc="r1"] .progress'), null, "an ended call shows no progress");

@@ -2,7 +2,8 @@
 // (pinned in package.json, over stdio), asks its questions in the real page: its
 // thirteen-field form of every kind the specification allows, with its defaults
 // filled in, answered and read back by the server; its link, opened only on a
-// click; and its request to use the model, shown and allowed for the chat.
+// click; its request to use the model, shown and allowed for the chat; and its
+// tool that runs as a task, whose question comes for the task.
 
 import { writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -21,10 +22,11 @@ const script = {
     // The server's request to use the model is answered by the same script.
     turn("(?i)context: a haiku", [{ text: "green tests at dawn" }]),
     turn("(?i)haiku please", [{ text: "Sampling.", tool_calls: [call("everything__trigger-sampling-request", { prompt: "a haiku", maxTokens: 40 })] }, after]),
+    turn("(?i)research", [{ text: "Researching.", tool_calls: [call("everything__simulate-research-query", { topic: "python", ambiguous: true })] }, after]),
   ],
 };
 
-test("server-everything: its thirteen-field form, its link and its request to use the model are answered in the page", async () => {
+test("server-everything: its thirteen-field form, its link, its request to use the model and its task's question are answered in the page", async () => {
   const config = join(tmpdir(), `rtc-e2e-everything-${process.pid}.json`);
   const server = join(paths.web, "node_modules/@modelcontextprotocol/server-everything/dist/index.js");
   await writeFile(config, JSON.stringify({ servers: { everything: { command: process.execPath, args: [server, "stdio"] } } }));
@@ -90,5 +92,18 @@ test("server-everything: its thirteen-field form, its link and its request to us
   await sample.getByRole("button", { name: "Allow for this chat" }).click();
   includes(await p.waitForAnswer("LLM sampling result", 60_000), "green tests at dawn", "the server got the model's answer");
   eq(await p.page.locator("rtc-agent .approvals .tool-name").allInnerTexts(), ["everything: use of the model"], "allowed in this chat, by server");
+
+  // A tool that requires tasks: called as a task, its status shown under
+  // the call, its question (input_required) asked in the page.
+  await p.send("research python");
+  await allow();
+  const clarify = p.page.locator("rtc-agent form.prompt.elicit.form", { hasText: "could have multiple interpretations" });
+  await clarify.waitFor({ timeout: 60_000 });
+  await p.page.locator("rtc-agent .tool .progress .message", { hasText: "interpretations" }).waitFor({ timeout: 30_000 });
+  await clarify.getByRole("radio", { name: "Python programming language" }).check();
+  await clarify.getByRole("button", { name: "Send" }).click();
+  const report = await p.waitForAnswer("Research Report", 60_000);
+  includes(report, "Clarification: programming", "the task read the answer");
+  includes(report, "working → input_required → working → completed");
   eq(p.noErrors(), [], "no page errors");
 });
