@@ -38,6 +38,7 @@ import "./screenshot.test.js";
 import "./webmcp.test.js";
 import "./elicit.test.js";
 import "./everything.test.js";
+import "./tasks.test.js";
 import "./cutargs.test.js";
 import "./quota.test.js";
 import "./backlog.test.js";

@@ -11,6 +11,7 @@
 //     with what the person said.
 //   GET /tasks (http only): every task's id and status, for the tests.
 
+import { setMaxListeners } from "node:events";
 import { createServer } from "node:http";
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
@@ -19,6 +20,9 @@ import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { InMemoryTaskStore, InMemoryTaskMessageQueue } from "@modelcontextprotocol/sdk/experimental/tasks";
 import { ElicitResultSchema } from "@modelcontextprotocol/sdk/types.js";
+
+// Each waiting tasks/result listens on its request's abort signal.
+setMaxListeners(256);
 
 const store = new InMemoryTaskStore();
 const queue = new InMemoryTaskMessageQueue();
