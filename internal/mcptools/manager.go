@@ -52,6 +52,9 @@ type Manager struct {
 	tools   map[string]Tool // by Name
 	apps    map[string]App  // tools' views, by tool Name (app.go)
 	changed chan struct{}   // closed and replaced when the tool list changes
+
+	answered   taskIDs       // tasks whose result was read here (task.go)
+	cancelling chan struct{} // one token per cancel under way
 }
 
 // conn is one server's connection; session is nil while it is not connected.
@@ -65,8 +68,9 @@ type conn struct {
 	nextCall int64
 	// taskSupport: the execution.taskSupport of the server's tools that
 	// declare one; runsTasks: the server runs tools/call as tasks (tasks.go).
-	taskSupport map[string]string
-	runsTasks   bool
+	taskSupport  map[string]string
+	runsTasks    bool
+	cancelsTasks bool // and declares tasks/cancel
 	// side sends what the SDK has no method for (side.go); tasks: the tasks
 	// awaited on this connection, by id (task.go).
 	side  side
@@ -118,7 +122,7 @@ func Start(cfg *Config, opts Options) *Manager {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	m := &Manager{opts: opts, log: opts.Logger.With("component", "mcp"), cancel: cancel, conns: map[string]*conn{},
-		tools: map[string]Tool{}, apps: map[string]App{}, changed: make(chan struct{})}
+		tools: map[string]Tool{}, apps: map[string]App{}, changed: make(chan struct{}), cancelling: make(chan struct{}, maxCancels)}
 	for _, s := range cfg.Servers {
 		c := &conn{srv: s, ready: make(chan struct{}), calls: map[int64]*inflight{}, taskSupport: map[string]string{}, tasks: map[string]*inflight{}, orders: map[string][]string{}}
 		m.conns[s.Name] = c
@@ -254,10 +258,14 @@ func (c *conn) get() *mcp.ClientSession {
 func (c *conn) set(s *mcp.ClientSession) {
 	c.mu.Lock()
 	c.session = s
+	var ended side
 	if s == nil {
-		c.side = nil
+		ended, c.side = c.side, nil
 	}
 	c.mu.Unlock()
+	if ended != nil {
+		ended.close() // its requests in flight end with the connection
+	}
 }
 
 // inflight is one call in flight: where its questions, requests to use the
@@ -396,11 +404,14 @@ func (m *Manager) keep(ctx context.Context, c *conn) {
 }
 
 func (m *Manager) connect(ctx context.Context, c *conn) (*mcp.ClientSession, error) {
+	c.mu.Lock()
+	c.runsTasks, c.cancelsTasks = false, false // until this connection's server says
+	c.mu.Unlock()
 	var tr mcp.Transport
 	var sd side
 	if c.srv.URL != "" {
-		hs := &httpSide{url: c.srv.URL, client: &http.Client{Transport: headers{h: c.srv.Headers}},
-			limit: m.opts.MessageBytes, serve: m.serveSide(c), seen: c.noteLine}
+		hs := newHTTPSide(c.srv.URL, &http.Client{Transport: headers{h: c.srv.Headers}}, m.opts.MessageBytes, m.serveSide(c), c.noteSchemaOrder,
+			func(p *mcp.ProgressNotificationParams) { c.progress(p) })
 		tr = &mcp.StreamableClientTransport{Endpoint: c.srv.URL,
 			HTTPClient: &http.Client{Transport: headers{h: c.srv.Headers, limit: m.opts.MessageBytes, seen: c.noteLine, side: hs}}}
 		sd = hs
@@ -452,6 +463,7 @@ func (m *Manager) connect(ctx context.Context, c *conn) (*mcp.ClientSession, err
 	defer cancel()
 	s, err := client.Connect(cctx, tr, nil)
 	if err != nil {
+		sd.close()
 		return nil, err
 	}
 	selfMu.Lock()

@@ -15,6 +15,8 @@ import (
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/rtcagent/rtcagent/internal/protocol"
 )
 
 // The Go SDK sends only the methods it knows, with the fields it knows: a
@@ -29,9 +31,11 @@ import (
 // sideIDPrefix starts the id of every request sent beside the SDK.
 const sideIDPrefix = "rtcagent-side-"
 
-// side sends one request beside the SDK and returns its answer's result.
+// side sends one request beside the SDK and returns its answer's result;
+// close ends the requests in flight (the connection ended).
 type side interface {
 	call(ctx context.Context, method string, params any) (json.RawMessage, error)
+	close()
 }
 
 // rpcError is a JSON-RPC error answered to a request sent beside the SDK.
@@ -81,10 +85,13 @@ type lineSide struct {
 func newLineSide() *lineSide { return &lineSide{wait: map[string]chan sideAnswer{}} }
 
 func (s *lineSide) call(ctx context.Context, method string, params any) (json.RawMessage, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err // nothing is sent that no one would wait for
+	}
 	s.mu.Lock()
 	if s.closed || s.w == nil {
 		s.mu.Unlock()
-		return nil, errors.New("the connection to the MCP server is closed")
+		return nil, errNotConnected
 	}
 	s.next++
 	line, id, err := sideRequest(s.next, method, params)
@@ -155,17 +162,28 @@ func (s *lineSide) close() {
 // event stream (a question of the task, with its related-task id): they are
 // answered by serve, as the SDK would answer them.
 type httpSide struct {
-	url    string
-	client *http.Client // adds the configured headers; reads no line for the SDK
-	limit  int          // largest message read
-	serve  func(ctx context.Context, method string, params json.RawMessage) (any, error)
-	seen   func(line []byte) // each message read, as the SDK's lines are noted
+	url      string
+	client   *http.Client // adds the configured headers; reads no line for the SDK
+	limit    int          // largest message read
+	serve    func(ctx context.Context, method string, params json.RawMessage) (any, error)
+	seen     func(msg []byte)                      // each message read (schema orders)
+	progress func(*mcp.ProgressNotificationParams) // progress notifications read
+	life     context.Context                       // ends with the connection (close)
+	end      context.CancelFunc
 
 	mu      sync.Mutex
 	next    int64
 	session string // Mcp-Session-Id of the SDK's latest request
 	version string // Mcp-Protocol-Version of the SDK's latest request
 }
+
+func newHTTPSide(url string, client *http.Client, limit int, serve func(context.Context, string, json.RawMessage) (any, error),
+	seen func([]byte), progress func(*mcp.ProgressNotificationParams)) *httpSide {
+	life, end := context.WithCancel(context.Background())
+	return &httpSide{url: url, client: client, limit: limit, serve: serve, seen: seen, progress: progress, life: life, end: end}
+}
+
+func (s *httpSide) close() { s.end() }
 
 // note keeps the session's id and protocol version from a request the SDK
 // sends.
@@ -203,6 +221,13 @@ func (s *httpSide) post(ctx context.Context, body []byte) (*http.Response, error
 }
 
 func (s *httpSide) call(ctx context.Context, method string, params any) (json.RawMessage, error) {
+	if s.life.Err() != nil {
+		return nil, errNotConnected
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	stop := context.AfterFunc(s.life, cancel) // the connection ended: so does the request
+	defer stop()
 	s.mu.Lock()
 	s.next++
 	n := s.next
@@ -249,10 +274,14 @@ func (s *httpSide) events(ctx context.Context, id string, body io.Reader) (json.
 			}
 			data = data[:0]
 		case bytes.HasPrefix(line, []byte("data:")):
+			part := bytes.TrimPrefix(bytes.TrimPrefix(line, []byte("data:")), []byte(" "))
+			if len(data)+len(part)+1 > s.limit {
+				return nil, fmt.Errorf("an event of the server's answer is more than the %d bytes this client reads", s.limit)
+			}
 			if len(data) > 0 {
 				data = append(data, '\n')
 			}
-			data = append(data, bytes.TrimPrefix(bytes.TrimPrefix(line, []byte("data:")), []byte(" "))...)
+			data = append(data, part...)
 		}
 	}
 	if err := sc.Err(); err != nil {
@@ -281,8 +310,14 @@ func (s *httpSide) answer(ctx context.Context, id string, msg []byte) (json.RawM
 		return nil, fmt.Errorf("the MCP server's answer is not JSON-RPC: %w", err)
 	}
 	if a.Method != "" {
-		if len(a.ID) > 0 && string(a.ID) != "null" {
+		switch {
+		case len(a.ID) > 0 && string(a.ID) != "null":
 			s.reply(ctx, a.ID, a.Method, a.Params)
+		case a.Method == "notifications/progress":
+			var p mcp.ProgressNotificationParams
+			if json.Unmarshal(a.Params, &p) == nil {
+				s.progress(&p)
+			}
 		}
 		return nil, nil
 	}
@@ -298,7 +333,11 @@ func (s *httpSide) answer(ctx context.Context, id string, msg []byte) (json.RawM
 func (s *httpSide) reply(ctx context.Context, id json.RawMessage, method string, params json.RawMessage) {
 	msg := map[string]any{"jsonrpc": "2.0", "id": id}
 	if res, err := s.serve(ctx, method, params); err != nil {
-		msg["error"] = rpcError{Code: -32603, Message: err.Error()}
+		var rerr *rpcError
+		if !errors.As(err, &rerr) {
+			rerr = &rpcError{Code: -32603, Message: err.Error()}
+		}
+		msg["error"] = rerr
 	} else {
 		msg["result"] = res
 	}
@@ -333,6 +372,6 @@ func (m *Manager) serveSide(c *conn) func(ctx context.Context, method string, pa
 		case "ping":
 			return struct{}{}, nil
 		}
-		return nil, fmt.Errorf("method %q is not served on this stream", method)
+		return nil, &rpcError{Code: -32601, Message: "method not served on this stream: " + protocol.Cut(method, 64)}
 	}
 }

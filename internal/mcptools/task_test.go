@@ -3,10 +3,17 @@ package mcptools
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/rtcagent/rtcagent/internal/protocol"
 	"github.com/rtcagent/rtcagent/internal/testkit/mcptest"
@@ -19,6 +26,7 @@ type taskHooks struct {
 	tasks    []string
 	messages []string
 	asked    []string
+	counted  []float64 // progress notifications of the task
 }
 
 func (h *taskHooks) hooks(answer string) Hooks {
@@ -33,6 +41,9 @@ func (h *taskHooks) hooks(answer string) Hooks {
 			h.mu.Lock()
 			defer h.mu.Unlock()
 			h.messages = append(h.messages, p.Message)
+			if p.Total > 0 {
+				h.counted = append(h.counted, p.Progress)
+			}
 		},
 		Ask: func(_ context.Context, q tools.Question) (tools.ElicitAnswer, error) {
 			h.mu.Lock()
@@ -86,6 +97,11 @@ func TestTaskCalls(t *testing.T) {
 			h.task(t)
 			if !strings.Contains(strings.Join(h.messages, "|"), "step ") {
 				t.Fatalf("no status message as progress: %q", h.messages)
+			}
+			if tr == "stdio" && len(h.counted) == 0 {
+				// Over HTTP this server sends them nowhere (TestSideStream
+				// reads them from a side request's stream).
+				t.Fatalf("no progress notification of the task reached the call: %q", h.messages)
 			}
 
 			var q taskHooks
@@ -159,8 +175,73 @@ func TestTaskResumedAfterRestart(t *testing.T) {
 	if err != nil || res.OK || !strings.Contains(res.Error, cid) {
 		t.Fatalf("a cancelled task: %+v, %v", res, err)
 	}
-	res, err = second.ResumeTask(wctx, "tasks__count", "no-such-task", tools.Hooks{})
-	if err != nil || res.OK || !strings.Contains(res.Error, "no-such-task") {
-		t.Fatalf("an unknown task: %+v, %v", res, err)
+	if _, err := second.ResumeTask(wctx, "tasks__count", "no-such-task", tools.Hooks{}); !errors.Is(err, tools.ErrTaskGone) || !strings.Contains(err.Error(), "no-such-task") {
+		t.Fatalf("an unknown task: %v", err)
+	}
+}
+
+// TestSideStream: a side request's answer on an event stream is found among
+// the server's other messages: a progress notification goes to its hook, a
+// request of the server is served and its answer posted back in the same
+// session, and an event over the limit fails the request instead of growing
+// without bound.
+func TestSideStream(t *testing.T) {
+	var mu sync.Mutex
+	var posted []string
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		posted = append(posted, r.Header.Get("Mcp-Session-Id")+" "+string(body))
+		mu.Unlock()
+		var req struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		_ = json.Unmarshal(body, &req)
+		switch req.Method {
+		case "":
+			w.WriteHeader(http.StatusAccepted) // an answer to the server's request
+		case "big":
+			w.Header().Set("Content-Type", "text/event-stream")
+			for range 64 {
+				fmt.Fprintf(w, "data: %s\n", strings.Repeat("x", 1000))
+			}
+			fmt.Fprint(w, "\n")
+		default:
+			w.Header().Set("Content-Type", "text/event-stream")
+			fmt.Fprint(w, "event: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\n")
+			fmt.Fprint(w, "data: \"params\":{\"progressToken\":\"rtcagent-1\",\"progress\":2,\"total\":4}}\n\n")
+			fmt.Fprint(w, "data: {\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"ping\"}\n\n")
+			fmt.Fprintf(w, "data: {\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":{\"ok\":true}}\n\n", req.ID)
+		}
+	}))
+	t.Cleanup(hs.Close)
+	var progress []float64
+	s := newHTTPSide(hs.URL, hs.Client(), 16<<10,
+		func(ctx context.Context, method string, params json.RawMessage) (any, error) {
+			return (&Manager{}).serveSide(nil)(ctx, method, params)
+		}, nil, func(p *mcp.ProgressNotificationParams) { progress = append(progress, p.Progress) })
+	s.note(httptest.NewRequest(http.MethodPost, "/", nil)) // nothing to note
+	req := httptest.NewRequest(http.MethodPost, "/", nil)
+	req.Header.Set("Mcp-Session-Id", "sess-1")
+	s.note(req)
+	res, err := s.call(t.Context(), "tasks/result", map[string]any{"taskId": "t1"})
+	if err != nil || string(res) != `{"ok":true}` {
+		t.Fatalf("answer %s, %v", res, err)
+	}
+	if len(progress) != 1 || progress[0] != 2 {
+		t.Fatalf("progress %v", progress)
+	}
+	mu.Lock()
+	if len(posted) != 2 || !strings.HasPrefix(posted[1], `sess-1 {"id":7,"jsonrpc":"2.0","result":{}}`) {
+		t.Fatalf("posted %q", posted)
+	}
+	mu.Unlock()
+	if _, err := s.call(t.Context(), "big", nil); err == nil || !strings.Contains(err.Error(), "more than") {
+		t.Fatalf("an event over the limit: %v", err)
+	}
+	s.close()
+	if _, err := s.call(t.Context(), "tasks/get", nil); !errors.Is(err, errNotConnected) {
+		t.Fatalf("after close: %v", err)
 	}
 }

@@ -21,11 +21,15 @@ import (
 // page.
 func (c *conn) noteTaskSupport(line []byte) {
 	line = bytes.TrimPrefix(line, []byte("data:")) // a server-sent event's data
-	if bytes.Contains(line, []byte(`"protocolVersion"`)) && bytes.Contains(line, []byte(`"capabilities"`)) {
+	if bytes.Contains(line, []byte(`"serverInfo"`)) && bytes.Contains(line, []byte(`"capabilities"`)) {
+		// The answer to initialize (or server/discover): it names the
+		// server and says what it serves.
 		var msg struct {
-			Result struct {
+			Result *struct {
+				ServerInfo   *json.RawMessage `json:"serverInfo"`
 				Capabilities struct {
 					Tasks *struct {
+						Cancel   *json.RawMessage `json:"cancel"`
 						Requests struct {
 							Tools struct {
 								Call *json.RawMessage `json:"call"`
@@ -35,10 +39,11 @@ func (c *conn) noteTaskSupport(line []byte) {
 				} `json:"capabilities"`
 			} `json:"result"`
 		}
-		if json.Unmarshal(line, &msg) == nil {
+		if json.Unmarshal(line, &msg) == nil && msg.Result != nil && msg.Result.ServerInfo != nil {
 			tasks := msg.Result.Capabilities.Tasks
 			c.mu.Lock()
 			c.runsTasks = tasks != nil && tasks.Requests.Tools.Call != nil
+			c.cancelsTasks = tasks != nil && tasks.Cancel != nil
 			c.mu.Unlock()
 		}
 		return
@@ -167,3 +172,10 @@ func (t *lineTee) add(b []byte) {
 }
 
 func (t *lineTee) Close() error { return t.rc.Close() }
+
+// cancels reports whether the server declares tasks/cancel.
+func (c *conn) cancels() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.cancelsTasks
+}

@@ -147,6 +147,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, opt Options) 
 	st.SetCommitHook(func(c store.Commit) {
 		s.node.OnCommit(c)
 		s.observer.OnCommit(c)
+		s.cancelEndedTasks(c)
 		s.runner.Committed(c.Updates)
 		if len(c.Wake) > 0 {
 			s.runner.Wake(c.Wake)

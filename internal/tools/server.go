@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"errors"
 
 	"github.com/rtcagent/rtcagent/internal/llm"
 	"github.com/rtcagent/rtcagent/internal/protocol"
@@ -53,6 +54,11 @@ type Hooks struct {
 	Task     func(id string) error
 }
 
+// ErrTaskGone is ResumeTask's error when the tool's server no longer knows
+// the task (it restarted, or the session the task belonged to ended): the
+// call may or may not have run, as a call cut off by a restart.
+var ErrTaskGone = errors.New("the MCP server no longer knows the task")
+
 // ServerTools are the tools the server executes itself (those of MCP servers).
 type ServerTools interface {
 	// Offered lists the tools to offer the model now.
@@ -68,7 +74,7 @@ type ServerTools interface {
 	Rerunnable(ctx context.Context, name string) (bool, error)
 	// ResumeTask waits for the result of the task a call of the tool became
 	// (Hooks.Task), made by this process or an earlier one; it runs nothing
-	// again. A task its server no longer knows is a failed result.
+	// again. A task its server no longer knows is ErrTaskGone.
 	ResumeTask(ctx context.Context, name, id string, h Hooks) (ServerResult, error)
 	// CancelTask asks the tool's server to cancel the task.
 	CancelTask(ctx context.Context, name, id string) error

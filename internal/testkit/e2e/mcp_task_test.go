@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/rtcagent/rtcagent/internal/protocol"
+	"github.com/rtcagent/rtcagent/internal/session"
 	"github.com/rtcagent/rtcagent/internal/testkit/mcptest"
 )
 
@@ -86,4 +87,34 @@ func TestMCPTaskCancelledByStop(t *testing.T) {
 	waitFor(t, "the task cancelled at its server", 30*time.Second, func() bool {
 		return mcptest.ServerTasks(t, url)[r.TaskID] == "cancelled"
 	})
+}
+
+// TestMCPTaskForgottenByRestart: over stdio the task server is a new
+// process after the restart and no longer knows the task; the call is then
+// one a restart cut off (its tool is not read-only or idempotent): it ends
+// as interrupted, and the turn goes on.
+func TestMCPTaskForgottenByRestart(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "mcp.json")
+	doc := `{"servers": {"tasks": {"command": "node", "args": [` + string(jsonOf(mcptest.TaskServer(t))) + `, "stdio"]}}}`
+	if err := os.WriteFile(path, []byte(doc), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	script := `{"name": "mcp-task-gone", "turns": [{"steps": [
+	  {"tool_calls": [{"name": "tasks__count", "arguments": {"steps": 400, "ms": 100}}]},
+	  {"text": "after: {{last_result}}"}
+	]}]}`
+	p := startProc(t, script, "-mcp-config", path)
+	b := newBrowser(t, p, "alice", "dev-a")
+	res := b.send("", "count")
+	r := b.taskOfTurn(res.TurnID)
+	p.kill()
+	p.start()
+	if tr := b.waitTurn(res.TurnID, 60*time.Second); tr.Status != protocol.TurnCompleted {
+		t.Fatalf("turn %s %+v", tr.Status, tr.Error)
+	}
+	var got protocol.RTCResult
+	b.mustCall(protocol.MethodRTCGet, protocol.IDRequest{RTCID: r.ID}, &got)
+	if got.RTC.Status != protocol.RTCFailed || got.RTC.Error != session.InterruptedCall || got.RTC.TaskID != r.TaskID {
+		t.Fatalf("rtc %s %q task %q", got.RTC.Status, got.RTC.Error, got.RTC.TaskID)
+	}
 }

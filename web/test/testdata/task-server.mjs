@@ -6,7 +6,8 @@
 // again, after a restart, finds them.
 //
 //   count: counts to `steps`, one step every `ms` milliseconds, each step a
-//     status message; honours a cancel.
+//     status message and a progress notification for the task; honours a
+//     cancel.
 //   ask: asks a question for its task (status input_required) and answers
 //     with what the person said.
 //   GET /tasks (http only): every task's id and status, for the tests.
@@ -80,6 +81,12 @@ function newServer() {
               return;
             }
             if (i < steps) await status(task.taskId, "working", `step ${i} of ${steps}`);
+            const token = extra._meta?.progressToken;
+            if (token !== undefined) {
+              await extra
+                .sendNotification({ method: "notifications/progress", params: { progressToken: token, progress: i, total: steps } }, { relatedTask: { taskId: task.taskId } })
+                .catch(() => undefined);
+            }
           }
           await finish(task.taskId, `counted to ${steps}`);
         })().catch((e) => console.error(e));
