@@ -27,6 +27,12 @@
 //     that declares no tasks is left out and logged. The Go SDK has no method
 //     for tasks: their requests go beside it on the same connection and MCP
 //     session (side.go).
+//   - The client runs tasks for servers (client_tasks.go): it declares tasks
+//     for sampling and elicitation; such a request sent as a task is answered
+//     with a task at once and asked like any other, its status and result
+//     kept for tasks/get and tasks/result; at most maxClientTasks per
+//     connection, each for at most maxClientTaskTTL, all ended with the
+//     connection.
 //   - Call runs one tool call once and never retries it: retrying a call that
 //     may have reached the server is the caller's decision (Rerunnable says
 //     whether the tool is annotated read-only or idempotent). Both wait, until

@@ -1,10 +1,12 @@
 package mcptools
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"math"
 	"net/http"
@@ -409,11 +411,16 @@ func (m *Manager) connect(ctx context.Context, c *conn) (*mcp.ClientSession, err
 	c.mu.Unlock()
 	var tr mcp.Transport
 	var sd side
+	ct := newClientTasks()
 	if c.srv.URL != "" {
 		hs := newHTTPSide(c.srv.URL, &http.Client{Transport: headers{h: c.srv.Headers}}, m.opts.MessageBytes, m.serveSide(c), c.noteSchemaOrder,
 			func(p *mcp.ProgressNotificationParams) { c.progress(p) })
+		take := func(line []byte) bool {
+			c.noteLine(line)
+			return m.takeRequest(c, ct, line, hs.send)
+		}
 		tr = &mcp.StreamableClientTransport{Endpoint: c.srv.URL,
-			HTTPClient: &http.Client{Transport: headers{h: c.srv.Headers, limit: m.opts.MessageBytes, seen: c.noteLine, side: hs}}}
+			HTTPClient: &http.Client{Transport: headers{h: c.srv.Headers, limit: m.opts.MessageBytes, take: take, side: hs}}}
 		sd = hs
 	} else {
 		cmd := exec.Command(c.srv.Command, c.srv.Args...)
@@ -423,9 +430,17 @@ func (m *Manager) connect(ctx context.Context, c *conn) (*mcp.ClientSession, err
 		}
 		cmd.Stderr = os.Stderr
 		ls := newLineSide()
-		tr = &stdioTransport{cmd: cmd, limit: m.opts.MessageBytes, log: m.log.With("server", c.srv.Name), side: ls, seen: c.noteLine}
+		take := func(line []byte) bool {
+			if ls.take(line) {
+				return true
+			}
+			c.noteLine(line)
+			return m.takeRequest(c, ct, line, ls.send)
+		}
+		tr = &stdioTransport{cmd: cmd, limit: m.opts.MessageBytes, log: m.log.With("server", c.srv.Name), side: ls, take: take}
 		sd = ls
 	}
+	sd = withTasks{side: sd, tasks: ct}
 	var self *mcp.ClientSession
 	var selfMu sync.Mutex
 	client := mcp.NewClient(&mcp.Implementation{Name: "rtcagent", Version: "1"}, &mcp.ClientOptions{
@@ -572,12 +587,13 @@ func (m *Manager) list(ctx context.Context, c *conn, s *mcp.ClientSession) error
 }
 
 // headers adds the configured headers to every request of a URL server; for
-// the SDK's requests (seen set), it shows the lines of their answers to seen
-// and their session to side.
+// the SDK's requests (side set), it declares the client's tasks in the
+// initialize request, shows their session to side and the lines of their
+// answers to take (a line it takes is not passed on).
 type headers struct {
 	h     map[string]string
 	limit int
-	seen  func([]byte)
+	take  func([]byte) bool
 	side  *httpSide
 }
 
@@ -588,12 +604,40 @@ func (h headers) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	if h.side != nil {
 		h.side.note(req)
+		if err := declareTasksIn(req); err != nil {
+			return nil, err
+		}
 	}
 	resp, err := http.DefaultTransport.RoundTrip(req)
-	if err == nil && h.seen != nil {
-		watchLines(req, resp, h.limit, h.seen)
+	if err == nil && h.take != nil {
+		watchLines(req, resp, h.limit, h.take)
 	}
 	return resp, err
+}
+
+// declareTasksIn adds the client's tasks to the capabilities of an
+// initialize request's body (declareTasks).
+func declareTasksIn(req *http.Request) error {
+	if req.GetBody == nil || req.ContentLength <= 0 || req.ContentLength > 64<<10 {
+		return nil // not the initialize request: the SDK sends that whole and small
+	}
+	body, err := req.GetBody()
+	if err != nil {
+		return err
+	}
+	b, err := io.ReadAll(body)
+	body.Close()
+	if err != nil {
+		return err
+	}
+	out := declareTasks(b)
+	if len(out) == len(b) {
+		return nil
+	}
+	req.Body = io.NopCloser(bytes.NewReader(out))
+	req.ContentLength = int64(len(out))
+	req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(out)), nil }
+	return nil
 }
 
 // logErr is an error's text for the log, bounded: a server's error text has no

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -122,6 +123,17 @@ func (s *lineSide) call(ctx context.Context, method string, params any) (json.Ra
 	}
 }
 
+// send writes one whole message to the server (an answer to its request).
+func (s *lineSide) send(msg []byte) {
+	s.mu.Lock()
+	w := s.w
+	closed := s.closed
+	s.mu.Unlock()
+	if w != nil && !closed {
+		_, _ = w.Write(append(msg, '\n'))
+	}
+}
+
 // take hands a line that answers a side request to its waiter and reports
 // whether it did: the SDK never reads such a line.
 func (s *lineSide) take(line []byte) bool {
@@ -184,6 +196,31 @@ func newHTTPSide(url string, client *http.Client, limit int, serve func(context.
 }
 
 func (s *httpSide) close() { s.end() }
+
+// send posts one message to the server in the session (an answer to its
+// request), in the background, bounded by the connection's life.
+func (s *httpSide) send(msg []byte) {
+	go func() {
+		ctx, cancel := context.WithTimeout(s.life, 30*time.Second)
+		defer cancel()
+		if resp, err := s.post(ctx, msg); err == nil {
+			_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+			resp.Body.Close()
+		}
+	}()
+}
+
+// withTasks is a connection's side with the tasks the client runs for its
+// server: closing it ends them too.
+type withTasks struct {
+	side
+	tasks *clientTasks
+}
+
+func (w withTasks) close() {
+	w.side.close()
+	w.tasks.close()
+}
 
 // note keeps the session's id and protocol version from a request the SDK
 // sends.

@@ -17,13 +17,14 @@ import (
 // stdout, as the SDK's CommandTransport does, but reads the server's output
 // through a lineGuard: the SDK's transport takes no bound of its own and a
 // line over its 16 MiB limit ends the connection. side sends beside the SDK
-// on the same pipes (side.go); seen notes each line the SDK reads.
+// on the same pipes (side.go); take sees each line first, and a line it
+// takes is not passed on to the SDK.
 type stdioTransport struct {
 	cmd   *exec.Cmd
 	limit int
 	log   *slog.Logger
 	side  *lineSide
-	seen  func(line []byte)
+	take  func(line []byte) bool
 }
 
 func (t *stdioTransport) Connect(ctx context.Context) (mcp.Connection, error) {
@@ -44,13 +45,7 @@ func (t *stdioTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	t.side.mu.Lock()
 	t.side.w = p
 	t.side.mu.Unlock()
-	guard := io.NopCloser(newLineGuard(stdout, t.limit, t.log, func(line []byte) bool {
-		if t.side.take(line) {
-			return true
-		}
-		t.seen(line)
-		return false
-	}))
+	guard := io.NopCloser(newLineGuard(stdout, t.limit, t.log, t.take))
 	return (&mcp.IOTransport{Reader: guard, Writer: p}).Connect(ctx)
 }
 
@@ -72,7 +67,10 @@ const stopGrace = 5 * time.Second
 func (p *process) Write(b []byte) (int, error) {
 	p.wmu.Lock()
 	defer p.wmu.Unlock()
-	return p.stdin.Write(b)
+	if _, err := p.stdin.Write(declareTasks(b)); err != nil {
+		return 0, err
+	}
+	return len(b), nil
 }
 
 func (p *process) Close() error {

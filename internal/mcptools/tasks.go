@@ -100,17 +100,18 @@ func (c *conn) taskMode(name string) (task, offered bool) {
 // a large tool result is not copied a second time.
 const noteLineBytes = 256 << 10
 
-// watchLines gives the lines of an HTTP answer to seen as they are read,
+// watchLines gives the lines of an HTTP answer to take as they are read,
 // before the SDK decodes them: those of a tool listing up to limit, the
-// others up to noteLineBytes.
-func watchLines(req *http.Request, resp *http.Response, limit int, seen func([]byte)) {
+// others up to noteLineBytes; a line take takes is not passed on. A longer
+// line is passed on as it comes, unseen.
+func watchLines(req *http.Request, resp *http.Response, limit int, take func([]byte) bool) {
 	if resp.Body == nil {
 		return
 	}
 	if !listsTools(req) {
 		limit = min(limit, noteLineBytes)
 	}
-	resp.Body = &lineTee{rc: resp.Body, limit: limit, seen: seen}
+	resp.Body = &lineTee{rc: resp.Body, limit: limit, take: take}
 }
 
 // listsTools reports whether req is a tools/list request, from the head of
@@ -128,24 +129,41 @@ func listsTools(req *http.Request) bool {
 	return strings.Contains(string(head), `"tools/list"`)
 }
 
-// lineTee passes a body through and hands each complete line of at most limit
-// bytes to seen (a line is complete at its newline or at the body's end).
+// lineTee passes a body on a line at a time: each complete line of at most
+// limit bytes goes to take first (a line is complete at its newline or at
+// the body's end) and is passed on unless taken; a longer line is passed on
+// as it is read.
 type lineTee struct {
 	rc    io.ReadCloser
 	limit int
-	seen  func([]byte)
-	line  []byte
-	over  bool // the current line is over the limit: not kept
+	take  func([]byte) bool
+	line  []byte // the line being read, up to limit
+	over  bool   // the current line is over the limit: passed on as read
+	out   []byte // read, to be passed on
+	err   error  // the body's error, returned once out is empty
+	buf   []byte
 }
 
 func (t *lineTee) Read(p []byte) (int, error) {
-	n, err := t.rc.Read(p)
-	t.add(p[:n])
-	if err != nil && len(t.line) > 0 && !t.over {
-		t.seen(t.line)
-		t.line = nil
+	for len(t.out) == 0 && t.err == nil {
+		if t.buf == nil {
+			t.buf = make([]byte, 32<<10)
+		}
+		n, err := t.rc.Read(t.buf)
+		t.add(t.buf[:n])
+		if err != nil {
+			t.err = err
+			if len(t.line) > 0 {
+				t.done()
+			}
+		}
 	}
-	return n, err
+	if len(t.out) == 0 {
+		return 0, t.err
+	}
+	n := copy(p, t.out)
+	t.out = t.out[n:]
+	return n, nil
 }
 
 func (t *lineTee) add(b []byte) {
@@ -155,20 +173,33 @@ func (t *lineTee) add(b []byte) {
 		if i >= 0 {
 			part = b[:i+1]
 		}
-		if !t.over && len(t.line)+len(part) <= t.limit {
+		switch {
+		case t.over:
+			t.out = append(t.out, part...)
+		case len(t.line)+len(part) > t.limit:
+			t.over = true
+			t.out = append(append(t.out, t.line...), part...)
+			t.line = t.line[:0]
+		default:
 			t.line = append(t.line, part...)
-		} else {
-			t.over, t.line = true, nil
 		}
 		if i < 0 {
 			return
 		}
 		if !t.over {
-			t.seen(t.line)
+			t.done()
 		}
 		t.line, t.over = t.line[:0], false
 		b = b[i+1:]
 	}
+}
+
+// done hands the complete line to take, and passes it on unless taken.
+func (t *lineTee) done() {
+	if !t.take(t.line) {
+		t.out = append(t.out, t.line...)
+	}
+	t.line = t.line[:0]
 }
 
 func (t *lineTee) Close() error { return t.rc.Close() }

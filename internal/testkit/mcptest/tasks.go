@@ -78,3 +78,12 @@ func ServerTasks(t testing.TB, url string) map[string]string {
 	}
 	return out
 }
+
+// Everything is the path of @modelcontextprotocol/server-everything's entry
+// (pinned in web/package.json), run with node: `node <path> stdio` or
+// `streamableHttp` (PORT in the environment).
+func Everything(t testing.TB) string {
+	t.Helper()
+	web := filepath.Dir(filepath.Dir(filepath.Dir(TaskServer(t)))) // web/test/testdata/…
+	return filepath.Join(web, "node_modules/@modelcontextprotocol/server-everything/dist/index.js")
+}

@@ -2,8 +2,9 @@
 // (pinned in package.json, over stdio), asks its questions in the real page: its
 // thirteen-field form of every kind the specification allows, with its defaults
 // filled in, answered and read back by the server; its link, opened only on a
-// click; its request to use the model, shown and allowed for the chat; and its
-// tool that runs as a task, whose question comes for the task.
+// click; its request to use the model, shown and allowed for the chat; its
+// tool that runs as a task, whose question comes for the task; and its
+// request to use the model and question sent as tasks the client runs.
 
 import { writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -23,10 +24,12 @@ const script = {
     turn("(?i)context: a haiku", [{ text: "green tests at dawn" }]),
     turn("(?i)haiku please", [{ text: "Sampling.", tool_calls: [call("everything__trigger-sampling-request", { prompt: "a haiku", maxTokens: 40 })] }, after]),
     turn("(?i)research", [{ text: "Researching.", tool_calls: [call("everything__simulate-research-query", { topic: "python", ambiguous: true })] }, after]),
+    turn("(?i)async haiku", [{ text: "Sampling as a task.", tool_calls: [call("everything__trigger-sampling-request-async", { prompt: "a haiku", maxTokens: 40 })] }, after]),
+    turn("(?i)async inputs", [{ text: "Asking as a task.", tool_calls: [call("everything__trigger-elicitation-request-async", {})] }, after]),
   ],
 };
 
-test("server-everything: its thirteen-field form, its link, its request to use the model and its task's question are answered in the page", async () => {
+test("server-everything: its thirteen-field form, its link, its request to use the model and its tasks are answered in the page", async () => {
   const config = join(tmpdir(), `rtc-e2e-everything-${process.pid}.json`);
   const server = join(paths.web, "node_modules/@modelcontextprotocol/server-everything/dist/index.js");
   await writeFile(config, JSON.stringify({ servers: { everything: { command: process.execPath, args: [server, "stdio"] } } }));
@@ -105,5 +108,21 @@ test("server-everything: its thirteen-field form, its link, its request to use t
   const report = await p.waitForAnswer("Research Report", 60_000);
   includes(report, "Clarification: programming", "the task read the answer");
   includes(report, "working → input_required → working → completed");
+
+  // The client runs tasks for the server: its request to use the model and
+  // its question sent as tasks (its "-async" tools, listed because the client
+  // declares them) are asked as any other, and the server polls their tasks.
+  await p.send("async haiku");
+  await allow();
+  const sampled = await p.waitForAnswer("Async sampling completed", 60_000);
+  includes(sampled, "green tests at dawn", "allowed for the chat already: the model answered the task");
+  includes(sampled, "Task created", "the server got a task and polled it");
+  await p.send("async inputs");
+  await allow();
+  const asyncForm = p.page.locator("rtc-agent form.prompt.elicit.form", { hasText: "async task demo" });
+  await asyncForm.waitFor({ timeout: 60_000 });
+  await asyncForm.getByRole("textbox", { name: "Your Name" }).fill("Grace Hopper");
+  await asyncForm.getByRole("button", { name: "Send" }).click();
+  includes(await p.waitForAnswer("Grace Hopper", 60_000), "[COMPLETED] User provided the requested information!", "the server read the task's answer");
   eq(p.noErrors(), [], "no page errors");
 });
