@@ -30,8 +30,9 @@ import (
 // use the model and for questions, listed and cancelled on request.
 var clientTasksCapability = json.RawMessage(`{"list":{},"cancel":{},"requests":{"sampling":{"createMessage":{}},"elicitation":{"create":{}}}}`)
 
-// Bounds of the tasks a server may have the client run: live at once per
-// connection, and how long one is kept (its TTL, at most this).
+// Bounds of the tasks a server may have the client run: running at once per
+// connection (ended ones are kept until their TTL or until room is needed),
+// and how long one is kept (its TTL, at most this).
 const (
 	maxClientTasks   = 32
 	maxClientTaskTTL = 30 * time.Minute
@@ -87,7 +88,13 @@ type clientTask struct {
 	updated time.Time
 	result  json.RawMessage // once completed
 	err     *rpcError       // once failed
+	// waiting: the answers owed to tasks/result requests made before the
+	// task ended, at most maxResultWaits.
+	waiting []func(json.RawMessage, *rpcError)
 }
+
+// maxResultWaits bounds the tasks/result requests one task keeps waiting.
+const maxResultWaits = 4
 
 func (t *clientTask) state() map[string]any {
 	t.mu.Lock()
@@ -96,17 +103,54 @@ func (t *clientTask) state() map[string]any {
 		"lastUpdatedAt": t.updated.UTC().Format(time.RFC3339Nano), "ttl": t.ttl.Milliseconds(), "pollInterval": clientTaskPoll}
 }
 
-// end records how the task ended, once.
-func (t *clientTask) end(status string, result json.RawMessage, err *rpcError) {
+// end records how the task ended and answers the tasks/result requests
+// waiting for it, once: it reports whether this call ended it.
+func (t *clientTask) end(status string, result json.RawMessage, err *rpcError) bool {
 	t.mu.Lock()
-	defer t.mu.Unlock()
 	select {
 	case <-t.done:
-		return
+		t.mu.Unlock()
+		return false
 	default:
 	}
 	t.status, t.result, t.err, t.updated = status, result, err, time.Now()
 	close(t.done)
+	waiting := t.waiting
+	t.waiting = nil
+	t.mu.Unlock()
+	for _, answer := range waiting {
+		answer(result, err)
+	}
+	return true
+}
+
+// onResult answers now when the task has ended, else once it ends; false
+// when too many requests wait already.
+func (t *clientTask) onResult(answer func(json.RawMessage, *rpcError)) bool {
+	t.mu.Lock()
+	select {
+	case <-t.done:
+		res, err := t.result, t.err
+		t.mu.Unlock()
+		answer(res, err)
+		return true
+	default:
+	}
+	defer t.mu.Unlock()
+	if len(t.waiting) >= maxResultWaits {
+		return false
+	}
+	t.waiting = append(t.waiting, answer)
+	return true
+}
+
+func (t *clientTask) ended() bool {
+	select {
+	case <-t.done:
+		return true
+	default:
+		return false
+	}
 }
 
 // clientTasks are the tasks the client runs for one connection's server.
@@ -167,7 +211,8 @@ func (m *Manager) takeRequest(c *conn, ct *clientTasks, msg []byte, reply func([
 		}
 		ttl := maxClientTaskTTL
 		if p.Task.TTL != nil && *p.Task.TTL > 0 && *p.Task.TTL < float64(maxClientTaskTTL/time.Millisecond) {
-			ttl = time.Duration(*p.Task.TTL) * time.Millisecond
+			// At least a second: the TTL bounds the person's answer too.
+			ttl = max(time.Duration(*p.Task.TTL)*time.Millisecond, time.Second)
 		}
 		t, err := ct.start(ttl)
 		if err != nil {
@@ -190,30 +235,22 @@ func (m *Manager) takeRequest(c *conn, ct *clientTasks, msg []byte, reply func([
 		case "tasks/get":
 			answer(t.state(), nil)
 		case "tasks/cancel":
-			select {
-			case <-t.done:
+			if !t.end("cancelled", nil, &rpcError{Code: -32603, Message: "the task was cancelled"}) {
 				answer(nil, &rpcError{Code: -32602, Message: "the task has ended already"})
-			default:
-				t.cancel()
-				t.end("cancelled", nil, &rpcError{Code: -32603, Message: "the task was cancelled"})
-				answer(t.state(), nil)
+				return true
 			}
+			t.cancel()
+			answer(t.state(), nil)
 		default: // tasks/result: once the task has ended
-			go func() {
-				select {
-				case <-t.done:
-				case <-ct.life.Done():
-					return
-				}
-				t.mu.Lock()
-				res, rerr := t.result, t.err
-				t.mu.Unlock()
+			if !t.onResult(func(res json.RawMessage, rerr *rpcError) {
 				if rerr != nil {
 					answer(nil, rerr)
 				} else {
 					answer(res, nil)
 				}
-			}()
+			}) {
+				answer(nil, &rpcError{Code: -32603, Message: "too many requests wait for this task's result"})
+			}
 		}
 	case "tasks/list":
 		answer(map[string]any{"tasks": ct.list()}, nil)
@@ -229,14 +266,25 @@ func (ct *clientTasks) start(ttl time.Duration) (*clientTask, *rpcError) {
 	now := time.Now()
 	ct.mu.Lock()
 	defer ct.mu.Unlock()
+	var ended []*clientTask
 	for id, t := range ct.tasks {
-		if now.Sub(t.created) > t.ttl {
+		switch {
+		case now.Sub(t.created) > t.ttl:
 			t.cancel()
 			delete(ct.tasks, id)
+		case t.ended():
+			ended = append(ended, t)
 		}
 	}
+	// Only running tasks count: the oldest ended ones make room.
+	sort.Slice(ended, func(i, j int) bool { return ended[i].created.Before(ended[j].created) })
+	for len(ct.tasks) >= maxClientTasks && len(ended) > 0 {
+		ended[0].cancel()
+		delete(ct.tasks, ended[0].id)
+		ended = ended[1:]
+	}
 	if len(ct.tasks) >= maxClientTasks {
-		return nil, &rpcError{Code: -32603, Message: "too many tasks for this client"}
+		return nil, &rpcError{Code: -32603, Message: "too many tasks running for this client"}
 	}
 	b := make([]byte, 16)
 	_, _ = rand.Read(b)
@@ -273,6 +321,7 @@ func (ct *clientTasks) list() []map[string]any {
 func (m *Manager) runClientTask(c *conn, ct *clientTasks, t *clientTask, method string, params json.RawMessage) {
 	ctx, cancel := context.WithCancel(ct.life)
 	defer cancel()
+	defer t.cancel() // its TTL's timer is not needed once it ended
 	go func() {
 		select {
 		case <-t.done: // cancelled, or out of time

@@ -76,14 +76,17 @@ func sideRequest(n int64, method string, params any) ([]byte, string, error) {
 // lineSide sends side requests to a stdio server as lines of its stdin and
 // takes their answers out of its output (take, called by the lineGuard).
 type lineSide struct {
-	mu     sync.Mutex
-	w      io.Writer // the server's stdin; nil until connected
-	next   int64
-	wait   map[string]chan sideAnswer
-	closed bool
+	mu      sync.Mutex
+	w       io.Writer // the server's stdin; nil until connected
+	next    int64
+	wait    map[string]chan sideAnswer
+	closed  bool
+	sending chan struct{} // one token per answer being written (send)
 }
 
-func newLineSide() *lineSide { return &lineSide{wait: map[string]chan sideAnswer{}} }
+func newLineSide() *lineSide {
+	return &lineSide{wait: map[string]chan sideAnswer{}, sending: make(chan struct{}, maxSideSends)}
+}
 
 func (s *lineSide) call(ctx context.Context, method string, params any) (json.RawMessage, error) {
 	if err := ctx.Err(); err != nil {
@@ -123,16 +126,31 @@ func (s *lineSide) call(ctx context.Context, method string, params any) (json.Ra
 	}
 }
 
-// send writes one whole message to the server (an answer to its request).
+// send writes one whole message to the server (an answer to its request)
+// in the background: it is called on the reader of the server's output,
+// which must not wait for the server to read its input. At most
+// maxSideSends wait to be written; more are dropped.
 func (s *lineSide) send(msg []byte) {
 	s.mu.Lock()
 	w := s.w
 	closed := s.closed
 	s.mu.Unlock()
-	if w != nil && !closed {
-		_, _ = w.Write(append(msg, '\n'))
+	if w == nil || closed {
+		return
 	}
+	select {
+	case s.sending <- struct{}{}:
+	default:
+		return // the server reads none of its input: it gets no more answers
+	}
+	go func() {
+		defer func() { <-s.sending }()
+		_, _ = w.Write(append(msg, '\n'))
+	}()
 }
+
+// maxSideSends bounds the answers waiting to be written to one server.
+const maxSideSends = 16
 
 // take hands a line that answers a side request to its waiter and reports
 // whether it did: the SDK never reads such a line.
@@ -182,6 +200,7 @@ type httpSide struct {
 	progress func(*mcp.ProgressNotificationParams) // progress notifications read
 	life     context.Context                       // ends with the connection (close)
 	end      context.CancelFunc
+	sending  chan struct{} // one token per answer being posted (send)
 
 	mu      sync.Mutex
 	next    int64
@@ -192,7 +211,8 @@ type httpSide struct {
 func newHTTPSide(url string, client *http.Client, limit int, serve func(context.Context, string, json.RawMessage) (any, error),
 	seen func([]byte), progress func(*mcp.ProgressNotificationParams)) *httpSide {
 	life, end := context.WithCancel(context.Background())
-	return &httpSide{url: url, client: client, limit: limit, serve: serve, seen: seen, progress: progress, life: life, end: end}
+	return &httpSide{url: url, client: client, limit: limit, serve: serve, seen: seen, progress: progress, life: life, end: end,
+		sending: make(chan struct{}, maxSideSends)}
 }
 
 func (s *httpSide) close() { s.end() }
@@ -200,7 +220,13 @@ func (s *httpSide) close() { s.end() }
 // send posts one message to the server in the session (an answer to its
 // request), in the background, bounded by the connection's life.
 func (s *httpSide) send(msg []byte) {
+	select {
+	case s.sending <- struct{}{}:
+	default:
+		return // as many posts under way as allowed: the server gets no more answers
+	}
 	go func() {
+		defer func() { <-s.sending }()
 		ctx, cancel := context.WithTimeout(s.life, 30*time.Second)
 		defer cancel()
 		if resp, err := s.post(ctx, msg); err == nil {

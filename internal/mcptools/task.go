@@ -124,6 +124,7 @@ func (c *conn) awaiting(id string, cl *inflight) (forget func()) {
 func (m *Manager) awaitTask(ctx context.Context, c *conn, t Tool, id string, cl *inflight, first taskState) (Result, error) {
 	ctx = context.WithValue(ctx, hooksKey{}, cl.hooks)
 	wait := minTaskPoll
+	began := c.currentSide()
 	for {
 		sd := c.currentSide()
 		var raw json.RawMessage
@@ -140,7 +141,14 @@ func (m *Manager) awaitTask(ctx context.Context, c *conn, t Tool, id string, cl 
 			<-polled
 		}
 		var rerr *rpcError
-		if err == nil || errors.As(err, &rerr) {
+		if errors.As(err, &rerr) && sd != began {
+			// On a connection made since the task began, the server may
+			// have forgotten it (a stdio server's new process).
+			if _, gerr := sd.call(ctx, "tasks/get", map[string]any{"taskId": id}); taskGone(t, id, gerr) != nil {
+				return Result{}, taskGone(t, id, gerr)
+			}
+		}
+		if err == nil || rerr != nil {
 			m.answered.note(id) // ended by its own result: nothing to cancel
 		}
 		switch {
@@ -170,6 +178,17 @@ func (c *conn) currentSide() side {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.side
+}
+
+// taskGone is ErrTaskGone, named, when err is the server's word that it does
+// not know task id (-32602, invalid params: the code the spec gives an
+// unknown task), else nil.
+func taskGone(t Tool, id string, err error) error {
+	var rerr *rpcError
+	if !errors.As(err, &rerr) || rerr.Code != -32602 {
+		return nil
+	}
+	return fmt.Errorf("%w: MCP server %q, task %s: %s", ErrTaskGone, t.Server, protocol.Cut(id, maxTaskIDBytes), protocol.Cut(rerr.Message, 1<<10))
 }
 
 // taskErr is an error of a task's call for the caller: named, and bounded.
@@ -223,8 +242,8 @@ func (m *Manager) toolResult(raw json.RawMessage) (Result, error) {
 	return resultOf(&res, m.opts.ResultBytes), nil
 }
 
-// ErrTaskGone is the error of ResumeTask when the server no longer knows the
-// task (it restarted, or the session the task belonged to ended).
+// ErrTaskGone is the error of a task's wait when the server no longer knows
+// the task (it restarted, or the session the task belonged to ended).
 var ErrTaskGone = tools.ErrTaskGone
 
 // resumeTask waits for the result of task id, made earlier for a call of the
@@ -238,9 +257,8 @@ func (m *Manager) resumeTask(ctx context.Context, name, id string, h Hooks) (Res
 		return Result{}, err
 	}
 	raw, err := sd.call(ctx, "tasks/get", map[string]any{"taskId": id})
-	var rerr *rpcError
-	if errors.As(err, &rerr) {
-		return Result{}, fmt.Errorf("%w: MCP server %q, task %s: %s", ErrTaskGone, t.Server, id, protocol.Cut(rerr.Message, 1<<10))
+	if gone := taskGone(t, id, err); gone != nil {
+		return Result{}, gone
 	}
 	if err != nil {
 		return Result{}, m.taskErr(t, err)

@@ -45,8 +45,8 @@ func (c *conn) noteTaskSupport(line []byte) {
 			c.runsTasks = tasks != nil && tasks.Requests.Tools.Call != nil
 			c.cancelsTasks = tasks != nil && tasks.Cancel != nil
 			c.mu.Unlock()
+			return
 		}
-		return
 	}
 	if !bytes.Contains(line, []byte(`"inputSchema"`)) {
 		return

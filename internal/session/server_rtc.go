@@ -194,23 +194,30 @@ func (r *Runner) callServer(ctx context.Context, o *owner, t *protocol.Turn, rtc
 	var err error
 	if task != "" {
 		res, err = r.cfg.ServerTools.ResumeTask(cctx, rtc.ToolName, task, hooks)
-		if errors.Is(err, tools.ErrTaskGone) {
-			// The server forgot the task (a stdio server is a new process
-			// after a restart; a session's tasks may end with it): the
-			// call is one a restart cut off, run again only when that is
-			// harmless.
-			r.log.Info("the MCP server no longer knows a server call's task", "rtc", rtc.ID, "task", task, "err", logText(err))
-			task = ""
-			if ok, _ := r.cfg.ServerTools.Rerunnable(cctx, rtc.ToolName); ok {
-				res, err = r.cfg.ServerTools.Run(cctx, rtc.ToolName, rtc.Arguments, hooks)
-			} else {
-				res, err = tools.ServerResult{Error: InterruptedCall}, nil
-			}
-		}
 	} else {
 		res, err = r.cfg.ServerTools.Run(cctx, rtc.ToolName, rtc.Arguments, hooks)
 	}
+	if errors.Is(err, tools.ErrTaskGone) {
+		// The server forgot the task (a stdio server is a new process
+		// after a restart; a session's tasks may end with it): the call is
+		// one a restart cut off, run again only when that is harmless.
+		r.log.Info("the MCP server no longer knows a server call's task", "rtc", rtc.ID, "task", task, "err", logText(err))
+		res, err = tools.ServerResult{Error: InterruptedCall}, nil
+		if ok, _ := r.cfg.ServerTools.Rerunnable(cctx, rtc.ToolName); ok {
+			task = ""
+			if res, err = r.cfg.ServerTools.Run(cctx, rtc.ToolName, rtc.Arguments, hooks); errors.Is(err, tools.ErrTaskGone) {
+				res, err = tools.ServerResult{Error: InterruptedCall}, nil
+			}
+		}
+	}
 	stopProgress()
+	if err != nil && task != "" && ctx.Err() == nil && cctx.Err() != nil {
+		// A stop or the call's deadline ended the wait: the task is ended
+		// too, from here, where the task's connection is. (A worker that
+		// stops leaves it running for the next one; a call that ends while
+		// no worker waits is cancelled from the commit that ends it.)
+		r.cancelTask(ctx, rtc, task)
+	}
 	if err != nil {
 		r.log.Warn("server call without an answer", "rtc", rtc.ID, "tool", rtc.ToolName, "after", time.Since(start), "err", logText(err))
 		// The error's text is the MCP server's, of any size: it is cut here,
@@ -242,6 +249,16 @@ func (r *Runner) recordTask(ctx context.Context, o *owner, id, task string) erro
 		}
 	}
 	return err
+}
+
+// cancelTask asks the MCP server to cancel the task of a call that ended
+// without its result, in a wait of its own (the call's context has ended).
+func (r *Runner) cancelTask(ctx context.Context, rc *protocol.RTC, task string) {
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	if err := r.cfg.ServerTools.CancelTask(cctx, rc.ToolName, task); err != nil {
+		r.log.Info("cancel the MCP task of a server call", "rtc", rc.ID, "task", task, "err", logText(err))
+	}
 }
 
 // endServerCall records a call's outcome; a call its deadline cut off ends as
