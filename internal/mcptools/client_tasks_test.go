@@ -1,13 +1,9 @@
 package mcptools
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"log/slog"
-	"net"
-	"os"
-	"os/exec"
 	"strconv"
 	"strings"
 	"sync"
@@ -17,40 +13,6 @@ import (
 	"github.com/rtcagent/rtcagent/internal/testkit/mcptest"
 	"github.com/rtcagent/rtcagent/internal/tools"
 )
-
-// everythingHTTP runs server-everything over Streamable HTTP until the test
-// ends and returns its MCP endpoint.
-func everythingHTTP(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
-	l.Close()
-	cmd := exec.Command("node", mcptest.Everything(t), "streamableHttp")
-	cmd.Env = append(os.Environ(), "PORT="+port)
-	out, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	sc := bufio.NewScanner(out)
-	for sc.Scan() {
-		if strings.Contains(sc.Text(), "listening on port") {
-			go func() {
-				for sc.Scan() {
-				}
-			}()
-			return "http://127.0.0.1:" + port + "/mcp"
-		}
-	}
-	t.Fatal("server-everything did not start")
-	return ""
-}
 
 // TestClientTasks: the client declares tasks for requests to use the model
 // and for questions, so server-everything lists its two "-async" tools; a
@@ -63,7 +25,7 @@ func TestClientTasks(t *testing.T) {
 		t.Run(tr, func(t *testing.T) {
 			srv := Server{Name: "every", Command: "node", Args: []string{entry, "stdio"}}
 			if tr == "http" {
-				srv = Server{Name: "every", URL: everythingHTTP(t)}
+				srv = Server{Name: "every", URL: mcptest.EverythingHTTP(t)}
 			}
 			m := start(t, srv)
 			for _, name := range []string{"every__trigger-sampling-request-async", "every__trigger-elicitation-request-async", "every__simulate-research-query"} {

@@ -3,11 +3,14 @@ package mcptest
 import (
 	"bufio"
 	"encoding/json"
+	"io"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -40,9 +43,38 @@ func TaskServer(t testing.TB) string {
 // ends and returns its base URL (its MCP endpoint is /mcp).
 func TaskServerHTTP(t testing.TB) string {
 	t.Helper()
-	cmd := exec.Command("node", TaskServer(t), "http")
-	cmd.Stderr = os.Stderr
-	out, err := cmd.StdoutPipe()
+	return "http://127.0.0.1:" + runNode(t, nil, false, "listening ", TaskServer(t), "http")
+}
+
+// EverythingHTTP runs server-everything over Streamable HTTP until the test
+// ends and returns its MCP endpoint.
+func EverythingHTTP(t testing.TB) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
+	l.Close()
+	runNode(t, []string{"PORT=" + port}, true, "listening on port ", Everything(t), "streamableHttp")
+	return "http://127.0.0.1:" + port + "/mcp"
+}
+
+// runNode runs node with args until the test ends, and waits for the line
+// of its output (stderr when fromStderr) that holds ready; it returns what
+// follows ready on that line.
+func runNode(t testing.TB, env []string, fromStderr bool, ready string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("node", args...)
+	cmd.Env = append(os.Environ(), env...)
+	var out io.ReadCloser
+	var err error
+	if fromStderr {
+		out, err = cmd.StderrPipe()
+	} else {
+		cmd.Stderr = os.Stderr
+		out, err = cmd.StdoutPipe()
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,15 +84,15 @@ func TaskServerHTTP(t testing.TB) string {
 	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
 	sc := bufio.NewScanner(out)
 	for sc.Scan() {
-		if port, ok := strings.CutPrefix(sc.Text(), "listening "); ok {
+		if _, rest, ok := strings.Cut(sc.Text(), ready); ok {
 			go func() {
 				for sc.Scan() { // the rest of its output, so it never blocks
 				}
 			}()
-			return "http://127.0.0.1:" + port
+			return strings.TrimSpace(rest)
 		}
 	}
-	t.Fatal("the task server did not start")
+	t.Fatalf("%s did not start", filepath.Base(args[0]))
 	return ""
 }
 
