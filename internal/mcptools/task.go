@@ -23,9 +23,10 @@ import (
 // the call waits, tasks/get is asked at the interval the server suggests and
 // the task's status message is the call's progress. A question the server
 // asks for the task (input_required) names the task in its _meta and goes to
-// the call's Asker. Nothing here cancels a task: a call cut off by its
-// context leaves it running (CancelTask is the caller's decision: a stop ends
-// it, a shutdown does not).
+// the call's Asker. A call cut off by its context leaves its task running:
+// whether to cancel it is the caller's decision (CancelTask: a stop ends it,
+// a shutdown does not; CancelEnded: a call ended while no one waited). Only
+// a task whose id cannot be kept is cancelled here.
 
 // relatedTaskKey is the _meta key that names the task a message belongs to.
 const relatedTaskKey = "io.modelcontextprotocol/related-task"
@@ -144,8 +145,10 @@ func (m *Manager) awaitTask(ctx context.Context, c *conn, t Tool, id string, cl 
 		if errors.As(err, &rerr) && sd != began {
 			// On a connection made since the task began, the server may
 			// have forgotten it (a stdio server's new process).
-			if _, gerr := sd.call(ctx, "tasks/get", map[string]any{"taskId": id}); taskGone(t, id, gerr) != nil {
-				return Result{}, taskGone(t, id, gerr)
+			if _, gerr := sd.call(ctx, "tasks/get", map[string]any{"taskId": id}); gerr != nil {
+				if gone := taskGone(t, id, gerr); gone != nil {
+					return Result{}, gone
+				}
 			}
 		}
 		if err == nil || rerr != nil {
