@@ -20,8 +20,8 @@ const (
 // when its buttons are clicked (also a message too long to send and one with
 // a picture, which the host refuses), gives the model its context when
 // that button is clicked (ui/update-model-context), reads its server's
-// figures (resources/read), asks to be shown fullscreen and shows the
-// display mode it is told of, and calls its server's panel_refresh
+// figures (resources/read), asks to be shown fullscreen or to float
+// (picture-in-picture) and shows the display mode it is told of, and calls its server's panel_refresh
 // (a tool for views alone) or a tool its server does not have when those
 // buttons are clicked, showing the result or why it was refused.
 const panelHTML = `<!doctype html>
@@ -51,6 +51,7 @@ const panelHTML = `<!doctype html>
 <button id="refresh" type="button">Refresh</button>
 <button id="call-unknown" type="button">Call a tool it lacks</button>
 <button id="fullscreen" type="button">Fullscreen</button>
+<button id="pip" type="button">Float</button>
 <script>
 let next = 0;
 const waiting = new Map();
@@ -103,11 +104,13 @@ document.getElementById("share").addEventListener("click", () => {
     () => show("share-answer", "context kept"),
     (e) => show("share-answer", "context refused: " + e.message));
 });
-document.getElementById("fullscreen").addEventListener("click", () => {
-  request("ui/request-display-mode", { mode: "fullscreen" }).then(
-    (r) => show("mode", "mode: " + r.mode),
-    (e) => show("mode", "mode refused: " + e.message));
-});
+for (const mode of ["fullscreen", "pip"]) {
+  document.getElementById(mode).addEventListener("click", () => {
+    request("ui/request-display-mode", { mode }).then(
+      (r) => show("mode", "mode: " + r.mode),
+      (e) => show("mode", "mode refused: " + e.message));
+  });
+}
 document.getElementById("read").addEventListener("click", () => {
   request("resources/read", { uri: "data://mcptest/figures" }).then(
     (r) => show("read-answer", "resource: " + (r.contents || []).map((c) => c.text).join("")),

@@ -33,7 +33,7 @@ export interface BridgeHandlers {
 }
 
 /** How a view is shown: in its card, or over the whole chat. */
-export type DisplayMode = "inline" | "fullscreen";
+export type DisplayMode = "inline" | "fullscreen" | "pip";
 
 export type ResourceResult = { contents: ({ uri: string; mimeType?: string } & ({ text: string } | { blob: string }))[] };
 
@@ -58,7 +58,8 @@ export interface Bridge {
  * (`updateModelContext`, text), which goes with the person's next message in
  * the chat, and reads of its server's resources (`serverResources`), which
  * the server makes for it. It may ask to be shown over the whole chat
- * (`fullscreen`) and back (`inline`).
+ * (`fullscreen`), to float in a corner of the chat (`pip`), and back
+ * (`inline`).
  */
 export async function connect(win: Window, name: string, context: McpUiHostContext, on: BridgeHandlers): Promise<Bridge> {
   const bridge = new AppBridge(null, { name, version: "1" }, { openLinks: {}, message: { text: {} }, serverTools: {}, serverResources: {}, updateModelContext: { text: {} } }, { hostContext: context });

@@ -16,8 +16,10 @@
 // to be shown over the whole chat (fullscreen): asked in the card like a
 // link, then within the chat's own box (never over the host page) under a
 // bar naming it with the way back; focus stays in it, and a question or
-// confirmation that shows up in the chat brings it back inline. It changes
-// nothing else. It grows at
+// confirmation that shows up in the chat brings it back inline. It may ask
+// to float in a corner of the chat's messages (picture-in-picture), asked
+// the same way, staying in sight while the chat scrolls until the person
+// puts it back. It changes nothing else. It grows at
 // once but shrinks only when the pointer is off it, so what is below never
 // moves under a click aimed at it.
 
@@ -67,6 +69,7 @@ class AppView {
   private readonly links: HTMLElement;
   /** Shown above the view while it covers the chat: its name and the way back. */
   private readonly bar: HTMLElement;
+  private readonly back: HTMLButtonElement;
   private mode: DisplayMode = "inline";
   /** While fullscreen: what keeps focus in the view and watches for prompts; undone going back. */
   private undoFullscreen: (() => void) | null = null;
@@ -101,15 +104,11 @@ class AppView {
       attrs: { sandbox: "allow-scripts", referrerpolicy: "no-referrer", title: `The view of ${rtc.tool_name}`, loading: "lazy" },
     });
     this.links = h("div", { class: "app-links" });
-    this.bar = h(
-      "div",
-      { class: "app-bar", attrs: { hidden: "" } },
-      h("span", null, `The view of ${rtc.tool_name}`),
-      h("button", { attrs: { type: "button" }, on: { click: () => this.show("inline", true) } }, "Back to the chat"),
-    );
+    this.back = h("button", { attrs: { type: "button" }, on: { click: () => this.show("inline", true) } }, "Back to the chat");
+    this.bar = h("div", { class: "app-bar", attrs: { hidden: "" } }, h("span", null, `The view of ${rtc.tool_name}`), this.back);
     this.node = h("div", { class: "app-view" }, this.bar, this.frame, this.links);
     this.node.addEventListener("keydown", (e) => {
-      if (e.key === "Escape" && this.mode === "fullscreen") this.show("inline", true);
+      if (e.key === "Escape" && this.mode !== "inline") this.show("inline", true);
     });
     this.frame.addEventListener("mouseenter", () => (this.hovered = true));
     this.frame.addEventListener("mouseleave", () => {
@@ -128,7 +127,7 @@ class AppView {
       const win = this.frame.contentWindow;
       if (this.closed) return;
       if (!win) throw new Error("its frame never reached the page");
-      this.bridge = await connect(win, "RTC Agent", { theme: theme(), displayMode: "inline", availableDisplayModes: ["inline", "fullscreen"], platform: "web" }, {
+      this.bridge = await connect(win, "RTC Agent", { theme: theme(), displayMode: "inline", availableDisplayModes: ["inline", "fullscreen", "pip"], platform: "web" }, {
         initialized: () => {
           this.ready = true;
           this.sentInput = this.sentEnd = false;
@@ -155,15 +154,19 @@ class AppView {
   }
 
   /**
-   * The view asks for a display mode: inline at once, fullscreen only once
-   * the person agreed in the card (so a view cannot cover the chat again
-   * right after the person went back). Returns the mode it is shown in.
+   * The view asks for a display mode: inline at once, fullscreen or
+   * picture-in-picture only once the person agreed in the card (so a view
+   * cannot cover the chat again right after the person went back). Returns
+   * the mode it is shown in.
    */
   private async askMode(mode: string): Promise<DisplayMode> {
     if (mode === "inline") this.show("inline", false);
-    if (mode !== "fullscreen" || this.mode === "fullscreen" || this.promptsElsewhere()) return this.mode;
-    const yes = await this.ask("app-fullscreen", "The view asks to cover the chat", [h("span", null, "The view asks to cover the chat until you go back")], "Cover the chat", async () => true);
-    if (yes && !this.promptsElsewhere()) this.show("fullscreen", false);
+    if ((mode !== "fullscreen" && mode !== "pip") || this.mode === mode || this.promptsElsewhere()) return this.mode;
+    const yes =
+      mode === "fullscreen"
+        ? await this.ask("app-fullscreen", "The view asks to cover the chat", [h("span", null, "The view asks to cover the chat until you go back")], "Cover the chat", async () => true)
+        : await this.ask("app-pip", "The view asks to float over the chat", [h("span", null, "The view asks to stay in a corner of the chat while you scroll, until you put it back")], "Float it", async () => true);
+    if (yes && !this.promptsElsewhere()) this.show(mode, false);
     return this.mode;
   }
 
@@ -182,15 +185,29 @@ class AppView {
     if (this.closed || mode === this.mode) return;
     this.mode = mode;
     const full = mode === "fullscreen";
+    const pip = mode === "pip";
     this.node.classList.toggle("fullscreen", full);
-    this.bar.hidden = !full;
+    this.node.classList.toggle("pip", pip);
+    this.bar.hidden = mode === "inline";
+    this.back.textContent = pip ? "Back in its card" : "Back to the chat";
+    // Floating: in the corner of the chat's messages, below what is above them.
+    this.node.style.top = pip ? `${this.messagesTop() + 8}px` : "";
     this.undoFullscreen?.();
     this.undoFullscreen = null;
     if (full) {
       this.undoFullscreen = this.holdFullscreen();
-      this.bar.querySelector("button")?.focus({ preventScroll: true });
+      this.back.focus({ preventScroll: true });
     } else if (byPerson) this.frame.focus({ preventScroll: true });
     if (byPerson) this.bridge?.displayMode(mode);
+  }
+
+  /** Where the chat's messages start, below the box the view is placed in. */
+  private messagesTop(): number {
+    const root = this.node.getRootNode() as Document | ShadowRoot;
+    const box = this.node.offsetParent;
+    const messages = root.querySelector(".messages");
+    if (!box || !messages) return 0;
+    return Math.max(0, messages.getBoundingClientRect().top - box.getBoundingClientRect().top);
   }
 
   /**

@@ -132,7 +132,9 @@ select { border: 1px solid var(--rtc-border); border-radius: 7px; padding: 3px 6
 .tool .view { border-top: 1px solid var(--rtc-border); padding: 6px 10px; overflow-wrap: anywhere; }
 .tool .view .view-error { color: var(--rtc-bad); }
 .tool .view .app-view iframe.app { display: block; width: 100%; height: 120px; border: 0; background: transparent; color-scheme: normal; }
-.msg.many > .tool:has(.app-view.fullscreen) { content-visibility: visible; contain: none; }
+.msg.many > .tool:has(.app-view.fullscreen), .msg.many > .tool:has(.app-view.pip) { content-visibility: visible; contain: none; }
+.app-view.pip { position: absolute; right: 16px; width: min(360px, calc(100% - 32px)); z-index: 5; display: flex; flex-direction: column; background: var(--rtc-bg); border: 1px solid var(--rtc-border); border-radius: var(--rtc-radius); box-shadow: 0 4px 16px rgb(0 0 0 / 0.25); overflow: hidden; }
+.tool .view .app-view.pip iframe.app { height: 220px !important; }
 .app-view.fullscreen { position: absolute; inset: 0; z-index: 5; display: flex; flex-direction: column; background: var(--rtc-bg); }
 .tool .view .app-view.fullscreen iframe.app { flex: 1; height: auto !important; }
 .app-view .app-bar { display: flex; align-items: center; justify-content: space-between; gap: 8px; padding: 6px 10px; border-bottom: 1px solid var(--rtc-border); font-size: 13px; }

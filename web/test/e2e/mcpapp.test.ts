@@ -7,7 +7,8 @@
 // result shown in the view, and run as a turn of its own once the view's
 // turn has ended. Its
 // context for the model goes with the person's next message, once, it
-// reads its server's resources, and it may cover the chat (fullscreen) until
+// reads its server's resources, it may float in a corner of the chat
+// (picture-in-picture), and it may cover the chat (fullscreen) until
 // the person goes back.
 
 import { writeFile } from "node:fs/promises";
@@ -109,6 +110,23 @@ test("mcp app: a tool's view runs in its card, sandboxed, told the call and its 
   await until("fullscreen again", async () => (await card.locator(".app-view.fullscreen").count()) === 1, 10_000);
   await p.page.keyboard.press("Escape");
   await until("Escape went back", async () => (await view.locator("#mode").textContent()) === "mode: inline", 10_000);
+  // Picture-in-picture: asked the same way, then in a corner of the chat's
+  // messages, in sight while they scroll, until the person puts it back.
+  await view.locator("#pip").click();
+  const float = card.locator(".app-pip");
+  await float.waitFor({ timeout: 10_000 });
+  await float.getByRole("button", { name: "Float it" }).click();
+  await until("the view floats", async () => (await view.locator("#mode").textContent()) === "mode: pip", 10_000);
+  const messagesBox = await p.page.locator("rtc-agent .messages").boundingBox();
+  const floatBox = await card.locator(".app-view.pip").boundingBox();
+  ok(messagesBox && floatBox, "both boxes are shown");
+  ok(floatBox!.width <= 362 && floatBox!.x + floatBox!.width <= messagesBox!.x + messagesBox!.width + 1 && floatBox!.y >= messagesBox!.y - 1 && floatBox!.y <= messagesBox!.y + 16,
+    `the view floats in the top corner of the messages: ${JSON.stringify(floatBox)} in ${JSON.stringify(messagesBox)}`);
+  await p.page.locator("rtc-agent .messages").evaluate((m) => (m.scrollTop = 0));
+  eq((await card.locator(".app-view.pip").boundingBox())?.y, floatBox!.y, "it stays in sight while the messages scroll");
+  await card.locator(".app-bar").getByRole("button", { name: "Back in its card" }).click();
+  await until("the view is told it is inline again", async () => (await view.locator("#mode").textContent()) === "mode: inline", 10_000);
+  eq(await card.locator(".app-view.pip").count(), 0, "back in its card");
   // A confirmation shown while the view covers the chat brings it back
   // inline (edit mode: the view's own call asks the person, beside the card).
   await p.setMode("edit");
