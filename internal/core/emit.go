@@ -71,13 +71,13 @@ func EmitMessage(tx store.Tx, m *protocol.Message, expect, clientID string) erro
 
 // insertCopy inserts r, a copy of an RTC of another session (a fork), with
 // its Topic update. A copy carries no audit record: the call was audited in
-// its source session.
+// its source session; nor its MCP task, which was the source call's.
 func insertCopy(tx store.Tx, r *protocol.RTC) error {
 	off, err := tx.NextOffset(r.UserID)
 	if err != nil {
 		return err
 	}
-	r.Offset, r.UpdatedAt, r.Audit = off, tx.Now(), nil
+	r.Offset, r.UpdatedAt, r.Audit, r.TaskID = off, tx.Now(), nil, ""
 	r.CreatedAt = r.UpdatedAt
 	if err := tx.RTCInsert(r); err != nil {
 		return err
