@@ -52,7 +52,7 @@ test("quota: a result whose journal write fails is still submitted; a banner say
     await p.send("Read my note");
     await until(`answer ${calls}`, async () => (await answers.count()) >= calls, 30_000);
     includes(await answers.nth(calls - 1).innerText(), "quota-proof-4711", "the model got the real result");
-    if ((await unsavedNow()).includes("tool results") || calls === 5) break;
+    if ((await unsavedNow()).includes("tool results") || calls === 10) break;
     note(`call ${calls}: its journal writes fitted in space Chromium freed; asking again`);
   }
   await p.waitForCard("read", "completed");
@@ -123,7 +123,9 @@ async function fillQuota(): Promise<{ bytes: number; usage: number; probe: strin
   w.__keepFull = true;
   void (async () => {
     while (w.__keepFull) {
-      for (let chunk = 4096; chunk >= 64; chunk >>= 1) while ((await put(filler, random(chunk))) === "written") bytes += chunk;
+      // From large to small: a compaction may free megabytes at once, and
+      // must be taken back before the page's next write.
+      for (let chunk = 1 << 20; chunk >= 64; chunk >>= 1) while ((await put(filler, random(chunk))) === "written") bytes += chunk;
       await new Promise((r) => setTimeout(r, 10));
     }
     filler.close();
