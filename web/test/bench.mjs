@@ -75,14 +75,17 @@ try {
     const started = Date.now();
     let result;
     let error = "";
+    let timer;
     try {
       result = await Promise.race([
         page.evaluate(() => window.bench.run()),
-        new Promise((_, reject) => setTimeout(() => reject(new Error(`no result within ${SCENARIO_TIMEOUT_MS / 1000} s`)), SCENARIO_TIMEOUT_MS)),
+        new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`no result within ${SCENARIO_TIMEOUT_MS / 1000} s`)), SCENARIO_TIMEOUT_MS))),
       ]);
     } catch (err) {
       error = err.message.split("\n")[0];
       failed = true;
+    } finally {
+      clearTimeout(timer); // or it would keep the process alive for its whole length
     }
     const wall = Date.now() - started;
     if (process.env.BENCH_PROFILE === "cpu") printProfile((await cdp.send("Profiler.stop")).profile);
