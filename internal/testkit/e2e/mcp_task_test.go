@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -40,20 +41,28 @@ func (b *browser) taskOfTurn(turnID string) protocol.RTC {
 	return found
 }
 
+// countTask starts the server with MCP config cfg and a script whose turn
+// calls tasks__count (steps, ms apart) and then says what it returned; a
+// browser sends the message and waits for the call's task.
+func countTask(t *testing.T, cfg string, steps, ms int) (*procServer, *browser, protocol.MessageSendResult, protocol.RTC) {
+	t.Helper()
+	script := fmt.Sprintf(`{"name": "mcp-task", "turns": [{"steps": [
+	  {"tool_calls": [{"name": "tasks__count", "arguments": {"steps": %d, "ms": %d}}]},
+	  {"text": "after: {{last_result}}"}
+	]}]}`, steps, ms)
+	p := startProc(t, script, "-mcp-config", cfg)
+	b := newBrowser(t, p, "alice", "dev-a")
+	res := b.send("", "count")
+	return p, b, res, b.taskOfTurn(res.TurnID)
+}
+
 // TestMCPTaskSurvivesRestart: a call of a tool that runs as an MCP task
 // keeps its task's id with the RTC; the server is killed (SIGKILL) while
 // the task runs and restarted on the same data, and the new process waits
 // for the same task: the turn gets the task's result, and the tool ran once.
 func TestMCPTaskSurvivesRestart(t *testing.T) {
 	url := mcptest.TaskServerHTTP(t)
-	script := `{"name": "mcp-task", "turns": [{"steps": [
-	  {"tool_calls": [{"name": "tasks__count", "arguments": {"steps": 12, "ms": 250}}]},
-	  {"text": "after: {{last_result}}"}
-	]}]}`
-	p := startProc(t, script, "-mcp-config", taskConfig(t, url))
-	b := newBrowser(t, p, "alice", "dev-a")
-	res := b.send("", "count")
-	r := b.taskOfTurn(res.TurnID)
+	p, b, res, r := countTask(t, taskConfig(t, url), 12, 250)
 	p.kill()
 	if got := mcptest.ServerTasks(t, url); got[r.TaskID] != "working" {
 		t.Fatalf("the task is not running at the restart: %v", got)
@@ -75,14 +84,7 @@ func TestMCPTaskSurvivesRestart(t *testing.T) {
 // cancels the task at its server.
 func TestMCPTaskCancelledByStop(t *testing.T) {
 	url := mcptest.TaskServerHTTP(t)
-	script := `{"name": "mcp-task-stop", "turns": [{"steps": [
-	  {"tool_calls": [{"name": "tasks__count", "arguments": {"steps": 400, "ms": 100}}]},
-	  {"text": "after: {{last_result}}"}
-	]}]}`
-	p := startProc(t, script, "-mcp-config", taskConfig(t, url))
-	b := newBrowser(t, p, "alice", "dev-a")
-	res := b.send("", "count")
-	r := b.taskOfTurn(res.TurnID)
+	_, b, res, r := countTask(t, taskConfig(t, url), 400, 100)
 	b.mustCall(protocol.MethodTurnStop, protocol.IDRequest{SessionID: res.SessionID}, nil)
 	waitFor(t, "the task cancelled at its server", 30*time.Second, func() bool {
 		return mcptest.ServerTasks(t, url)[r.TaskID] == "cancelled"
@@ -99,14 +101,7 @@ func TestMCPTaskForgottenByRestart(t *testing.T) {
 	if err := os.WriteFile(path, []byte(doc), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	script := `{"name": "mcp-task-gone", "turns": [{"steps": [
-	  {"tool_calls": [{"name": "tasks__count", "arguments": {"steps": 400, "ms": 100}}]},
-	  {"text": "after: {{last_result}}"}
-	]}]}`
-	p := startProc(t, script, "-mcp-config", path)
-	b := newBrowser(t, p, "alice", "dev-a")
-	res := b.send("", "count")
-	r := b.taskOfTurn(res.TurnID)
+	p, b, res, r := countTask(t, path, 400, 100)
 	p.kill()
 	p.start()
 	if tr := b.waitTurn(res.TurnID, 60*time.Second); tr.Status != protocol.TurnCompleted {
