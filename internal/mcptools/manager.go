@@ -603,9 +603,12 @@ func (h headers) RoundTrip(req *http.Request) (*http.Response, error) {
 		req.Header.Set(k, v)
 	}
 	if h.side != nil {
-		h.side.note(req)
-		if err := declareTasksIn(req); err != nil {
-			return nil, err
+		// initialize is the first request of a session: later ones are
+		// not read for it.
+		if !h.side.note(req) {
+			if err := declareTasksIn(req); err != nil {
+				return nil, err
+			}
 		}
 	}
 	resp, err := http.DefaultTransport.RoundTrip(req)

@@ -249,11 +249,11 @@ func (w withTasks) close() {
 }
 
 // note keeps the session's id and protocol version from a request the SDK
-// sends.
-func (s *httpSide) note(req *http.Request) {
+// sends, and reports whether the request belongs to a session already.
+func (s *httpSide) note(req *http.Request) (inSession bool) {
 	sid, ver := req.Header.Get("Mcp-Session-Id"), req.Header.Get("Mcp-Protocol-Version")
 	if sid == "" && ver == "" {
-		return
+		return false
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -263,6 +263,7 @@ func (s *httpSide) note(req *http.Request) {
 	if ver != "" {
 		s.version = ver
 	}
+	return sid != ""
 }
 
 func (s *httpSide) post(ctx context.Context, body []byte) (*http.Response, error) {
