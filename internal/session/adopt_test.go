@@ -11,7 +11,6 @@ import (
 	"github.com/rtcagent/rtcagent/internal/llm/scripted"
 	"github.com/rtcagent/rtcagent/internal/protocol"
 	"github.com/rtcagent/rtcagent/internal/store"
-	"github.com/rtcagent/rtcagent/internal/store/sqlitestore"
 	"github.com/rtcagent/rtcagent/internal/testkit/testsvc"
 )
 
@@ -92,14 +91,14 @@ func TestAdoptDeclinesAtCapacity(t *testing.T) {
 	waitFor(t, "the first turn to take the slot", func() bool { r.mu.Lock(); defer r.mu.Unlock(); return len(r.active) == 1 })
 	send("u2", false) // no slot: the claim pass records the backlog
 	waitFor(t, "the backlog", func() bool { r.mu.Lock(); defer r.mu.Unlock(); return r.backlog })
-	reads := sqlitestore.ReadCounts()
+	reads := st.Counts()
 	if adopted := send("u3", true); adopted != nil {
 		adopted(true)
 		t.Fatal("a write adopted its work while another session waited for a slot")
 	}
 	r.Wake(nil)
 	time.Sleep(50 * time.Millisecond) // the passes the wake-ups asked for
-	if n := sqlitestore.ReadCounts().Sub(reads).Reads; n > 0 {
+	if n := st.Counts().Sub(reads).Reads; n > 0 {
 		t.Errorf("claim passes with every slot taken read the inbox %d times", n)
 	}
 	close(gate)

@@ -49,7 +49,7 @@ func TestDrainHandsItsSlotOn(t *testing.T) {
 			defer r.mu.Unlock()
 			return r.waiting.len() == 2 || r.backlog
 		})
-		before := sqlitestore.ReadCounts()
+		before := st.Counts()
 		close(gate)
 		for range 3 {
 			select {
@@ -58,7 +58,7 @@ func TestDrainHandsItsSlotOn(t *testing.T) {
 				t.Fatal("the turns did not complete")
 			}
 		}
-		return sqlitestore.ReadCounts().Sub(before)
+		return st.Counts().Sub(before)
 	}
 	off, on := run(false), run(true)
 	t.Logf("without SoleWriter %+v, with %+v", off, on)

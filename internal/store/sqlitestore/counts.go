@@ -29,12 +29,27 @@ func (c Counts) Sub(old Counts) Counts {
 		Reads: c.Reads - old.Reads}
 }
 
-var counts struct{ commits, writes, pages, held, reads atomic.Int64 }
+// counters are Counts as they are kept: the process's (counts), and each
+// store's own (Store.Counts), which no other store's work reaches.
+type counters struct{ commits, writes, pages, held, reads atomic.Int64 }
+
+func (c *counters) read() Counts {
+	return Counts{Commits: c.commits.Load(), Writes: c.writes.Load(), Pages: c.pages.Load(), Held: c.held.Load(), Reads: c.reads.Load()}
+}
+
+var counts counters
 
 // ReadCounts returns the process's counts so far.
-func ReadCounts() Counts {
-	return Counts{Commits: counts.commits.Load(), Writes: counts.writes.Load(), Pages: counts.pages.Load(), Held: counts.held.Load(),
-		Reads: counts.reads.Load()}
+func ReadCounts() Counts { return counts.read() }
+
+// Counts returns this store's counts so far: those of ReadCounts that its
+// own reads and commits made.
+func (s *Store) Counts() Counts { return s.counts.read() }
+
+// countRead adds a read transaction begun.
+func (s *Store) countRead() {
+	counts.reads.Add(1)
+	s.counts.reads.Add(1)
 }
 
 func init() {
@@ -49,16 +64,20 @@ func init() {
 // countCommit adds a committed group of writes, held the time the writer held
 // the database for it, and the pages the writer's connection wrote since the
 // previous call (SQLite's cache-write counter, which it reads and resets).
-func countCommit(c *sql.Conn, writes int, held time.Duration) {
-	counts.commits.Add(1)
-	counts.held.Add(int64(held))
-	counts.writes.Add(int64(writes))
+func (s *Store) countCommit(c *sql.Conn, writes int, held time.Duration) {
+	pages := int64(0)
 	_ = c.Raw(func(dc any) error {
 		if st, ok := dc.(sqlite.DBStatus); ok {
 			if n, _, err := st.Status(sqlite.DBStatusCacheWrite, true); err == nil {
-				counts.pages.Add(int64(n))
+				pages = int64(n)
 			}
 		}
 		return nil
 	})
+	for _, c := range []*counters{&counts, &s.counts} {
+		c.commits.Add(1)
+		c.held.Add(int64(held))
+		c.writes.Add(int64(writes))
+		c.pages.Add(pages)
+	}
 }

@@ -158,7 +158,7 @@ func (g *group) run(batch []*write) {
 		return
 	}
 	s.leases.committed()
-	countCommit(s.wc.c, len(ok), time.Since(began))
+	s.countCommit(s.wc.c, len(ok), time.Since(began))
 	s.mu.Lock()
 	hook := s.hook
 	s.mu.Unlock()

@@ -28,11 +28,11 @@ func TestChangesWriteOnlyTheirBTrees(t *testing.T) {
 		ToolName: "write", CreatedAt: time.Now(), DeadlineAt: &deadline, Audit: &protocol.AuditState{WorkMode: "edit"}}
 	pages := func(what string, fn func(tx store.Tx) error) int64 {
 		t.Helper()
-		before := sqlitestore.ReadCounts()
+		before := s.Counts()
 		if err := s.Write(ctx, fn); err != nil {
 			t.Fatalf("%s: %v", what, err)
 		}
-		return sqlitestore.ReadCounts().Sub(before).Pages
+		return s.Counts().Sub(before).Pages
 	}
 	pages("insert", func(tx store.Tx) error { return tx.RTCInsert(r) })
 

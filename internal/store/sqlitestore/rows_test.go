@@ -186,11 +186,11 @@ func TestOneWriterProcess(t *testing.T) {
 // one back runs no statement and writes no page, and a session's next holder
 // has a higher token than the last, also once its lease was given back.
 func TestLeasesWriteNothing(t *testing.T) {
-	_, _, write := writerStore(t)
+	_, st, write := writerStore(t)
 	if err := write(func(tx store.Tx) error { return nil }); err != nil { // the migrations' pages
 		t.Fatal(err)
 	}
-	before, pages := store.ReadTableCounts(), sqlitestore.ReadCounts()
+	before, pages := store.ReadTableCounts(), st.Counts()
 	var l store.Lease
 	if err := write(func(tx store.Tx) (err error) {
 		l, err = tx.LeaseAcquire("s1", "n1", time.Minute)
@@ -219,7 +219,7 @@ func TestLeasesWriteNothing(t *testing.T) {
 	if n := store.ReadTableCounts().Sub(before); len(n) != 0 {
 		t.Errorf("statements for leases: %v", n)
 	}
-	if n := sqlitestore.ReadCounts().Sub(pages).Pages; n != 0 {
+	if n := st.Counts().Sub(pages).Pages; n != 0 {
 		t.Errorf("leases wrote %d pages", n)
 	}
 	if err := write(func(tx store.Tx) error {

@@ -45,6 +45,7 @@ type Store struct {
 	inbox   knownInbox // the writer's committed inbox items (the group's leader's)
 	seqs    knownSeqs  // the writer's committed highest seqs of sessions (the group's leader's)
 	open    knownOpen  // the writer's committed open calls of turns (the group's leader's)
+	counts  counters   // this store's Counts
 	path    string
 	// writer is the lock file that makes this store its database's one
 	// writer process (takeWriter), nil until its first write (or Open, with
@@ -234,7 +235,7 @@ func (s *Store) Read(ctx context.Context, fn func(tx store.Tx) error) error {
 		return ctx.Err()
 	}
 	defer func() { s.rc <- c }()
-	counts.reads.Add(1)
+	s.countRead()
 	qctx := context.WithoutCancel(ctx)
 	if err := c.begin(qctx, false); err != nil {
 		return fmt.Errorf("begin read: %w", err)
