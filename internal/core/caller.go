@@ -24,7 +24,7 @@ func NewID() string { return uuid.Must(uuid.NewV7()).String() }
 // Inbox item kinds.
 const (
 	KindTurnStart  = "turn.start"  // a queued turn may start
-	KindTurnResume = "turn.resume" // every RTC of the waiting step is terminal
+	KindTurnResume = store.KindTurnResume // every RTC of the waiting step is terminal
 	KindRTCExecute = "rtc.execute" // the turn's open server call may run
 )
 

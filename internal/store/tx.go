@@ -200,6 +200,16 @@ type Inbox interface {
 	InboxSessions(limit int) ([]string, error)
 }
 
+// KindTurnResume is the inbox item of a turn whose step's calls have all
+// ended: its next step is due. The session worker queues it in the
+// transaction that ends the step's last open call and deletes it in the one
+// that leaves the turn waiting again or ended, so the rows say it too: a
+// session has one exactly while its turn waits with no open call, or runs
+// having taken it. A store that is its file's one writer may keep these items
+// in memory only, and derive them from the turns when it opens the file
+// (sqlitestore); a store of many nodes writes them as rows.
+const KindTurnResume = "turn.resume"
+
 // InboxItem is one unit of work for a session's worker.
 type InboxItem struct {
 	ID        int64 // orders the session's items; may be given again once the item is deleted

@@ -14,7 +14,9 @@
 // stream positions (streams.go) and the sessions, turns and RTCs (rows.go) it
 // committed, so a write transaction reads those without a statement, and it
 // keeps the leases of its workers in memory (leases.go): they end with the
-// process, so they have no row.
+// process, so they have no row. A turn's resumption, the inbox item that
+// the turns already say, is kept the same way (resumes.go) and derived from
+// the turns when the writer starts.
 // synchronous=NORMAL in WAL mode keeps every committed
 // transaction across a process crash (SIGKILL); only an operating-system crash or
 // power loss can drop the last ones.

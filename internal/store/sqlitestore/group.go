@@ -123,7 +123,7 @@ func (g *group) run(batch []*write) {
 				return
 			}
 		}
-		w.t = &tx{q: counted{s.wc}, known: s.known, inboxID: &s.inboxID, rows: &s.rows, leaseTab: &s.leases, knownInbox: s.inbox,
+		w.t = &tx{q: counted{s.wc}, known: s.known, inboxID: &s.inboxID, rows: &s.rows, leaseTab: &s.leases, resumeTab: &s.resumes, knownInbox: s.inbox,
 			knownSeqs: s.seqs, knownOpen: s.open}
 		w.t.Shared = store.NewShared(driver{w.t}, store.TxState{Ctx: context.WithoutCancel(w.ctx), At: s.now().UTC(), Writable: true, Epoch: s.epoch})
 		w.err = call(w)
@@ -158,6 +158,7 @@ func (g *group) run(batch []*write) {
 		return
 	}
 	s.leases.committed()
+	s.resumes.committed()
 	s.countCommit(s.wc.c, len(ok), time.Since(began))
 	s.mu.Lock()
 	hook := s.hook
@@ -208,6 +209,7 @@ func (s *Store) remember(t *tx) {
 	s.known.commit(t)
 	s.rows.commit(t)
 	s.leases.keep(t.leases)
+	s.resumes.keep(t.resumes)
 	keep(s.inbox, t.inbox)
 	keep(s.seqs, t.seqs)
 	keep(s.open, t.open)
@@ -228,6 +230,7 @@ func (s *Store) forget() {
 	clear(s.known)
 	s.rows.clear()
 	s.leases.rollBack()
+	s.resumes.rollBack()
 	clear(s.inbox)
 	clear(s.seqs)
 	clear(s.open)

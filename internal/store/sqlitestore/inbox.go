@@ -74,6 +74,12 @@ func (t *tx) InboxInsert(item *store.InboxItem) error {
 	}
 	item.CreatedAt = time.UnixMilli(ms(t.At)).UTC() // as the row keeps it
 	item.ID = *t.inboxID + 1
+	if item.Kind == store.KindTurnResume { // kept in memory (resumes.go)
+		*t.inboxID = item.ID
+		t.noteResumes(item.SessionID, append(slices.Clip(t.resumesOf(item.SessionID)), *item))
+		t.Wakes.Add(item.SessionID)
+		return nil
+	}
 	if _, err := t.exec(`INSERT INTO inbox (session_id, id, kind, turn_id, created_at) VALUES (?, ?, ?, ?, ?)`,
 		item.SessionID, item.ID, item.Kind, item.TurnID, ms(t.At)); err != nil {
 		return fmt.Errorf("insert inbox item: %w", err)
@@ -89,16 +95,28 @@ func (t *tx) InboxNext(sessionID string) (*store.InboxItem, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(items) == 0 {
-		return nil, store.ErrNotFound
+	resumes := t.resumesOf(sessionID)
+	switch {
+	case len(resumes) > 0 && (len(items) == 0 || resumes[0].ID < items[0].ID):
+		it := resumes[0]
+		return &it, nil
+	case len(items) > 0:
+		it := items[0]
+		return &it, nil
 	}
-	it := items[0]
-	return &it, nil
+	return nil, store.ErrNotFound
 }
 
 func (t *tx) InboxDelete(it store.InboxItem) error { return t.deleteItem(it.SessionID, it.ID) }
 
 func (t *tx) deleteItem(sessionID string, id int64) error {
+	if !t.Writable {
+		return errReadOnly
+	}
+	if resumes := t.resumesOf(sessionID); slices.ContainsFunc(resumes, func(it store.InboxItem) bool { return it.ID == id }) {
+		t.noteResumes(sessionID, slices.DeleteFunc(slices.Clone(resumes), func(it store.InboxItem) bool { return it.ID == id }))
+		return nil
+	}
 	items, err := t.items(sessionID)
 	if err != nil {
 		return err

@@ -1,10 +1,12 @@
 package sqlitestore
 
 import (
+	"cmp"
 	"database/sql"
 	"errors"
 	"fmt"
 	"maps"
+	"slices"
 	"sync"
 	"time"
 
@@ -186,30 +188,69 @@ func (t *tx) nodeLive(node string) bool {
 // many more than limit (none: below 0) as there are live leases, and leaves
 // out those whose lease is live (held by a live node). The leases are read
 // after the inbox: a lease given back in between frees its session, one
-// taken in between holds it, as a claim would find.
+// taken in between holds it, as a claim would find. The items the writer
+// keeps in memory (resumes.go) count with the table's; a store that has not
+// written yet derives them from its snapshot.
 func (t *tx) InboxSessions(limit int) ([]string, error) {
 	read := -1 // no limit
 	if limit >= 0 {
 		read = limit + t.leaseTab.live(ms(t.At))
 	}
-	rows, err := t.q.QueryContext(t.Ctx, `SELECT session_id FROM inbox GROUP BY session_id ORDER BY MIN(id) LIMIT ?`, read)
+	rows, err := t.q.QueryContext(t.Ctx, `SELECT session_id, MIN(id) FROM inbox GROUP BY session_id ORDER BY MIN(id) LIMIT ?`, read)
 	if err != nil {
 		return nil, fmt.Errorf("inbox sessions: %w", err)
 	}
-	var ids []string
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
+	heads, ready := t.resumeTab.heads()
+	if !ready {
+		derived, err := deriveResumes(t.Ctx, t.q, 0, t.At) // numbered before the table's: older work
+		if err != nil {
 			rows.Close()
 			return nil, err
 		}
-		ids = append(ids, id)
+		for id, items := range derived {
+			heads[id] = items[0].ID
+		}
+	}
+	for id, items := range t.resumes {
+		if len(items) > 0 {
+			heads[id] = items[0].ID
+		} else {
+			delete(heads, id)
+		}
+	}
+	type head struct {
+		session string
+		id      int64
+	}
+	var work []head
+	for rows.Next() {
+		var h head
+		if err := rows.Scan(&h.session, &h.id); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		if r, ok := heads[h.session]; ok {
+			h.id = min(h.id, r)
+			delete(heads, h.session)
+		}
+		work = append(work, h)
 	}
 	if err := rows.Close(); err != nil {
 		return nil, err
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err
+	}
+	for id, r := range heads {
+		work = append(work, head{id, r})
+	}
+	slices.SortFunc(work, func(a, b head) int { return cmp.Compare(a.id, b.id) })
+	if read >= 0 && len(work) > read {
+		work = work[:read]
+	}
+	ids := make([]string, len(work))
+	for i, h := range work {
+		ids[i] = h.session
 	}
 	live := map[string]bool{}
 	out := ids[:0]

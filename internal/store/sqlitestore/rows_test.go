@@ -271,7 +271,7 @@ func TestWriterKnowsItsInbox(t *testing.T) {
 	var first, second store.InboxItem
 	if err := write(func(tx store.Tx) error {
 		first = store.InboxItem{SessionID: "s1", Kind: "turn.start", TurnID: "t1"}
-		second = store.InboxItem{SessionID: "s1", Kind: "turn.resume", TurnID: "t1"}
+		second = store.InboxItem{SessionID: "s1", Kind: "rtc.execute", TurnID: "t1"}
 		if err := tx.InboxInsert(&first); err != nil {
 			return err
 		}

@@ -42,6 +42,7 @@ type Store struct {
 	inboxID int64
 	rows    knownRows  // the writer's committed sessions, turns and RTCs (the group's leader's)
 	leases  leaseTable // the leases of this process's workers (leases.go)
+	resumes resumeTable // the sessions' resume items (resumes.go)
 	inbox   knownInbox // the writer's committed inbox items (the group's leader's)
 	seqs    knownSeqs  // the writer's committed highest seqs of sessions (the group's leader's)
 	open    knownOpen  // the writer's committed open calls of turns (the group's leader's)
@@ -241,7 +242,7 @@ func (s *Store) Read(ctx context.Context, fn func(tx store.Tx) error) error {
 		return fmt.Errorf("begin read: %w", err)
 	}
 	defer c.end(false)
-	t := &tx{q: counted{c}, leaseTab: &s.leases}
+	t := &tx{q: counted{c}, leaseTab: &s.leases, resumeTab: &s.resumes}
 	t.Shared = store.NewShared(driver{t}, store.TxState{Ctx: qctx, At: s.now().UTC(), Epoch: s.epoch})
 	return fn(t)
 }
@@ -299,6 +300,14 @@ func (s *Store) takeWriter(ctx context.Context) error {
 	if err := s.wc.QueryRowContext(ctx, `SELECT COALESCE(MAX(id), 0) FROM inbox`).Scan(&s.inboxID); err != nil {
 		return fmt.Errorf("read inbox ids: %w", err)
 	}
+	resumes, err := deriveResumes(ctx, s.wc, s.inboxID, s.now())
+	if err != nil {
+		return err
+	}
+	for _, items := range resumes {
+		s.inboxID = max(s.inboxID, items[len(items)-1].ID)
+	}
+	s.resumes.derived(resumes)
 	s.writing = true
 	return nil
 }

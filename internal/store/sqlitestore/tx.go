@@ -51,6 +51,8 @@ type tx struct {
 	rows           *knownRows                   // the writer's known rows (write transactions)
 	leaseTab       *leaseTable                  // the store's leases
 	leases         map[string]leaseRow          // leases read or written here
+	resumeTab      *resumeTable                 // the store's resume items
+	resumes        map[string][]store.InboxItem // sessions' resume items changed here
 	knownInbox     knownInbox                   // the writer's known inbox items (write transactions)
 	inbox          map[string][]store.InboxItem // sessions' items read or written here
 	decoded        map[string]decodedRow        // rows written here, decoded (wrote)

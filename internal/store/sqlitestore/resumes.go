@@ -1,0 +1,149 @@
+package sqlitestore
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"sync"
+	"time"
+
+	"github.com/rtcagent/rtcagent/internal/protocol"
+	"github.com/rtcagent/rtcagent/internal/store"
+)
+
+// A turn's resumption (store.KindTurnResume) is the one inbox item the rows
+// already say: a session has one while its turn waits with no open call, or
+// runs having taken it. So the writer keeps these items in memory, as it
+// keeps leases, and writes no row for them: the commit that ends a step's
+// last call and the step that takes the item each run one statement fewer
+// and change one B-tree fewer. When the writer starts (after a crash the
+// rows are all there is) it derives them from the turns (deriveResumes).
+// Migration 016 deleted the rows of such items an earlier release wrote.
+
+// resumeTable is the sessions' resume items: those commits left (m), and
+// those the writes of the group being committed left (group: a session
+// mapped to no items had them deleted). Read transactions see only what was
+// committed, under mu; the writer, which alone changes the table, sees its
+// group's too.
+type resumeTable struct {
+	mu    sync.RWMutex
+	m     map[string][]store.InboxItem
+	ready bool // m was derived: this store is the file's writer
+	group map[string][]store.InboxItem
+}
+
+// derived sets the table to what the writer derived when it started.
+func (rt *resumeTable) derived(m map[string][]store.InboxItem) {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	rt.m, rt.ready = m, true
+}
+
+// get returns the session's items as committed, and as the group being
+// committed left them when group is true (the writer). The slice is shared:
+// changes make a new one.
+func (rt *resumeTable) get(sessionID string, group bool) []store.InboxItem {
+	if group {
+		if items, ok := rt.group[sessionID]; ok {
+			return items
+		}
+	}
+	rt.mu.RLock()
+	defer rt.mu.RUnlock()
+	return rt.m[sessionID]
+}
+
+// keep stages what a write of the group left, until the group commits
+// (committed) or is rolled back (rollBack).
+func (rt *resumeTable) keep(staged map[string][]store.InboxItem) {
+	if len(staged) == 0 {
+		return
+	}
+	if rt.group == nil {
+		rt.group = map[string][]store.InboxItem{}
+	}
+	maps.Copy(rt.group, staged)
+}
+
+// committed makes the group's items the table's: its commit took effect.
+func (rt *resumeTable) committed() {
+	if len(rt.group) == 0 {
+		return
+	}
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	if rt.m == nil {
+		rt.m = map[string][]store.InboxItem{}
+	}
+	for id, items := range rt.group {
+		if len(items) > 0 {
+			rt.m[id] = items
+		} else {
+			delete(rt.m, id)
+		}
+	}
+	clear(rt.group)
+}
+
+// rollBack drops the group's items: its commit failed.
+func (rt *resumeTable) rollBack() { clear(rt.group) }
+
+// heads returns each session's oldest committed item id, and false when the
+// table was not derived (this store has not written yet).
+func (rt *resumeTable) heads() (map[string]int64, bool) {
+	rt.mu.RLock()
+	defer rt.mu.RUnlock()
+	out := make(map[string]int64, len(rt.m))
+	for id, items := range rt.m {
+		out[id] = items[0].ID
+	}
+	return out, rt.ready
+}
+
+// resumesOf returns the session's resume items as this transaction sees them.
+func (t *tx) resumesOf(sessionID string) []store.InboxItem {
+	if items, ok := t.resumes[sessionID]; ok {
+		return items
+	}
+	return t.resumeTab.get(sessionID, t.Writable)
+}
+
+// noteResumes records the session's resume items as this transaction leaves
+// them.
+func (t *tx) noteResumes(sessionID string, items []store.InboxItem) {
+	if t.resumes == nil {
+		t.resumes = map[string][]store.InboxItem{}
+	}
+	t.resumes[sessionID] = items
+}
+
+// kindTurnStart is the item a queued turn starts from (internal/core).
+const kindTurnStart = "turn.start"
+
+// deriveResumes reads the resume items the rows say (see above): for each
+// turn that waits with no open call, and each running turn that no item of
+// the table names (a turn started from its turn.start item has that one). A
+// turn a tool's view started (kind app) ends with its call and never resumes.
+// Items are numbered from next on, in the order the turns were created.
+func deriveResumes(ctx context.Context, q querier, next int64, at time.Time) (map[string][]store.InboxItem, error) {
+	rows, err := q.QueryContext(ctx, `SELECT t.session_id, t.id FROM turns t
+		WHERE (t.status = ? AND NOT EXISTS (SELECT 1 FROM rtcs r WHERE r.turn_id = t.id AND r.open = 1)
+			OR t.status = ? AND NOT EXISTS (SELECT 1 FROM inbox i WHERE i.session_id = t.session_id AND i.turn_id = t.id AND i.kind = ?))
+		AND json_extract(t.data, '$.kind') IS NOT ?
+		ORDER BY t.rowid`, protocol.TurnWaiting, protocol.TurnRunning, kindTurnStart, protocol.TurnKindApp)
+	if err != nil {
+		return nil, fmt.Errorf("derive resume items: %w", err)
+	}
+	defer rows.Close()
+	out := map[string][]store.InboxItem{}
+	for rows.Next() {
+		it := store.InboxItem{Kind: store.KindTurnResume, CreatedAt: time.UnixMilli(ms(at)).UTC()}
+		if err := rows.Scan(&it.SessionID, &it.TurnID); err != nil {
+			return nil, err
+		}
+		next++
+		it.ID = next
+		out[it.SessionID] = append(out[it.SessionID], it)
+	}
+	return out, rows.Err()
+}
