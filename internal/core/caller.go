@@ -23,9 +23,9 @@ func NewID() string { return uuid.Must(uuid.NewV7()).String() }
 
 // Inbox item kinds.
 const (
-	KindTurnStart  = "turn.start"  // a queued turn may start
+	KindTurnStart  = "turn.start"         // a queued turn may start
 	KindTurnResume = store.KindTurnResume // every RTC of the waiting step is terminal
-	KindRTCExecute = "rtc.execute" // the turn's open server call may run
+	KindRTCExecute = "rtc.execute"        // the turn's open server call may run
 )
 
 // mapNotFound turns store.ErrNotFound into the protocol's not_found.

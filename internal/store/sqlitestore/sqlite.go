@@ -40,13 +40,13 @@ type Store struct {
 	// items are keyed by session, and take their ids from it in the order
 	// they are queued. A write that rolls back leaves a gap.
 	inboxID int64
-	rows    knownRows  // the writer's committed sessions, turns and RTCs (the group's leader's)
-	leases  leaseTable // the leases of this process's workers (leases.go)
+	rows    knownRows   // the writer's committed sessions, turns and RTCs (the group's leader's)
+	leases  leaseTable  // the leases of this process's workers (leases.go)
 	resumes resumeTable // the sessions' resume items (resumes.go)
-	inbox   knownInbox // the writer's committed inbox items (the group's leader's)
-	seqs    knownSeqs  // the writer's committed highest seqs of sessions (the group's leader's)
-	open    knownOpen  // the writer's committed open calls of turns (the group's leader's)
-	counts  counters   // this store's Counts
+	inbox   knownInbox  // the writer's committed inbox items (the group's leader's)
+	seqs    knownSeqs   // the writer's committed highest seqs of sessions (the group's leader's)
+	open    knownOpen   // the writer's committed open calls of turns (the group's leader's)
+	counts  counters    // this store's Counts
 	path    string
 	// writer is the lock file that makes this store its database's one
 	// writer process (takeWriter), nil until its first write (or Open, with
