@@ -212,7 +212,7 @@ const KindTurnResume = "turn.resume"
 
 // InboxItem is one unit of work for a session's worker.
 type InboxItem struct {
-	ID        int64 // orders the session's items; may be given again once the item is deleted
+	ID        int64 // orders the session's items; may be given again once the item is deleted, or be below 1 (sqlitestore's derived items)
 	SessionID string
 	Kind      string // see internal/session for kinds
 	TurnID    string

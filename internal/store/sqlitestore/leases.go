@@ -202,7 +202,7 @@ func (t *tx) InboxSessions(limit int) ([]string, error) {
 	}
 	heads, ready := t.resumeTab.heads()
 	if !ready {
-		derived, err := deriveResumes(t.Ctx, t.q, 0, t.At) // numbered before the table's: older work
+		derived, err := deriveResumes(t.Ctx, t.q, t.At)
 		if err != nil {
 			rows.Close()
 			return nil, err

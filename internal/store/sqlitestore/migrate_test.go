@@ -152,9 +152,8 @@ func TestMigrateFrom004WithData(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// 016 deleted the resume item (2): a resume is derived from the turns.
-	if item.ID <= 1 {
-		t.Fatalf("new inbox item id %d, want above the id of the item there (1)", item.ID)
+	if item.ID <= 2 {
+		t.Fatalf("new inbox item id %d, want above the ids of the items there (1, 2)", item.ID)
 	}
 	err = s.Read(ctx, func(tx store.Tx) error {
 		ss, err := tx.SessionList("a", "", 1)

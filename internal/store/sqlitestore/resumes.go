@@ -18,13 +18,16 @@ import (
 // last call and the step that takes the item each run one statement fewer
 // and change one B-tree fewer. When the writer starts (after a crash the
 // rows are all there is) it derives them from the turns (deriveResumes).
-// Migration 016 deleted the rows of such items an earlier release wrote.
+// A row of such an item an earlier release wrote stays an item of the table
+// until it is taken.
 
 // resumeTable is the sessions' resume items: those commits left (m), and
 // those the writes of the group being committed left (group: a session
-// mapped to no items had them deleted). Read transactions see only what was
-// committed, under mu; the writer, which alone changes the table, sees its
-// group's too.
+// mapped to no items had them deleted). The writer alone changes the table,
+// under mu, and sees its group's items. A claim pass (heads) sees the
+// group's new items too, before they commit: a session with work must not
+// be missed between the commit and the table's update, and one that turns
+// out to have none is allowed (store.Inbox.InboxSessions).
 type resumeTable struct {
 	mu    sync.RWMutex
 	m     map[string][]store.InboxItem
@@ -59,6 +62,8 @@ func (rt *resumeTable) keep(staged map[string][]store.InboxItem) {
 	if len(staged) == 0 {
 		return
 	}
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
 	if rt.group == nil {
 		rt.group = map[string][]store.InboxItem{}
 	}
@@ -86,16 +91,26 @@ func (rt *resumeTable) committed() {
 }
 
 // rollBack drops the group's items: its commit failed.
-func (rt *resumeTable) rollBack() { clear(rt.group) }
+func (rt *resumeTable) rollBack() {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	clear(rt.group)
+}
 
-// heads returns each session's oldest committed item id, and false when the
-// table was not derived (this store has not written yet).
+// heads returns each session's oldest item id, committed or queued by the
+// group being committed, and false when the table was not derived (this
+// store has not written yet).
 func (rt *resumeTable) heads() (map[string]int64, bool) {
 	rt.mu.RLock()
 	defer rt.mu.RUnlock()
-	out := make(map[string]int64, len(rt.m))
+	out := make(map[string]int64, len(rt.m)+len(rt.group))
 	for id, items := range rt.m {
 		out[id] = items[0].ID
+	}
+	for id, items := range rt.group {
+		if _, ok := out[id]; !ok && len(items) > 0 {
+			out[id] = items[0].ID
+		}
 	}
 	return out, rt.ready
 }
@@ -121,29 +136,41 @@ func (t *tx) noteResumes(sessionID string, items []store.InboxItem) {
 const kindTurnStart = "turn.start"
 
 // deriveResumes reads the resume items the rows say (see above): for each
-// turn that waits with no open call, and each running turn that no item of
-// the table names (a turn started from its turn.start item has that one). A
-// turn a tool's view started (kind app) ends with its call and never resumes.
-// Items are numbered from next on, in the order the turns were created.
-func deriveResumes(ctx context.Context, q querier, next int64, at time.Time) (map[string][]store.InboxItem, error) {
+// turn that waits with no open call, and each running turn (its step was cut
+// off), unless an item of the table names it already: a resume an earlier
+// release wrote as a row, or the start item a running turn took. A turn a
+// tool's view started (kind app) ends with its call and never resumes.
+//
+// The items are numbered before every item of the table, from -n up to -1
+// in the order the turns were created (the table's ids start at 1): a
+// running turn had taken its item before anything its step queued (a view's
+// call, an approved server call), and those run once the step is done, as
+// they did before the process ended.
+func deriveResumes(ctx context.Context, q querier, at time.Time) (map[string][]store.InboxItem, error) {
 	rows, err := q.QueryContext(ctx, `SELECT t.session_id, t.id FROM turns t
-		WHERE (t.status = ? AND NOT EXISTS (SELECT 1 FROM rtcs r WHERE r.turn_id = t.id AND r.open = 1)
-			OR t.status = ? AND NOT EXISTS (SELECT 1 FROM inbox i WHERE i.session_id = t.session_id AND i.turn_id = t.id AND i.kind = ?))
+		WHERE (t.status = ? AND NOT EXISTS (SELECT 1 FROM rtcs r WHERE r.turn_id = t.id AND r.open = 1) OR t.status = ?)
+		AND NOT EXISTS (SELECT 1 FROM inbox i WHERE i.session_id = t.session_id AND i.turn_id = t.id AND (i.kind = ? OR i.kind = ? AND t.status = ?))
 		AND json_extract(t.data, '$.kind') IS NOT ?
-		ORDER BY t.rowid`, protocol.TurnWaiting, protocol.TurnRunning, kindTurnStart, protocol.TurnKindApp)
+		ORDER BY t.rowid`, protocol.TurnWaiting, protocol.TurnRunning, store.KindTurnResume, kindTurnStart, protocol.TurnRunning, protocol.TurnKindApp)
 	if err != nil {
 		return nil, fmt.Errorf("derive resume items: %w", err)
 	}
 	defer rows.Close()
-	out := map[string][]store.InboxItem{}
+	var items []store.InboxItem
 	for rows.Next() {
 		it := store.InboxItem{Kind: store.KindTurnResume, CreatedAt: time.UnixMilli(ms(at)).UTC()}
 		if err := rows.Scan(&it.SessionID, &it.TurnID); err != nil {
 			return nil, err
 		}
-		next++
-		it.ID = next
+		items = append(items, it)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	out := map[string][]store.InboxItem{}
+	for i, it := range items {
+		it.ID = int64(i - len(items))
 		out[it.SessionID] = append(out[it.SessionID], it)
 	}
-	return out, rows.Err()
+	return out, nil
 }

@@ -133,11 +133,13 @@ func TestResumeItemsDerivedFromTheTurns(t *testing.T) {
 		for _, err := range []error{
 			turn(tx, "s1", "t1", protocol.TurnWaiting, ""), call(tx, "s1", "t1", "r1", protocol.RTCPending), // a call still open
 			turn(tx, "s2", "t2", protocol.TurnWaiting, ""), call(tx, "s2", "t2", "r2", protocol.RTCCompleted), // its calls ended
-			turn(tx, "s3", "t3", protocol.TurnRunning, ""), // its step was cut off
-			turn(tx, "s4", "t4", protocol.TurnRunning, ""), // runs from its start item
+			turn(tx, "s3", "t3", protocol.TurnRunning, ""),                                       // its step was cut off,
+			tx.InboxInsert(&store.InboxItem{SessionID: "s3", Kind: "rtc.execute", TurnID: "t3"}), // after queuing a call
+			turn(tx, "s4", "t4", protocol.TurnRunning, ""),                                       // runs from its start item
 			tx.InboxInsert(&store.InboxItem{SessionID: "s4", Kind: "turn.start", TurnID: "t4"}),
 			turn(tx, "s5", "t5", protocol.TurnWaiting, protocol.TurnKindApp), // a view's turn ends with its call
 			turn(tx, "s6", "t6", protocol.TurnCompleted, ""),
+			turn(tx, "s7", "t7", protocol.TurnWaiting, ""), // its resume a row of an earlier release
 		} {
 			if err != nil {
 				return err
@@ -147,13 +149,14 @@ func TestResumeItemsDerivedFromTheTurns(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if got := inboxSessions(t, s); !slices.Equal(got, []string{"s4"}) {
-		t.Fatalf("sessions with work before a restart %v (no item was queued but s4's)", got)
+	if got := inboxSessions(t, s); !slices.Equal(got, []string{"s3", "s4"}) {
+		t.Fatalf("sessions with work before a restart %v (no item was queued but s3's and s4's)", got)
 	}
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"s2", "s3", "s4"}
+	changeBehind(t, path, `INSERT INTO inbox (session_id, id, kind, turn_id, created_at) VALUES ('s7', 100, 'turn.resume', 't7', 0)`)
+	want := []string{"s2", "s3", "s4", "s7"}
 
 	reader, err := sqlitestore.Open(context.Background(), path, sqlitestore.Options{})
 	if err != nil {
@@ -173,11 +176,22 @@ func TestResumeItemsDerivedFromTheTurns(t *testing.T) {
 		t.Errorf("the writer finds work in %v, want %v", got, want)
 	}
 	if err := s.Write(context.Background(), func(tx store.Tx) error {
-		for session, turn := range map[string]string{"s2": "t2", "s3": "t3"} {
+		// s3's step runs again before the call it queued.
+		for session, turn := range map[string]string{"s2": "t2", "s3": "t3", "s7": "t7"} {
 			it, err := tx.InboxNext(session)
 			if err != nil || it.Kind != store.KindTurnResume || it.TurnID != turn {
 				t.Errorf("%s: next %+v %v, want the resume of %s", session, it, err, turn)
+				continue
 			}
+			if err := tx.InboxDelete(*it); err != nil {
+				return err
+			}
+		}
+		if it, err := tx.InboxNext("s3"); err != nil || it.Kind != "rtc.execute" {
+			t.Errorf("s3: next %+v %v once its resume was taken, want the call it queued", it, err)
+		}
+		if it, err := tx.InboxNext("s7"); !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("s7: next %+v %v once its resume was taken, want none (one resume, not two)", it, err)
 		}
 		it, err := tx.InboxNext("s4")
 		if err != nil || it.Kind != "turn.start" {

@@ -300,12 +300,9 @@ func (s *Store) takeWriter(ctx context.Context) error {
 	if err := s.wc.QueryRowContext(ctx, `SELECT COALESCE(MAX(id), 0) FROM inbox`).Scan(&s.inboxID); err != nil {
 		return fmt.Errorf("read inbox ids: %w", err)
 	}
-	resumes, err := deriveResumes(ctx, s.wc, s.inboxID, s.now())
+	resumes, err := deriveResumes(ctx, s.wc, s.now())
 	if err != nil {
 		return err
-	}
-	for _, items := range resumes {
-		s.inboxID = max(s.inboxID, items[len(items)-1].ID)
 	}
 	s.resumes.derived(resumes)
 	s.writing = true
