@@ -79,7 +79,10 @@
 //     A lost race is store.ErrConflict: the caller's next attempt reads the
 //     winner's state (a repeated result returns the stored outcome).
 //   - A step's calls run one at a time, and a turn waits until every call of
-//     its step is terminal; the worker takes no step while its turn waits.
+//     its step is terminal; the worker takes no step while its turn waits. A
+//     resume item is taken only while it is due (ResumeDue): a second one,
+//     queued by a view's call that ended before the turn resumed, finds the
+//     next step's calls open and is dropped.
 //   - What the person decided reaches every call not yet started: a queued
 //     call is decided again from the session as it is when it is delivered
 //     (Deliver) and a server call when it starts (StartServerRTC). Plan mode

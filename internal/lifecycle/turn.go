@@ -74,6 +74,25 @@ func FailTurn(tx store.Tx, t *protocol.Turn, terr *protocol.TurnError, reason st
 	return EndTurn(tx, t, protocol.TurnFailed, terr, reason, nil)
 }
 
+// ResumeDue reports whether waiting turn t may resume: every call of its
+// step ended. A view's call (core.IsViewCall) runs beside the steps and holds
+// back no resume. A resume item can be queued twice for one wait: a view's
+// call that starts once the step's calls have ended, and ends before the turn
+// resumed, queues another (endRTC sees no call left open); when it is taken,
+// the next step's calls are open and it is not due.
+func ResumeDue(tx store.Tx, t *protocol.Turn) (bool, error) {
+	open, err := tx.RTCListOpenByTurn(t.ID)
+	if err != nil {
+		return false, err
+	}
+	for i := range open {
+		if !core.IsViewCall(&open[i]) {
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
 // Resume moves turn t, waiting with every call of its step ended, back to
 // running, to take its next step from its checkpoint. A checkpoint that
 // expired fails the turn instead (FailTurn, checkpoint_expired): resumed is

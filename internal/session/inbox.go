@@ -73,6 +73,12 @@ func (r *Runner) begin(tx store.Tx, item *store.InboxItem) (*protocol.Turn, []st
 		}
 		return t, nil, nil
 	case item.Kind == core.KindTurnResume && t.Status == protocol.TurnWaiting:
+		if due, err := lifecycle.ResumeDue(tx, t); err != nil || !due {
+			if err != nil {
+				return nil, nil, err
+			}
+			return done() // a second resume, queued before the first was taken: the next step's calls are open
+		}
 		resumed, closed, err := lifecycle.Resume(tx, t)
 		if err != nil || resumed {
 			return t, nil, err
