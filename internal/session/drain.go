@@ -133,7 +133,7 @@ func (r *Runner) next(ctx context.Context, o *owner) (taken, error) {
 	var tk taken
 	err := r.fenced(ctx, o, func(tx store.Tx) error {
 		var err error
-		tk, err = r.take(tx, o.get())
+		tk, err = r.take(tx, o.get(), false)
 		return err
 	})
 	if err != nil {
@@ -143,8 +143,9 @@ func (r *Runner) next(ctx context.Context, o *owner) (taken, error) {
 }
 
 // take is next's transaction body, also run by a claim in the transaction that
-// acquires the lease.
-func (r *Runner) take(tx store.Tx, lease store.Lease) (taken, error) {
+// acquires the lease, and by Adopt in the transaction that queued the item
+// (adopted).
+func (r *Runner) take(tx store.Tx, lease store.Lease, adopted bool) (taken, error) {
 	it, err := tx.InboxNext(lease.SessionID)
 	if errors.Is(err, store.ErrNotFound) {
 		return taken{}, tx.LeaseRelease(lease)
@@ -152,7 +153,7 @@ func (r *Runner) take(tx store.Tx, lease store.Lease) (taken, error) {
 	if err != nil {
 		return taken{}, err
 	}
-	turn, closed, err := r.begin(tx, it)
+	turn, closed, err := r.begin(tx, it, adopted)
 	if errors.Is(err, errDone) {
 		return taken{item: it, closed: closed}, nil
 	}

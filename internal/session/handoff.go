@@ -104,7 +104,7 @@ func (r *Runner) handOff(tx store.Tx, from string) (*handoff, error) {
 			r.cancel(h, true)
 			return nil, err
 		}
-		first, err := r.take(tx, lease)
+		first, err := r.take(tx, lease, false)
 		if err != nil {
 			r.cancel(h, true)
 			return nil, err

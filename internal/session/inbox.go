@@ -15,8 +15,8 @@ var errDone = errors.New("item done")
 // begin moves the item's turn to running, or finds it already running (the previous
 // owner died mid-step) and cleans up after it, returning the ids of the messages
 // it closed (their partial text goes after the commit). It returns errDone when
-// there is nothing to run.
-func (r *Runner) begin(tx store.Tx, item *store.InboxItem) (*protocol.Turn, []string, error) {
+// there is nothing to run. adopted is whether tx queued the item itself (Adopt).
+func (r *Runner) begin(tx store.Tx, item *store.InboxItem, adopted bool) (*protocol.Turn, []string, error) {
 	done := func() (*protocol.Turn, []string, error) {
 		if err := tx.InboxDelete(*item); err != nil {
 			return nil, nil, err
@@ -25,7 +25,12 @@ func (r *Runner) begin(tx store.Tx, item *store.InboxItem) (*protocol.Turn, []st
 	}
 	// The session first: in a write transaction that read waits for the session's
 	// other writers (a stop, a send, a delete), so it and the turn read after it
-	// are what this transaction writes over.
+	// are what this transaction writes over. A resume asks for the turn's open
+	// calls with them (ResumeDue), unless the transaction ended the turn's last
+	// call and read them already (adopted).
+	if item.Kind == core.KindTurnResume && !adopted {
+		tx.Prefetch(store.Prefetch{Turn: item.TurnID, OpenRTCsOf: item.TurnID})
+	}
 	s, err := tx.SessionGet(item.SessionID)
 	if errors.Is(err, store.ErrNotFound) {
 		return done()
