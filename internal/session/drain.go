@@ -143,8 +143,8 @@ func (r *Runner) next(ctx context.Context, o *owner) (taken, error) {
 }
 
 // take is next's transaction body, also run by a claim in the transaction that
-// acquires the lease, and by Adopt in the transaction that queued the item
-// (adopted).
+// acquires the lease, and by Adopt and handOff inside a transaction that did
+// other work first (adopted: see begin).
 func (r *Runner) take(tx store.Tx, lease store.Lease, adopted bool) (taken, error) {
 	it, err := tx.InboxNext(lease.SessionID)
 	if errors.Is(err, store.ErrNotFound) {
