@@ -17,7 +17,7 @@ import (
 // copied as they are).
 func Clone[T any](v *T) *T {
 	out := new(T)
-	copier{}.copy(reflect.ValueOf(out).Elem(), reflect.ValueOf(v).Elem())
+	copierOf(reflect.TypeFor[T]())(reflect.ValueOf(out).Elem(), reflect.ValueOf(v).Elem(), false)
 	return out
 }
 
@@ -28,8 +28,7 @@ func Clone[T any](v *T) *T {
 // their monotonic reading and at UTC when their offset is zero.
 func CloneAsDecoded[T any](v T) T {
 	var out T
-	c := copier{asDecoded: true}
-	c.copy(reflect.ValueOf(&out).Elem(), reflect.ValueOf(&v).Elem())
+	copierOf(reflect.TypeFor[T]())(reflect.ValueOf(&out).Elem(), reflect.ValueOf(&v).Elem(), true)
 	return out
 }
 
@@ -38,149 +37,213 @@ var (
 	rawType  = reflect.TypeFor[json.RawMessage]()
 )
 
-type copier struct{ asDecoded bool }
+// copyFunc copies src into dst, both of the type it was made for; asDecoded
+// is CloneAsDecoded's mode.
+type copyFunc func(dst, src reflect.Value, asDecoded bool)
 
-func (c copier) copy(dst, src reflect.Value) {
-	if c.asDecoded {
-		switch {
-		case src.Type() == rawType && !src.IsNil():
-			var b bytes.Buffer
-			if json.Compact(&b, src.Bytes()) == nil {
-				var e bytes.Buffer
-				json.HTMLEscape(&e, b.Bytes())
-				dst.SetBytes(e.Bytes())
+// copiers caches copierOf by type: a type's copy is worked out once, so a
+// copy does no type comparisons or field lookups of its own.
+var copiers sync.Map
+
+// copierOf returns the copy of type t. While t's copy is being worked out,
+// the types inside it that refer back to t (and other goroutines) get a
+// stand-in that waits for it.
+func copierOf(t reflect.Type) copyFunc {
+	if f, ok := copiers.Load(t); ok {
+		return f.(copyFunc)
+	}
+	var built copyFunc
+	ready := make(chan struct{})
+	standIn := copyFunc(func(dst, src reflect.Value, dec bool) {
+		<-ready
+		built(dst, src, dec)
+	})
+	if f, loaded := copiers.LoadOrStore(t, standIn); loaded {
+		return f.(copyFunc)
+	}
+	built = buildCopier(t)
+	close(ready)
+	copiers.Store(t, built)
+	return built
+}
+
+func buildCopier(t reflect.Type) copyFunc {
+	switch {
+	case t == timeType:
+		return func(dst, src reflect.Value, dec bool) {
+			dst.Set(src)
+			if !dec {
 				return
 			}
-		case src.Kind() == reflect.String && !utf8.ValidString(src.String()):
-			dst.SetString(validUTF8(src.String()))
-			return
-		case src.Type() == timeType:
-			t := src.Interface().(time.Time).Round(0)
-			if _, off := t.Zone(); off == 0 {
-				t = t.UTC()
+			at := dst.Addr().Interface().(*time.Time) // dst is a new value's: addressable
+			*at = at.Round(0)
+			if _, off := at.Zone(); off == 0 {
+				*at = at.UTC()
 			}
-			dst.Set(reflect.ValueOf(t))
-			return
+		}
+	case t == rawType:
+		return func(dst, src reflect.Value, dec bool) {
+			if src.IsNil() {
+				dst.SetZero()
+				return
+			}
+			if dec && !compactEscaped(src.Bytes()) {
+				var b bytes.Buffer
+				if json.Compact(&b, src.Bytes()) == nil {
+					var e bytes.Buffer
+					json.HTMLEscape(&e, b.Bytes())
+					dst.SetBytes(e.Bytes())
+					return
+				}
+			}
+			dst.SetBytes(bytes.Clone(src.Bytes()))
 		}
 	}
-	switch src.Kind() {
-	case reflect.Pointer:
-		if src.IsNil() {
-			dst.SetZero()
-			return
-		}
-		p := reflect.New(src.Type().Elem())
-		c.copy(p.Elem(), src.Elem())
-		dst.Set(p)
-	case reflect.Slice:
-		if src.IsNil() {
-			dst.SetZero()
-			return
-		}
-		s := reflect.MakeSlice(src.Type(), src.Len(), src.Len())
-		if k := src.Type().Elem().Kind(); k <= reflect.Complex128 || (k == reflect.String && !c.asDecoded) {
-			reflect.Copy(s, src)
-		} else {
-			for i := range src.Len() {
-				c.copy(s.Index(i), src.Index(i))
+	switch t.Kind() {
+	case reflect.String:
+		return func(dst, src reflect.Value, dec bool) {
+			if s := src.String(); dec && !utf8.ValidString(s) {
+				dst.SetString(validUTF8(s))
+				return
 			}
+			dst.Set(src)
 		}
-		dst.Set(s)
+	case reflect.Pointer:
+		et, elem := t.Elem(), copierOf(t.Elem())
+		return func(dst, src reflect.Value, dec bool) {
+			if src.IsNil() {
+				dst.SetZero()
+				return
+			}
+			p := reflect.New(et)
+			elem(p.Elem(), src.Elem(), dec)
+			dst.Set(p)
+		}
+	case reflect.Slice:
+		ek := t.Elem().Kind()
+		flat := ek <= reflect.Complex128 // no pointers, nothing to check
+		var elem copyFunc
+		if !flat {
+			elem = copierOf(t.Elem())
+		}
+		return func(dst, src reflect.Value, dec bool) {
+			if src.IsNil() {
+				dst.SetZero()
+				return
+			}
+			n := src.Len()
+			s := reflect.MakeSlice(t, n, n)
+			if flat || ek == reflect.String && !dec {
+				reflect.Copy(s, src)
+			} else {
+				for i := range n {
+					elem(s.Index(i), src.Index(i), dec)
+				}
+			}
+			dst.Set(s)
+		}
 	case reflect.Array:
-		for i := range src.Len() {
-			c.copy(dst.Index(i), src.Index(i))
+		elem := copierOf(t.Elem())
+		return func(dst, src reflect.Value, dec bool) {
+			for i := range src.Len() {
+				elem(dst.Index(i), src.Index(i), dec)
+			}
 		}
 	case reflect.Map:
-		if src.IsNil() {
-			dst.SetZero()
-			return
+		key, elem := copierOf(t.Key()), copierOf(t.Elem())
+		return func(dst, src reflect.Value, dec bool) {
+			if src.IsNil() {
+				dst.SetZero()
+				return
+			}
+			m := reflect.MakeMapWithSize(t, src.Len())
+			for it := src.MapRange(); it.Next(); {
+				k := reflect.New(t.Key()).Elem()
+				key(k, it.Key(), dec)
+				e := reflect.New(t.Elem()).Elem()
+				elem(e, it.Value(), dec)
+				m.SetMapIndex(k, e)
+			}
+			dst.Set(m)
 		}
-		m := reflect.MakeMapWithSize(src.Type(), src.Len())
-		for it := src.MapRange(); it.Next(); {
-			k := reflect.New(src.Type().Key()).Elem()
-			c.copy(k, it.Key())
-			e := reflect.New(src.Type().Elem()).Elem()
-			c.copy(e, it.Value())
-			m.SetMapIndex(k, e)
-		}
-		dst.Set(m)
 	case reflect.Interface:
-		if src.IsNil() {
-			dst.SetZero()
-			return
+		return func(dst, src reflect.Value, dec bool) {
+			if src.IsNil() {
+				dst.SetZero()
+				return
+			}
+			e := reflect.New(src.Elem().Type()).Elem()
+			copierOf(e.Type())(e, src.Elem(), dec)
+			dst.Set(e)
 		}
-		e := reflect.New(src.Elem().Type()).Elem()
-		c.copy(e, src.Elem())
-		dst.Set(e)
 	case reflect.Struct:
-		dst.Set(src)
-		if src.Type() == timeType {
-			return
-		}
-		for _, f := range fieldsOf(src.Type()) {
-			if !f.deep && !(f.str && c.asDecoded) {
-				continue // copied with the struct
-			}
-			df, sf := dst.Field(f.i), src.Field(f.i)
-			if c.asDecoded && f.encoded && c.decodedAs(df, sf, f.omitEmpty) {
-				continue
-			}
-			c.copy(df, sf)
-		}
-	default:
-		dst.Set(src)
+		return structCopier(t)
 	}
+	return func(dst, src reflect.Value, _ bool) { dst.Set(src) }
 }
 
-// decodedAs sets dst to what decoding gives for an encoded field whose
-// encoding the field's own value does not give back: raw JSON left out
-// (null), and an empty list left out by omitempty (none). It reports whether
-// it did.
-func (c copier) decodedAs(dst, src reflect.Value, omitEmpty bool) bool {
-	switch {
-	case src.Type() == rawType && src.IsNil() && !omitEmpty:
-		dst.SetBytes([]byte("null"))
-	case omitEmpty && (src.Kind() == reflect.Slice || src.Kind() == reflect.Map) && src.Len() == 0:
-		dst.SetZero()
-	default:
-		return false
-	}
-	return true
-}
-
-// field is what copy needs of a struct's exported field: its index, what
-// its json tag says, and whether copying the struct left anything to do.
-type field struct {
+// structField is what a struct's copy does with one exported field after
+// copying the struct whole: copy into it (deep), check it as decoded (str),
+// or set it as decoding its encoding would (encoded, omitEmpty).
+type structField struct {
 	i         int
+	copy      copyFunc
 	encoded   bool // its tag is not "-"
 	omitEmpty bool
+	raw       bool // json.RawMessage
+	list      bool // a slice or map
 	str       bool // a string: copied with the struct, checked as decoded
 	deep      bool // neither a number, a bool nor a string: copied into
 }
 
-// fields caches fieldsOf by struct type.
-var fields sync.Map
-
-// fieldsOf returns the exported fields of struct type t (the ones copy can
-// set), read once per type.
-func fieldsOf(t reflect.Type) []field {
-	if f, ok := fields.Load(t); ok {
-		return f.([]field)
-	}
-	var out []field
+func structCopier(t reflect.Type) copyFunc {
+	var fields []structField
 	for i := range t.NumField() {
 		sf := t.Field(i)
 		if !sf.IsExported() {
 			continue
 		}
+		k := sf.Type.Kind()
+		f := structField{i: i, str: k == reflect.String, deep: k > reflect.Complex128 && k != reflect.String}
+		if !f.str && !f.deep {
+			continue // copied with the struct
+		}
 		tag := sf.Tag.Get("json")
 		_, opts, _ := strings.Cut(tag, ",")
-		k := sf.Type.Kind()
-		out = append(out, field{i: i, encoded: tag != "-", omitEmpty: strings.Contains(","+opts+",", ",omitempty,"),
-			str: k == reflect.String, deep: k > reflect.Complex128 && k != reflect.String})
+		f.encoded, f.omitEmpty = tag != "-", strings.Contains(","+opts+",", ",omitempty,")
+		f.raw, f.list = sf.Type == rawType, k == reflect.Slice || k == reflect.Map
+		f.copy = copierOf(sf.Type)
+		fields = append(fields, f)
 	}
-	fields.Store(t, out)
-	return out
+	return func(dst, src reflect.Value, dec bool) {
+		dst.Set(src)
+		for i := range fields {
+			f := &fields[i]
+			if f.str && !dec {
+				continue // copied with the struct
+			}
+			df, sf := dst.Field(f.i), src.Field(f.i)
+			if dec && f.encoded {
+				switch {
+				case f.raw && sf.IsNil() && !f.omitEmpty:
+					df.SetBytes([]byte("null")) // decoding gives back null
+					continue
+				case f.omitEmpty && f.list && sf.Len() == 0:
+					df.SetZero() // left out by omitempty: decoding gives none
+					continue
+				}
+			}
+			f.copy(df, sf, dec)
+		}
+	}
+}
+
+// compactEscaped reports whether compacting b and escaping its HTML
+// characters would give b back: it holds none of the bytes either changes
+// (whitespace, which only compacting outside strings removes, counts too).
+// Raw JSON this process encoded is so, and its copy is a copy.
+func compactEscaped(b []byte) bool {
+	return !bytes.ContainsAny(b, " \t\r\n<>&") && !bytes.Contains(b, []byte("\u2028")) && !bytes.Contains(b, []byte("\u2029"))
 }
 
 // validUTF8 is s with each byte that is not part of valid UTF-8 replaced by

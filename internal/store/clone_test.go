@@ -76,8 +76,37 @@ func TestCloneAsDecodedIsTheDecoding(t *testing.T) {
 	check("message", m, func() any { return new(protocol.Message) }, func(any) {})
 	r := &protocol.RTC{ID: "r", ToolName: "ls", CreatedAt: local, Output: json.RawMessage("{ }"), Audit: &protocol.AuditState{}}
 	check("rtc", r, func() any { return new(protocol.RTC) }, func(v any) { v.(*protocol.RTC).Audit = nil })
+	compact := &protocol.RTC{ID: "r2", Arguments: json.RawMessage(`{"path":"/é","n":[1,2.50]}`), Output: json.RawMessage(`"a\u003cb"`)}
+	check("rtc with compact raw JSON", compact, func() any { return new(protocol.RTC) }, func(any) {})
 	s := &protocol.Session{ID: "s", Approvals: []protocol.ToolApproval{}, UpdatedAt: time.Now()}
 	check("session", s, func() any { return new(protocol.Session) }, func(any) {})
 	tr := &protocol.Turn{ID: "t", Tools: []protocol.HostTool{}, Checkpoint: &protocol.TurnCheckpoint{}}
 	check("turn", tr, func() any { return new(protocol.Turn) }, func(v any) { v.(*protocol.Turn).Checkpoint = nil })
+}
+
+// A type that refers to itself is copied whole, also when many goroutines
+// copy it first at once (its copy is worked out once, the others wait).
+func TestCloneOfASelfReferringType(t *testing.T) {
+	type node struct {
+		Name     string
+		Next     *node
+		Children []node
+		Meta     map[string]any
+	}
+	n := &node{Name: "a", Next: &node{Name: "b", Next: &node{Name: "c"}}, Children: []node{{Name: "d", Meta: map[string]any{"k": []any{"v"}}}}}
+	done := make(chan *node, 8)
+	for range cap(done) {
+		go func() { done <- Clone(n) }()
+	}
+	for range cap(done) {
+		c := <-done
+		if !reflect.DeepEqual(c, n) {
+			t.Fatalf("clone %+v differs from %+v", c, n)
+		}
+		c.Next.Next.Name = "changed"
+		c.Children[0].Meta["k"].([]any)[0] = "changed"
+		if n.Next.Next.Name != "c" || n.Children[0].Meta["k"].([]any)[0] != "v" {
+			t.Fatal("changing a clone changed the original")
+		}
+	}
 }
