@@ -5,9 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"maps"
 	"slices"
-	"sync"
 	"time"
 
 	"github.com/rtcagent/rtcagent/internal/store"
@@ -28,66 +26,19 @@ type leaseRow struct {
 	exists  bool  // the session has a lease (false once given back)
 }
 
-// leaseTable is the store's leases: those its commits left (m), and those
-// the writes of the group being committed left (group). Read transactions
-// see only what was committed, under mu; the writer, which alone changes
+// leaseTable is the store's leases, staged per group commit (staged): read
+// transactions see only what was committed; the writer, which alone changes
 // the table, sees its group's too. Tokens come from one counter, so a
 // session's next holder has a higher token than every one before it, also
 // after the session's lease was given back and dropped from the table.
 type leaseTable struct {
-	mu    sync.RWMutex
-	m     map[string]leaseRow
-	group map[string]leaseRow // the writer's: staged by the group's writes until it commits
-	token int64               // the last token given (the writer's)
+	staged[leaseRow]
+	token int64 // the last token given (the writer's)
 }
 
-// get returns the session's lease as committed, and as the group being
-// committed left it when group is true (the writer).
-func (lt *leaseTable) get(sessionID string, group bool) leaseRow {
-	if group {
-		if l, ok := lt.group[sessionID]; ok {
-			return l
-		}
-	}
-	lt.mu.RLock()
-	defer lt.mu.RUnlock()
-	return lt.m[sessionID]
+func newLeaseTable() leaseTable {
+	return leaseTable{staged: staged[leaseRow]{gone: func(l leaseRow) bool { return !l.exists }}}
 }
-
-// keep stages what a write of the group left, until the group commits
-// (committed) or is rolled back (rollBack).
-func (lt *leaseTable) keep(staged map[string]leaseRow) {
-	if len(staged) == 0 {
-		return
-	}
-	if lt.group == nil {
-		lt.group = map[string]leaseRow{}
-	}
-	maps.Copy(lt.group, staged)
-}
-
-// committed makes the group's leases the table's: its commit took effect.
-func (lt *leaseTable) committed() {
-	if len(lt.group) == 0 {
-		return
-	}
-	lt.mu.Lock()
-	defer lt.mu.Unlock()
-	if lt.m == nil {
-		lt.m = map[string]leaseRow{}
-	}
-	for id, l := range lt.group {
-		if l.exists {
-			lt.m[id] = l
-		} else {
-			delete(lt.m, id) // given back: the counter keeps its token's place
-		}
-	}
-	clear(lt.group)
-}
-
-// rollBack drops the group's leases: its commit failed.
-func (lt *leaseTable) rollBack() { clear(lt.group) }
 
 // live counts the committed leases that run past at.
 func (lt *leaseTable) live(at int64) int {

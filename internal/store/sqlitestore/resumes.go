@@ -3,8 +3,6 @@ package sqlitestore
 import (
 	"context"
 	"fmt"
-	"maps"
-	"sync"
 	"time"
 
 	"github.com/rtcagent/rtcagent/internal/protocol"
@@ -21,18 +19,19 @@ import (
 // A row of such an item an earlier release wrote stays an item of the table
 // until it is taken.
 
-// resumeTable is the sessions' resume items: those commits left (m), and
-// those the writes of the group being committed left (group: a session
-// mapped to no items had them deleted). The writer alone changes the table,
-// under mu, and sees its group's items. A claim pass (heads) sees the
-// group's new items too, before they commit: a session with work must not
-// be missed between the commit and the table's update, and one that turns
-// out to have none is allowed (store.Inbox.InboxSessions).
+// resumeTable is the sessions' resume items, staged per group commit
+// (staged: a session mapped to no items had them deleted). A claim pass
+// (heads) sees the group's new items too, before they commit: a session
+// with work must not be missed between the commit and the table's update,
+// and one that turns out to have none is allowed
+// (store.Inbox.InboxSessions).
 type resumeTable struct {
-	mu    sync.RWMutex
-	m     map[string][]store.InboxItem
+	staged[[]store.InboxItem]
 	ready bool // m was derived: this store is the file's writer
-	group map[string][]store.InboxItem
+}
+
+func newResumeTable() resumeTable {
+	return resumeTable{staged: staged[[]store.InboxItem]{gone: func(items []store.InboxItem) bool { return len(items) == 0 }}}
 }
 
 // derived sets the table to what the writer derived when it started.
@@ -40,61 +39,6 @@ func (rt *resumeTable) derived(m map[string][]store.InboxItem) {
 	rt.mu.Lock()
 	defer rt.mu.Unlock()
 	rt.m, rt.ready = m, true
-}
-
-// get returns the session's items as committed, and as the group being
-// committed left them when group is true (the writer). The slice is shared:
-// changes make a new one.
-func (rt *resumeTable) get(sessionID string, group bool) []store.InboxItem {
-	if group {
-		if items, ok := rt.group[sessionID]; ok {
-			return items
-		}
-	}
-	rt.mu.RLock()
-	defer rt.mu.RUnlock()
-	return rt.m[sessionID]
-}
-
-// keep stages what a write of the group left, until the group commits
-// (committed) or is rolled back (rollBack).
-func (rt *resumeTable) keep(staged map[string][]store.InboxItem) {
-	if len(staged) == 0 {
-		return
-	}
-	rt.mu.Lock()
-	defer rt.mu.Unlock()
-	if rt.group == nil {
-		rt.group = map[string][]store.InboxItem{}
-	}
-	maps.Copy(rt.group, staged)
-}
-
-// committed makes the group's items the table's: its commit took effect.
-func (rt *resumeTable) committed() {
-	if len(rt.group) == 0 {
-		return
-	}
-	rt.mu.Lock()
-	defer rt.mu.Unlock()
-	if rt.m == nil {
-		rt.m = map[string][]store.InboxItem{}
-	}
-	for id, items := range rt.group {
-		if len(items) > 0 {
-			rt.m[id] = items
-		} else {
-			delete(rt.m, id)
-		}
-	}
-	clear(rt.group)
-}
-
-// rollBack drops the group's items: its commit failed.
-func (rt *resumeTable) rollBack() {
-	rt.mu.Lock()
-	defer rt.mu.Unlock()
-	clear(rt.group)
 }
 
 // heads returns each session's oldest item id, committed or queued by the

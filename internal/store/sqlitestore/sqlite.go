@@ -96,7 +96,8 @@ func Open(ctx context.Context, path string, opt Options) (*Store, error) {
 	}
 	w.SetMaxOpenConns(1)
 	w.SetConnMaxIdleTime(0)
-	s := &Store{w: w, now: opt.Now, hook: func(store.Commit) {}, known: knownStreams{}, committed: knownStreams{}, inbox: knownInbox{}, seqs: knownSeqs{}, open: knownOpen{}, path: path}
+	s := &Store{w: w, now: opt.Now, hook: func(store.Commit) {}, known: knownStreams{}, committed: knownStreams{}, inbox: knownInbox{}, seqs: knownSeqs{}, open: knownOpen{}, path: path,
+		leases: newLeaseTable(), resumes: newResumeTable()}
 	s.group.init(s)
 	early := func(err error) (*Store, error) {
 		if s.writer != nil {
