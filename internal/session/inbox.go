@@ -80,10 +80,11 @@ func (r *Runner) begin(tx store.Tx, item *store.InboxItem, adopted bool) (*proto
 		}
 		return t, nil, nil
 	case item.Kind == core.KindTurnResume && t.Status == protocol.TurnWaiting:
-		if due, err := lifecycle.ResumeDue(tx, t); err != nil || !due {
-			if err != nil {
-				return nil, nil, err
-			}
+		due, err := lifecycle.ResumeDue(tx, t)
+		if err != nil {
+			return nil, nil, err
+		}
+		if !due {
 			return done() // a second resume, queued before the first was taken: the next step's calls are open
 		}
 		resumed, closed, err := lifecycle.Resume(tx, t)
