@@ -68,24 +68,22 @@ func (t *tx) InboxInsert(item *store.InboxItem) error {
 	if !t.Writable {
 		return errReadOnly
 	}
-	items, err := t.items(item.SessionID)
-	if err != nil {
-		return err
-	}
 	item.CreatedAt = time.UnixMilli(ms(t.At)).UTC() // as the row keeps it
 	item.ID = *t.inboxID + 1
-	if item.Kind == store.KindTurnResume { // kept in memory (resumes.go)
-		*t.inboxID = item.ID
+	if item.Kind == store.KindTurnResume { // kept in memory (resumes.go): no row to read or write
 		t.noteResumes(item.SessionID, append(slices.Clip(t.resumesOf(item.SessionID)), *item))
-		t.Wakes.Add(item.SessionID)
-		return nil
-	}
-	if _, err := t.exec(`INSERT INTO inbox (session_id, id, kind, turn_id, created_at) VALUES (?, ?, ?, ?, ?)`,
-		item.SessionID, item.ID, item.Kind, item.TurnID, ms(t.At)); err != nil {
-		return fmt.Errorf("insert inbox item: %w", err)
+	} else {
+		items, err := t.items(item.SessionID)
+		if err != nil {
+			return err
+		}
+		if _, err := t.exec(`INSERT INTO inbox (session_id, id, kind, turn_id, created_at) VALUES (?, ?, ?, ?, ?)`,
+			item.SessionID, item.ID, item.Kind, item.TurnID, ms(t.At)); err != nil {
+			return fmt.Errorf("insert inbox item: %w", err)
+		}
+		t.noteItems(item.SessionID, append(slices.Clip(items), *item))
 	}
 	*t.inboxID = item.ID
-	t.noteItems(item.SessionID, append(slices.Clip(items), *item))
 	t.Wakes.Add(item.SessionID)
 	return nil
 }
