@@ -56,7 +56,7 @@ func (r *Runner) Adopt(tx store.Tx) (func(committed bool), error) {
 		if err != nil {
 			return fail(id, err)
 		}
-		first, err := r.take(tx, lease, true)
+		first, err := r.take(tx, lease, false)
 		if err != nil {
 			return fail(id, err)
 		}

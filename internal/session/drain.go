@@ -133,7 +133,7 @@ func (r *Runner) next(ctx context.Context, o *owner) (taken, error) {
 	var tk taken
 	err := r.fenced(ctx, o, func(tx store.Tx) error {
 		var err error
-		tk, err = r.take(tx, o.get(), false)
+		tk, err = r.take(tx, o.get(), true)
 		return err
 	})
 	if err != nil {
@@ -144,8 +144,12 @@ func (r *Runner) next(ctx context.Context, o *owner) (taken, error) {
 
 // take is next's transaction body, also run by a claim in the transaction that
 // acquires the lease, and by Adopt and handOff inside a transaction that did
-// other work first (adopted: see begin).
-func (r *Runner) take(tx store.Tx, lease store.Lease, adopted bool) (taken, error) {
+// other work first. prefetch asks for a resume's turn and open calls with
+// the stream lock; Adopt's transaction most likely ended the turn's last
+// call and read them already (when it did not, they are read after the
+// lock), and handOff's holds another session's lock, which a store that
+// prefetches reads ahead of only before its first.
+func (r *Runner) take(tx store.Tx, lease store.Lease, prefetch bool) (taken, error) {
 	it, err := tx.InboxNext(lease.SessionID)
 	if errors.Is(err, store.ErrNotFound) {
 		return taken{}, tx.LeaseRelease(lease)
@@ -153,7 +157,7 @@ func (r *Runner) take(tx store.Tx, lease store.Lease, adopted bool) (taken, erro
 	if err != nil {
 		return taken{}, err
 	}
-	turn, closed, err := r.begin(tx, it, adopted)
+	turn, closed, err := r.begin(tx, it, prefetch)
 	if errors.Is(err, errDone) {
 		return taken{item: it, closed: closed}, nil
 	}

@@ -104,10 +104,7 @@ func (r *Runner) handOff(tx store.Tx, from string) (*handoff, error) {
 			r.cancel(h, true)
 			return nil, err
 		}
-		// No prefetch (adopted): tx holds the stream lock of the session it
-		// ends, and a store that prefetches reads ahead of a lock only before
-		// its first (SoleWriter stores read from memory anyway).
-		first, err := r.take(tx, lease, true)
+		first, err := r.take(tx, lease, false) // tx holds the lock of the session it ends
 		if err != nil {
 			r.cancel(h, true)
 			return nil, err

@@ -15,9 +15,9 @@ var errDone = errors.New("item done")
 // begin moves the item's turn to running, or finds it already running (the previous
 // owner died mid-step) and cleans up after it, returning the ids of the messages
 // it closed (their partial text goes after the commit). It returns errDone when
-// there is nothing to run. adopted is whether tx queued the item itself
-// (Adopt), or holds another session's stream lock (handOff): no prefetch.
-func (r *Runner) begin(tx store.Tx, item *store.InboxItem, adopted bool) (*protocol.Turn, []string, error) {
+// there is nothing to run. prefetch is whether a resume's turn and open
+// calls are asked for with the stream lock (see take).
+func (r *Runner) begin(tx store.Tx, item *store.InboxItem, prefetch bool) (*protocol.Turn, []string, error) {
 	done := func() (*protocol.Turn, []string, error) {
 		if err := tx.InboxDelete(*item); err != nil {
 			return nil, nil, err
@@ -27,10 +27,8 @@ func (r *Runner) begin(tx store.Tx, item *store.InboxItem, adopted bool) (*proto
 	// The session first: in a write transaction that read waits for the session's
 	// other writers (a stop, a send, a delete), so it and the turn read after it
 	// are what this transaction writes over. A resume asks for the turn's open
-	// calls with them (ResumeDue), unless adopted: the transaction most likely
-	// ended the turn's last call and read them already (a hint: when it did
-	// not, they are read after the lock).
-	if item.Kind == core.KindTurnResume && !adopted {
+	// calls with them (ResumeDue).
+	if item.Kind == core.KindTurnResume && prefetch {
 		tx.Prefetch(store.Prefetch{Turn: item.TurnID, OpenRTCsOf: item.TurnID})
 	}
 	s, err := tx.SessionGet(item.SessionID)

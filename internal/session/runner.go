@@ -428,7 +428,7 @@ func (r *Runner) acquire(ctx context.Context, id string) (store.Lease, *taken, e
 		if lease, err = tx.LeaseAcquire(id, r.cfg.Holder, r.cfg.LeaseTTL); err != nil {
 			return err
 		}
-		if *first, takeErr = r.take(tx, lease, false); takeErr != nil {
+		if *first, takeErr = r.take(tx, lease, true); takeErr != nil {
 			return errTake
 		}
 		return nil
