@@ -54,12 +54,13 @@ func (t *stdioTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 // killed. Each Write is one whole message: the SDK's and those sent beside
 // it (side) are written one at a time.
 type process struct {
-	cmd   *exec.Cmd
-	stdin io.WriteCloser
-	side  *lineSide
-	wmu   sync.Mutex
-	once  sync.Once
-	err   error
+	cmd      *exec.Cmd
+	stdin    io.WriteCloser
+	side     *lineSide
+	wmu      sync.Mutex
+	declared bool // the initialize request declared the client's tasks (under wmu)
+	once     sync.Once
+	err      error
 }
 
 const stopGrace = 5 * time.Second
@@ -67,7 +68,13 @@ const stopGrace = 5 * time.Second
 func (p *process) Write(b []byte) (int, error) {
 	p.wmu.Lock()
 	defer p.wmu.Unlock()
-	if _, err := p.stdin.Write(declareTasks(b)); err != nil {
+	out := b
+	if !p.declared {
+		// Until the initialize request went out: later messages are not read for it.
+		out = declareTasks(b)
+		p.declared = len(out) != len(b)
+	}
+	if _, err := p.stdin.Write(out); err != nil {
 		return 0, err
 	}
 	return len(b), nil
