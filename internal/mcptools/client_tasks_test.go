@@ -167,9 +167,13 @@ func TestClientTaskStates(t *testing.T) {
 		t.Fatalf("cancel of an ended task: %s", got)
 	}
 
-	// Ended tasks make room for new ones.
+	// Ended tasks make room for new ones (each is waited for to its end).
 	for i := range maxClientTasks + 2 {
-		req("n"+strconv.Itoa(i), "elicitation/create", ask)
-		taskOf("n" + strconv.Itoa(i))
+		n := strconv.Itoa(i)
+		req("n"+n, "elicitation/create", ask)
+		req("e"+n, "tasks/result", `{"taskId":"`+taskOf("n"+n)+`"}`)
+		if got := answer("e" + n); !strings.Contains(got, `"action":"decline"`) {
+			t.Fatalf("result of task %s: %s", n, got)
+		}
 	}
 }
