@@ -20,59 +20,51 @@ import (
 // under the call as without a task, and the server reads its status and
 // result by polling. Over stdio and Streamable HTTP.
 func TestClientTasks(t *testing.T) {
-	entry := mcptest.Everything(t)
-	for _, tr := range []string{"stdio", "http"} {
-		t.Run(tr, func(t *testing.T) {
-			srv := Server{Name: "every", Command: "node", Args: []string{entry, "stdio"}}
-			if tr == "http" {
-				srv = Server{Name: "every", URL: mcptest.EverythingHTTP(t)}
+	overBoth(t, "every", mcptest.Everything(t), mcptest.EverythingHTTP, func(t *testing.T, m *Manager) {
+		for _, name := range []string{"every__trigger-sampling-request-async", "every__trigger-elicitation-request-async", "every__simulate-research-query"} {
+			if _, ok := m.Lookup(name); !ok {
+				t.Fatalf("%s is not listed", name)
 			}
-			m := start(t, srv)
-			for _, name := range []string{"every__trigger-sampling-request-async", "every__trigger-elicitation-request-async", "every__simulate-research-query"} {
-				if _, ok := m.Lookup(name); !ok {
-					t.Fatalf("%s is not listed", name)
-				}
-			}
-			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-			defer cancel()
-			var mu sync.Mutex
-			var asked []string
-			h := Hooks{
-				Sample: func(_ context.Context, q tools.SampleRequest) (tools.SampleResult, error) {
-					mu.Lock()
-					asked = append(asked, "sample: "+q.Messages[0].Text)
-					mu.Unlock()
-					return tools.SampleResult{Text: "a haiku of tasks", Model: "test-model"}, nil
-				},
-				Ask: func(_ context.Context, q tools.Question) (tools.ElicitAnswer, error) {
-					mu.Lock()
-					asked = append(asked, "ask: "+q.Message)
-					mu.Unlock()
-					return tools.ElicitAnswer{Action: "accept", Content: map[string]any{"name": "Ada", "favoriteColor": "Green"}}, nil
-				},
-			}
-			res, err := m.Call(ctx, "every__trigger-sampling-request-async", json.RawMessage(`{"prompt":"tasks","maxTokens":20}`), h)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got := outputText(t, res)
-			if !strings.Contains(got, "[COMPLETED] Async sampling completed!") || !strings.Contains(got, "a haiku of tasks") || !strings.Contains(got, "Task created") {
-				t.Fatalf("sampling: %s", got)
-			}
-			res, err = m.Call(ctx, "every__trigger-elicitation-request-async", json.RawMessage(`{}`), h)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := outputText(t, res); !strings.Contains(got, "[COMPLETED] User provided the requested information!") || !strings.Contains(got, "Ada") {
-				t.Fatalf("question: %s", got)
-			}
-			mu.Lock()
-			defer mu.Unlock()
-			if len(asked) != 2 || !strings.HasPrefix(asked[0], "sample: ") || !strings.HasPrefix(asked[1], "ask: Please provide inputs") {
-				t.Fatalf("asked %q", asked)
-			}
-		})
-	}
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		defer cancel()
+		var mu sync.Mutex
+		var asked []string
+		h := Hooks{
+			Sample: func(_ context.Context, q tools.SampleRequest) (tools.SampleResult, error) {
+				mu.Lock()
+				asked = append(asked, "sample: "+q.Messages[0].Text)
+				mu.Unlock()
+				return tools.SampleResult{Text: "a haiku of tasks", Model: "test-model"}, nil
+			},
+			Ask: func(_ context.Context, q tools.Question) (tools.ElicitAnswer, error) {
+				mu.Lock()
+				asked = append(asked, "ask: "+q.Message)
+				mu.Unlock()
+				return tools.ElicitAnswer{Action: "accept", Content: map[string]any{"name": "Ada", "favoriteColor": "Green"}}, nil
+			},
+		}
+		res, err := m.Call(ctx, "every__trigger-sampling-request-async", json.RawMessage(`{"prompt":"tasks","maxTokens":20}`), h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := outputText(t, res)
+		if !strings.Contains(got, "[COMPLETED] Async sampling completed!") || !strings.Contains(got, "a haiku of tasks") || !strings.Contains(got, "Task created") {
+			t.Fatalf("sampling: %s", got)
+		}
+		res, err = m.Call(ctx, "every__trigger-elicitation-request-async", json.RawMessage(`{}`), h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := outputText(t, res); !strings.Contains(got, "[COMPLETED] User provided the requested information!") || !strings.Contains(got, "Ada") {
+			t.Fatalf("question: %s", got)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if len(asked) != 2 || !strings.HasPrefix(asked[0], "sample: ") || !strings.HasPrefix(asked[1], "ask: Please provide inputs") {
+			t.Fatalf("asked %q", asked)
+		}
+	})
 }
 
 // TestClientTaskStates: a client task's cancel ends it once (a task that

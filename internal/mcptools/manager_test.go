@@ -31,6 +31,16 @@ func start(t *testing.T, srv Server) *Manager {
 	return m
 }
 
+// overBoth runs f as a subtest per transport, with a manager of server name
+// run as `node script stdio` and one of the Streamable HTTP endpoint url
+// gives (started only for its subtest).
+func overBoth(t *testing.T, name, script string, url func(t testing.TB) string, f func(t *testing.T, m *Manager)) {
+	t.Run("stdio", func(t *testing.T) {
+		f(t, start(t, Server{Name: name, Command: "node", Args: []string{script, "stdio"}}))
+	})
+	t.Run("http", func(t *testing.T) { f(t, start(t, Server{Name: name, URL: url(t)})) })
+}
+
 func call(t *testing.T, m *Manager, name, args string, ask Asker) Result {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)

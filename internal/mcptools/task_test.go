@@ -71,52 +71,45 @@ func (h *taskHooks) task(t *testing.T) string {
 // result is the call's. Over stdio (the question read by the SDK) and
 // Streamable HTTP (the question read on the side request's own stream).
 func TestTaskCalls(t *testing.T) {
-	script := mcptest.TaskServer(t)
-	for _, tr := range []string{"stdio", "http"} {
-		t.Run(tr, func(t *testing.T) {
-			srv := Server{Name: "tasks", Command: "node", Args: []string{script, "stdio"}}
-			if tr == "http" {
-				srv = Server{Name: "tasks", URL: mcptest.TaskServerHTTP(t) + "/mcp"}
-			}
-			m := start(t, srv)
-			count, ok := m.Lookup("tasks__count")
-			if !ok || !count.Task || !count.ForModel {
-				t.Fatalf("count: %+v, %v", count, ok)
-			}
-			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-			defer cancel()
+	url := func(t testing.TB) string { return mcptest.TaskServerHTTP(t) + "/mcp" }
+	overBoth(t, "tasks", mcptest.TaskServer(t), url, func(t *testing.T, m *Manager) {
+		count, ok := m.Lookup("tasks__count")
+		if !ok || !count.Task || !count.ForModel {
+			t.Fatalf("count: %+v, %v", count, ok)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		defer cancel()
 
-			var h taskHooks
-			res, err := m.Call(ctx, "tasks__count", json.RawMessage(`{"steps":4,"ms":150}`), h.hooks(""))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := outputText(t, res); got != "counted to 4" {
-				t.Fatalf("count: %q", got)
-			}
-			h.task(t)
-			if !strings.Contains(strings.Join(h.messages, "|"), "step ") {
-				t.Fatalf("no status message as progress: %q", h.messages)
-			}
-			if tr == "stdio" && len(h.counted) == 0 {
-				// Over HTTP this server sends them nowhere (TestSideStream
-				// reads them from a side request's stream).
-				t.Fatalf("no progress notification of the task reached the call: %q", h.messages)
-			}
+		var h taskHooks
+		res, err := m.Call(ctx, "tasks__count", json.RawMessage(`{"steps":4,"ms":150}`), h.hooks(""))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := outputText(t, res); got != "counted to 4" {
+			t.Fatalf("count: %q", got)
+		}
+		h.task(t)
+		if !strings.Contains(strings.Join(h.messages, "|"), "step ") {
+			t.Fatalf("no status message as progress: %q", h.messages)
+		}
+		if strings.HasSuffix(t.Name(), "/stdio") && len(h.counted) == 0 {
+			// Over HTTP this server sends them nowhere (TestSideStream
+			// reads them from a side request's stream).
+			t.Fatalf("no progress notification of the task reached the call: %q", h.messages)
+		}
 
-			var q taskHooks
-			res, err = m.Call(ctx, "tasks__ask", json.RawMessage(`{"question":"Which colour?"}`), q.hooks("green"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := outputText(t, res); got != "the answer: green" {
-				t.Fatalf("ask: %q (asked %q)", got, q.asked)
-			}
-			if len(q.asked) != 1 || q.asked[0] != "Which colour?" {
-				t.Fatalf("asked: %q", q.asked)
-			}
-		})
-	}
+		var q taskHooks
+		res, err = m.Call(ctx, "tasks__ask", json.RawMessage(`{"question":"Which colour?"}`), q.hooks("green"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := outputText(t, res); got != "the answer: green" {
+			t.Fatalf("ask: %q (asked %q)", got, q.asked)
+		}
+		if len(q.asked) != 1 || q.asked[0] != "Which colour?" {
+			t.Fatalf("asked: %q", q.asked)
+		}
+	})
 }
 
 // TestTaskResumedAfterRestart: a task call cut off by its context (the
