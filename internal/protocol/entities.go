@@ -221,7 +221,23 @@ type turnPlain Turn
 
 // StoredJSON is t as the store keeps it: the entity with its checkpoint.
 func (t *Turn) StoredJSON() ([]byte, error) {
-	return json.Marshal(turnStored{turnPlain: (*turnPlain)(t), Checkpoint: t.Checkpoint})
+	_, stored, err := t.Encode()
+	return stored, err
+}
+
+// Encode is t as it is sent and as it is stored (StoredJSON), encoded once:
+// the stored form is the sent one with its checkpoint, the member turnStored
+// adds last.
+func (t *Turn) Encode() (sent, stored []byte, err error) {
+	if sent, err = json.Marshal(t); err != nil {
+		return nil, nil, err
+	}
+	var cp any
+	if t.Checkpoint != nil {
+		cp = t.Checkpoint
+	}
+	stored, err = withMember(sent, "checkpoint", cp)
+	return sent, stored, err
 }
 
 // UnmarshalJSON reads a turn as sent or as stored (with its checkpoint).
@@ -404,7 +420,23 @@ func (r RTC) MarshalJSON() ([]byte, error) {
 
 // StoredJSON is r as the store keeps it: the entity with its audit state.
 func (r *RTC) StoredJSON() ([]byte, error) {
-	return json.Marshal(rtcStored{rtcPlain: (*rtcPlain)(r), Approved: r.Approved(), Audit: r.Audit})
+	_, stored, err := r.Encode()
+	return stored, err
+}
+
+// Encode is r as it is sent and as it is stored (StoredJSON), encoded once:
+// the stored form is the sent one with its audit state, the member rtcStored
+// adds last.
+func (r *RTC) Encode() (sent, stored []byte, err error) {
+	if sent, err = r.MarshalJSON(); err != nil {
+		return nil, nil, err
+	}
+	var audit any
+	if r.Audit != nil {
+		audit = r.Audit
+	}
+	stored, err = withMember(sent, "audit_state", audit)
+	return sent, stored, err
 }
 
 // UnmarshalJSON reads an RTC as sent or as stored (with its audit state).

@@ -1,11 +1,13 @@
 package store
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"reflect"
 	"slices"
 	"strings"
+	"testing"
 
 	"github.com/rtcagent/rtcagent/internal/protocol"
 )
@@ -19,6 +21,36 @@ import (
 type Batch struct {
 	Updates []protocol.Update // sealed and open, in the order their offsets were taken
 	open    map[string]*openUpdate
+	sent    sentJSON // the entity whose row was just written, as it is sent (Sent)
+}
+
+// sentJSON is an entity (a pointer) and the JSON it is sent as.
+type sentJSON struct {
+	v   any
+	raw []byte
+}
+
+// Sent notes raw, the JSON the entity v (a pointer) is sent as, encoded with
+// the row just written: the change of v added next takes it instead of
+// encoding v again. The next note or change, of v or not, forgets it, so it
+// holds only while v is unchanged between its row and its change, as every
+// emitter writes them. In tests Add checks it against v's own encoding.
+func (b *Batch) Sent(v any, raw []byte) { b.sent = sentJSON{v, raw} }
+
+// encoded is data's JSON: the note of Sent when it is data's, or its encoding.
+func (b *Batch) encoded(data any) ([]byte, error) {
+	n := b.sent
+	b.sent = sentJSON{}
+	// n.v is a pointer: comparing it with data compares pointers, or types.
+	if n.v == nil || n.v != data {
+		return encode(data)
+	}
+	if testing.Testing() {
+		if want, err := encode(data); err != nil || !bytes.Equal(want, n.raw) {
+			return nil, fmt.Errorf("store: %T changed after its row was written: sent as %s, now %s (%v)", data, n.raw, want, err)
+		}
+	}
+	return n.raw, nil
 }
 
 type openUpdate struct {
@@ -40,7 +72,7 @@ func (b *Batch) Open(userID string) (protocol.Update, bool) {
 // with epoch. It reports whether it opened one (the caller raises the
 // stream's top to next) and returns the update as it stands.
 func (b *Batch) Add(userID, epoch string, next int64, typ string, data any) (protocol.Update, bool, error) {
-	raw, err := encode(data)
+	raw, err := b.encoded(data)
 	if err != nil {
 		return protocol.Update{}, false, fmt.Errorf("marshal %s: %w", typ, err)
 	}

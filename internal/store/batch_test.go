@@ -65,3 +65,40 @@ func TestChangeDataIsTheEntitysEncoding(t *testing.T) {
 		}
 	}
 }
+
+// The JSON a row write noted for its entity (Sent) is the data of that
+// entity's next change and of no other; a note another change came between
+// is forgotten; an entity changed after its note is an error in tests.
+func TestChangeTakesTheJSONItsRowNoted(t *testing.T) {
+	var b Batch
+	r := &protocol.RTC{ID: "r1", UserID: "u", Status: protocol.RTCPending}
+	sent, _, err := r.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	noted := append([]byte(nil), sent...)
+	b.Sent(r, noted)
+	u, _, err := b.Add("u", "e", 1, protocol.UpdRTCUpdated, r)
+	if err != nil || &u.Changes[0].Data[0] != &noted[0] {
+		t.Fatalf("the change did not take the noted JSON: %s (%v)", u.Changes[0].Data, err)
+	}
+
+	other := &protocol.Turn{ID: "t1", UserID: "u"}
+	b.Sent(r, noted)
+	if u, _, err = b.Add("u", "e", 1, protocol.UpdTurnUpdated, other); err != nil || &u.Changes[1].Data[0] == &noted[0] {
+		t.Fatalf("another entity's change took the note: %s (%v)", u.Changes[1].Data, err)
+	}
+	if u, _, err = b.Add("u", "e", 1, protocol.UpdRTCUpdated, r); err != nil || &u.Changes[0].Data[0] == &noted[0] {
+		t.Fatalf("a note another change came between was kept: %v", err)
+	}
+	b.Sent(r, noted)
+	if u, _, err = b.Add("u", "e", 1, protocol.UpdRTCUpdated, *r); err != nil || &u.Changes[0].Data[0] == &noted[0] {
+		t.Fatalf("a change of the entity by value took its pointer's note: %v", err)
+	}
+
+	b.Sent(r, noted)
+	r.Status = protocol.RTCExecuting
+	if _, _, err = b.Add("u", "e", 1, protocol.UpdRTCUpdated, r); err == nil {
+		t.Fatal("an entity changed after its note was sent as noted")
+	}
+}

@@ -114,6 +114,7 @@ func (s Shared) SessionInsert(sess *protocol.Session) error {
 		return fmt.Errorf("insert session: %w", err)
 	}
 	s.Rows.Put("session", sess.ID, data)
+	s.Batch.Sent(sess, data)
 	return nil
 }
 
@@ -126,12 +127,13 @@ func (s Shared) RTCGet(id string) (*protocol.RTC, error) {
 
 // RTCInsert inserts r: its row, with its audit record when r carries one.
 func (s Shared) RTCInsert(r *protocol.RTC) error {
-	args, data := RTCArgs(r, s.D.Time)
+	args, data, sent := RTCArgs(r, s.D.Time)
 	if err := s.D.Send(SQLRTCInsert, args...); err != nil {
 		return fmt.Errorf("insert rtc: %w", err)
 	}
 	s.Audits = WithAudit(s.Audits, r)
 	s.Rows.Put("rtc", r.ID, data)
+	s.Batch.Sent(r, sent)
 	return nil
 }
 
@@ -143,11 +145,12 @@ func (s Shared) SessionList(userID, beforeID string, limit int) ([]protocol.Sess
 }
 
 func (s Shared) TurnInsert(t *protocol.Turn) error {
-	data, _ := t.StoredJSON()
+	sent, data, _ := t.Encode()
 	if err := s.D.Send(SQLTurnInsert, t.ID, t.SessionID, t.Seq, t.Status, s.D.JSON(data)); err != nil {
 		return fmt.Errorf("insert turn: %w", err)
 	}
 	s.Rows.Put("turn", t.ID, data)
+	s.Batch.Sent(t, sent)
 	return nil
 }
 

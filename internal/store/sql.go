@@ -155,8 +155,8 @@ func AuditListSQL(q AuditQuery, dbTime func(time.Time) any) (string, []any) {
 
 // RTCArgs is the arguments of SQLRTCInsert for r ($1-$12), times as the store
 // keeps them (dbTime), and r's stored JSON.
-func RTCArgs(r *protocol.RTC, dbTime func(time.Time) any) ([]any, []byte) {
-	data, _ := r.StoredJSON()
+func RTCArgs(r *protocol.RTC, dbTime func(time.Time) any) (args []any, data, sent []byte) {
+	sent, data, _ = r.Encode()
 	at := func(t *time.Time) any {
 		if t == nil {
 			return nil
@@ -168,14 +168,14 @@ func RTCArgs(r *protocol.RTC, dbTime func(time.Time) any) ([]any, []byte) {
 		created, ended = dbTime(r.CreatedAt), at(r.Audit.EndedAt)
 	}
 	return []any{r.ID, r.SessionID, r.TurnID, r.UserID, r.Seq, r.Status,
-		!protocol.RTCTerminal(r.Status), at(r.DeadlineAt), r.Audit != nil, created, ended, string(data)}, data
+		!protocol.RTCTerminal(r.Status), at(r.DeadlineAt), r.Audit != nil, created, ended, string(data)}, data, sent
 }
 
 // RTCUpdateArgs is the arguments of an RTC's compare-and-set (SQLRTCUpdateSet,
 // then the status r must have, $9).
-func RTCUpdateArgs(r *protocol.RTC, expectStatus string, dbTime func(time.Time) any) ([]any, []byte) {
-	args, data := RTCArgs(r, dbTime)
-	return append([]any{r.ID, r.Status}, append(args[6:], expectStatus)...), data
+func RTCUpdateArgs(r *protocol.RTC, expectStatus string, dbTime func(time.Time) any) (args []any, data, sent []byte) {
+	args, data, sent = RTCArgs(r, dbTime)
+	return append([]any{r.ID, r.Status}, append(args[6:], expectStatus)...), data, sent
 }
 
 // The schema's own records: its version and the initial epoch of new streams.

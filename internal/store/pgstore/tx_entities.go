@@ -83,6 +83,7 @@ func (t *tx) SessionUpdate(s *protocol.Session) error {
 	if err == nil {
 		t.Rows.Put("session", s.ID, data)
 		t.wroteRows(s.UserID)
+		t.Batch.Sent(s, data)
 	}
 	return err
 }
@@ -131,11 +132,12 @@ func (t *tx) TurnGet(id string) (*protocol.Turn, error) {
 // TurnUpdate is a compare-and-set the server checks (casUpdate): it waits to
 // go with the transaction's next statement.
 func (t *tx) TurnUpdate(tr *protocol.Turn, expectStatus string) error {
-	data, _ := tr.StoredJSON()
+	sent, data, _ := tr.Encode()
 	if err := t.casUpdate("turns", "status = $2, data = $3", tr.ID, tr.Status, string(data), expectStatus); err != nil {
 		return err
 	}
 	t.Rows.Put("turn", tr.ID, data)
+	t.Batch.Sent(tr, sent)
 	t.wroteRows(tr.UserID)
 	return nil
 }
@@ -158,6 +160,14 @@ func (t *tx) TurnMaxSeq(sessionID string) (int64, error) {
 func (t *tx) MessageInsert(m *protocol.Message, clientID string) error {
 	t.wroteRows(m.UserID)
 	data, _ := json.Marshal(m)
+	err := t.insertMessage(m, clientID, data)
+	if err == nil {
+		t.Batch.Sent(m, data)
+	}
+	return err
+}
+
+func (t *tx) insertMessage(m *protocol.Message, clientID string, data []byte) error {
 	t.seqs.wrote(m.SessionID, m.Seq)
 	var cid any // NULL: no idempotency key
 	if clientID != "" {
@@ -229,5 +239,9 @@ func (t *tx) MessageLastByRole(sessionID, role string) (*protocol.Message, error
 func (t *tx) MessageUpdate(m *protocol.Message, expectStatus string) error {
 	t.wroteRows(m.UserID)
 	data, _ := json.Marshal(m)
-	return t.casUpdate("messages", "status = $2, data = $3", m.ID, m.Status, string(data), expectStatus)
+	err := t.casUpdate("messages", "status = $2, data = $3", m.ID, m.Status, string(data), expectStatus)
+	if err == nil {
+		t.Batch.Sent(m, data)
+	}
+	return err
 }

@@ -71,10 +71,11 @@ func (t *tx) RTCListExpired(now time.Time, limit int) ([]protocol.RTC, error) {
 // RTCUpdate is a compare-and-set the server checks (casUpdate): it waits to
 // go with the transaction's next statement.
 func (t *tx) RTCUpdate(r *protocol.RTC, expectStatus string) error {
-	args, data := store.RTCUpdateArgs(r, expectStatus, t.D.Time)
+	args, data, sent := store.RTCUpdateArgs(r, expectStatus, t.D.Time)
 	if err := t.casUpdate("rtcs", store.SQLRTCUpdateSet, args...); err != nil {
 		return err
 	}
+	t.Batch.Sent(r, sent)
 	t.openRTCs.put(r, data)
 	t.Audits = store.WithAudit(t.Audits, r)
 	t.wroteRows(r.UserID)

@@ -20,6 +20,7 @@ func (t *tx) SessionUpdate(s *protocol.Session) error {
 	res, err := t.exec(`UPDATE sessions SET data = ? WHERE id = ?`, data, s.ID)
 	if err = t.casResult(res, err, "sessions", s.ID); err == nil {
 		t.Rows.Put("session", s.ID, data)
+		t.Batch.Sent(s, data)
 	}
 	return err
 }
@@ -29,10 +30,11 @@ func (t *tx) TurnGet(id string) (*protocol.Turn, error) {
 }
 
 func (t *tx) TurnUpdate(tr *protocol.Turn, expectStatus string) error {
-	data, _ := tr.StoredJSON()
+	sent, data, _ := tr.Encode()
 	res, err := t.exec(`UPDATE turns SET status = ?, data = ? WHERE id = ? AND status = ?`, tr.Status, data, tr.ID, expectStatus)
 	if err = t.casResult(res, err, "turns", tr.ID); err == nil {
 		t.wrote("turn", tr.ID, data, decodedTurn(tr))
+		t.Batch.Sent(tr, sent)
 	}
 	return err
 }
@@ -52,6 +54,7 @@ func (t *tx) MessageInsert(m *protocol.Message, clientID string) error {
 		return fmt.Errorf("insert message: %w", err)
 	}
 	t.raiseSeq("messages", m.SessionID, m.Seq)
+	t.Batch.Sent(m, data)
 	return nil
 }
 
@@ -66,5 +69,8 @@ func (t *tx) MessageLastByRole(sessionID, role string) (*protocol.Message, error
 func (t *tx) MessageUpdate(m *protocol.Message, expectStatus string) error {
 	data, _ := json.Marshal(m)
 	res, err := t.exec(`UPDATE messages SET status = $2, data = $3 WHERE id = $1 AND status = $4`, m.ID, m.Status, data, expectStatus)
-	return t.casResult(res, err, "messages", m.ID)
+	if err = t.casResult(res, err, "messages", m.ID); err == nil {
+		t.Batch.Sent(m, data)
+	}
+	return err
 }

@@ -36,12 +36,13 @@ func (t *tx) RTCGet(id string) (*protocol.RTC, error) {
 }
 
 func (t *tx) RTCUpdate(r *protocol.RTC, expectStatus string) error {
-	args, data := store.RTCUpdateArgs(r, expectStatus, t.D.Time)
+	args, data, sent := store.RTCUpdateArgs(r, expectStatus, t.D.Time)
 	res, err := t.updateRTC(r, expectStatus, args)
 	if err = t.casResult(res, err, "rtcs", r.ID); err == nil {
 		t.Audits = store.WithAudit(t.Audits, r)
 		t.wrote("rtc", r.ID, data, decodedRTC(r))
 		t.openChanged(r)
+		t.Batch.Sent(r, sent)
 	}
 	return err
 }
