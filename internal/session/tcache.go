@@ -80,6 +80,9 @@ func (c *transcriptCache) take(tx store.Tx, sessionID, userID string) (*cachedTr
 		c.bytes -= e.size
 	}
 	c.mu.Unlock()
+	if e == nil {
+		e = c.created(sessionID, userID, pos.Epoch)
+	}
 	// The store's history is read up to its last stored update; this
 	// transaction's own open update is folded from memory.
 	open, isOpen := tx.UpdateOpen(userID)
@@ -109,12 +112,27 @@ func (c *transcriptCache) takeCommitted(sessionID, userID string, pos store.Stre
 		c.bytes -= e.size
 	}
 	c.mu.Unlock()
+	if e == nil {
+		e = c.created(sessionID, userID, pos.Epoch)
+	}
 	if e == nil || !e.catchUp(nil, c.feed, sessionID, userID, pos, pos.Top, protocol.Update{}, false) {
 		return nil
 	}
 	metricTranscripts.WithLabelValues("cache").Inc()
 	e.epoch, e.top, e.size = pos.Epoch, pos.Top, sizeOf(e.tr)
 	return e
+}
+
+// created is an empty transcript of a session this process created, as of
+// the update before the one that created it (commitFeed.created), for
+// catchUp to bring up to date from the feed; nil when the feed does not
+// hold that update.
+func (c *transcriptCache) created(sessionID, userID, epoch string) *cachedTranscript {
+	off, ok := c.feed.created(userID, epoch, sessionID)
+	if !ok {
+		return nil
+	}
+	return &cachedTranscript{userID: userID, epoch: epoch, top: off - 1}
 }
 
 // put keeps a transcript that take returned.

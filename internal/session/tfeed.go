@@ -1,6 +1,7 @@
 package session
 
 import (
+	"encoding/json"
 	"sync"
 
 	"github.com/rtcagent/rtcagent/internal/protocol"
@@ -88,6 +89,38 @@ func (f *commitFeed) span(userID, epoch string, after, upTo int64) ([]protocol.U
 		}
 	}
 	return out, int64(len(out)) == upTo-after
+}
+
+// created is the offset of the user's update, of epoch, that created the
+// session, when the feed holds it. Nothing of the session comes before that
+// update: its transcript is what that update and the later ones hold of it.
+func (f *commitFeed) created(userID, epoch, sessionID string) (int64, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	list := f.byUser[userID]
+	if len(list) == 0 || list[0].Epoch != epoch {
+		return 0, false
+	}
+	for _, u := range list {
+		for _, ch := range u.Changes {
+			if ch.Type == protocol.UpdSessionCreated && changedSession(ch) == sessionID {
+				return u.Offset, true
+			}
+		}
+	}
+	return 0, false
+}
+
+// changedSession is the id of the session a session change carries.
+func changedSession(ch protocol.Change) string {
+	if s, ok := ch.Value.(*protocol.Session); ok {
+		return s.ID
+	}
+	var s struct {
+		ID string `json:"id"`
+	}
+	_ = json.Unmarshal(ch.Data, &s)
+	return s.ID
 }
 
 func updateBytes(u protocol.Update) int {

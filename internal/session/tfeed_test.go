@@ -76,3 +76,32 @@ func TestCommitFeedBounds(t *testing.T) {
 		t.Fatalf("past its byte bound the feed holds %d bytes of %d users", f.bytes, len(f.byUser))
 	}
 }
+
+// The feed names the update that created a session (from the change's value,
+// or its data when it carries none), of the stream's epoch only.
+func TestCommitFeedFindsASessionsCreation(t *testing.T) {
+	f := newCommitFeed()
+	created := func(off int64, s *protocol.Session, withValue bool) protocol.Update {
+		u := feedUpdate("u", "e1", off)
+		data, _ := json.Marshal(s)
+		ch := protocol.Change{Type: protocol.UpdSessionCreated, Data: data}
+		if withValue {
+			ch.Value = s
+		}
+		u.Changes = append(u.Changes, ch)
+		return u
+	}
+	f.add([]protocol.Update{feedUpdate("u", "e1", 1), created(2, &protocol.Session{ID: "a"}, true),
+		created(3, &protocol.Session{ID: "b"}, false), feedUpdate("u", "e1", 4)})
+	if off, ok := f.created("u", "e1", "a"); !ok || off != 2 {
+		t.Fatalf("session a: %d %v", off, ok)
+	}
+	if off, ok := f.created("u", "e1", "b"); !ok || off != 3 {
+		t.Fatalf("session b (data only): %d %v", off, ok)
+	}
+	for _, c := range []struct{ user, epoch, session string }{{"u", "e1", "c"}, {"u", "e2", "a"}, {"v", "e1", "a"}} {
+		if _, ok := f.created(c.user, c.epoch, c.session); ok {
+			t.Errorf("found %+v", c)
+		}
+	}
+}
