@@ -30,18 +30,26 @@ type sentJSON struct {
 	raw []byte
 }
 
-// Sent notes raw, the JSON the entity v (a pointer) is sent as, encoded with
-// the row just written: the change of v added next takes it instead of
+// Sent notes raw, the JSON the entity v is sent as, encoded with the row just
+// written: the change of v (the same pointer) added next takes it instead of
 // encoding v again. The next note or change, of v or not, forgets it, so it
 // holds only while v is unchanged between its row and its change, as every
-// emitter writes them. In tests Add checks it against v's own encoding.
-func (b *Batch) Sent(v any, raw []byte) { b.sent = sentJSON{v, raw} }
+// emitter writes them. In tests Add checks it against v's own encoding. A v
+// that is no pointer, or a nil raw (v did not encode: the change encodes it
+// and fails), notes nothing.
+func (b *Batch) Sent(v protocol.Keyed, raw []byte) {
+	b.sent = sentJSON{}
+	if t := reflect.TypeOf(v); raw != nil && t != nil && t.Kind() == reflect.Pointer {
+		b.sent = sentJSON{v, raw}
+	}
+}
 
 // encoded is data's JSON: the note of Sent when it is data's, or its encoding.
 func (b *Batch) encoded(data any) ([]byte, error) {
 	n := b.sent
 	b.sent = sentJSON{}
-	// n.v is a pointer: comparing it with data compares pointers, or types.
+	// n.v is a pointer (Sent): comparing it with data compares pointers, or
+	// types, and cannot panic.
 	if n.v == nil || n.v != data {
 		return encode(data)
 	}

@@ -96,6 +96,11 @@ func TestChangeTakesTheJSONItsRowNoted(t *testing.T) {
 		t.Fatalf("a change of the entity by value took its pointer's note: %v", err)
 	}
 
+	b.Sent(r, nil) // r did not encode
+	if u, _, err = b.Add("u", "e", 1, protocol.UpdRTCUpdated, r); err != nil || len(u.Changes[0].Data) == 0 {
+		t.Fatalf("a note of no JSON was taken: %q (%v)", u.Changes[0].Data, err)
+	}
+
 	b.Sent(r, noted)
 	r.Status = protocol.RTCExecuting
 	if _, _, err = b.Add("u", "e", 1, protocol.UpdRTCUpdated, r); err == nil {
