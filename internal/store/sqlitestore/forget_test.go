@@ -50,6 +50,7 @@ func TestAGroupRolledBackIsForgotten(t *testing.T) {
 		_, err := st.(*tx).exec("ROLLBACK")
 		return err
 	}}
+	s.group.leader <- struct{}{} // run gives the token back
 	s.group.run([]*write{complete, endsTheTransaction})
 	if complete.err == nil {
 		t.Fatal("a write of a group rolled back reported success")
@@ -106,6 +107,7 @@ func TestReadsSeeCommittedLeases(t *testing.T) {
 		_, err := st.(*tx).exec("ROLLBACK")
 		return err
 	}}
+	s.group.leader <- struct{}{}
 	s.group.run([]*write{takes, reads})
 	if takes.err == nil {
 		t.Fatal("a write of a group rolled back reported success")

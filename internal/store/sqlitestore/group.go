@@ -21,13 +21,19 @@ const maxGroup = 32
 //
 // A fn that fails is rolled back to its savepoint and gets its error; the others
 // of the group are unaffected. When the commit itself fails, every write of the
-// group gets the error, and none of them took effect. Commit hooks run in group
-// order, so updates still reach the hook in offset order.
+// group gets the error, and none of them took effect.
+//
+// A group publishes its commit (the commit hook, then the stream positions
+// readers see) after it gave the token back: the next group runs while the
+// hook does. Groups publish in commit order (publishing), so updates still
+// reach the hook in offset order; a Write returns once its commit is
+// published.
 type group struct {
-	s      *Store
-	leader chan struct{} // holds one token: the right to run a group
-	mu     sync.Mutex    // guards queue
-	queue  []*write
+	s          *Store
+	leader     chan struct{} // holds one token: the right to run a group
+	publishing sync.Mutex    // held from a group's commit to the end of its publishing
+	mu         sync.Mutex    // guards queue
+	queue      []*write
 }
 
 // write is one Write call.
@@ -60,12 +66,13 @@ func (g *group) write(ctx context.Context, fn func(tx store.Tx) error) error {
 		case g.leader <- struct{}{}:
 			// Holding the token, no group is in flight: w is done or still
 			// queued, perhaps behind a full group, in which case it waits again.
+			// run gives the token back.
 			select {
 			case <-w.done:
+				<-g.leader
 			default:
 				g.run(g.take())
 			}
-			<-g.leader
 		}
 	}
 }
@@ -89,10 +96,20 @@ func (g *group) take() []*write {
 	return batch
 }
 
-// run executes one group and finishes every write in it.
+// run executes one group and finishes every write in it. The caller holds
+// the token; run gives it back once the group committed or failed, before it
+// publishes the commit.
 func (g *group) run(batch []*write) {
 	s := g.s
+	held := true
+	release := func() {
+		if held {
+			held = false
+			<-g.leader
+		}
+	}
 	defer func() {
+		release()
 		for _, w := range batch {
 			close(w.done)
 		}
@@ -160,6 +177,10 @@ func (g *group) run(batch []*write) {
 	s.leases.committed()
 	s.resumes.committed()
 	s.countCommit(s.wc.c, len(ok), time.Since(began))
+	// Publishing waits for the group before, then lets the next one run.
+	g.publishing.Lock()
+	defer g.publishing.Unlock()
+	release()
 	s.mu.Lock()
 	hook := s.hook
 	s.mu.Unlock()
