@@ -32,7 +32,7 @@ func TestAGroupRolledBackIsForgotten(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	complete := &write{ctx: ctx, done: make(chan struct{}), fn: func(tx store.Tx) error {
+	complete := &write{ctx: ctx, taken: make(chan struct{}), done: make(chan struct{}), fn: func(tx store.Tx) error {
 		tr, err := tx.TurnGet("t1")
 		if err != nil {
 			return err
@@ -46,7 +46,7 @@ func TestAGroupRolledBackIsForgotten(t *testing.T) {
 		}
 		return tx.TurnUpdate(tr, protocol.TurnRunning)
 	}}
-	endsTheTransaction := &write{ctx: ctx, done: make(chan struct{}), fn: func(st store.Tx) error {
+	endsTheTransaction := &write{ctx: ctx, taken: make(chan struct{}), done: make(chan struct{}), fn: func(st store.Tx) error {
 		_, err := st.(*tx).exec("ROLLBACK")
 		return err
 	}}
@@ -98,11 +98,11 @@ func TestReadsSeeCommittedLeases(t *testing.T) {
 		return ids
 	}
 	var during []string
-	takes := &write{ctx: ctx, done: make(chan struct{}), fn: func(tx store.Tx) error {
+	takes := &write{ctx: ctx, taken: make(chan struct{}), done: make(chan struct{}), fn: func(tx store.Tx) error {
 		_, err := tx.LeaseAcquire("s1", "n1", time.Hour)
 		return err
 	}}
-	reads := &write{ctx: ctx, done: make(chan struct{}), fn: func(st store.Tx) error {
+	reads := &write{ctx: ctx, taken: make(chan struct{}), done: make(chan struct{}), fn: func(st store.Tx) error {
 		during = candidates() // the group's lease is staged, not committed
 		_, err := st.(*tx).exec("ROLLBACK")
 		return err

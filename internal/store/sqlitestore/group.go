@@ -43,6 +43,7 @@ type write struct {
 	t     *tx
 	err   error
 	panic any
+	taken chan struct{} // closed once a leader took it into a group
 	done  chan struct{}
 }
 
@@ -52,29 +53,31 @@ func (g *group) init(s *Store) {
 }
 
 func (g *group) write(ctx context.Context, fn func(tx store.Tx) error) error {
-	w := &write{ctx: ctx, fn: fn, done: make(chan struct{})}
+	w := &write{ctx: ctx, fn: fn, taken: make(chan struct{}), done: make(chan struct{})}
 	g.mu.Lock()
 	g.queue = append(g.queue, w)
 	g.mu.Unlock()
-	for {
+	for waiting := true; waiting; {
 		select {
-		case <-w.done: // a leader ran it
-			if w.panic != nil {
-				panic(w.panic)
-			}
-			return w.err
+		case <-w.taken: // a leader runs it
+			waiting = false
 		case g.leader <- struct{}{}:
-			// Holding the token, no group is in flight: w is done or still
-			// queued, perhaps behind a full group, in which case it waits again.
-			// run gives the token back.
+			// Holding the token, no group runs: w was taken (its group
+			// publishes) or is still queued, perhaps behind a full group, in
+			// which case it waits again. run gives the token back.
 			select {
-			case <-w.done:
+			case <-w.taken:
 				<-g.leader
 			default:
 				g.run(g.take())
 			}
 		}
 	}
+	<-w.done
+	if w.panic != nil {
+		panic(w.panic)
+	}
+	return w.err
 }
 
 // hold runs fn while no group runs: writes wait for it and then commit together.
@@ -89,6 +92,9 @@ func (g *group) take() []*write {
 	defer g.mu.Unlock()
 	n := min(len(g.queue), maxGroup)
 	batch := g.queue[:n:n]
+	for _, w := range batch {
+		close(w.taken)
+	}
 	g.queue = g.queue[n:]
 	if len(g.queue) == 0 {
 		g.queue = nil
