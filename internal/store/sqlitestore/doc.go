@@ -3,8 +3,10 @@
 //
 // All writes go through one connection. Writes that arrive while another is
 // committing are committed together, each in its own savepoint (group.go): a
-// failing write takes back only its own work, hooks run in commit order, and one
-// commit pays the file writes of the whole group. Reads use a separate set of
+// failing write takes back only its own work, and one commit pays the file
+// writes of the whole group. A group publishes its commit (the commit hook,
+// then the positions readers see) after it gave the writer back, in commit
+// order, and its writes return once it has. Reads use a separate set of
 // read-only connections that see committed data (WAL mode). Every connection keeps
 // its statements prepared. The WAL is copied into the database file by a
 // checkpoint on its own connection (checkpoint.go), never inside a commit, and it
