@@ -6,10 +6,10 @@ import (
 )
 
 // withMember is obj, a JSON object as encoding/json writes one, with the
-// member name: v added last, as a struct that embeds obj's type and adds v's
-// field (omitempty) encodes: obj itself when v is nil. The result is a new
-// slice; obj is left as it is.
-func withMember(obj []byte, name string, v any) ([]byte, error) {
+// member name: *v added last, as a struct that embeds obj's type and adds v's
+// field (a pointer, omitempty) encodes: obj itself when v is nil. The result
+// is a new slice; obj is left as it is.
+func withMember[T any](obj []byte, name string, v *T) ([]byte, error) {
 	if v == nil {
 		return obj, nil
 	}

@@ -49,10 +49,11 @@ func TestEncodeIsStoredAndSent(t *testing.T) {
 			t.Errorf("turn %q:\nsent   %s\nwant   %s\nstored %s\nwant   %s", tr.ID, sent, wantSent, stored, wantStored)
 		}
 	}
-	if _, err := withMember([]byte(`[1]`), "x", 1); err == nil {
+	one := 1
+	if _, err := withMember([]byte(`[1]`), "x", &one); err == nil {
 		t.Error("withMember took an array")
 	}
-	if got, _ := withMember([]byte(`{}`), "x", 1); string(got) != `{"x":1}` {
+	if got, _ := withMember([]byte(`{}`), "x", &one); string(got) != `{"x":1}` {
 		t.Errorf("withMember of {}: %s", got)
 	}
 }

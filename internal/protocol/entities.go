@@ -232,11 +232,7 @@ func (t *Turn) Encode() (sent, stored []byte, err error) {
 	if sent, err = json.Marshal(t); err != nil {
 		return nil, nil, err
 	}
-	var cp any
-	if t.Checkpoint != nil {
-		cp = t.Checkpoint
-	}
-	stored, err = withMember(sent, "checkpoint", cp)
+	stored, err = withMember(sent, "checkpoint", t.Checkpoint)
 	return sent, stored, err
 }
 
@@ -431,11 +427,7 @@ func (r *RTC) Encode() (sent, stored []byte, err error) {
 	if sent, err = r.MarshalJSON(); err != nil {
 		return nil, nil, err
 	}
-	var audit any
-	if r.Audit != nil {
-		audit = r.Audit
-	}
-	stored, err = withMember(sent, "audit_state", audit)
+	stored, err = withMember(sent, "audit_state", r.Audit)
 	return sent, stored, err
 }
 
