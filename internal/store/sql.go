@@ -154,7 +154,8 @@ func AuditListSQL(q AuditQuery, dbTime func(time.Time) any) (string, []any) {
 }
 
 // RTCArgs is the arguments of SQLRTCInsert for r ($1-$12), times as the store
-// keeps them (dbTime), and r's stored JSON.
+// keeps them (dbTime), and r's JSON as stored and as sent, encoded once
+// (protocol.RTC.Encode).
 func RTCArgs(r *protocol.RTC, dbTime func(time.Time) any) (args []any, data, sent []byte) {
 	sent, data, _ = r.Encode()
 	at := func(t *time.Time) any {
