@@ -23,7 +23,7 @@ func NewID() string { return uuid.Must(uuid.NewV7()).String() }
 
 // Inbox item kinds.
 const (
-	KindTurnStart  = "turn.start"         // a queued turn may start
+	KindTurnStart  = store.KindTurnStart  // a queued turn may start
 	KindTurnResume = store.KindTurnResume // every RTC of the waiting step is terminal
 	KindRTCExecute = "rtc.execute"        // the turn's open server call may run
 )

@@ -200,6 +200,9 @@ type Inbox interface {
 	InboxSessions(limit int) ([]string, error)
 }
 
+// KindTurnStart is the inbox item of a queued turn: it may start.
+const KindTurnStart = "turn.start"
+
 // KindTurnResume is the inbox item of a turn whose step's calls have all
 // ended: its next step is due. The session worker queues it in the
 // transaction that ends the step's last open call and deletes it in the one

@@ -76,9 +76,6 @@ func (t *tx) noteResumes(sessionID string, items []store.InboxItem) {
 	t.resumes[sessionID] = items
 }
 
-// kindTurnStart is the item a queued turn starts from (internal/core).
-const kindTurnStart = "turn.start"
-
 // deriveResumes reads the resume items the rows say (see above): for each
 // turn that waits with no open call, and each running turn (its step was cut
 // off), unless an item of the table names it already: a resume an earlier
@@ -95,7 +92,7 @@ func deriveResumes(ctx context.Context, q querier, at time.Time) (map[string][]s
 		WHERE (t.status = ? AND NOT EXISTS (SELECT 1 FROM rtcs r WHERE r.turn_id = t.id AND r.open = 1) OR t.status = ?)
 		AND NOT EXISTS (SELECT 1 FROM inbox i WHERE i.session_id = t.session_id AND i.turn_id = t.id AND (i.kind = ? OR i.kind = ? AND t.status = ?))
 		AND json_extract(t.data, '$.kind') IS NOT ?
-		ORDER BY t.rowid`, protocol.TurnWaiting, protocol.TurnRunning, store.KindTurnResume, kindTurnStart, protocol.TurnRunning, protocol.TurnKindApp)
+		ORDER BY t.rowid`, protocol.TurnWaiting, protocol.TurnRunning, store.KindTurnResume, store.KindTurnStart, protocol.TurnRunning, protocol.TurnKindApp)
 	if err != nil {
 		return nil, fmt.Errorf("derive resume items: %w", err)
 	}
