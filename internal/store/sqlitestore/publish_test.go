@@ -2,6 +2,7 @@ package sqlitestore
 
 import (
 	"context"
+	"errors"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -11,23 +12,30 @@ import (
 	"github.com/rtcagent/rtcagent/internal/store"
 )
 
+func openPublishing(t *testing.T) *Store {
+	t.Helper()
+	s, err := Open(context.Background(), filepath.Join(t.TempDir(), "t.db"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// appendOne writes one update of user u.
+func appendOne(s *Store) error {
+	return s.Write(context.Background(), func(tx store.Tx) error {
+		_, err := tx.UpdateAppend("u", protocol.UpdTurnUpdated, nil)
+		return err
+	})
+}
+
 // Two writes committed as one group are one commit: while the group's hook
 // runs, the write that did not lead it waits for its publishing and runs no
 // group of its own (an empty one when nothing else is queued).
 func TestAWriteTakenIntoAGroupLeadsNoOther(t *testing.T) {
-	ctx := context.Background()
-	s, err := Open(ctx, filepath.Join(t.TempDir(), "t.db"), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	appendOne := func() error {
-		return s.Write(ctx, func(tx store.Tx) error {
-			_, err := tx.UpdateAppend("u", protocol.UpdTurnUpdated, nil)
-			return err
-		})
-	}
-	if err := appendOne(); err != nil { // takes the writer
+	s := openPublishing(t)
+	if err := appendOne(s); err != nil { // takes the writer
 		t.Fatal(err)
 	}
 	queued := func() int {
@@ -41,8 +49,8 @@ func TestAWriteTakenIntoAGroupLeadsNoOther(t *testing.T) {
 	before := s.Counts()
 	errs := make(chan error, 2)
 	s.group.hold(func() { // both queue before either leads
-		go func() { errs <- appendOne() }()
-		go func() { errs <- appendOne() }()
+		go func() { errs <- appendOne(s) }()
+		go func() { errs <- appendOne(s) }()
 		for queued() < 2 {
 			time.Sleep(time.Millisecond)
 		}
@@ -58,5 +66,61 @@ func TestAWriteTakenIntoAGroupLeadsNoOther(t *testing.T) {
 	}
 	if got.Commits != 1 || got.Writes != 2 {
 		t.Fatalf("one group of two writes made %d commits of %d writes", got.Commits, got.Writes)
+	}
+}
+
+// A group's commit hook runs after the group gave the writer back: the next
+// group runs and commits meanwhile, and its own hook waits for the first's,
+// so updates reach the hook in offset order; each Write returns once its
+// hook ran.
+func TestNextGroupCommitsWhileAHookRuns(t *testing.T) {
+	ctx := context.Background()
+	s := openPublishing(t)
+	inHook, release := make(chan struct{}), make(chan struct{})
+	var mu sync.Mutex
+	var offsets []int64
+	s.SetCommitHook(func(c store.Commit) {
+		mu.Lock()
+		for _, u := range c.Updates {
+			offsets = append(offsets, u.Offset)
+		}
+		first := len(offsets) == 1
+		mu.Unlock()
+		if first {
+			close(inHook)
+			<-release
+		}
+	})
+	first, second := make(chan error, 1), make(chan error, 1)
+	go func() { first <- appendOne(s) }()
+	<-inHook
+	go func() { second <- appendOne(s) }()
+	deadline := time.Now().Add(10 * time.Second)
+	for top := int64(0); top < 2; {
+		if time.Now().After(deadline) {
+			t.Fatal("the second write did not commit while the first's hook ran")
+		}
+		if err := s.Read(ctx, func(tx store.Tx) error {
+			p, err := tx.StreamGet("u")
+			top = p.Top
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	select {
+	case err := <-second:
+		t.Fatalf("the second write returned (%v) before its commit was published", err)
+	case <-time.After(50 * time.Millisecond):
+	}
+	close(release)
+	if err := errors.Join(<-first, <-second); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(offsets) != 2 || offsets[0] != 1 || offsets[1] != 2 {
+		t.Fatalf("the hook saw offsets %v, want [1 2]", offsets)
 	}
 }
