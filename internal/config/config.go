@@ -52,6 +52,7 @@ type Config struct {
 	MsgRate      int           // -message-rate, RTCAGENT_MESSAGE_RATE; v1.message.send per user and minute (per node); default 20, -1 disables
 	MsgBurst     int           // -message-burst, RTCAGENT_MESSAGE_BURST; messages a user may send at once; default 10
 	StepLimit    int           // -step-limit, RTCAGENT_STEP_LIMIT; model steps per turn; default 50
+	Active       int           // -active-sessions, RTCAGENT_ACTIVE_SESSIONS; sessions this node works on at once (model steps, server-side tools); others wait their turn; default 256
 	CompactAt    int           // -compact-threshold, RTCAGENT_COMPACT_THRESHOLD; context tokens past which older history is summarised before the next step; default 100000, 0 disables
 	CompactKeep  int           // -compact-keep, RTCAGENT_COMPACT_KEEP; tokens of recent history kept verbatim after a summary; default 0 = a fifth of the threshold
 	Retention    time.Duration // -update-retention, RTCAGENT_UPDATE_RETENTION; Topic history kept; default 168h
@@ -69,7 +70,7 @@ func Default() Config {
 	return Config{Addr: ":8080", DataFile: "rtcagent.db", RedisPfx: "rtcagent", LogLevel: "info", OpenAIMdl: "gpt-4o-mini", AnthMdl: "claude-sonnet-4-5",
 		MaxTokens: 4096, Retries: 3, RetryWait: time.Second, ModelIdle: time.Minute, ModelStep: 10 * time.Minute, LeaseTTL: 30 * time.Second, NodeTTL: 3 * time.Second,
 		PollInterval: time.Second, ExecTimeout: 5 * time.Minute,
-		HumanTimeout: 24 * time.Hour, StepLimit: 50, CompactAt: 100000, MsgRate: 20, MsgBurst: 10, Retention: 7 * 24 * time.Hour, ShutdownWait: 10 * time.Second}
+		HumanTimeout: 24 * time.Hour, StepLimit: 50, Active: 256, CompactAt: 100000, MsgRate: 20, MsgBurst: 10, Retention: 7 * 24 * time.Hour, ShutdownWait: 10 * time.Second}
 }
 
 // Parse reads flags from args, with environment variables as defaults.
@@ -133,6 +134,7 @@ func Parse(args []string, getenv func(string) string) (Config, error) {
 	num(&c.MsgRate, "message-rate", "RTCAGENT_MESSAGE_RATE", "messages per user and minute; -1 = unlimited")
 	num(&c.MsgBurst, "message-burst", "RTCAGENT_MESSAGE_BURST", "messages a user may send at once")
 	num(&c.StepLimit, "step-limit", "RTCAGENT_STEP_LIMIT", "model steps per turn")
+	num(&c.Active, "active-sessions", "RTCAGENT_ACTIVE_SESSIONS", "sessions this node works on at once (model steps, server-side tools); others wait their turn")
 	num(&c.CompactAt, "compact-threshold", "RTCAGENT_COMPACT_THRESHOLD", "context tokens past which history is summarised; 0 = never")
 	num(&c.CompactKeep, "compact-keep", "RTCAGENT_COMPACT_KEEP", "tokens of recent history kept after a summary; 0 = a fifth of the threshold")
 	dur(&c.Retention, "update-retention", "RTCAGENT_UPDATE_RETENTION", "Topic history retention")
@@ -201,8 +203,15 @@ func (c Config) Validate() error {
 	if c.LeaseTTL < 300*time.Millisecond || c.PollInterval <= 0 || c.ExecTimeout <= 0 || c.HumanTimeout <= 0 || c.StepLimit <= 0 {
 		errs = append(errs, errors.New("lease TTL (>= 300ms), poll interval, timeouts and step limit must be positive"))
 	}
+	if c.Active < 1 || c.Active > maxActive {
+		errs = append(errs, fmt.Errorf("active sessions must be between 1 and %d", maxActive))
+	}
 	return errors.Join(errs...)
 }
+
+// maxActive bounds -active-sessions: each active session may hold a model
+// stream and a database connection's turn.
+const maxActive = 100000
 
 // AllowedOrigins splits Origins.
 func (c Config) AllowedOrigins() []string {

@@ -116,3 +116,22 @@ func TestModelDeadlinesAndTokenClaims(t *testing.T) {
 		}
 	}
 }
+
+func TestActiveSessions(t *testing.T) {
+	if d := Default(); d.Active != 256 {
+		t.Fatalf("default active sessions %d", d.Active)
+	}
+	c, err := Parse([]string{"-dev", "-active-sessions", "1000"}, env(nil))
+	if err != nil || c.Active != 1000 {
+		t.Fatalf("parsed %d, %v", c.Active, err)
+	}
+	c, err = Parse([]string{"-dev"}, env(map[string]string{"RTCAGENT_ACTIVE_SESSIONS": "32"}))
+	if err != nil || c.Active != 32 {
+		t.Fatalf("from the environment: %d, %v", c.Active, err)
+	}
+	for _, n := range []string{"0", "-1", "100001"} {
+		if _, err := Parse([]string{"-dev", "-active-sessions", n}, env(nil)); err == nil || !strings.Contains(err.Error(), "active sessions") {
+			t.Errorf("-active-sessions %s: %v", n, err)
+		}
+	}
+}

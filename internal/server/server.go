@@ -124,7 +124,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, opt Options) 
 	compaction := session.Compaction{Threshold: int64(cfg.CompactAt), Keep: int64(cfg.CompactKeep)}
 	s.runner = session.New(session.Config{Store: st, Model: model, Logger: log, Limits: lim, System: system,
 		Compaction: compaction, Prices: prices, Tracer: s.tracer,
-		LeaseTTL: cfg.LeaseTTL, NodeTTL: cfg.NodeTTL, PollInterval: cfg.PollInterval, Partials: partials, ModelRetries: retries(cfg.Retries), RetryBackoff: cfg.RetryWait,
+		LeaseTTL: cfg.LeaseTTL, NodeTTL: cfg.NodeTTL, PollInterval: cfg.PollInterval, Concurrency: cfg.Active, Partials: partials, ModelRetries: retries(cfg.Retries), RetryBackoff: cfg.RetryWait,
 		VerifyTranscripts: opt.VerifyTranscripts, ServerTools: serverTools,
 		// With PostgreSQL each statement is a network exchange: read the step's
 		// input in the transaction that takes the work. SQLite's single writer

@@ -41,9 +41,12 @@ type Config struct {
 	// sessions of a process that died, whatever their lease TTL.
 	NodeTTL      time.Duration
 	PollInterval time.Duration // inbox and deadline backstop poll; default 1 s
-	Concurrency  int           // sessions drained at once; default 64
-	Holder       string        // lease holder id; default random per process
-	Partials     Partials      // text of streaming messages; default in this process's memory
+	// Concurrency is how many sessions this process drains at once (model
+	// steps and server-side tools in flight); a session with work beyond it
+	// waits for a slot. Default 256.
+	Concurrency int
+	Holder      string   // lease holder id; default random per process
+	Partials    Partials // text of streaming messages; default in this process's memory
 	// ModelRetries is how often a step is retried after a transient model error
 	// (rate limit, provider unavailable) that struck before anything streamed;
 	// default 3, negative disables. RetryBackoff is the first wait, doubled each
@@ -111,7 +114,7 @@ func New(cfg Config) *Runner {
 		cfg.PollInterval = time.Second
 	}
 	if cfg.Concurrency <= 0 {
-		cfg.Concurrency = 64
+		cfg.Concurrency = 256
 	}
 	if cfg.Holder == "" {
 		var b [8]byte
