@@ -136,7 +136,7 @@ func New(cfg Config) *Runner {
 	cfg.Limits = cfg.Limits.WithDefaults()
 	return &Runner{cfg: cfg, log: cfg.Logger.With("component", "session"), wake: make(chan struct{}, 1),
 		sem: make(chan struct{}, cfg.Concurrency), active: map[string]bool{}, missed: map[string]bool{},
-		readInbox: true, parts: cfg.Partials, tcache: newTranscriptCache()}
+		readInbox: true, parts: cfg.Partials, tcache: newTranscriptCache(cfg.Concurrency)}
 }
 
 // Committed hands the runner the updates of a commit of this process (from the
@@ -265,26 +265,32 @@ func (r *Runner) Run(ctx context.Context) {
 	}
 }
 
+// claimAhead is how many sessions with work a claim pass reads beyond the
+// free drain slots: they wait in memory for the slots that free next.
+const claimAhead = 64
+
 // claim starts a drain for each session with inbox work and a free lease: those
 // waiting in memory, and when asked to read, those the inbox has.
 func (r *Runner) claim(ctx context.Context) {
 	// With every drain slot taken the pass could start nothing: it notes the
 	// backlog instead of reading, and a drain that ends asks for the pass.
 	r.mu.Lock()
-	full := len(r.sem) == cap(r.sem)
+	free := cap(r.sem) - len(r.sem)
 	read := r.readInbox || r.backlog
 	r.readInbox = false
-	if full {
+	if free == 0 {
 		r.backlog = read
 		r.mu.Unlock()
 		return
 	}
 	r.mu.Unlock()
 	if read {
+		// The free slots and a few more, which wait here for the next ones.
+		limit := min(r.cfg.Concurrency, free+claimAhead)
 		var ids []string
 		err := r.cfg.Store.Read(ctx, func(tx store.Tx) error {
 			var err error
-			ids, err = tx.InboxSessions(r.cfg.Concurrency)
+			ids, err = tx.InboxSessions(limit)
 			return err
 		})
 		if err != nil {
@@ -296,7 +302,7 @@ func (r *Runner) claim(ctx context.Context) {
 		r.mu.Lock()
 		// As many as asked for: there may be more, which the pass after the
 		// next drain's end reads (rather than the poll).
-		r.backlog = len(ids) >= r.cfg.Concurrency
+		r.backlog = len(ids) >= limit
 		r.waiting.putFirst(ids)
 		r.mu.Unlock()
 	}

@@ -15,7 +15,7 @@ import (
 
 // Bounds of the transcript cache.
 const (
-	cachedSessions = 256      // transcripts kept
+	cachedSessions = 256      // transcripts kept, at least: twice the sessions drained at once
 	cachedBytes    = 64 << 20 // their text, tool arguments and results together
 	maxCatchUp     = 512      // updates applied to bring one up to date; beyond, it is read again
 )
@@ -37,6 +37,7 @@ type transcriptCache struct {
 	mu      sync.Mutex
 	tick    int64
 	bytes   int // sum of the entries' sizes
+	max     int // entries kept
 	entries map[string]*cachedTranscript
 }
 
@@ -49,8 +50,10 @@ type cachedTranscript struct {
 	tr     agent.Transcript
 }
 
-func newTranscriptCache() *transcriptCache {
-	return &transcriptCache{feed: newCommitFeed(), entries: map[string]*cachedTranscript{}}
+// newTranscriptCache keeps the transcripts of twice as many sessions as are
+// drained at once (active), and at least cachedSessions.
+func newTranscriptCache(active int) *transcriptCache {
+	return &transcriptCache{feed: newCommitFeed(), max: max(cachedSessions, 2*active), entries: map[string]*cachedTranscript{}}
 }
 
 // load returns the session's transcript as of tx's snapshot.
@@ -149,7 +152,7 @@ func (c *transcriptCache) put(sessionID string, e *cachedTranscript) {
 	e.used = c.tick
 	c.entries[sessionID] = e
 	c.bytes += e.size
-	for len(c.entries) > cachedSessions || c.bytes > cachedBytes {
+	for len(c.entries) > c.max || c.bytes > cachedBytes {
 		c.evictOldest()
 	}
 	c.mu.Unlock()
