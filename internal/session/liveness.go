@@ -28,7 +28,18 @@ func (r *Runner) beat(ctx context.Context) {
 }
 
 func (r *Runner) beatOnce(ctx context.Context) error {
-	return r.cfg.Store.Write(ctx, func(tx store.Tx) error { return tx.NodeBeat(r.cfg.Holder, r.cfg.NodeTTL) })
+	return r.writeLiveness(ctx, func(tx store.Tx) error { return tx.NodeBeat(r.cfg.Holder, r.cfg.NodeTTL) })
+}
+
+// writeLiveness runs a write of this process's liveness record apart from
+// the store's other work where the store can (store.LivenessWriter): with
+// every pooled connection busy with drains and API calls, a renewal that
+// waited its turn could come after the record expired.
+func (r *Runner) writeLiveness(ctx context.Context, fn func(tx store.Tx) error) error {
+	if lw, ok := r.cfg.Store.(store.LivenessWriter); ok {
+		return lw.WriteLiveness(ctx, fn)
+	}
+	return r.cfg.Store.Write(ctx, fn)
 }
 
 // leave expires this process's liveness record when the runner stops, so any
@@ -36,7 +47,7 @@ func (r *Runner) beatOnce(ctx context.Context) error {
 func (r *Runner) leave() {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
-	if err := r.cfg.Store.Write(ctx, func(tx store.Tx) error { return tx.NodeLeave(r.cfg.Holder) }); err != nil {
+	if err := r.writeLiveness(ctx, func(tx store.Tx) error { return tx.NodeLeave(r.cfg.Holder) }); err != nil {
 		r.log.Warn("expire node liveness at shutdown", "node", r.cfg.Holder, "err", err)
 	}
 }

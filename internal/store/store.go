@@ -38,6 +38,15 @@ type Store interface {
 	Close() error
 }
 
+// LivenessWriter is a store that runs a node's liveness writes (Tx.NodeBeat,
+// Tx.NodeLeave) apart from its other work, so that they never wait behind it:
+// a record renewed late hands every session of a live node to the others.
+// PostgreSQL runs them on a connection of their own; a store without it runs
+// them with Write.
+type LivenessWriter interface {
+	WriteLiveness(ctx context.Context, fn func(tx Tx) error) error
+}
+
 // Positions is a store that knows, without a transaction, each user stream's
 // position as of its last commit whose hook has run: the embedded store, the
 // only writer of its database. Whoever keeps a copy of a stream's entities up

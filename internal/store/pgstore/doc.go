@@ -16,7 +16,10 @@
 // # Transactions
 //
 // Write runs fn in one READ COMMITTED transaction; Read in one REPEATABLE READ, READ
-// ONLY transaction (one snapshot for all of fn). Under READ COMMITTED each
+// ONLY transaction (one snapshot for all of fn). WriteLiveness is Write on a
+// connection of its own (store.LivenessWriter): a node's liveness record is
+// renewed in time however busy the pool (pool_max_conns, by default the
+// larger of 4 and the CPUs) is. Under READ COMMITTED each
 // statement sees the latest commits, so every read-modify-write locks or re-checks
 // its row:
 //   - offsets: the user's user_streams row is locked (SELECT … FOR UPDATE, created

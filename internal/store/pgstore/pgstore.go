@@ -34,9 +34,12 @@ type Options struct {
 // Store is the PostgreSQL implementation of store.Store.
 type Store struct {
 	pool *pgxpool.Pool
-	now  func() time.Time
-	hook atomic.Pointer[func(store.Commit)]
-	seq  sequencer
+	// liveness is a pool of one connection for the node's liveness writes
+	// (WriteLiveness): they never wait behind pool's work.
+	liveness *pgxpool.Pool
+	now      func() time.Time
+	hook     atomic.Pointer[func(store.Commit)]
+	seq      sequencer
 	// epoch is the initial epoch of every user stream: fixed per database (meta
 	// table), so a user with no updates yet reads the same epoch before and after
 	// the first one, on every node.
@@ -88,13 +91,20 @@ func Open(ctx context.Context, url string, opt Options) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("pgstore: connect: %w", err)
 	}
-	s := &Store{pool: pool, now: opt.Now, connCfg: cfg.ConnConfig, channel: channel(opt.Schema)}
-	if err := s.migrate(ctx, opt.Schema); err != nil {
+	lcfg := cfg.Copy()
+	lcfg.MinConns, lcfg.MaxConns = 0, 1
+	liveness, err := pgxpool.NewWithConfig(ctx, lcfg)
+	if err != nil {
 		pool.Close()
+		return nil, fmt.Errorf("pgstore: connect: %w", err)
+	}
+	s := &Store{pool: pool, liveness: liveness, now: opt.Now, connCfg: cfg.ConnConfig, channel: channel(opt.Schema)}
+	if err := s.migrate(ctx, opt.Schema); err != nil {
+		s.Close()
 		return nil, err
 	}
 	if err := s.requeue(ctx); err != nil {
-		pool.Close()
+		s.Close()
 		return nil, err
 	}
 	return s, nil
@@ -194,9 +204,20 @@ func (s *Store) clock() time.Time { return s.now().UTC().Truncate(time.Microseco
 // the transaction failed on a serialisation failure, a deadlock or a lost race for
 // a MAX(seq)+1 key: fn must be re-runnable (see the package doc).
 func (s *Store) Write(ctx context.Context, fn func(tx store.Tx) error) error {
+	return s.write(ctx, s.pool, fn)
+}
+
+// WriteLiveness implements store.LivenessWriter: Write on a connection of
+// its own, which no other work holds or waits for.
+func (s *Store) WriteLiveness(ctx context.Context, fn func(tx store.Tx) error) error {
+	return s.write(ctx, s.liveness, fn)
+}
+
+// write is Write on a connection of pool.
+func (s *Store) write(ctx context.Context, pool *pgxpool.Pool, fn func(tx store.Tx) error) error {
 	for attempt := 1; ; attempt++ {
 		// A transaction run again guesses nothing (guess.go).
-		retry, err := s.attempt(ctx, fn, attempt == 1)
+		retry, err := s.attempt(ctx, pool, fn, attempt == 1)
 		if !retry || attempt == maxAttempts {
 			return err
 		}
@@ -215,9 +236,9 @@ func (s *Store) Write(ctx context.Context, fn func(tx store.Tx) error) error {
 // The transaction is begun and ended by hand on a pooled connection, so that
 // BEGIN goes to the server with fn's first statement and COMMIT with its last
 // writes (pipeline.go).
-func (s *Store) attempt(ctx context.Context, fn func(tx store.Tx) error, guess bool) (retry bool, err error) {
+func (s *Store) attempt(ctx context.Context, pool *pgxpool.Pool, fn func(tx store.Tx) error, guess bool) (retry bool, err error) {
 	counts.writes.Add(1)
-	conn, err := s.pool.Acquire(ctx)
+	conn, err := pool.Acquire(ctx)
 	if err != nil {
 		return false, fmt.Errorf("pgstore: begin: %w", err)
 	}
@@ -323,5 +344,6 @@ func (s *Store) Read(ctx context.Context, fn func(tx store.Tx) error) error {
 // Close implements store.Store: it waits for borrowed connections to come back.
 func (s *Store) Close() error {
 	s.pool.Close()
+	s.liveness.Close()
 	return nil
 }
