@@ -28,6 +28,10 @@ func (r *Runner) beat(ctx context.Context) {
 }
 
 func (r *Runner) beatOnce(ctx context.Context) error {
+	// Past the TTL the record has expired anyway: a renewal stuck longer
+	// (a connection that hangs) gives way to the next.
+	ctx, cancel := context.WithTimeout(ctx, r.cfg.NodeTTL)
+	defer cancel()
 	return r.writeLiveness(ctx, func(tx store.Tx) error { return tx.NodeBeat(r.cfg.Holder, r.cfg.NodeTTL) })
 }
 

@@ -265,32 +265,29 @@ func (r *Runner) Run(ctx context.Context) {
 	}
 }
 
-// claimAhead is how many sessions with work a claim pass reads beyond the
-// free drain slots: they wait in memory for the slots that free next.
-const claimAhead = 64
-
 // claim starts a drain for each session with inbox work and a free lease: those
 // waiting in memory, and when asked to read, those the inbox has.
 func (r *Runner) claim(ctx context.Context) {
 	// With every drain slot taken the pass could start nothing: it notes the
 	// backlog instead of reading, and a drain that ends asks for the pass.
 	r.mu.Lock()
-	free := cap(r.sem) - len(r.sem)
+	full := len(r.sem) == cap(r.sem)
 	read := r.readInbox || r.backlog
 	r.readInbox = false
-	if free == 0 {
+	if full {
 		r.backlog = read
 		r.mu.Unlock()
 		return
 	}
 	r.mu.Unlock()
 	if read {
-		// The free slots and a few more, which wait here for the next ones.
-		limit := min(r.cfg.Concurrency, free+claimAhead)
+		// As many as there are slots, not only free ones: the head of the
+		// inbox may be sessions drained here or by other nodes, which
+		// the claims pass over.
 		var ids []string
 		err := r.cfg.Store.Read(ctx, func(tx store.Tx) error {
 			var err error
-			ids, err = tx.InboxSessions(limit)
+			ids, err = tx.InboxSessions(r.cfg.Concurrency)
 			return err
 		})
 		if err != nil {
@@ -302,7 +299,7 @@ func (r *Runner) claim(ctx context.Context) {
 		r.mu.Lock()
 		// As many as asked for: there may be more, which the pass after the
 		// next drain's end reads (rather than the poll).
-		r.backlog = len(ids) >= limit
+		r.backlog = len(ids) >= r.cfg.Concurrency
 		r.waiting.putFirst(ids)
 		r.mu.Unlock()
 	}

@@ -61,3 +61,7 @@ func (x TxInternals) QueryRow(sql string, args ...any) pgx.Row { return x.t.quer
 
 // ClaimCandidates is the claim pass's statement ($1 now, $2 the limit).
 const ClaimCandidates = claimCandidates
+
+// CloseLiveness closes the connection pool of the store's liveness writes,
+// as if it could not connect.
+func CloseLiveness(s *Store) { s.liveness.Close() }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/rtcagent/rtcagent/internal/store"
+	"github.com/rtcagent/rtcagent/internal/store/pgstore"
 )
 
 // A node's liveness write runs on a connection of its own: with every pooled
@@ -45,5 +46,16 @@ func TestLivenessWriteDoesNotWaitForThePool(t *testing.T) {
 	defer cancel()
 	if err := s.WriteLiveness(beat, func(tx store.Tx) error { return tx.NodeBeat("n1", 3*time.Second) }); err != nil {
 		t.Fatalf("the liveness write waited for the pool: %v", err)
+	}
+}
+
+// A liveness write that cannot get its own connection takes its turn in the
+// pool rather than fail.
+func TestLivenessWriteFallsBackToThePool(t *testing.T) {
+	url := serverURL(t)
+	s := openStore(t, url, freshSchema(t, url), time.Now)
+	pgstore.CloseLiveness(s)
+	if err := s.WriteLiveness(ctx, func(tx store.Tx) error { return tx.NodeBeat("n1", 3*time.Second) }); err != nil {
+		t.Fatalf("the liveness write failed without its connection: %v", err)
 	}
 }

@@ -92,7 +92,7 @@ func Open(ctx context.Context, url string, opt Options) (*Store, error) {
 		return nil, fmt.Errorf("pgstore: connect: %w", err)
 	}
 	lcfg := cfg.Copy()
-	lcfg.MinConns, lcfg.MaxConns = 0, 1
+	lcfg.MinConns, lcfg.MinIdleConns, lcfg.MaxConns = 0, 0, 1
 	liveness, err := pgxpool.NewWithConfig(ctx, lcfg)
 	if err != nil {
 		pool.Close()
@@ -208,10 +208,19 @@ func (s *Store) Write(ctx context.Context, fn func(tx store.Tx) error) error {
 }
 
 // WriteLiveness implements store.LivenessWriter: Write on a connection of
-// its own, which no other work holds or waits for.
+// its own, which no other work holds or waits for. When that connection
+// cannot be opened (the server at max_connections, say), the write takes
+// its turn in the pool.
 func (s *Store) WriteLiveness(ctx context.Context, fn func(tx store.Tx) error) error {
-	return s.write(ctx, s.liveness, fn)
+	err := s.write(ctx, s.liveness, fn)
+	if errors.Is(err, errAcquire) && ctx.Err() == nil {
+		return s.write(ctx, s.pool, fn)
+	}
+	return err
 }
+
+// errAcquire is a transaction that got no connection.
+var errAcquire = errors.New("no connection")
 
 // write is Write on a connection of pool.
 func (s *Store) write(ctx context.Context, pool *pgxpool.Pool, fn func(tx store.Tx) error) error {
@@ -240,7 +249,7 @@ func (s *Store) attempt(ctx context.Context, pool *pgxpool.Pool, fn func(tx stor
 	counts.writes.Add(1)
 	conn, err := pool.Acquire(ctx)
 	if err != nil {
-		return false, fmt.Errorf("pgstore: begin: %w", err)
+		return false, fmt.Errorf("pgstore: begin: %w: %w", errAcquire, err)
 	}
 	t := &tx{q: conn, seq: &s.seq, guess: guess}
 	t.Shared = store.NewShared(driver{t}, store.TxState{Ctx: ctx, At: s.clock(), Writable: true, Epoch: s.epoch})
