@@ -15,7 +15,7 @@ import (
 
 // Bounds of the transcript cache.
 const (
-	cachedSessions = 256      // transcripts kept, at least: twice the sessions drained at once
+	cachedSessions = 256      // transcripts kept, at least (newTranscriptCache)
 	cachedBytes    = 64 << 20 // their text, tool arguments and results together
 	maxCatchUp     = 512      // updates applied to bring one up to date; beyond, it is read again
 )
