@@ -18,7 +18,9 @@ import (
 // the turn waits to resume queues a second resume (endRTC cannot tell the
 // first is queued); by the time it is taken the next step's calls are open,
 // and it is dropped rather than running a step beside them. A view's call
-// still open holds back no resume: it runs beside the steps.
+// still open holds back no resume: it runs beside the steps. The second
+// resume is queued by hand here, on both stores; e2e's
+// TestMCPViewCallRefusedBeforeTheResume gets it from a real view's call.
 func TestSecondResumeFindsTheNextStepsCalls(t *testing.T) {
 	eachStore(t, func(t *testing.T, open func(*testing.T) store.Store) {
 		ls := func() scripted.Step { return scripted.Step{ToolCalls: []scripted.ToolCall{{Name: "ls"}}} }

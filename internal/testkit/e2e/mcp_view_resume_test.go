@@ -1,0 +1,94 @@
+package e2e
+
+import (
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/rtcagent/rtcagent/internal/config"
+	"github.com/rtcagent/rtcagent/internal/protocol"
+)
+
+// resumeScript: alice's turn shows the panel and asks two questions in two
+// steps; bob's runs a slow server call.
+const resumeScript = `{"name": "mcp-view-resume", "turns": [
+  {"match": "(?i)panel", "steps": [
+    {"tool_calls": [{"name": "test__panel", "arguments": {"title": "Sales"}}]},
+    {"tool_calls": [{"name": "askUser", "arguments": {"questions": [{"question": "First?", "options": [{"label": "yes"}, {"label": "no"}]}]}}]},
+    {"tool_calls": [{"name": "askUser", "arguments": {"questions": [{"question": "Second?", "options": [{"label": "yes"}, {"label": "no"}]}]}}]},
+    {"text": "after: {{last_result}}"}]},
+  {"match": "(?i)sleep", "steps": [
+    {"tool_calls": [{"name": "test__sleep", "arguments": {"ms": 1500, "tag": "bob"}}]},
+    {"text": "slept"}]}
+]}`
+
+// TestMCPViewCallRefusedBeforeTheResume: the first question is answered
+// while the node's only drain slot is taken, so the turn's resumption waits.
+// Meanwhile its view asks for a call and the person refuses it: that call's
+// end finds no call of the turn open and queues a second resumption. The
+// first runs the next step, which asks the second question; the second finds
+// that question open and is dropped: no step runs beside it, and the turn
+// goes on only once the person answers.
+func TestMCPViewCallRefusedBeforeTheResume(t *testing.T) {
+	srv := startServer(t, mustScript(t, resumeScript), func(c *config.Config) {
+		c.MCPConfig = mcpConfig(t, filepath.Join(t.TempDir(), "calls"), "")
+		c.Active = 1
+	})
+	alice := newBrowser(t, srv, "alice", "dev-a", watching())
+	bob := newBrowser(t, srv, "bob", "dev-b", watching())
+
+	res := alice.sendMode("", "show the panel", protocol.ModeEdit)
+	panel := alice.waitRTC(res.SessionID, "test__panel", protocol.RTCPending)
+	if err := alice.retry(protocol.MethodRTCApprove, protocol.RTCApproveRequest{RTCID: panel.ID, ClientID: "approve-panel"}); err != nil {
+		t.Fatal(err)
+	}
+	first := alice.waitRTC(res.SessionID, "askUser", protocol.RTCPending)
+	panel = alice.rtcEnded(panel.ID)
+
+	slow := bob.sendMode("", "sleep", protocol.ModeBypass)
+	bob.waitRTC(slow.SessionID, "test__sleep", protocol.RTCExecuting)
+	answer := func(q protocol.RTC, label string) {
+		t.Helper()
+		if err := alice.retry(protocol.MethodRTCUpdateStatus, protocol.RTCUpdateStatusRequest{RTCID: q.ID, Status: protocol.RTCExecuting, ClientID: "exec-" + q.ID}); err != nil {
+			t.Fatal(err)
+		}
+		if err := alice.retry(protocol.MethodRTCSubmitResult, protocol.RTCSubmitResultRequest{RTCID: q.ID, ClientID: "res-" + q.ID, OK: true, Output: jsonOf(label)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	answer(first, "yes")
+	view, err := alice.appCall(protocol.AppCallRequest{RTCID: panel.ID, Tool: "panel_refresh", ClientID: "refresh"})
+	if err != nil || view.Status != protocol.RTCPending || !view.NeedsConfirmation {
+		t.Fatalf("the view's call: %+v %v", view, err)
+	}
+	if err := alice.retry(protocol.MethodRTCUpdateStatus, protocol.RTCUpdateStatusRequest{RTCID: view.ID, Status: protocol.RTCRejected, ClientID: "refuse"}); err != nil {
+		t.Fatal(err)
+	}
+	var during protocol.TurnResult
+	alice.mustCall(protocol.MethodTurnGet, protocol.IDRequest{TurnID: res.TurnID}, &during)
+	if during.Turn.Status != protocol.TurnWaiting {
+		t.Fatalf("the turn resumed while the only slot was taken: %s", during.Turn.Status)
+	}
+
+	if tr := bob.waitTurn(slow.TurnID, 30*time.Second); tr.Status != protocol.TurnCompleted {
+		t.Fatalf("bob's turn %s %+v", tr.Status, tr.Error)
+	}
+	second := alice.waitRTC(res.SessionID, "askUser", protocol.RTCPending)
+	if second.ID == first.ID {
+		t.Fatal("the first question is still open")
+	}
+	answer(second, "no")
+	if tr := alice.waitTurn(res.TurnID, 30*time.Second); tr.Status != protocol.TurnCompleted {
+		t.Fatalf("turn %s %+v", tr.Status, tr.Error)
+	}
+	var asked int
+	for _, r := range alice.rtcsOf(res.SessionID) {
+		if r.ToolName == "askUser" {
+			asked++
+		}
+	}
+	msgs := alice.assistantMessages(res.SessionID)
+	if last := msgs[len(msgs)-1].Text; last != "after: no" || asked != 2 {
+		t.Fatalf("the turn ended with %q after %d questions; want %q after 2: a step ran beside the second question", last, asked, "after: no")
+	}
+}
