@@ -1,7 +1,9 @@
 package e2e
 
 import (
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -10,7 +12,7 @@ import (
 )
 
 // resumeScript: alice's turn shows the panel and asks two questions in two
-// steps; bob's runs a slow server call.
+// steps; bob's runs a server call that waits until the file GATE exists.
 const resumeScript = `{"name": "mcp-view-resume", "turns": [
   {"match": "(?i)panel", "steps": [
     {"tool_calls": [{"name": "test__panel", "arguments": {"title": "Sales"}}]},
@@ -18,8 +20,8 @@ const resumeScript = `{"name": "mcp-view-resume", "turns": [
     {"tool_calls": [{"name": "askUser", "arguments": {"questions": [{"question": "Second?", "options": [{"label": "yes"}, {"label": "no"}]}]}}]},
     {"text": "after: {{last_result}}"}]},
   {"match": "(?i)sleep", "steps": [
-    {"tool_calls": [{"name": "test__sleep", "arguments": {"ms": 1500, "tag": "bob"}}]},
-    {"text": "slept"}]}
+    {"tool_calls": [{"name": "test__progress", "arguments": {"count": 1, "gate": GATE}}]},
+    {"text": "done"}]}
 ]}`
 
 // TestMCPViewCallRefusedBeforeTheResume: the first question is answered
@@ -30,7 +32,8 @@ const resumeScript = `{"name": "mcp-view-resume", "turns": [
 // that question open and is dropped: no step runs beside it, and the turn
 // goes on only once the person answers.
 func TestMCPViewCallRefusedBeforeTheResume(t *testing.T) {
-	srv := startServer(t, mustScript(t, resumeScript), func(c *config.Config) {
+	gate := filepath.Join(t.TempDir(), "gate")
+	srv := startServer(t, mustScript(t, strings.Replace(resumeScript, "GATE", string(jsonOf(gate)), 1)), func(c *config.Config) {
 		c.MCPConfig = mcpConfig(t, filepath.Join(t.TempDir(), "calls"), "")
 		c.Active = 1
 	})
@@ -46,7 +49,7 @@ func TestMCPViewCallRefusedBeforeTheResume(t *testing.T) {
 	panel = alice.rtcEnded(panel.ID)
 
 	slow := bob.sendMode("", "sleep", protocol.ModeBypass)
-	bob.waitRTC(slow.SessionID, "test__sleep", protocol.RTCExecuting)
+	bob.waitRTC(slow.SessionID, "test__progress", protocol.RTCExecuting)
 	answer := func(q protocol.RTC, label string) {
 		t.Helper()
 		if err := alice.retry(protocol.MethodRTCUpdateStatus, protocol.RTCUpdateStatusRequest{RTCID: q.ID, Status: protocol.RTCExecuting, ClientID: "exec-" + q.ID}); err != nil {
@@ -68,6 +71,9 @@ func TestMCPViewCallRefusedBeforeTheResume(t *testing.T) {
 	alice.mustCall(protocol.MethodTurnGet, protocol.IDRequest{TurnID: res.TurnID}, &during)
 	if during.Turn.Status != protocol.TurnWaiting {
 		t.Fatalf("the turn resumed while the only slot was taken: %s", during.Turn.Status)
+	}
+	if err := os.WriteFile(gate, nil, 0o600); err != nil {
+		t.Fatal(err)
 	}
 
 	if tr := bob.waitTurn(slow.TurnID, 30*time.Second); tr.Status != protocol.TurnCompleted {
