@@ -36,6 +36,14 @@ var (
 		Namespace: "rtcagent", Name: "transcript_catch_ups_total",
 		Help: "Cached transcripts brought up to date with stored updates, by source: feed (updates this process committed, in memory) or store (read back).",
 	}, []string{"source"})
+	metricActive = promauto.NewGauge(prometheus.GaugeOpts{
+		Namespace: "rtcagent", Name: "sessions_active",
+		Help: "Sessions this process works on (model steps, server-side tools), at most rtcagent_sessions_active_limit; others wait for one to end.",
+	})
+	metricActiveLimit = promauto.NewGauge(prometheus.GaugeOpts{
+		Namespace: "rtcagent", Name: "sessions_active_limit",
+		Help: "Sessions this process works on at once at most (-active-sessions).",
+	})
 	metricExpired = promauto.NewCounter(prometheus.CounterOpts{
 		Namespace: "rtcagent", Name: "rtc_timeouts_total",
 		Help: "RTCs the server ended because their deadline passed.",

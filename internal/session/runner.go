@@ -134,6 +134,7 @@ func New(cfg Config) *Runner {
 		cfg.Partials = NewMemoryPartials()
 	}
 	cfg.Limits = cfg.Limits.WithDefaults()
+	metricActiveLimit.Set(float64(cfg.Concurrency))
 	return &Runner{cfg: cfg, log: cfg.Logger.With("component", "session"), wake: make(chan struct{}, 1),
 		sem: make(chan struct{}, cfg.Concurrency), active: map[string]bool{}, missed: map[string]bool{},
 		readInbox: true, parts: cfg.Partials, tcache: newTranscriptCache(cfg.Concurrency)}
@@ -337,6 +338,7 @@ func (r *Runner) reserveNext() (id string, ok, full bool) {
 			continue
 		}
 		r.sem <- struct{}{}
+		metricActive.Inc()
 		r.active[id] = true
 		return id, true, false
 	}
@@ -354,6 +356,7 @@ func (r *Runner) reserve(id string) (ok, full bool) {
 	}
 	select {
 	case r.sem <- struct{}{}:
+		metricActive.Inc()
 	default:
 		return false, true
 	}
@@ -379,6 +382,7 @@ func (r *Runner) unreserve(id string) (pass bool) {
 	// The slot frees under mu: a pass that found every slot taken noted the
 	// backlog before, so this asks for the pass it skipped.
 	<-r.sem
+	metricActive.Dec()
 	missed := r.settleMissed(id)
 	return missed || r.backlog || r.waiting.len() > 0
 }
