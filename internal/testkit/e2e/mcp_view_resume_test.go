@@ -40,26 +40,11 @@ func TestMCPViewCallRefusedBeforeTheResume(t *testing.T) {
 	alice := newBrowser(t, srv, "alice", "dev-a", watching())
 	bob := newBrowser(t, srv, "bob", "dev-b", watching())
 
-	res := alice.sendMode("", "show the panel", protocol.ModeEdit)
-	panel := alice.waitRTC(res.SessionID, "test__panel", protocol.RTCPending)
-	if err := alice.retry(protocol.MethodRTCApprove, protocol.RTCApproveRequest{RTCID: panel.ID, ClientID: "approve-panel"}); err != nil {
-		t.Fatal(err)
-	}
-	first := alice.waitRTC(res.SessionID, "askUser", protocol.RTCPending)
-	panel = alice.rtcEnded(panel.ID)
+	res, panel, first := alice.showPanel()
 
 	slow := bob.sendMode("", "sleep", protocol.ModeBypass)
 	bob.waitRTC(slow.SessionID, "test__progress", protocol.RTCExecuting)
-	answer := func(q protocol.RTC, label string) {
-		t.Helper()
-		if err := alice.retry(protocol.MethodRTCUpdateStatus, protocol.RTCUpdateStatusRequest{RTCID: q.ID, Status: protocol.RTCExecuting, ClientID: "exec-" + q.ID}); err != nil {
-			t.Fatal(err)
-		}
-		if err := alice.retry(protocol.MethodRTCSubmitResult, protocol.RTCSubmitResultRequest{RTCID: q.ID, ClientID: "res-" + q.ID, OK: true, Output: jsonOf(label)}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	answer(first, "yes")
+	alice.answer(first, "yes")
 	view, err := alice.appCall(protocol.AppCallRequest{RTCID: panel.ID, Tool: "panel_refresh", ClientID: "refresh"})
 	if err != nil || view.Status != protocol.RTCPending || !view.NeedsConfirmation {
 		t.Fatalf("the view's call: %+v %v", view, err)
@@ -83,7 +68,7 @@ func TestMCPViewCallRefusedBeforeTheResume(t *testing.T) {
 	if second.ID == first.ID {
 		t.Fatal("the first question is still open")
 	}
-	answer(second, "no")
+	alice.answer(second, "no")
 	if tr := alice.waitTurn(res.TurnID, 30*time.Second); tr.Status != protocol.TurnCompleted {
 		t.Fatalf("turn %s %+v", tr.Status, tr.Error)
 	}

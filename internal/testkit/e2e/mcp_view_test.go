@@ -50,6 +50,31 @@ func (b *browser) appCall(req protocol.AppCallRequest) (protocol.RTC, error) {
 	return res.RTC, nil
 }
 
+// showPanel sends, in edit mode, the message whose turn shows the test
+// server's panel, approves the panel's call and waits for the question the
+// next step asks. It returns the turn, the ended panel call and the question.
+func (b *browser) showPanel() (protocol.MessageSendResult, protocol.RTC, protocol.RTC) {
+	b.t.Helper()
+	res := b.sendMode("", "show the panel", protocol.ModeEdit)
+	panel := b.waitRTC(res.SessionID, "test__panel", protocol.RTCPending)
+	if err := b.retry(protocol.MethodRTCApprove, protocol.RTCApproveRequest{RTCID: panel.ID, ClientID: "approve-panel"}); err != nil {
+		b.t.Fatal(err)
+	}
+	q := b.waitRTC(res.SessionID, "askUser", protocol.RTCPending)
+	return res, b.rtcEnded(panel.ID), q
+}
+
+// answer runs question q as the person would: executing, then its answer.
+func (b *browser) answer(q protocol.RTC, output string) {
+	b.t.Helper()
+	if err := b.retry(protocol.MethodRTCUpdateStatus, protocol.RTCUpdateStatusRequest{RTCID: q.ID, Status: protocol.RTCExecuting, ClientID: "exec-" + q.ID}); err != nil {
+		b.t.Fatal(err)
+	}
+	if err := b.retry(protocol.MethodRTCSubmitResult, protocol.RTCSubmitResultRequest{RTCID: q.ID, ClientID: "res-" + q.ID, OK: true, Output: jsonOf(output)}); err != nil {
+		b.t.Fatal(err)
+	}
+}
+
 // waitRTC waits until the session has a call of tool in status and returns it.
 func (b *browser) waitRTC(sessionID, tool, status string) protocol.RTC {
 	b.t.Helper()
@@ -99,13 +124,7 @@ func TestMCPViewCalls(t *testing.T) {
 	other := newBrowser(t, srv, "alice", "dev-b", watching())
 	mallory := newBrowser(t, srv, "mallory", "dev-m", watching())
 
-	res := b.sendMode("", "show the panel", protocol.ModeEdit)
-	panel := b.waitRTC(res.SessionID, "test__panel", protocol.RTCPending)
-	if err := b.retry(protocol.MethodRTCApprove, protocol.RTCApproveRequest{RTCID: panel.ID, ClientID: "approve-panel"}); err != nil {
-		t.Fatal(err)
-	}
-	q := b.waitRTC(res.SessionID, "askUser", protocol.RTCPending)
-	panel = b.rtcEnded(panel.ID)
+	res, panel, q := b.showPanel()
 	if !strings.Contains(string(panel.StructuredOutput), `"figures":3`) || strings.Contains(string(panel.Output), "figures") {
 		t.Fatalf("the panel's structured result apart from its text: output %s, structured %s", panel.Output, panel.StructuredOutput)
 	}
@@ -121,12 +140,7 @@ func TestMCPViewCalls(t *testing.T) {
 		t.Fatal(err)
 	}
 	b.waitRTC(res.SessionID, "test__sleep", protocol.RTCExecuting)
-	if err := b.retry(protocol.MethodRTCUpdateStatus, protocol.RTCUpdateStatusRequest{RTCID: q.ID, Status: protocol.RTCExecuting, ClientID: "exec-q"}); err != nil {
-		t.Fatal(err)
-	}
-	if err := b.retry(protocol.MethodRTCSubmitResult, protocol.RTCSubmitResultRequest{RTCID: q.ID, ClientID: "res-q", OK: true, Output: jsonOf("yes")}); err != nil {
-		t.Fatal(err)
-	}
+	b.answer(q, "yes")
 	var during protocol.TurnResult
 	b.mustCall(protocol.MethodTurnGet, protocol.IDRequest{TurnID: res.TurnID}, &during)
 	if during.Turn.Status != protocol.TurnWaiting {
