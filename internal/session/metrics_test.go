@@ -4,8 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/rtcagent/rtcagent/internal/core"
 	"github.com/rtcagent/rtcagent/internal/protocol"
@@ -19,9 +18,9 @@ func TestActiveSessionsMetrics(t *testing.T) {
 	st := testsvc.SQLite(t)
 	gate := make(chan struct{})
 	entered := make(chan struct{}, 8)
-	base := gauge(t, metricActive)
+	base := testutil.ToFloat64(metricActive)
 	_, ctx := startRunner(t, Config{Store: st, Model: gatedModel{helloModel(t), gate, entered}, PollInterval: 10 * time.Millisecond, Concurrency: 1})
-	if got := gauge(t, metricActiveLimit); got != 1 {
+	if got := testutil.ToFloat64(metricActiveLimit); got != 1 {
 		t.Fatalf("limit %v, want 1", got)
 	}
 	var turn string
@@ -33,20 +32,10 @@ func TestActiveSessionsMetrics(t *testing.T) {
 		t.Fatal(err)
 	}
 	<-entered // its step holds the only slot
-	if got := gauge(t, metricActive) - base; got != 1 {
+	if got := testutil.ToFloat64(metricActive) - base; got != 1 {
 		t.Fatalf("%v sessions active while one step runs", got)
 	}
 	close(gate)
 	waitCompleted(ctx, t, st, turn)
-	waitFor(t, "the slot to free", func() bool { return gauge(t, metricActive) == base })
-}
-
-// gauge is g's value.
-func gauge(t *testing.T, g prometheus.Gauge) float64 {
-	t.Helper()
-	var m dto.Metric
-	if err := g.Write(&m); err != nil {
-		t.Fatal(err)
-	}
-	return m.GetGauge().GetValue()
+	waitFor(t, "the slot to free", func() bool { return testutil.ToFloat64(metricActive) == base })
 }

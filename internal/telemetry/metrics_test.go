@@ -4,8 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/rtcagent/rtcagent/internal/protocol"
 )
@@ -24,19 +23,11 @@ func TestToolLabels(t *testing.T) {
 		{protocol.RTC{ToolName: "labelsAddToCart"}, "host"},
 	}
 	for _, c := range cases {
-		before := count(metricRTCOutcomes.WithLabelValues(c.label, protocol.RTCCompleted, protocol.DecisionAllowed))
+		before := testutil.ToFloat64(metricRTCOutcomes.WithLabelValues(c.label, protocol.RTCCompleted, protocol.DecisionAllowed))
 		observeRTC(&c.rtc, &protocol.AuditRecord{ToolName: c.rtc.ToolName, Status: protocol.RTCCompleted,
 			Decision: protocol.AuditDecision{Outcome: protocol.DecisionAllowed}, DeliveredAt: &at, EndedAt: &end})
-		if got := count(metricRTCOutcomes.WithLabelValues(c.label, protocol.RTCCompleted, protocol.DecisionAllowed)); got != before+1 {
+		if got := testutil.ToFloat64(metricRTCOutcomes.WithLabelValues(c.label, protocol.RTCCompleted, protocol.DecisionAllowed)); got != before+1 {
 			t.Errorf("%s: rtc_outcomes_total{tool=%q} went from %v to %v", c.rtc.ToolName, c.label, before, got)
 		}
 	}
-}
-
-func count(c prometheus.Counter) float64 {
-	var m dto.Metric
-	if err := c.Write(&m); err != nil {
-		panic(err)
-	}
-	return m.GetCounter().GetValue()
 }
