@@ -37,7 +37,7 @@ type transcriptCache struct {
 	mu      sync.Mutex
 	tick    int64
 	bytes   int // sum of the entries' sizes
-	max     int // entries kept
+	keep    int // entries kept
 	entries map[string]*cachedTranscript
 }
 
@@ -53,7 +53,7 @@ type cachedTranscript struct {
 // newTranscriptCache keeps the transcripts of twice as many sessions as are
 // drained at once (active), and at least cachedSessions.
 func newTranscriptCache(active int) *transcriptCache {
-	return &transcriptCache{feed: newCommitFeed(), max: max(cachedSessions, 2*active), entries: map[string]*cachedTranscript{}}
+	return &transcriptCache{feed: newCommitFeed(), keep: max(cachedSessions, 2*active), entries: map[string]*cachedTranscript{}}
 }
 
 // load returns the session's transcript as of tx's snapshot.
@@ -152,7 +152,7 @@ func (c *transcriptCache) put(sessionID string, e *cachedTranscript) {
 	e.used = c.tick
 	c.entries[sessionID] = e
 	c.bytes += e.size
-	for len(c.entries) > c.max || c.bytes > cachedBytes {
+	for len(c.entries) > c.keep || c.bytes > cachedBytes {
 		c.evictOldest()
 	}
 	c.mu.Unlock()

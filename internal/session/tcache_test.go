@@ -15,7 +15,7 @@ func TestTranscriptCacheHoldsTheActiveSessions(t *testing.T) {
 	if len(c.entries) != 2000 {
 		t.Fatalf("kept %d transcripts for 1000 active sessions, want 2000", len(c.entries))
 	}
-	if c := newTranscriptCache(10); c.max != cachedSessions {
-		t.Fatalf("a small node keeps %d, want %d", c.max, cachedSessions)
+	if c := newTranscriptCache(10); c.keep != cachedSessions {
+		t.Fatalf("a small node keeps %d, want %d", c.keep, cachedSessions)
 	}
 }
