@@ -35,7 +35,7 @@ type Options struct {
 type Store struct {
 	pool *pgxpool.Pool
 	// liveness is a pool of one connection for the node's liveness writes
-	// (WriteLiveness): they never wait behind pool's work.
+	// (WriteLiveness): they never wait behind the pool's work.
 	liveness *pgxpool.Pool
 	now      func() time.Time
 	hook     atomic.Pointer[func(store.Commit)]
