@@ -16,17 +16,20 @@ import (
 // drains then start, or the claims are forgotten (the leases were not committed
 // either). It returns nil when it adopted nothing. An error (the store failed
 // while taking a lease or an item) must fail tx: part of a claim may be written.
-// While sessions wait for a free drain slot it adopts nothing, so new work does
-// not overtake theirs (the commit's wake-up puts it in line behind them). Call it at the end of a write whose work the session's
-// worker picks up (a message, a result, a stop), with every change of the write
-// already made.
+// Where other nodes may drain sessions, it adopts nothing while sessions wait
+// for a free drain slot, so new work does not overtake theirs (the commit's
+// wake-up puts it in line behind them). A sole writer (Config.SoleWriter)
+// adopts whether a slot is free or not: the drain waits for its slot in line
+// with the others. Call it at the end of a write whose work the session's
+// worker picks up (a message, a result, a stop), with every change of the
+// write already made.
 func (r *Runner) Adopt(tx store.Tx) (func(committed bool), error) {
 	woken := tx.Woken()
 	if len(woken) == 0 {
 		return nil, nil
 	}
 	r.mu.Lock()
-	ok := r.ctx != nil && r.ctx.Err() == nil && !r.backlog && r.waiting.len() == 0
+	ok := r.ctx != nil && r.ctx.Err() == nil && (r.cfg.SoleWriter || !r.backlog && r.waiting.len() == 0)
 	r.mu.Unlock()
 	if !ok {
 		return nil, nil // not running, or older work waits for a slot: wake-ups claim

@@ -14,11 +14,11 @@
 // with no claim transaction of its own. Otherwise wake-ups are hints (Wake, called
 // after commits); a slow poll of the inbox is the backstop, so a lost hint costs
 // latency, never progress. When this process is the store's only writer
-// (Config.SoleWriter, embedded SQLite), the sessions its commits wake wait in
-// memory for a drain slot, in the order they were woken: a claim pass starts
-// them without reading the inbox, and with every slot taken, the transaction
-// that ends a drain claims the session waiting longest (its lease and first
-// item), so the slot passes on without a claim transaction. An inbox item is deleted in the transaction that
+// (Config.SoleWriter, embedded SQLite), no other node could drain a session:
+// a write adopts its sessions whether a drain slot is free or not, a claim
+// pass starts the sessions its commits woke without reading the inbox, and
+// each drain waits in memory for a slot, in the order they came, its lease
+// renewed meanwhile. An inbox item is deleted in the transaction that
 // completes its work, so a crash re-runs the item on the next owner, which resumes
 // from the durable state. On start only sessions whose lease expired, or whose
 // holder's liveness record expired, are taken over.

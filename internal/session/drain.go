@@ -20,8 +20,6 @@ const maxAttempts = 5
 type owner struct {
 	mu    sync.Mutex
 	lease store.Lease
-	// next is the session the drain's last transaction handed its slot to.
-	next *handoff
 }
 
 func (o *owner) get() store.Lease {
@@ -44,10 +42,9 @@ func (r *Runner) fenced(ctx context.Context, o *owner, fn func(tx store.Tx) erro
 }
 
 // drain processes the session's inbox until it is empty, then releases the lease.
-// first, when set, is the item the claim already took, with its turn. It
-// returns the claim its last transaction made for the next session (handOff),
-// if any.
-func (r *Runner) drain(parent context.Context, lease store.Lease, first *taken) *handoff {
+// first, when set, is the item the claim already took, with its turn. A sole
+// writer's drain first waits for a drain slot, its lease renewed meanwhile.
+func (r *Runner) drain(parent context.Context, lease store.Lease, first *taken) {
 	ctx, cancel := context.WithCancel(parent)
 	defer cancel()
 	o := &owner{lease: lease}
@@ -58,6 +55,12 @@ func (r *Runner) drain(parent context.Context, lease store.Lease, first *taken) 
 	}()
 	defer func() { cancel(); <-renewDone }()
 	defer r.releaseOnShutdown(parent, o)
+	if r.cfg.SoleWriter {
+		if !r.slotWait(ctx) {
+			return // stopping, or the lease is gone: its item stays in the inbox
+		}
+		defer r.slotFree()
+	}
 
 	log := r.log.With("session", lease.SessionID)
 	attempts := 0
@@ -75,7 +78,7 @@ func (r *Runner) drain(parent context.Context, lease store.Lease, first *taken) 
 			if err != nil && ctx.Err() == nil && !errors.Is(err, store.ErrLeaseLost) {
 				log.Error("read inbox", "err", err)
 			}
-			return nil // the inbox is empty and the lease released, or the lease is gone
+			return // the inbox is empty and the lease released, or the lease is gone
 		}
 		if err == nil && turn != nil {
 			if item.Kind == core.KindRTCExecute {
@@ -90,11 +93,11 @@ func (r *Runner) drain(parent context.Context, lease store.Lease, first *taken) 
 			metricInboxItems.WithLabelValues(item.Kind, "ok").Inc()
 		case errors.Is(err, errReleased):
 			metricInboxItems.WithLabelValues(item.Kind, "ok").Inc()
-			return o.next
+			return
 		case errors.Is(err, store.ErrLeaseLost) || ctx.Err() != nil:
 			metricInboxItems.WithLabelValues(item.Kind, "lease_lost").Inc()
 			log.Warn("lease lost while working; the next owner resumes", "item", item.ID)
-			return nil
+			return
 		default:
 			attempts++
 			log.Error("inbox item failed", "item", item.ID, "kind", item.Kind, "turn", item.TurnID, "attempt", attempts, "err", err)
@@ -111,7 +114,6 @@ func (r *Runner) drain(parent context.Context, lease store.Lease, first *taken) 
 			}
 		}
 	}
-	return nil
 }
 
 // taken is an inbox item with its turn brought to running (nil when the item
@@ -143,12 +145,10 @@ func (r *Runner) next(ctx context.Context, o *owner) (taken, error) {
 }
 
 // take is next's transaction body, also run by a claim in the transaction that
-// acquires the lease, and by Adopt and handOff inside a transaction that did
-// other work first. prefetch asks for a resume's turn and open calls with
-// the stream lock; Adopt's transaction most likely ended the turn's last
-// call and read them already (when it did not, they are read after the
-// lock), and handOff's holds another session's lock, which a store that
-// prefetches reads ahead of only before its first.
+// acquires the lease, and by Adopt inside a transaction that did other work
+// first. prefetch asks for a resume's turn and open calls with the stream
+// lock; Adopt's transaction most likely ended the turn's last call and read
+// them already (when it did not, they are read after the lock).
 func (r *Runner) take(tx store.Tx, lease store.Lease, prefetch bool) (taken, error) {
 	it, err := tx.InboxNext(lease.SessionID)
 	if errors.Is(err, store.ErrNotFound) {
@@ -177,47 +177,18 @@ var errReleased = errors.New("lease released")
 // fencedItem is fenced for a transaction that may complete the item: fn calls
 // finish to delete it (store.Tx.InboxFinish, which releases the lease when the
 // inbox is then empty, saving the drain a round trip). When it released,
-// fencedItem returns errReleased, and the same transaction claimed the session
-// waiting longest for a slot, if any (o.next). A claim that failed does not
-// fail the item's work: the transaction runs again without it, and the
-// session waits for a claim of its own.
+// fencedItem returns errReleased.
 func (r *Runner) fencedItem(ctx context.Context, o *owner, item *store.InboxItem, fn func(tx store.Tx, finish func() error) error) error {
-	released, handOff := false, true
-	var next *handoff
-	write := func(tx store.Tx) error {
+	released := false
+	err := r.fenced(ctx, o, func(tx store.Tx) error {
 		released = false
-		r.cancel(next, true) // the claim of an attempt that did not commit
-		next = nil
-		if err := fn(tx, func() error { return tx.InboxFinish(item.ID, o.get(), &released) }); err != nil || !released || !handOff {
-			return err
-		}
-		var err error
-		if next, err = r.handOff(tx, o.get().SessionID); err != nil {
-			return handOffFailed{err}
-		}
-		return nil
-	}
-	err := r.fenced(ctx, o, write)
-	if hf := (handOffFailed{}); errors.As(err, &hf) {
-		r.log.Warn("hand the drain slot on", "session", o.get().SessionID, "err", hf.err)
-		handOff = false
-		err = r.fenced(ctx, o, write)
-	}
-	if err != nil {
-		r.cancel(next, true)
-		return err
-	}
-	if released {
-		o.next = next
+		return fn(tx, func() error { return tx.InboxFinish(item.ID, o.get(), &released) })
+	})
+	if err == nil && released {
 		return errReleased
 	}
 	return err
 }
-
-// handOffFailed is a failed claim of a drain's last transaction (handOff).
-type handOffFailed struct{ err error }
-
-func (e handOffFailed) Error() string { return "hand the drain slot on: " + e.err.Error() }
 
 // releaseOnShutdown gives the lease back when the runner stops mid-drain, so the
 // session's work resumes at once on another node or after a restart instead of

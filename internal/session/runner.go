@@ -62,10 +62,11 @@ type Config struct {
 	// none.
 	ServerTools tools.ServerTools
 	// SoleWriter says no process but this one writes the store (embedded
-	// SQLite, whose file it locks): every inbox item is committed here, so
-	// the sessions its commits wake wait in memory for a drain slot, a claim
-	// pass starts them without reading the inbox, and a drain's last
-	// transaction hands its slot to the one waiting longest (handOff).
+	// SQLite, whose file it locks): no other node could drain a session, so
+	// a session takes its lease and first item whether a drain slot is free
+	// or not (a write adopts it, a claim pass starts it without reading the
+	// inbox), and its drain waits in memory for a slot, renewing its lease,
+	// in the order the sessions came.
 	SoleWriter bool
 	// VerifyTranscripts reads every step's transcript again from the store and
 	// fails the step when it builds another model request than the cached one
@@ -86,8 +87,8 @@ type Runner struct {
 	// missed: sessions woken while drained here; their drain may have read the
 	// inbox before the work committed, so a claim follows it.
 	missed map[string]bool
-	// waiting: sessions known to have work and no drain here, waiting for a
-	// slot (Config.SoleWriter); a claim pass starts them without reading.
+	// waiting: sessions known to have work and no drain here
+	// (Config.SoleWriter); a claim pass starts them without reading.
 	waiting waitQueue
 	// readInbox: a claim pass must read the inbox (a wake-up that named no
 	// session or one woken elsewhere, the poll).
@@ -271,8 +272,9 @@ func (r *Runner) Run(ctx context.Context) {
 func (r *Runner) claim(ctx context.Context) {
 	// With every drain slot taken the pass could start nothing: it notes the
 	// backlog instead of reading, and a drain that ends asks for the pass.
+	// (A sole writer's drains wait for their slot: its passes never skip.)
 	r.mu.Lock()
-	full := len(r.sem) == cap(r.sem)
+	full := len(r.sem) == cap(r.sem) && !r.cfg.SoleWriter
 	read := r.readInbox || r.backlog
 	r.readInbox = false
 	if full {
@@ -330,39 +332,67 @@ func (r *Runner) reserveNext() (id string, ok, full bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for r.waiting.len() > 0 {
-		if len(r.sem) == cap(r.sem) {
+		if !r.cfg.SoleWriter && len(r.sem) == cap(r.sem) {
 			return "", false, true
 		}
 		id, _ := r.waiting.pop()
 		if r.active[id] {
 			continue
 		}
-		r.sem <- struct{}{}
-		metricActive.Inc()
+		if !r.cfg.SoleWriter {
+			r.slotNow() // one is free: slots are taken and freed under mu
+		}
 		r.active[id] = true
 		return id, true, false
 	}
 	return "", false, false
 }
 
-// reserve marks the session as drained by this process and takes a drain slot.
-// It fails when the session is drained here already, or when every slot is taken
-// (full).
+// reserve marks the session as drained by this process and, unless this
+// process is the sole writer (whose drains wait for their slot: drain), takes
+// a drain slot. It fails when the session is drained here already, or when
+// every slot is taken (full).
 func (r *Runner) reserve(id string) (ok, full bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.active[id] {
 		return false, false
 	}
-	select {
-	case r.sem <- struct{}{}:
-		metricActive.Inc()
-	default:
+	if !r.cfg.SoleWriter && !r.slotNow() {
 		return false, true
 	}
 	r.active[id] = true
 	r.waiting.remove(id)
 	return true, false
+}
+
+// slotNow takes a drain slot if one is free.
+func (r *Runner) slotNow() bool {
+	select {
+	case r.sem <- struct{}{}:
+		metricActive.Inc()
+		return true
+	default:
+		return false
+	}
+}
+
+// slotWait waits for a drain slot, in the order the drains asked; false
+// when ctx ended first.
+func (r *Runner) slotWait(ctx context.Context) bool {
+	select {
+	case r.sem <- struct{}{}:
+		metricActive.Inc()
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// slotFree gives a drain slot back.
+func (r *Runner) slotFree() {
+	<-r.sem
+	metricActive.Dec()
 }
 
 // endReservation is unreserve followed by the claim pass it asks for.
@@ -374,36 +404,30 @@ func (r *Runner) endReservation(id string) {
 
 // unreserve ends the session's drain here and frees its slot. It reports
 // whether a claim pass should follow: the session was woken while drained,
-// sessions wait for a slot, or a pass found more work than slots.
+// woken sessions wait for a pass, or a pass found more work than slots.
 func (r *Runner) unreserve(id string) (pass bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	delete(r.active, id)
 	// The slot frees under mu: a pass that found every slot taken noted the
-	// backlog before, so this asks for the pass it skipped.
-	<-r.sem
-	metricActive.Dec()
+	// backlog before, so this asks for the pass it skipped. (A sole writer's
+	// drain gave its slot back itself.)
+	if !r.cfg.SoleWriter {
+		r.slotFree()
+	}
 	missed := r.settleMissed(id)
 	return missed || r.backlog || r.waiting.len() > 0
 }
 
-// work drains a reserved session after claim took its lease and first item,
-// then each session a drain's end handed the slot to.
+// work drains a reserved session after claim took its lease and first item.
 func (r *Runner) work(ctx context.Context, id string, claim func() (store.Lease, *taken, error)) {
 	defer r.wg.Done()
 	lease, first, err := claim()
 	if err == nil && first != nil && first.item == nil {
 		err = errEmpty
 	}
-	for err == nil {
-		h := r.drain(ctx, lease, first)
-		if h == nil {
-			break
-		}
-		if r.passOn(h) {
-			r.kick()
-		}
-		id, lease, first = h.id, h.lease, h.first
+	if err == nil {
+		r.drain(ctx, lease, first)
 	}
 	// The drain took every item committed before its last read of the inbox;
 	// one committed after it woke the session while it was drained here.
@@ -414,7 +438,7 @@ func (r *Runner) work(ctx context.Context, id string, claim func() (store.Lease,
 	// poll tries this session again (it waits in memory no more).
 }
 
-// othersWait reports whether sessions wait in memory for a slot.
+// othersWait reports whether woken sessions wait for a claim pass.
 func (r *Runner) othersWait() bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()

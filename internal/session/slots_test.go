@@ -1,0 +1,229 @@
+package session
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus/testutil"
+
+	"github.com/rtcagent/rtcagent/internal/core"
+	"github.com/rtcagent/rtcagent/internal/llm"
+	"github.com/rtcagent/rtcagent/internal/protocol"
+	"github.com/rtcagent/rtcagent/internal/store"
+	"github.com/rtcagent/rtcagent/internal/store/sqlitestore"
+	"github.com/rtcagent/rtcagent/internal/testkit/testsvc"
+)
+
+// With every drain slot taken, a sole writer still adopts the sessions a
+// write gives work: their leases and first items are taken in that write, and
+// their drains wait in memory for the slot. Where other nodes may drain
+// sessions, the write adopts nothing, and a claim pass reads the inbox and
+// claims each waiting session in a write of its own, with a Topic update of
+// its own (as the drain's last write did when it took the waiting session).
+func TestSoleWriterAdoptsPastItsSlots(t *testing.T) {
+	type counts struct {
+		sqlitestore.Counts
+		updates int64 // Topic updates committed, the messages' sends on
+	}
+	run := func(soleWriter bool) counts {
+		var updates atomic.Int64
+		st := testsvc.SQLite(t)
+		gate := make(chan struct{})
+		entered := make(chan struct{}, 8)
+		// Turns are seen completing in the commits, so waiting reads nothing.
+		completed := make(chan string, 8)
+		r, ctx := startRunner(t, Config{Store: st, Model: gatedModel{helloModel(t), gate, entered}, PollInterval: time.Hour,
+			Concurrency: 1, SoleWriter: soleWriter},
+			func(r *Runner) {
+				st.SetCommitHook(func(c store.Commit) {
+					r.Committed(c.Updates) // as the server calls them: no wake-up, no pass
+					updates.Add(int64(len(c.Updates)))
+					if len(c.Wake) > 0 {
+						r.Wake(c.Wake)
+					}
+					for _, u := range c.Updates {
+						for _, ch := range u.Changes {
+							if tr, ok := ch.Value.(*protocol.Turn); ok && tr.Status == protocol.TurnCompleted {
+								completed <- tr.ID
+							}
+						}
+					}
+				})
+			})
+		turns := sendAdopted(ctx, t, st, r, entered, "u1", "u2", "u3")
+		if soleWriter {
+			for _, id := range turns[1:] {
+				if s := turnStatus(ctx, t, st, id); s != protocol.TurnRunning {
+					t.Errorf("an adopted turn waiting for the slot is %s, want running", s)
+				}
+			}
+			if n := testutil.ToFloat64(metricActive); n != 1 {
+				t.Errorf("%v drain slots taken, want the one there is", n)
+			}
+		} else {
+			waitFor(t, "the backlog", func() bool { r.mu.Lock(); defer r.mu.Unlock(); return r.backlog })
+		}
+		before := st.Counts()
+		close(gate)
+		for range turns {
+			select {
+			case <-completed:
+			case <-time.After(10 * time.Second):
+				t.Fatal("the turns did not complete")
+			}
+		}
+		return counts{st.Counts().Sub(before), updates.Load()}
+	}
+	off, on := run(false), run(true)
+	t.Logf("without SoleWriter %+v, with %+v", off, on)
+	if d := off.Writes - on.Writes; d != 2 {
+		t.Errorf("adopting past the slots saved %d writes (%d → %d), want 2: the claims of u2 and u3", d, off.Writes, on.Writes)
+	}
+	if d := off.updates - on.updates; d != 2 {
+		t.Errorf("adopting past the slots saved %d Topic updates (%d → %d), want 2: the takes of u2 and u3", d, off.updates, on.updates)
+	}
+	if on.Reads != 0 {
+		t.Errorf("the sole writer read %d times, want none: no claim pass reads the inbox", on.Reads)
+	}
+}
+
+// A drain waiting for its slot renews its lease meanwhile: once the slot
+// frees, long after the lease's first term ended, the turn goes on without
+// a claim of its own (no poll runs here) and its model step runs once.
+func TestWaitingForASlotKeepsTheLease(t *testing.T) {
+	st := testsvc.SQLite(t)
+	gate := make(chan struct{})
+	entered := make(chan struct{}, 8)
+	var streams atomic.Int32
+	ttl := 150 * time.Millisecond
+	r, ctx := startRunner(t, Config{Store: st, Model: countedModel{gatedModel{helloModel(t), gate, entered}, &streams},
+		PollInterval: time.Hour, Concurrency: 1, SoleWriter: true, LeaseTTL: ttl},
+		func(r *Runner) { st.SetCommitHook(func(c store.Commit) { r.Wake(c.Wake) }) })
+	turns := sendAdopted(ctx, t, st, r, entered, "u1", "u2")
+	time.Sleep(4 * ttl)
+	close(gate)
+	for _, id := range turns {
+		waitCompleted(ctx, t, st, id)
+	}
+	if n := streams.Load(); n != 2 {
+		t.Fatalf("the model was asked %d times for two one-step turns", n)
+	}
+}
+
+// A drain waiting for its slot when the runner stops gives its lease back and
+// leaves its item in the inbox, for the next start.
+func TestStopWhileWaitingForASlot(t *testing.T) {
+	st := testsvc.SQLite(t)
+	gate := make(chan struct{})
+	entered := make(chan struct{}, 8)
+	r := New(Config{Store: st, Live: nopLive{}, Model: gatedModel{helloModel(t), gate, entered}, PollInterval: time.Hour,
+		Concurrency: 1, SoleWriter: true})
+	st.SetCommitHook(func(c store.Commit) { r.Wake(c.Wake) })
+	ctx, cancel := context.WithCancel(context.Background())
+	ran := make(chan struct{})
+	go func() { r.Run(ctx); close(ran) }()
+	waitRunning(t, r)
+	turns := sendAdopted(context.Background(), t, st, r, entered, "u1", "u2")
+	cancel()
+	select {
+	case <-ran:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the runner did not stop with a drain waiting for a slot")
+	}
+	var sid string
+	err := st.Read(context.Background(), func(tx store.Tx) error {
+		tr, err := tx.TurnGet(turns[1])
+		sid = tr.SessionID
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = st.Write(context.Background(), func(tx store.Tx) error {
+		if _, err := tx.InboxNext(sid); err != nil {
+			return fmt.Errorf("the waiting turn's item: %w", err)
+		}
+		l, err := tx.LeaseAcquire(sid, "next", time.Minute)
+		if err == nil {
+			err = tx.LeaseRelease(l)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatalf("after the stop: %v", err)
+	}
+}
+
+func TestWaitQueueKeepsOrder(t *testing.T) {
+	var q waitQueue
+	for _, id := range []string{"a", "b", "c", "b"} {
+		q.push(id)
+	}
+	q.remove("b")
+	q.putFirst([]string{"d", "c"})
+	var got []string
+	for id, ok := q.pop(); ok; id, ok = q.pop() {
+		got = append(got, id)
+	}
+	if want := "d c a"; strings.Join(got, " ") != want {
+		t.Fatalf("order %q, want %q", got, want)
+	}
+	if q.len() != 0 {
+		t.Fatalf("%d left", q.len())
+	}
+}
+
+// countedModel counts the streams it starts.
+type countedModel struct {
+	llm.Model
+	n *atomic.Int32
+}
+
+func (m countedModel) Stream(ctx context.Context, req *llm.Request) (llm.Stream, error) {
+	m.n.Add(1)
+	return m.Model.Stream(ctx, req)
+}
+
+// sendAdopted sends a message as each user, in a session of its own, in a
+// write that adopts it, and returns their turns; after the first it waits
+// until that turn's step entered the (gated) model, so it holds the only drain
+// slot.
+func sendAdopted(ctx context.Context, t *testing.T, st store.Store, r *Runner, entered <-chan struct{}, users ...string) []string {
+	t.Helper()
+	var turns []string
+	for i, u := range users {
+		var adopted func(bool)
+		err := st.Write(ctx, func(tx store.Tx) error {
+			res, err := core.SendMessage(tx, core.Caller{UserID: u, DeviceID: "d"}, &protocol.MessageSendRequest{ClientID: "c-" + u, Content: protocol.MessageContent{Text: "hi"}})
+			if err != nil {
+				return err
+			}
+			turns = append(turns, res.TurnID)
+			adopted, err = r.Adopt(tx)
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if adopted != nil {
+			adopted(true)
+		}
+		if i == 0 {
+			<-entered
+		}
+	}
+	return turns
+}
+
+func turnStatus(ctx context.Context, t *testing.T, st store.Store, id string) string {
+	t.Helper()
+	var turn *protocol.Turn
+	if err := st.Read(ctx, func(tx store.Tx) error { var err error; turn, err = tx.TurnGet(id); return err }); err != nil {
+		t.Fatal(err)
+	}
+	return turn.Status
+}
