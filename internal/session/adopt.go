@@ -87,7 +87,7 @@ func (r *Runner) Adopt(tx store.Tx) (func(committed bool), error) {
 				r.endReservation(c.id)
 				continue
 			}
-			go r.work(ctx, c.id, func() (store.Lease, *taken, error) { return c.lease, c.first, nil })
+			go r.work(ctx, c.id, func(*slot) (store.Lease, *taken, error) { return c.lease, c.first, nil })
 		}
 	}, nil
 }

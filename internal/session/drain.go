@@ -42,9 +42,10 @@ func (r *Runner) fenced(ctx context.Context, o *owner, fn func(tx store.Tx) erro
 }
 
 // drain processes the session's inbox until it is empty, then releases the lease.
-// first, when set, is the item the claim already took, with its turn. A sole
-// writer's drain first waits for a drain slot, its lease renewed meanwhile.
-func (r *Runner) drain(parent context.Context, lease store.Lease, first *taken) {
+// first, when set, is the item the claim already took, with its turn. sl, when
+// set, is the drain's own slot (a sole writer's): before the first model step
+// or server call the drain waits for it, its lease renewed meanwhile.
+func (r *Runner) drain(parent context.Context, lease store.Lease, first *taken, sl *slot) {
 	ctx, cancel := context.WithCancel(parent)
 	defer cancel()
 	o := &owner{lease: lease}
@@ -55,12 +56,6 @@ func (r *Runner) drain(parent context.Context, lease store.Lease, first *taken) 
 	}()
 	defer func() { cancel(); <-renewDone }()
 	defer r.releaseOnShutdown(parent, o)
-	if r.cfg.SoleWriter {
-		if !r.slotWait(ctx) {
-			return // stopping, or the lease is gone: its item stays in the inbox
-		}
-		defer r.slotFree()
-	}
 
 	log := r.log.With("session", lease.SessionID)
 	attempts := 0
@@ -79,6 +74,11 @@ func (r *Runner) drain(parent context.Context, lease store.Lease, first *taken) 
 				log.Error("read inbox", "err", err)
 			}
 			return // the inbox is empty and the lease released, or the lease is gone
+		}
+		if err == nil && turn != nil && !sl.wait(ctx, turn.ID) {
+			// Stopping or the lease is gone (the item stays in the inbox), or
+			// the turn was stopped meanwhile: taking its item again drops it.
+			continue
 		}
 		if err == nil && turn != nil {
 			if item.Kind == core.KindRTCExecute {

@@ -44,6 +44,10 @@ var (
 		Namespace: "rtcagent", Name: "sessions_active_limit",
 		Help: "Sessions this process works on at once at most (-active-sessions).",
 	})
+	metricWaiting = promauto.NewGauge(prometheus.GaugeOpts{
+		Namespace: "rtcagent", Name: "sessions_waiting",
+		Help: "Sessions with work waiting in this process's memory for a free slot (embedded; a cluster's wait in the database, for any node).",
+	})
 	metricExpired = promauto.NewCounter(prometheus.CounterOpts{
 		Namespace: "rtcagent", Name: "rtc_timeouts_total",
 		Help: "RTCs the server ended because their deadline passed.",

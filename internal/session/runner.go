@@ -63,10 +63,10 @@ type Config struct {
 	ServerTools tools.ServerTools
 	// SoleWriter says no process but this one writes the store (embedded
 	// SQLite, whose file it locks): no other node could drain a session, so
-	// a session takes its lease and first item whether a drain slot is free
-	// or not (a write adopts it, a claim pass starts it without reading the
-	// inbox), and its drain waits in memory for a slot, renewing its lease,
-	// in the order the sessions came.
+	// a write adopts the sessions it gives work whether a drain slot is free
+	// or not, and their drains wait in memory for a slot, renewing their
+	// leases, in line with the sessions the claim passes start (without
+	// reading the inbox) and that wait before taking their lease.
 	SoleWriter bool
 	// VerifyTranscripts reads every step's transcript again from the store and
 	// fails the step when it builds another model request than the cached one
@@ -95,12 +95,16 @@ type Runner struct {
 	readInbox bool
 	// backlog: there may be sessions with work beyond those waiting (a pass
 	// asked to read found every slot taken, or read as many as it asks for).
-	// While a session waits or a backlog stands, new work waits its turn
-	// (Adopt declines), oldest first.
+	// Where other nodes may drain sessions, new work waits its turn while a
+	// session waits or a backlog stands (Adopt declines), oldest first.
 	backlog bool
-	cancels cancels.Set // running model streams and server calls by turn, for stop
-	parts   Partials
-	tcache  *transcriptCache
+	// claimWaiting: drains a sole writer's claim passes started that wait
+	// for a slot before taking their lease; a pass starts no more than
+	// there are slots.
+	claimWaiting int
+	cancels      cancels.Set // running model streams and server calls by turn, for stop
+	parts        Partials
+	tcache       *transcriptCache
 }
 
 // New creates a Runner; call Run to start it.
@@ -272,9 +276,8 @@ func (r *Runner) Run(ctx context.Context) {
 func (r *Runner) claim(ctx context.Context) {
 	// With every drain slot taken the pass could start nothing: it notes the
 	// backlog instead of reading, and a drain that ends asks for the pass.
-	// (A sole writer's drains wait for their slot: its passes never skip.)
 	r.mu.Lock()
-	full := len(r.sem) == cap(r.sem) && !r.cfg.SoleWriter
+	full := r.full()
 	read := r.readInbox || r.backlog
 	r.readInbox = false
 	if full {
@@ -322,8 +325,35 @@ func (r *Runner) claim(ctx context.Context) {
 		// The lease is taken in the worker, not here, so that claims of many
 		// sessions share group commits instead of waiting for one another.
 		r.wg.Add(1)
-		go r.work(ctx, id, func() (store.Lease, *taken, error) { return r.acquire(ctx, id) })
+		go r.work(ctx, id, func(sl *slot) (store.Lease, *taken, error) {
+			// A sole writer's claim takes its lease once it has a slot: no
+			// session it starts shows running, or holds a lease, while it waits.
+			if sl != nil {
+				ok := sl.wait(ctx, "")
+				r.mu.Lock()
+				r.claimWaiting--
+				pass := r.backlog || r.waiting.len() > 0 // a pass may have skipped
+				r.mu.Unlock()
+				if pass {
+					r.kick()
+				}
+				if !ok {
+					return store.Lease{}, nil, ctx.Err()
+				}
+			}
+			return r.acquire(ctx, id)
+		})
 	}
+}
+
+// full reports, under mu, whether a claim pass can start no session: every
+// drain slot is taken, or for a sole writer, as many claimed drains wait for
+// one as there are slots.
+func (r *Runner) full() bool {
+	if r.cfg.SoleWriter {
+		return r.claimWaiting >= cap(r.sem)
+	}
+	return len(r.sem) == cap(r.sem)
 }
 
 // reserveNext reserves the session waiting longest; false when none waits or
@@ -332,14 +362,16 @@ func (r *Runner) reserveNext() (id string, ok, full bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for r.waiting.len() > 0 {
-		if !r.cfg.SoleWriter && len(r.sem) == cap(r.sem) {
+		if r.full() {
 			return "", false, true
 		}
 		id, _ := r.waiting.pop()
 		if r.active[id] {
 			continue
 		}
-		if !r.cfg.SoleWriter {
+		if r.cfg.SoleWriter {
+			r.claimWaiting++
+		} else {
 			r.slotNow() // one is free: slots are taken and freed under mu
 		}
 		r.active[id] = true
@@ -349,9 +381,9 @@ func (r *Runner) reserveNext() (id string, ok, full bool) {
 }
 
 // reserve marks the session as drained by this process and, unless this
-// process is the sole writer (whose drains wait for their slot: drain), takes
-// a drain slot. It fails when the session is drained here already, or when
-// every slot is taken (full).
+// process is the sole writer (whose drains take their slot themselves: slot),
+// takes a drain slot. It fails when the session is drained here already, or
+// when every slot is taken (full).
 func (r *Runner) reserve(id string) (ok, full bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -377,18 +409,6 @@ func (r *Runner) slotNow() bool {
 	}
 }
 
-// slotWait waits for a drain slot, in the order the drains asked; false
-// when ctx ended first.
-func (r *Runner) slotWait(ctx context.Context) bool {
-	select {
-	case r.sem <- struct{}{}:
-		metricActive.Inc()
-		return true
-	case <-ctx.Done():
-		return false
-	}
-}
-
 // slotFree gives a drain slot back.
 func (r *Runner) slotFree() {
 	<-r.sem
@@ -402,7 +422,8 @@ func (r *Runner) endReservation(id string) {
 	}
 }
 
-// unreserve ends the session's drain here and frees its slot. It reports
+// unreserve ends the session's drain here and frees the slot its reservation
+// took (not a sole writer's: its drain gave its own back). It reports
 // whether a claim pass should follow: the session was woken while drained,
 // woken sessions wait for a pass, or a pass found more work than slots.
 func (r *Runner) unreserve(id string) (pass bool) {
@@ -410,8 +431,7 @@ func (r *Runner) unreserve(id string) (pass bool) {
 	defer r.mu.Unlock()
 	delete(r.active, id)
 	// The slot frees under mu: a pass that found every slot taken noted the
-	// backlog before, so this asks for the pass it skipped. (A sole writer's
-	// drain gave its slot back itself.)
+	// backlog before, so this asks for the pass it skipped.
 	if !r.cfg.SoleWriter {
 		r.slotFree()
 	}
@@ -420,15 +440,22 @@ func (r *Runner) unreserve(id string) (pass bool) {
 }
 
 // work drains a reserved session after claim took its lease and first item.
-func (r *Runner) work(ctx context.Context, id string, claim func() (store.Lease, *taken, error)) {
+// A sole writer's drain holds a slot of its own (sl, given to claim too);
+// otherwise the reservation holds it (sl is nil).
+func (r *Runner) work(ctx context.Context, id string, claim func(sl *slot) (store.Lease, *taken, error)) {
 	defer r.wg.Done()
-	lease, first, err := claim()
+	var sl *slot
+	if r.cfg.SoleWriter {
+		sl = &slot{r: r}
+	}
+	lease, first, err := claim(sl)
 	if err == nil && first != nil && first.item == nil {
 		err = errEmpty
 	}
 	if err == nil {
-		r.drain(ctx, lease, first)
+		r.drain(ctx, lease, first, sl)
 	}
+	sl.free()
 	// The drain took every item committed before its last read of the inbox;
 	// one committed after it woke the session while it was drained here.
 	if r.unreserve(id) && (err == nil || errors.Is(err, errEmpty) || r.othersWait()) {

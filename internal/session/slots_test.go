@@ -11,6 +11,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/rtcagent/rtcagent/internal/core"
+	"github.com/rtcagent/rtcagent/internal/lifecycle"
 	"github.com/rtcagent/rtcagent/internal/llm"
 	"github.com/rtcagent/rtcagent/internal/protocol"
 	"github.com/rtcagent/rtcagent/internal/store"
@@ -111,6 +112,93 @@ func TestWaitingForASlotKeepsTheLease(t *testing.T) {
 	}
 	if n := streams.Load(); n != 2 {
 		t.Fatalf("the model was asked %d times for two one-step turns", n)
+	}
+}
+
+// A turn stopped while its drain waits for a slot is not run: the stop ends
+// the wait (CancelTurn), and the drain takes the item again, which drops it.
+// The model is asked once, for the turn that held the slot.
+func TestStopWhileWaitingForASlotSkipsTheModel(t *testing.T) {
+	st := testsvc.SQLite(t)
+	gate := make(chan struct{})
+	entered := make(chan struct{}, 8)
+	var streams atomic.Int32
+	r, ctx := startRunner(t, Config{Store: st, Model: countedModel{gatedModel{helloModel(t), gate, entered}, &streams},
+		PollInterval: time.Hour, Concurrency: 1, SoleWriter: true},
+		func(r *Runner) { st.SetCommitHook(func(c store.Commit) { r.Wake(c.Wake) }) })
+	turns := sendAdopted(ctx, t, st, r, entered, "u1", "u2")
+	waitFor(t, "the second drain to wait", func() bool { return testutil.ToFloat64(metricWaiting) == 1 })
+	var sid string
+	err := st.Write(ctx, func(tx store.Tx) error {
+		tr, err := tx.TurnGet(turns[1])
+		if err != nil {
+			return err
+		}
+		sid = tr.SessionID
+		_, _, err = lifecycle.StopTurn(tx, core.Caller{UserID: "u2", DeviceID: "d"}, sid, nil)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.CancelTurn(turns[1])
+	waitFor(t, "the stopped turn's drain to end", func() bool {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		return !r.active[sid]
+	})
+	if n := testutil.ToFloat64(metricWaiting); n != 0 {
+		t.Errorf("%v sessions wait for a slot after the stop, want 0", n)
+	}
+	close(gate)
+	waitCompleted(ctx, t, st, turns[0])
+	if s := turnStatus(ctx, t, st, turns[1]); s != protocol.TurnStopped {
+		t.Errorf("the stopped turn is %s", s)
+	}
+	if n := streams.Load(); n != 1 {
+		t.Fatalf("the model was asked %d times, want once: the stopped turn ran", n)
+	}
+}
+
+// A session a sole writer's claim pass starts (no write adopted it) waits for
+// its slot before it takes its lease: its turn stays queued meanwhile, and a
+// pass starts no more such drains than there are slots (the rest wait in
+// memory, without a goroutine or a lease).
+func TestClaimedSessionWaitsBeforeItsLease(t *testing.T) {
+	st := testsvc.SQLite(t)
+	gate := make(chan struct{})
+	entered := make(chan struct{}, 8)
+	r, ctx := startRunner(t, Config{Store: st, Model: gatedModel{helloModel(t), gate, entered}, PollInterval: time.Hour,
+		Concurrency: 1, SoleWriter: true},
+		func(r *Runner) { st.SetCommitHook(func(c store.Commit) { r.Wake(c.Wake) }) })
+	turns := sendAdopted(ctx, t, st, r, entered, "u1")
+	for _, u := range []string{"u2", "u3"} {
+		err := st.Write(ctx, func(tx store.Tx) error {
+			res, err := core.SendMessage(tx, core.Caller{UserID: u, DeviceID: "d"}, &protocol.MessageSendRequest{ClientID: "c-" + u, Content: protocol.MessageContent{Text: "hi"}})
+			if err == nil {
+				turns = append(turns, res.TurnID)
+			}
+			return err // not adopted: the commit's wake-up starts it
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitFor(t, "a claimed drain to wait", func() bool { return testutil.ToFloat64(metricWaiting) == 1 })
+	r.mu.Lock()
+	claimed, waiting := r.claimWaiting, r.waiting.len()
+	r.mu.Unlock()
+	if claimed != 1 || waiting != 1 {
+		t.Errorf("%d claimed drains wait for the one slot and %d sessions in memory, want 1 and 1", claimed, waiting)
+	}
+	for _, id := range turns[1:] {
+		if s := turnStatus(ctx, t, st, id); s != protocol.TurnQueued {
+			t.Errorf("a turn waiting for a slot without an adoption is %s, want queued", s)
+		}
+	}
+	close(gate)
+	for _, id := range turns {
+		waitCompleted(ctx, t, st, id)
 	}
 }
 

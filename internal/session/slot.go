@@ -1,0 +1,52 @@
+package session
+
+import "context"
+
+// slot is a sole writer's drain's hold on one of the runner's drain slots
+// (Config.Concurrency), taken when the drain first has a model step or server
+// call to run and given back when the drain ends. A nil slot is one the
+// drain's reservation holds (where other nodes may drain sessions): waiting
+// for it succeeds at once and unreserve frees it.
+type slot struct {
+	r    *Runner
+	held bool
+}
+
+// wait takes the slot, waiting for a free one in the order the drains asked.
+// turnID, when set, is the turn the drain waits to run: a stop of it
+// (CancelTurn) ends the wait, so the drain takes its item again (which drops
+// it) instead of asking the model for a turn that ended. It reports whether
+// the drain holds the slot; false when ctx ended or the turn was stopped.
+func (s *slot) wait(ctx context.Context, turnID string) bool {
+	if s == nil || s.held {
+		return true
+	}
+	if s.r.slotNow() {
+		s.held = true
+		return true
+	}
+	if turnID != "" {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithCancel(ctx)
+		defer cancel()
+		defer s.r.cancels.Add(turnID, cancel)()
+	}
+	metricWaiting.Inc()
+	defer metricWaiting.Dec()
+	select {
+	case s.r.sem <- struct{}{}:
+		metricActive.Inc()
+		s.held = true
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// free gives the slot back, if held.
+func (s *slot) free() {
+	if s != nil && s.held {
+		s.held = false
+		s.r.slotFree()
+	}
+}
