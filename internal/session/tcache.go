@@ -2,6 +2,7 @@ package session
 
 import (
 	"cmp"
+	"container/list"
 	"encoding/json"
 	"fmt"
 	"reflect"
@@ -15,9 +16,8 @@ import (
 
 // Bounds of the transcript cache.
 const (
-	cachedSessions = 256      // transcripts kept, at least (newTranscriptCache)
-	cachedBytes    = 64 << 20 // their text, tool arguments and results together
-	maxCatchUp     = 512      // updates applied to bring one up to date; beyond, it is read again
+	cachedBytes = 64 << 20 // the transcripts' text, tool arguments and results, and a share for each item (sizeOf)
+	maxCatchUp  = 512      // updates applied to bring one up to date; beyond, it is read again
 )
 
 // transcriptCache keeps the transcripts of recently run sessions. A step brings
@@ -32,28 +32,41 @@ const (
 // A session is drained by one goroutine of this process at a time, so an entry
 // is used by one step at a time; the transcript a step got must not be used after
 // the session's next load.
+//
+// It keeps as many transcripts as cachedBytes holds, however many sessions
+// that is, and lets go of the one used longest ago first.
 type transcriptCache struct {
 	feed    *commitFeed // updates this process committed: a catch-up reads the store only for the rest
 	mu      sync.Mutex
-	tick    int64
-	bytes   int // sum of the entries' sizes
-	keep    int // entries kept
-	entries map[string]*cachedTranscript
+	bytes   int                      // sum of the entries' sizes
+	entries map[string]*list.Element // of lru, by session
+	lru     list.List                // of *cachedTranscript, used last at the front
 }
 
 type cachedTranscript struct {
-	userID string
-	epoch  string
-	top    int64 // the user's stream offset the transcript reflects
-	used   int64
-	size   int // bytes of text, tool arguments and results
-	tr     agent.Transcript
+	sessionID string
+	userID    string
+	epoch     string
+	top       int64 // the user's stream offset the transcript reflects
+	size      int   // bytes of text, tool arguments and results
+	tr        agent.Transcript
 }
 
-// newTranscriptCache keeps the transcripts of twice as many sessions as are
-// drained at once (active), and at least cachedSessions.
-func newTranscriptCache(active int) *transcriptCache {
-	return &transcriptCache{feed: newCommitFeed(), keep: max(cachedSessions, 2*active), entries: map[string]*cachedTranscript{}}
+func newTranscriptCache() *transcriptCache {
+	return &transcriptCache{feed: newCommitFeed(), entries: map[string]*list.Element{}}
+}
+
+// remove takes the session's entry out of the cache, under mu; nil when
+// there is none.
+func (c *transcriptCache) remove(sessionID string) *cachedTranscript {
+	el := c.entries[sessionID]
+	if el == nil {
+		return nil
+	}
+	e := c.lru.Remove(el).(*cachedTranscript)
+	delete(c.entries, sessionID)
+	c.bytes -= e.size
+	return e
 }
 
 // load returns the session's transcript as of tx's snapshot.
@@ -77,11 +90,7 @@ func (c *transcriptCache) take(tx store.Tx, sessionID, userID string) (*cachedTr
 		return nil, err
 	}
 	c.mu.Lock()
-	e := c.entries[sessionID]
-	if e != nil { // out of the cache while it changes; put back below
-		delete(c.entries, sessionID)
-		c.bytes -= e.size
-	}
+	e := c.remove(sessionID) // out of the cache while it changes; put back by put
 	c.mu.Unlock()
 	if e == nil {
 		e = c.created(sessionID, userID, pos.Epoch)
@@ -93,7 +102,7 @@ func (c *transcriptCache) take(tx store.Tx, sessionID, userID string) (*cachedTr
 	if e != nil && e.catchUp(tx, c.feed, sessionID, userID, pos, stored, open, isOpen) {
 		metricTranscripts.WithLabelValues("cache").Inc()
 	} else {
-		e = &cachedTranscript{userID: userID}
+		e = &cachedTranscript{sessionID: sessionID, userID: userID}
 		if err := loadTranscript(tx, sessionID, &e.tr); err != nil {
 			return nil, err
 		}
@@ -109,11 +118,7 @@ func (c *transcriptCache) take(tx store.Tx, sessionID, userID string) (*cachedTr
 // dropped when it could not catch up: a read loads it again).
 func (c *transcriptCache) takeCommitted(sessionID, userID string, pos store.StreamPos) *cachedTranscript {
 	c.mu.Lock()
-	e := c.entries[sessionID]
-	if e != nil {
-		delete(c.entries, sessionID)
-		c.bytes -= e.size
-	}
+	e := c.remove(sessionID)
 	c.mu.Unlock()
 	if e == nil {
 		e = c.created(sessionID, userID, pos.Epoch)
@@ -135,7 +140,7 @@ func (c *transcriptCache) created(sessionID, userID, epoch string) *cachedTransc
 	if !ok {
 		return nil
 	}
-	return &cachedTranscript{userID: userID, epoch: epoch, top: off - 1}
+	return &cachedTranscript{sessionID: sessionID, userID: userID, epoch: epoch, top: off - 1}
 }
 
 // put keeps a transcript that take returned.
@@ -144,30 +149,14 @@ func (c *transcriptCache) put(sessionID string, e *cachedTranscript) {
 		return // too large to keep: read whole at every step
 	}
 	c.mu.Lock()
-	if old := c.entries[sessionID]; old != nil { // not expected: one step at a time
-		delete(c.entries, sessionID)
-		c.bytes -= old.size
-	}
-	c.tick++
-	e.used = c.tick
-	c.entries[sessionID] = e
+	defer c.mu.Unlock()
+	c.remove(sessionID) // not expected: one step at a time
+	e.sessionID = sessionID
+	c.entries[sessionID] = c.lru.PushFront(e)
 	c.bytes += e.size
-	for len(c.entries) > c.keep || c.bytes > cachedBytes {
-		c.evictOldest()
+	for c.bytes > cachedBytes {
+		c.remove(c.lru.Back().Value.(*cachedTranscript).sessionID)
 	}
-	c.mu.Unlock()
-}
-
-func (c *transcriptCache) evictOldest() {
-	var oldest *cachedTranscript
-	var id string
-	for k, e := range c.entries {
-		if oldest == nil || e.used < oldest.used {
-			oldest, id = e, k
-		}
-	}
-	delete(c.entries, id)
-	c.bytes -= oldest.size
 }
 
 // sizeOf approximates the memory a transcript holds by its variable-length parts.
