@@ -2,6 +2,7 @@ package cancels_test
 
 import (
 	"context"
+	"strconv"
 	"sync"
 	"testing"
 
@@ -56,4 +57,42 @@ func TestConcurrentUse(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+}
+
+// Work registered after its id was stopped is cancelled as it registers; a
+// plain Cancel keeps nothing. Stop keeps the latest 1,024 ids.
+func TestStopBeforeAdd(t *testing.T) {
+	var s cancels.Set
+	s.Cancel("c")
+	c, cancelC := context.WithCancel(context.Background())
+	defer cancelC()
+	s.Add("c", cancelC)
+	if c.Err() != nil {
+		t.Fatal("a Cancel before the Add cancelled it")
+	}
+	s.Stop("a")
+	a, cancelA := context.WithCancel(context.Background())
+	s.Add("a", cancelA)
+	if a.Err() == nil {
+		t.Fatal("an Add after Stop was not cancelled")
+	}
+	a2, cancelA2 := context.WithCancel(context.Background())
+	s.Add("a", cancelA2) // still stopped: every later Add
+	if a2.Err() == nil {
+		t.Fatal("a second Add after Stop was not cancelled")
+	}
+	for i := range 1024 {
+		s.Stop(strconv.Itoa(i))
+	}
+	b, cancelB := context.WithCancel(context.Background())
+	defer cancelB()
+	s.Add("a", cancelB)
+	if b.Err() != nil {
+		t.Fatal("an id stopped 1,025 stops ago is still kept")
+	}
+	last, cancelLast := context.WithCancel(context.Background())
+	s.Add("1023", cancelLast)
+	if last.Err() == nil {
+		t.Fatal("the latest stop was forgotten")
+	}
 }

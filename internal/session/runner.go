@@ -211,7 +211,7 @@ func (r *Runner) settleMissed(id string) bool {
 // CancelTurn is a hint that a turn was stopped: its model stream, if this process
 // runs it, is cancelled now rather than at the next write.
 func (r *Runner) CancelTurn(turnID string) {
-	r.cancels.Cancel(turnID)
+	r.cancels.Stop(turnID) // also a drain that registers later: it had not yet when the stop committed
 }
 
 // Partial returns the text streamed so far of a streaming message and the Live seq
@@ -371,8 +371,9 @@ func (r *Runner) reserveNext() (id string, ok, full bool) {
 		}
 		if r.cfg.SoleWriter {
 			r.claimWaiting++
-		} else {
-			r.slotNow() // one is free: slots are taken and freed under mu
+		} else if !r.slotNow() { // not expected: slots are taken and freed under mu
+			r.waiting.putFirst([]string{id})
+			return "", false, true
 		}
 		r.active[id] = true
 		return id, true, false

@@ -14,9 +14,10 @@ type slot struct {
 
 // wait takes the slot, waiting for a free one in the order the drains asked.
 // turnID, when set, is the turn the drain waits to run: a stop of it
-// (CancelTurn) ends the wait, so the drain takes its item again (which drops
-// it) instead of asking the model for a turn that ended. It reports whether
-// the drain holds the slot; false when ctx ended or the turn was stopped.
+// (CancelTurn, before the wait or during it) ends the wait, so the drain
+// takes its item again (which drops it) instead of asking the model for a
+// turn that ended. It reports whether the drain holds the slot; false when
+// ctx ended or the turn was stopped.
 func (s *slot) wait(ctx context.Context, turnID string) bool {
 	if s == nil || s.held {
 		return true
@@ -37,10 +38,13 @@ func (s *slot) wait(ctx context.Context, turnID string) bool {
 	case s.r.sem <- struct{}{}:
 		metricActive.Inc()
 		s.held = true
-		return true
 	case <-ctx.Done():
+	}
+	if ctx.Err() != nil { // also when a slot came at the same moment
+		s.free()
 		return false
 	}
+	return true
 }
 
 // free gives the slot back, if held.

@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync/atomic"
@@ -117,46 +118,75 @@ func TestWaitingForASlotKeepsTheLease(t *testing.T) {
 
 // A turn stopped while its drain waits for a slot is not run: the stop ends
 // the wait (CancelTurn), and the drain takes the item again, which drops it.
-// The model is asked once, for the turn that held the slot.
+// So too when the stop lands after the write that adopted the turn committed
+// but before its drain started to wait. The model is asked once, for the
+// turn that held the slot.
 func TestStopWhileWaitingForASlotSkipsTheModel(t *testing.T) {
-	st := testsvc.SQLite(t)
-	gate := make(chan struct{})
-	entered := make(chan struct{}, 8)
-	var streams atomic.Int32
-	r, ctx := startRunner(t, Config{Store: st, Model: countedModel{gatedModel{helloModel(t), gate, entered}, &streams},
-		PollInterval: time.Hour, Concurrency: 1, SoleWriter: true},
-		func(r *Runner) { st.SetCommitHook(func(c store.Commit) { r.Wake(c.Wake) }) })
-	turns := sendAdopted(ctx, t, st, r, entered, "u1", "u2")
-	waitFor(t, "the second drain to wait", func() bool { return testutil.ToFloat64(metricWaiting) == 1 })
-	var sid string
-	err := st.Write(ctx, func(tx store.Tx) error {
-		tr, err := tx.TurnGet(turns[1])
-		if err != nil {
-			return err
-		}
-		sid = tr.SessionID
-		_, _, err = lifecycle.StopTurn(tx, core.Caller{UserID: "u2", DeviceID: "d"}, sid, nil)
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r.CancelTurn(turns[1])
-	waitFor(t, "the stopped turn's drain to end", func() bool {
-		r.mu.Lock()
-		defer r.mu.Unlock()
-		return !r.active[sid]
-	})
-	if n := testutil.ToFloat64(metricWaiting); n != 0 {
-		t.Errorf("%v sessions wait for a slot after the stop, want 0", n)
-	}
-	close(gate)
-	waitCompleted(ctx, t, st, turns[0])
-	if s := turnStatus(ctx, t, st, turns[1]); s != protocol.TurnStopped {
-		t.Errorf("the stopped turn is %s", s)
-	}
-	if n := streams.Load(); n != 1 {
-		t.Fatalf("the model was asked %d times, want once: the stopped turn ran", n)
+	for _, before := range []bool{false, true} {
+		t.Run(fmt.Sprintf("stop before the wait %v", before), func(t *testing.T) {
+			st := testsvc.SQLite(t)
+			gate := make(chan struct{})
+			entered := make(chan struct{}, 8)
+			var streams atomic.Int32
+			r, ctx := startRunner(t, Config{Store: st, Model: countedModel{gatedModel{helloModel(t), gate, entered}, &streams},
+				PollInterval: time.Hour, Concurrency: 1, SoleWriter: true},
+				func(r *Runner) { st.SetCommitHook(func(c store.Commit) { r.Wake(c.Wake) }) })
+			turns := sendAdopted(ctx, t, st, r, entered, "u1")
+			var adopted func(bool)
+			err := st.Write(ctx, func(tx store.Tx) error {
+				res, err := core.SendMessage(tx, core.Caller{UserID: "u2", DeviceID: "d"}, &protocol.MessageSendRequest{ClientID: "c-u2", Content: protocol.MessageContent{Text: "hi"}})
+				if err != nil {
+					return err
+				}
+				turns = append(turns, res.TurnID)
+				adopted, err = r.Adopt(tx)
+				return err
+			})
+			if err != nil || adopted == nil {
+				t.Fatalf("adopt: %v", err)
+			}
+			if !before {
+				adopted(true)
+				waitFor(t, "the second drain to wait", func() bool { return testutil.ToFloat64(metricWaiting) == 1 })
+			}
+			var sid string
+			err = st.Write(ctx, func(tx store.Tx) error {
+				tr, err := tx.TurnGet(turns[1])
+				if err != nil {
+					return err
+				}
+				sid = tr.SessionID
+				_, _, err = lifecycle.StopTurn(tx, core.Caller{UserID: "u2", DeviceID: "d"}, sid, nil)
+				return err
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			r.CancelTurn(turns[1])
+			if before {
+				adopted(true)
+			}
+			// The drain drops the item without a slot. (Woken by the stop
+			// while drained, the session is claimed again once it ends, and
+			// that claim waits for the slot to find nothing to do.)
+			waitFor(t, "the stopped turn's item to be dropped", func() bool {
+				err := st.Read(ctx, func(tx store.Tx) error { _, err := tx.InboxNext(sid); return err })
+				return errors.Is(err, store.ErrNotFound)
+			})
+			close(gate)
+			waitCompleted(ctx, t, st, turns[0])
+			waitFor(t, "the drains to end", func() bool {
+				r.mu.Lock()
+				defer r.mu.Unlock()
+				return len(r.active) == 0
+			})
+			if s := turnStatus(ctx, t, st, turns[1]); s != protocol.TurnStopped {
+				t.Errorf("the stopped turn is %s", s)
+			}
+			if n := streams.Load(); n != 1 {
+				t.Fatalf("the model was asked %d times, want once: the stopped turn ran", n)
+			}
+		})
 	}
 }
 
