@@ -15,10 +15,11 @@
 // after commits); a slow poll of the inbox is the backstop, so a lost hint costs
 // latency, never progress. When this process is the store's only writer
 // (Config.SoleWriter, embedded SQLite), no other node could drain a session:
-// a write adopts its sessions whether a drain slot is free or not, a claim
-// pass starts the sessions its commits woke without reading the inbox, and
-// each drain waits in memory for a slot, in the order they came, its lease
-// renewed meanwhile. An inbox item is deleted in the transaction that
+// a write adopts its sessions whether a drain slot is free or not, and the
+// drain waits in memory for a slot, its lease renewed meanwhile (a stop of
+// its turn ends the wait); a claim pass starts the sessions its commits woke
+// without reading the inbox, each waiting for a slot before it takes its
+// lease. Drains get slots in the order they asked. An inbox item is deleted in the transaction that
 // completes its work, so a crash re-runs the item on the next owner, which resumes
 // from the durable state. On start only sessions whose lease expired, or whose
 // holder's liveness record expired, are taken over.

@@ -25,17 +25,21 @@ const resumeScript = `{"name": "mcp-view-resume", "turns": [
 ]}`
 
 // TestMCPViewCallRefusedBeforeTheResume: the first question is answered
-// while the node's only drain slot is taken, so the turn's resumption waits.
+// while the node's only drain slot is taken, so the turn's resumption waits
+// in the inbox (on PostgreSQL: embedded, the answer takes the turn at once and
+// its drain waits for the slot, so no second resumption can be queued).
 // Meanwhile its view asks for a call and the person refuses it: that call's
 // end finds no call of the turn open and queues a second resumption. The
 // first runs the next step, which asks the second question; the second finds
 // that question open and is dropped: no step runs beside it, and the turn
 // goes on only once the person answers.
 func TestMCPViewCallRefusedBeforeTheResume(t *testing.T) {
+	db := requirePostgres(t)
 	gate := filepath.Join(t.TempDir(), "gate")
 	srv := startServer(t, mustScript(t, strings.Replace(resumeScript, "GATE", string(jsonOf(gate)), 1)), func(c *config.Config) {
 		c.MCPConfig = mcpConfig(t, filepath.Join(t.TempDir(), "calls"), "")
 		c.Active = 1
+		c.DBURL = db
 	})
 	alice := newBrowser(t, srv, "alice", "dev-a", watching())
 	bob := newBrowser(t, srv, "bob", "dev-b", watching())
