@@ -48,6 +48,58 @@ func TestNotifiedClaimAcrossNodes(t *testing.T) {
 	}
 }
 
+// A node that stops mid-step gives the session's lease back and, as it
+// leaves, asks the other nodes to look at the ready queue: node B, whose poll
+// is an hour, takes the turn over and ends it.
+func TestStoppedNodeHandsItsWorkOver(t *testing.T) {
+	url := testsvc.PostgresURL(t)
+	schema := testsvc.Schema(t, url)
+	open := func() *pgstore.Store {
+		st, err := pgstore.Open(context.Background(), url, pgstore.Options{Schema: schema})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { st.Close() })
+		return st
+	}
+	stA, stB := open(), open()
+	entered := make(chan struct{}, 1)
+	a := New(Config{Store: stA, Live: nopLive{}, Model: gatedModel{helloModel(t), make(chan struct{}), entered}, PollInterval: time.Hour})
+	actx, stopA := context.WithCancel(context.Background())
+	aDone := make(chan struct{})
+	go func() { defer close(aDone); a.Run(actx) }()
+	t.Cleanup(func() { stopA(); <-aDone })
+	waitRunning(t, a)
+
+	b, ctx := startRunner(t, Config{Store: stB, Model: helloModel(t), PollInterval: time.Hour})
+	stB.SetCommitHook(func(c store.Commit) { b.Wake(c.Wake) })
+	lctx, stop := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() { defer close(done); stB.Listen(lctx, b.Wake) }()
+	t.Cleanup(func() { stop(); <-done })
+	waitFor(t, "B's listener", stB.Listening)
+	waitFor(t, "B idle", func() bool { return len(b.wake) == 0 })
+
+	var res *protocol.MessageSendResult
+	var adopted func(bool)
+	err := stA.Write(ctx, func(tx store.Tx) error {
+		var err error
+		if res, err = core.SendMessage(tx, caller, &protocol.MessageSendRequest{ClientID: "h1", Content: protocol.MessageContent{Text: "hi"}}); err != nil {
+			return err
+		}
+		adopted, err = a.Adopt(tx)
+		return err
+	})
+	if err != nil || adopted == nil {
+		t.Fatalf("adopt on A: %v", err)
+	}
+	adopted(true)
+	<-entered // A's step is in the model
+	stopA()
+	<-aDone
+	waitCompleted(ctx, t, stB, res.TurnID)
+}
+
 // A transaction that takes the lease of the session it gives work (the API's
 // adoption) notifies nobody: the work starts on its own node.
 func TestAdoptedWorkNotNotified(t *testing.T) {

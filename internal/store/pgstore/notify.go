@@ -26,9 +26,22 @@ func channel(schema string) string { return "rtcagent_work_" + schema }
 // 8000 bytes); more sessions are sent in several.
 const notifyMax = 7000
 
+// NodeLeave expires the node's liveness record and, with the commit, asks
+// every node to look at the ready queue (a notification with no ids): a node
+// that stops gives its sessions' leases back before it leaves, and those
+// with work left are taken over at once, not at the next poll.
+func (t *tx) NodeLeave(node string) error {
+	if err := t.Shared.NodeLeave(node); err != nil {
+		return err
+	}
+	t.left = true
+	return nil
+}
+
 // notifyNotLeased queues, before COMMIT, the notification of the sessions t
 // woke whose leases it neither took nor checked (a holder drains its new items
-// before it lets go); it reports whether it queued one.
+// before it lets go), and the one a NodeLeave asks for; it reports whether it
+// queued one.
 func (t *tx) notifyNotLeased(ch string) (queued bool) {
 	var payload strings.Builder
 	flush := func() {
@@ -37,6 +50,10 @@ func (t *tx) notifyNotLeased(ch string) (queued bool) {
 			payload.Reset()
 			queued = true
 		}
+	}
+	if t.left {
+		_ = t.later(nil, `SELECT pg_notify($1, '')`, ch)
+		queued = true
 	}
 	for _, id := range t.Wakes.Pending() {
 		if payload.Len()+len(id)+1 > notifyMax {

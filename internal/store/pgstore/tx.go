@@ -60,6 +60,8 @@ type tx struct {
 	// clientMsgs are messages by user and client_id (clientKey) read by a
 	// prefetch under the user's stream lock or written since; nil: none.
 	clientMsgs map[string][]byte
+	// left: the transaction expired a node's liveness record (NodeLeave).
+	left bool
 }
 
 var errReadOnly = errors.New("pgstore: write in a read transaction")
