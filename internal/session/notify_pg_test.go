@@ -17,27 +17,9 @@ import (
 // sends a message; node A, whose poll is an hour, claims the session and ends
 // the turn. B notified, and A's listener heard it.
 func TestNotifiedClaimAcrossNodes(t *testing.T) {
-	url := testsvc.PostgresURL(t)
-	schema := testsvc.Schema(t, url)
-	open := func() *pgstore.Store {
-		st, err := pgstore.Open(context.Background(), url, pgstore.Options{Schema: schema})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { st.Close() })
-		return st
-	}
-	stA, stB := open(), open()
+	stA, stB := twoNodes(t)
 	r, ctx := startRunner(t, Config{Store: stA, Model: helloModel(t), PollInterval: time.Hour})
-	stA.SetCommitHook(func(c store.Commit) { r.Wake(c.Wake) })
-	lctx, stop := context.WithCancel(ctx)
-	done := make(chan struct{})
-	go func() { defer close(done); stA.Listen(lctx, r.Wake) }()
-	t.Cleanup(func() { stop(); <-done })
-	waitFor(t, "A's listener", stA.Listening)
-	// Wait for the claim pass A's listener asked for when it started to end
-	// (it finds no work): the wake-up below must come from the notification.
-	waitFor(t, "A idle", func() bool { return len(r.wake) == 0 })
+	listen(ctx, t, stA, r)
 
 	sent0, received0 := pgstore.NotifyCounts()
 	res := send(ctx, t, stB, &protocol.MessageSendRequest{ClientID: "n1", Content: protocol.MessageContent{Text: "hi"}})
@@ -52,17 +34,7 @@ func TestNotifiedClaimAcrossNodes(t *testing.T) {
 // leaves, asks the other nodes to look at the ready queue: node B, whose poll
 // is an hour, takes the turn over and ends it.
 func TestStoppedNodeHandsItsWorkOver(t *testing.T) {
-	url := testsvc.PostgresURL(t)
-	schema := testsvc.Schema(t, url)
-	open := func() *pgstore.Store {
-		st, err := pgstore.Open(context.Background(), url, pgstore.Options{Schema: schema})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { st.Close() })
-		return st
-	}
-	stA, stB := open(), open()
+	stA, stB := twoNodes(t)
 	entered := make(chan struct{}, 1)
 	a := New(Config{Store: stA, Live: nopLive{}, Model: gatedModel{helloModel(t), make(chan struct{}), entered}, PollInterval: time.Hour})
 	actx, stopA := context.WithCancel(context.Background())
@@ -72,13 +44,7 @@ func TestStoppedNodeHandsItsWorkOver(t *testing.T) {
 	waitRunning(t, a)
 
 	b, ctx := startRunner(t, Config{Store: stB, Model: helloModel(t), PollInterval: time.Hour})
-	stB.SetCommitHook(func(c store.Commit) { b.Wake(c.Wake) })
-	lctx, stop := context.WithCancel(ctx)
-	done := make(chan struct{})
-	go func() { defer close(done); stB.Listen(lctx, b.Wake) }()
-	t.Cleanup(func() { stop(); <-done })
-	waitFor(t, "B's listener", stB.Listening)
-	waitFor(t, "B idle", func() bool { return len(b.wake) == 0 })
+	listen(ctx, t, stB, b)
 
 	var res *protocol.MessageSendResult
 	var adopted func(bool)
@@ -128,4 +94,34 @@ func TestAdoptedWorkNotNotified(t *testing.T) {
 	if sent, _ := pgstore.NotifyCounts(); sent != sent0 {
 		t.Fatalf("%d notifications sent for adopted work", sent-sent0)
 	}
+}
+
+// twoNodes opens two stores on one fresh schema, as two nodes would.
+func twoNodes(t *testing.T) (*pgstore.Store, *pgstore.Store) {
+	url := testsvc.PostgresURL(t)
+	schema := testsvc.Schema(t, url)
+	open := func() *pgstore.Store {
+		st, err := pgstore.Open(context.Background(), url, pgstore.Options{Schema: schema})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { st.Close() })
+		return st
+	}
+	return open(), open()
+}
+
+// listen wakes r with st's commits and notifications until the test ends. It
+// returns once st listens and the claim pass its listener asked for when it
+// started ended (it finds no work), so a wake-up after it comes from a
+// notification.
+func listen(ctx context.Context, t *testing.T, st *pgstore.Store, r *Runner) {
+	t.Helper()
+	st.SetCommitHook(func(c store.Commit) { r.Wake(c.Wake) })
+	lctx, stop := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() { defer close(done); st.Listen(lctx, r.Wake) }()
+	t.Cleanup(func() { stop(); <-done })
+	waitFor(t, "the listener", st.Listening)
+	waitFor(t, "the runner idle", func() bool { return len(r.wake) == 0 })
 }
