@@ -16,23 +16,23 @@ import (
 // drains then start, or the claims are forgotten (the leases were not committed
 // either). It returns nil when it adopted nothing. An error (the store failed
 // while taking a lease or an item) must fail tx: part of a claim may be written.
-// Where other nodes may drain sessions, it adopts nothing while sessions wait
-// for a free drain slot, so new work does not overtake theirs (the commit's
-// wake-up puts it in line behind them). A sole writer (Config.SoleWriter)
-// adopts whether a slot is free or not: the drain waits for its slot in line
-// with the others. Call it at the end of a write whose work the session's
-// worker picks up (a message, a result, a stop), with every change of the
-// write already made.
+// An adopted drain waits for a slot in line with the others. Where other
+// nodes may drain sessions, it adopts only while fewer drains here wait for a
+// slot than there are slots: the rest is left to whichever node has one (the
+// commit's notification). A sole writer (Config.SoleWriter) adopts however
+// many wait. Call it at the end of a write whose work the session's worker
+// picks up (a message, a result, a stop), with every change of the write
+// already made.
 func (r *Runner) Adopt(tx store.Tx) (func(committed bool), error) {
 	woken := tx.Woken()
 	if len(woken) == 0 {
 		return nil, nil
 	}
 	r.mu.Lock()
-	ok := r.ctx != nil && r.ctx.Err() == nil && (r.cfg.SoleWriter || !r.backlog && r.waiting.len() == 0)
+	ok := r.ctx != nil && r.ctx.Err() == nil
 	r.mu.Unlock()
 	if !ok {
-		return nil, nil // not running, or older work waits for a slot: wake-ups claim
+		return nil, nil // not running: wake-ups claim
 	}
 	type claim struct {
 		id    string
@@ -49,7 +49,7 @@ func (r *Runner) Adopt(tx store.Tx) (func(committed bool), error) {
 	}
 	for _, id := range woken {
 		if ok, _ := r.reserve(id); !ok {
-			continue // drained here already (its worker takes the item), or no slot free
+			continue // drained here already (its worker takes the item), or enough wait here
 		}
 		lease, err := tx.LeaseAcquire(id, r.cfg.Holder, r.cfg.LeaseTTL)
 		if errors.Is(err, store.ErrConflict) {

@@ -55,11 +55,11 @@ func TestAdoptStartsWorkWithoutAClaim(t *testing.T) {
 	waitCompleted(ctx, t, st, res.TurnID)
 }
 
-// With every drain slot taken and other sessions waiting for one, a write adopts
-// nothing: its work goes through the claim pass behind theirs, and every turn
-// completes once the slot frees. (That adoption also yields to the waiting
-// sessions when a slot is free, the backlog, shows in the 1,000-session bench on
-// PostgreSQL, where it removed a tail of seconds.)
+// Where other nodes may drain sessions, with every drain slot taken and as
+// many sessions waiting here for one, a write adopts nothing: its work is
+// left to a claim, by whichever node has a slot, and every turn completes
+// once the slot frees. Claim passes with as many claimed drains waiting as
+// there are slots read nothing.
 func TestAdoptDeclinesAtCapacity(t *testing.T) {
 	st := testsvc.SQLite(t)
 	gate := make(chan struct{})
@@ -89,17 +89,17 @@ func TestAdoptDeclinesAtCapacity(t *testing.T) {
 	send("u1", false) // claimed: takes the only slot, its model step waits at the gate
 	<-entered         // its step read its input and called the model
 	waitFor(t, "the first turn to take the slot", func() bool { r.mu.Lock(); defer r.mu.Unlock(); return len(r.active) == 1 })
-	send("u2", false) // no slot: the claim pass records the backlog
-	waitFor(t, "the backlog", func() bool { r.mu.Lock(); defer r.mu.Unlock(); return r.backlog })
+	send("u2", false) // claimed: waits for the slot before taking its lease
+	waitFor(t, "the claim to wait", func() bool { r.mu.Lock(); defer r.mu.Unlock(); return r.claimWaiting == 1 })
 	reads := st.Counts()
 	if adopted := send("u3", true); adopted != nil {
 		adopted(true)
-		t.Fatal("a write adopted its work while another session waited for a slot")
+		t.Fatal("a write adopted its work while as many sessions waited for a slot as there are")
 	}
 	r.Wake(nil)
 	time.Sleep(50 * time.Millisecond) // the passes the wake-ups asked for
 	if n := st.Counts().Sub(reads).Reads; n > 0 {
-		t.Errorf("claim passes with every slot taken read the inbox %d times", n)
+		t.Errorf("claim passes with every claimed drain waiting read the inbox %d times", n)
 	}
 	close(gate)
 	for _, id := range turns {

@@ -13,13 +13,19 @@
 // drains them and their lease is free: their work starts right after the commit,
 // with no claim transaction of its own. Otherwise wake-ups are hints (Wake, called
 // after commits); a slow poll of the inbox is the backstop, so a lost hint costs
-// latency, never progress. When this process is the store's only writer
-// (Config.SoleWriter, embedded SQLite), no other node could drain a session:
-// a write adopts its sessions whether a drain slot is free or not, and the
-// drain waits in memory for a slot, its lease renewed meanwhile (a stop of
-// its turn ends the wait); a claim pass starts the sessions its commits woke
-// without reading the inbox, each waiting for a slot before it takes its
-// lease. Drains get slots in the order they asked. An inbox item is deleted in the transaction that
+// latency, never progress.
+//
+// A process drains Config.Concurrency sessions at once. Past them a drain waits
+// in memory for a slot, drains getting slots in the order they asked: an
+// adopted one before its model step or server call, its lease renewed
+// meanwhile (a stop of its turn ends the wait), a claimed one before it takes
+// its lease. Where other nodes may drain sessions, a write adopts only while
+// fewer drains wait here than there are slots, and a claim pass starts no
+// more than that: the rest is left in the inbox to whichever node has a slot.
+// When this process is the store's only writer (Config.SoleWriter, embedded
+// SQLite), no other node could drain a session: a write adopts its sessions
+// however many wait, and a claim pass starts the sessions its commits woke
+// without reading the inbox. An inbox item is deleted in the transaction that
 // completes its work, so a crash re-runs the item on the next owner, which resumes
 // from the durable state. On start only sessions whose lease expired, or whose
 // holder's liveness record expired, are taken over.

@@ -42,9 +42,9 @@ func (r *Runner) fenced(ctx context.Context, o *owner, fn func(tx store.Tx) erro
 }
 
 // drain processes the session's inbox until it is empty, then releases the lease.
-// first, when set, is the item the claim already took, with its turn. sl, when
-// set, is the drain's own slot (a sole writer's): before the first model step
-// or server call the drain waits for it, its lease renewed meanwhile.
+// first, when set, is the item the claim already took, with its turn. sl is
+// the drain's slot: before the first model step or server call the drain
+// waits for it (an adopted drain), its lease renewed meanwhile.
 func (r *Runner) drain(parent context.Context, lease store.Lease, first *taken, sl *slot) {
 	ctx, cancel := context.WithCancel(parent)
 	defer cancel()

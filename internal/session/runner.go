@@ -43,7 +43,7 @@ type Config struct {
 	PollInterval time.Duration // inbox and deadline backstop poll; default 1 s
 	// Concurrency is how many sessions this process drains at once (model
 	// steps and server-side tools in flight); a session with work beyond it
-	// waits for a slot. Default 256.
+	// waits for a slot, in the order the sessions asked. Default 256.
 	Concurrency int
 	Holder      string   // lease holder id; default random per process
 	Partials    Partials // text of streaming messages; default in this process's memory
@@ -63,10 +63,10 @@ type Config struct {
 	ServerTools tools.ServerTools
 	// SoleWriter says no process but this one writes the store (embedded
 	// SQLite, whose file it locks): no other node could drain a session, so
-	// a write adopts the sessions it gives work whether a drain slot is free
-	// or not, and their drains wait in memory for a slot, renewing their
-	// leases, in line with the sessions the claim passes start (without
-	// reading the inbox) and that wait before taking their lease.
+	// a write adopts the sessions it gives work however many wait for a slot
+	// (elsewhere, while fewer wait than there are slots: the others are
+	// left to whichever node has one), and a claim pass starts the sessions
+	// this process's commits woke without reading the inbox.
 	SoleWriter bool
 	// VerifyTranscripts reads every step's transcript again from the store and
 	// fails the step when it builds another model request than the cached one
@@ -87,20 +87,18 @@ type Runner struct {
 	// missed: sessions woken while drained here; their drain may have read the
 	// inbox before the work committed, so a claim follows it.
 	missed map[string]bool
-	// waiting: sessions known to have work and no drain here
-	// (Config.SoleWriter); a claim pass starts them without reading.
+	// waiting: sessions known to have work and no drain here (woken, with
+	// Config.SoleWriter, or read from the inbox); a claim pass starts them.
 	waiting waitQueue
 	// readInbox: a claim pass must read the inbox (a wake-up that named no
 	// session or one woken elsewhere, the poll).
 	readInbox bool
 	// backlog: there may be sessions with work beyond those waiting (a pass
-	// asked to read found every slot taken, or read as many as it asks for).
-	// Where other nodes may drain sessions, new work waits its turn while a
-	// session waits or a backlog stands (Adopt declines), oldest first.
+	// asked to read found as many claimed drains waiting as there are slots,
+	// or read as many as it asks for).
 	backlog bool
-	// claimWaiting: drains a sole writer's claim passes started that wait
-	// for a slot before taking their lease; a pass starts no more than
-	// there are slots.
+	// claimWaiting: drains the claim passes started that wait for a slot
+	// before taking their lease; a pass starts no more than there are slots.
 	claimWaiting int
 	cancels      cancels.Set // running model streams and server calls by turn, for stop
 	parts        Partials
@@ -274,8 +272,9 @@ func (r *Runner) Run(ctx context.Context) {
 // claim starts a drain for each session with inbox work and a free lease: those
 // waiting in memory, and when asked to read, those the inbox has.
 func (r *Runner) claim(ctx context.Context) {
-	// With every drain slot taken the pass could start nothing: it notes the
-	// backlog instead of reading, and a drain that ends asks for the pass.
+	// With as many claimed drains waiting as there are slots the pass starts
+	// nothing: it notes the backlog instead of reading, and a claimed drain
+	// that gets its slot asks for the pass.
 	r.mu.Lock()
 	full := r.full()
 	read := r.readInbox || r.backlog
@@ -326,35 +325,28 @@ func (r *Runner) claim(ctx context.Context) {
 		// sessions share group commits instead of waiting for one another.
 		r.wg.Add(1)
 		go r.work(ctx, id, func(sl *slot) (store.Lease, *taken, error) {
-			// A sole writer's claim takes its lease once it has a slot: no
-			// session it starts shows running, or holds a lease, while it waits.
-			if sl != nil {
-				ok := sl.wait(ctx, "")
-				r.mu.Lock()
-				r.claimWaiting--
-				pass := r.backlog || r.waiting.len() > 0 // a pass may have skipped
-				r.mu.Unlock()
-				if pass {
-					r.kick()
-				}
-				if !ok {
-					return store.Lease{}, nil, ctx.Err()
-				}
+			// A claim takes its lease once it has a slot: no session it
+			// starts shows running, or holds a lease another node could
+			// use, while it waits.
+			ok := sl.wait(ctx, "")
+			r.mu.Lock()
+			r.claimWaiting--
+			pass := r.backlog || r.waiting.len() > 0 // a pass may have skipped
+			r.mu.Unlock()
+			if pass {
+				r.kick()
+			}
+			if !ok {
+				return store.Lease{}, nil, ctx.Err()
 			}
 			return r.acquire(ctx, id)
 		})
 	}
 }
 
-// full reports, under mu, whether a claim pass can start no session: every
-// drain slot is taken, or for a sole writer, as many claimed drains wait for
-// one as there are slots.
-func (r *Runner) full() bool {
-	if r.cfg.SoleWriter {
-		return r.claimWaiting >= cap(r.sem)
-	}
-	return len(r.sem) == cap(r.sem)
-}
+// full reports, under mu, whether a claim pass can start no session: as
+// many claimed drains wait for a slot as there are slots.
+func (r *Runner) full() bool { return r.claimWaiting >= cap(r.sem) }
 
 // reserveNext reserves the session waiting longest; false when none waits or
 // every slot is taken (full).
@@ -369,29 +361,24 @@ func (r *Runner) reserveNext() (id string, ok, full bool) {
 		if r.active[id] {
 			continue
 		}
-		if r.cfg.SoleWriter {
-			r.claimWaiting++
-		} else if !r.slotNow() { // not expected: slots are taken and freed under mu
-			r.waiting.putFirst([]string{id})
-			return "", false, true
-		}
+		r.claimWaiting++
 		r.active[id] = true
 		return id, true, false
 	}
 	return "", false, false
 }
 
-// reserve marks the session as drained by this process and, unless this
-// process is the sole writer (whose drains take their slot themselves: slot),
-// takes a drain slot. It fails when the session is drained here already, or
-// when every slot is taken (full).
+// reserve marks the session as drained by this process (its drain takes a
+// slot itself: slot). It fails when the session is drained here already, or
+// when, where other nodes may drain sessions, as many drains here wait for a
+// slot as there are slots (full): the session is left to a node with one.
 func (r *Runner) reserve(id string) (ok, full bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.active[id] {
 		return false, false
 	}
-	if !r.cfg.SoleWriter && !r.slotNow() {
+	if !r.cfg.SoleWriter && len(r.active)-len(r.sem) >= cap(r.sem) {
 		return false, true
 	}
 	r.active[id] = true
@@ -423,32 +410,24 @@ func (r *Runner) endReservation(id string) {
 	}
 }
 
-// unreserve ends the session's drain here and frees the slot its reservation
-// took (not a sole writer's: its drain gave its own back). It reports
-// whether a claim pass should follow: the session was woken while drained,
-// woken sessions wait for a pass, or a pass found more work than slots.
+// unreserve ends the session's drain here (which gave its slot back). It
+// reports whether a claim pass should follow: the session was woken while
+// drained, woken sessions wait for a pass, or a pass found more work than it
+// could start.
 func (r *Runner) unreserve(id string) (pass bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	delete(r.active, id)
-	// The slot frees under mu: a pass that found every slot taken noted the
-	// backlog before, so this asks for the pass it skipped.
-	if !r.cfg.SoleWriter {
-		r.slotFree()
-	}
 	missed := r.settleMissed(id)
 	return missed || r.backlog || r.waiting.len() > 0
 }
 
 // work drains a reserved session after claim took its lease and first item.
-// A sole writer's drain holds a slot of its own (sl, given to claim too);
-// otherwise the reservation holds it (sl is nil).
+// The drain's slot (sl) is taken by claim or by the drain, and given back
+// when the drain ends.
 func (r *Runner) work(ctx context.Context, id string, claim func(sl *slot) (store.Lease, *taken, error)) {
 	defer r.wg.Done()
-	var sl *slot
-	if r.cfg.SoleWriter {
-		sl = &slot{r: r}
-	}
+	sl := &slot{r: r}
 	lease, first, err := claim(sl)
 	if err == nil && first != nil && first.item == nil {
 		err = errEmpty

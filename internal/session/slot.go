@@ -2,11 +2,10 @@ package session
 
 import "context"
 
-// slot is a sole writer's drain's hold on one of the runner's drain slots
-// (Config.Concurrency), taken when the drain first has a model step or server
-// call to run and given back when the drain ends. A nil slot is one the
-// drain's reservation holds (where other nodes may drain sessions): waiting
-// for it succeeds at once and unreserve frees it.
+// slot is a drain's hold on one of the runner's drain slots
+// (Config.Concurrency): taken before a claim takes the session's lease, or
+// when an adopted drain first has a model step or server call to run, and
+// given back when the drain ends.
 type slot struct {
 	r    *Runner
 	held bool
@@ -19,7 +18,7 @@ type slot struct {
 // turn that ended. It reports whether the drain holds the slot; false when
 // ctx ended or the turn was stopped.
 func (s *slot) wait(ctx context.Context, turnID string) bool {
-	if s == nil || s.held {
+	if s.held {
 		return true
 	}
 	if s.r.slotNow() {
@@ -49,7 +48,7 @@ func (s *slot) wait(ctx context.Context, turnID string) bool {
 
 // free gives the slot back, if held.
 func (s *slot) free() {
-	if s != nil && s.held {
+	if s.held {
 		s.held = false
 		s.r.slotFree()
 	}

@@ -12,7 +12,8 @@ import (
 )
 
 // resumeScript: alice's turn shows the panel and asks two questions in two
-// steps; bob's runs a server call that waits until the file GATE exists.
+// steps; bob's runs a server call that waits until the file GATE exists;
+// carol's answers at once.
 const resumeScript = `{"name": "mcp-view-resume", "turns": [
   {"match": "(?i)panel", "steps": [
     {"tool_calls": [{"name": "test__panel", "arguments": {"title": "Sales"}}]},
@@ -21,13 +22,16 @@ const resumeScript = `{"name": "mcp-view-resume", "turns": [
     {"text": "after: {{last_result}}"}]},
   {"match": "(?i)sleep", "steps": [
     {"tool_calls": [{"name": "test__progress", "arguments": {"count": 1, "gate": GATE}}]},
-    {"text": "done"}]}
+    {"text": "done"}]},
+  {"match": "(?i)hello", "steps": [{"text": "hi"}]}
 ]}`
 
 // TestMCPViewCallRefusedBeforeTheResume: the first question is answered
-// while the node's only drain slot is taken, so the turn's resumption waits
-// in the inbox (on PostgreSQL: embedded, the answer takes the turn at once and
-// its drain waits for the slot, so no second resumption can be queued).
+// while the node's only drain slot is taken and another session waits for it,
+// so the turn's resumption waits in the inbox (on PostgreSQL, where a node
+// adopts no more sessions than it has slots: embedded, the answer takes the
+// turn at once and its drain waits for the slot, so no second resumption can
+// be queued).
 // Meanwhile its view asks for a call and the person refuses it: that call's
 // end finds no call of the turn open and queues a second resumption. The
 // first runs the next step, which asks the second question; the second finds
@@ -43,11 +47,13 @@ func TestMCPViewCallRefusedBeforeTheResume(t *testing.T) {
 	})
 	alice := newBrowser(t, srv, "alice", "dev-a", watching())
 	bob := newBrowser(t, srv, "bob", "dev-b", watching())
+	carol := newBrowser(t, srv, "carol", "dev-c", watching())
 
 	res, panel, first := alice.showPanel()
 
 	slow := bob.sendMode("", "sleep", protocol.ModeBypass)
 	bob.waitRTC(slow.SessionID, "test__progress", protocol.RTCExecuting)
+	hello := carol.send("", "hello") // adopted: its drain waits for the slot
 	alice.answer(first, "yes")
 	view, err := alice.appCall(protocol.AppCallRequest{RTCID: panel.ID, Tool: "panel_refresh", ClientID: "refresh"})
 	if err != nil || view.Status != protocol.RTCPending || !view.NeedsConfirmation {
@@ -67,6 +73,9 @@ func TestMCPViewCallRefusedBeforeTheResume(t *testing.T) {
 
 	if tr := bob.waitTurn(slow.TurnID, 30*time.Second); tr.Status != protocol.TurnCompleted {
 		t.Fatalf("bob's turn %s %+v", tr.Status, tr.Error)
+	}
+	if tr := carol.waitTurn(hello.TurnID, 30*time.Second); tr.Status != protocol.TurnCompleted {
+		t.Fatalf("carol's turn %s %+v", tr.Status, tr.Error)
 	}
 	second := alice.waitRTC(res.SessionID, "askUser", protocol.RTCPending)
 	if second.ID == first.ID {
