@@ -16,13 +16,14 @@ import (
 // drains then start, or the claims are forgotten (the leases were not committed
 // either). It returns nil when it adopted nothing. An error (the store failed
 // while taking a lease or an item) must fail tx: part of a claim may be written.
-// An adopted drain waits for a slot in line with the others. Where other
-// nodes may drain sessions, it adopts only while fewer drains here wait for a
-// slot than there are slots: the rest is left to whichever node has one (the
-// commit's notification). A sole writer (Config.SoleWriter) adopts however
-// many wait. Call it at the end of a write whose work the session's worker
-// picks up (a message, a result, a stop), with every change of the write
-// already made.
+// Where other nodes may drain sessions, it adopts only with a drain slot free
+// here (and none while claimed drains wait for one: they get freed slots
+// first); otherwise the work is left to whichever node has a slot (the
+// commit's notification). A sole writer (Config.SoleWriter) adopts whether a
+// slot is free or not, and the drain waits for its slot in line with the
+// others. Call it at the end of a write whose work the session's worker picks
+// up (a message, a result, a stop), with every change of the write already
+// made.
 func (r *Runner) Adopt(tx store.Tx) (func(committed bool), error) {
 	woken := tx.Woken()
 	if len(woken) == 0 {
@@ -36,34 +37,36 @@ func (r *Runner) Adopt(tx store.Tx) (func(committed bool), error) {
 	}
 	type claim struct {
 		id    string
+		sl    *slot
 		lease store.Lease
 		first *taken
 	}
 	var claims []claim
-	fail := func(id string, err error) (func(bool), error) {
-		r.endReservation(id)
+	fail := func(id string, sl *slot, err error) (func(bool), error) {
+		r.endReservation(id, sl)
 		for _, c := range claims {
-			r.endReservation(c.id)
+			r.endReservation(c.id, c.sl)
 		}
 		return nil, err
 	}
 	for _, id := range woken {
-		if ok, _ := r.reserve(id); !ok {
-			continue // drained here already (its worker takes the item), or enough wait here
+		sl, _ := r.reserve(id)
+		if sl == nil {
+			continue // drained here already (its worker takes the item), or no slot free here
 		}
 		lease, err := tx.LeaseAcquire(id, r.cfg.Holder, r.cfg.LeaseTTL)
 		if errors.Is(err, store.ErrConflict) {
-			r.endReservation(id) // held elsewhere: its holder drains the item
+			r.endReservation(id, sl) // held elsewhere: its holder drains the item
 			continue
 		}
 		if err != nil {
-			return fail(id, err)
+			return fail(id, sl, err)
 		}
 		first, err := r.take(tx, lease, false)
 		if err != nil {
-			return fail(id, err)
+			return fail(id, sl, err)
 		}
-		claims = append(claims, claim{id: id, lease: lease, first: &first})
+		claims = append(claims, claim{id: id, sl: sl, lease: lease, first: &first})
 	}
 	if len(claims) == 0 {
 		return nil, nil
@@ -71,7 +74,7 @@ func (r *Runner) Adopt(tx store.Tx) (func(committed bool), error) {
 	return func(committed bool) {
 		for _, c := range claims {
 			if !committed {
-				r.endReservation(c.id)
+				r.endReservation(c.id, c.sl)
 				continue
 			}
 			r.mu.Lock()
@@ -84,10 +87,10 @@ func (r *Runner) Adopt(tx store.Tx) (func(committed bool), error) {
 				// Run ended meanwhile: give the lease back so the work resumes
 				// elsewhere without waiting for it to expire.
 				r.releaseLease(c.lease)
-				r.endReservation(c.id)
+				r.endReservation(c.id, c.sl)
 				continue
 			}
-			go r.work(ctx, c.id, func(*slot) (store.Lease, *taken, error) { return c.lease, c.first, nil })
+			go r.work(ctx, c.id, c.sl, func(*slot) (store.Lease, *taken, error) { return c.lease, c.first, nil })
 		}
 	}, nil
 }

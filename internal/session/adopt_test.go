@@ -55,11 +55,10 @@ func TestAdoptStartsWorkWithoutAClaim(t *testing.T) {
 	waitCompleted(ctx, t, st, res.TurnID)
 }
 
-// Where other nodes may drain sessions, with every drain slot taken and as
-// many sessions waiting here for one, a write adopts nothing: its work is
-// left to a claim, by whichever node has a slot, and every turn completes
-// once the slot frees. Claim passes with as many claimed drains waiting as
-// there are slots read nothing.
+// Where other nodes may drain sessions, with every drain slot taken a write
+// adopts nothing: its work is left to a claim, by whichever node has a slot,
+// and every turn completes once the slot frees. Claim passes with as many
+// claimed drains waiting as there are slots read nothing.
 func TestAdoptDeclinesAtCapacity(t *testing.T) {
 	st := testsvc.SQLite(t)
 	gate := make(chan struct{})
@@ -94,7 +93,7 @@ func TestAdoptDeclinesAtCapacity(t *testing.T) {
 	reads := st.Counts()
 	if adopted := send("u3", true); adopted != nil {
 		adopted(true)
-		t.Fatal("a write adopted its work while as many sessions waited for a slot as there are")
+		t.Fatal("a write adopted its work with no slot free")
 	}
 	r.Wake(nil)
 	time.Sleep(50 * time.Millisecond) // the passes the wake-ups asked for

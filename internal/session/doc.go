@@ -19,9 +19,11 @@
 // in memory for a slot, drains getting slots in the order they asked: an
 // adopted one before its model step or server call, its lease renewed
 // meanwhile (a stop of its turn ends the wait), a claimed one before it takes
-// its lease. Where other nodes may drain sessions, a write adopts only while
-// fewer drains wait here than there are slots, and a claim pass starts no
-// more than that: the rest is left in the inbox to whichever node has a slot.
+// its lease. Where other nodes may drain sessions, a write adopts only with a
+// slot free here (a lease held while it waited would keep the session from a
+// node with one), and a claim pass starts no more drains waiting than there
+// are slots, none holding a lease: the rest is left in the inbox to
+// whichever node has a slot.
 // When this process is the store's only writer (Config.SoleWriter, embedded
 // SQLite), no other node could drain a session: a write adopts its sessions
 // however many wait, and a claim pass starts the sessions its commits woke

@@ -46,7 +46,7 @@ var (
 	})
 	metricWaiting = promauto.NewGauge(prometheus.GaugeOpts{
 		Namespace: "rtcagent", Name: "sessions_waiting",
-		Help: "Sessions whose drain waits in this process for a free slot (in a cluster, past as many as there are slots, sessions wait in the database for any node).",
+		Help: "Sessions whose drain waits in this process for a free slot (in a cluster only those this node claimed, holding no lease: the others wait in the database for any node).",
 	})
 	metricExpired = promauto.NewCounter(prometheus.CounterOpts{
 		Namespace: "rtcagent", Name: "rtc_timeouts_total",

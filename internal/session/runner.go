@@ -63,10 +63,10 @@ type Config struct {
 	ServerTools tools.ServerTools
 	// SoleWriter says no process but this one writes the store (embedded
 	// SQLite, whose file it locks): no other node could drain a session, so
-	// a write adopts the sessions it gives work however many wait for a slot
-	// (elsewhere, while fewer wait than there are slots: the others are
-	// left to whichever node has one), and a claim pass starts the sessions
-	// this process's commits woke without reading the inbox.
+	// a write adopts the sessions it gives work whether a slot is free or not
+	// (elsewhere only with one free: the others are left to whichever node
+	// has one), and a claim pass starts the sessions this process's commits
+	// woke without reading the inbox.
 	SoleWriter bool
 	// VerifyTranscripts reads every step's transcript again from the store and
 	// fails the step when it builds another model request than the cached one
@@ -324,7 +324,7 @@ func (r *Runner) claim(ctx context.Context) {
 		// The lease is taken in the worker, not here, so that claims of many
 		// sessions share group commits instead of waiting for one another.
 		r.wg.Add(1)
-		go r.work(ctx, id, func(sl *slot) (store.Lease, *taken, error) {
+		go r.work(ctx, id, &slot{r: r}, func(sl *slot) (store.Lease, *taken, error) {
 			// A claim takes its lease once it has a slot: no session it
 			// starts shows running, or holds a lease another node could
 			// use, while it waits.
@@ -368,22 +368,28 @@ func (r *Runner) reserveNext() (id string, ok, full bool) {
 	return "", false, false
 }
 
-// reserve marks the session as drained by this process (its drain takes a
-// slot itself: slot). It fails when the session is drained here already, or
-// when, where other nodes may drain sessions, as many drains here wait for a
-// slot as there are slots (full): the session is left to a node with one.
-func (r *Runner) reserve(id string) (ok, full bool) {
+// reserve marks the session as drained by this process and returns its
+// drain's slot: where other nodes may drain sessions, a slot free now, taken
+// (with none free, full, the session is left to whichever node has one: a
+// lease held here while it waited would keep them from it); a sole writer's
+// drain waits for its own later. It returns nil when the session is drained
+// here already, or full.
+func (r *Runner) reserve(id string) (sl *slot, full bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.active[id] {
-		return false, false
+		return nil, false
 	}
-	if !r.cfg.SoleWriter && len(r.active)-len(r.sem) >= cap(r.sem) {
-		return false, true
+	sl = &slot{r: r}
+	if !r.cfg.SoleWriter {
+		if !r.slotNow() { // not while claimed drains wait: they get freed slots first
+			return nil, true
+		}
+		sl.held = true
 	}
 	r.active[id] = true
 	r.waiting.remove(id)
-	return true, false
+	return sl, false
 }
 
 // slotNow takes a drain slot if one is free.
@@ -403,8 +409,10 @@ func (r *Runner) slotFree() {
 	metricActive.Dec()
 }
 
-// endReservation is unreserve followed by the claim pass it asks for.
-func (r *Runner) endReservation(id string) {
+// endReservation gives back the reservation's slot, then is unreserve
+// followed by the claim pass it asks for.
+func (r *Runner) endReservation(id string, sl *slot) {
+	sl.free()
 	if r.unreserve(id) {
 		r.kick()
 	}
@@ -423,11 +431,11 @@ func (r *Runner) unreserve(id string) (pass bool) {
 }
 
 // work drains a reserved session after claim took its lease and first item.
-// The drain's slot (sl) is taken by claim or by the drain, and given back
-// when the drain ends.
-func (r *Runner) work(ctx context.Context, id string, claim func(sl *slot) (store.Lease, *taken, error)) {
+// The drain's slot (sl) is held already (an adoption where other nodes may
+// drain sessions), or taken by claim or by the drain; it is given back when
+// the drain ends.
+func (r *Runner) work(ctx context.Context, id string, sl *slot, claim func(sl *slot) (store.Lease, *taken, error)) {
 	defer r.wg.Done()
-	sl := &slot{r: r}
 	lease, first, err := claim(sl)
 	if err == nil && first != nil && first.item == nil {
 		err = errEmpty
