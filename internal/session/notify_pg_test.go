@@ -66,6 +66,49 @@ func TestStoppedNodeHandsItsWorkOver(t *testing.T) {
 	waitCompleted(ctx, t, stB, res.TurnID)
 }
 
+// A node with every slot taken adopts nothing: the work goes to a node with a
+// slot free (the write's notification), which ends the turn while the first
+// node's only slot is still held. Adopted, it would wait here under its
+// lease, kept from the idle node.
+func TestBusyNodeLeavesWorkToAnIdleOne(t *testing.T) {
+	stA, stB := twoNodes(t)
+	gate, entered := make(chan struct{}), make(chan struct{}, 1)
+	t.Cleanup(func() { close(gate) })
+	a, ctx := startRunner(t, Config{Store: stA, Model: gatedModel{helloModel(t), gate, entered}, PollInterval: time.Hour, Concurrency: 1})
+	stA.SetCommitHook(func(c store.Commit) { a.Wake(c.Wake) })
+	b, _ := startRunner(t, Config{Store: stB, Model: helloModel(t), PollInterval: time.Hour, Concurrency: 1})
+	listen(ctx, t, stB, b)
+
+	sendOnA := func(user string) (*protocol.MessageSendResult, bool) {
+		var res *protocol.MessageSendResult
+		var adopted func(bool)
+		err := stA.Write(ctx, func(tx store.Tx) error {
+			var err error
+			if res, err = core.SendMessage(tx, core.Caller{UserID: user, DeviceID: "d"}, &protocol.MessageSendRequest{ClientID: "c-" + user, Content: protocol.MessageContent{Text: "hi"}}); err != nil {
+				return err
+			}
+			adopted, err = a.Adopt(tx)
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if adopted != nil {
+			adopted(true)
+		}
+		return res, adopted != nil
+	}
+	if _, ok := sendOnA("u1"); !ok {
+		t.Fatal("the first message was not adopted")
+	}
+	<-entered // A's only slot is held
+	res, adopted := sendOnA("u2")
+	if adopted {
+		t.Error("a node with no slot free adopted a session")
+	}
+	waitCompleted(ctx, t, stB, res.TurnID)
+}
+
 // A transaction that takes the lease of the session it gives work (the API's
 // adoption) notifies nobody: the work starts on its own node.
 func TestAdoptedWorkNotNotified(t *testing.T) {
