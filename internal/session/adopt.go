@@ -17,9 +17,10 @@ import (
 // either). It returns nil when it adopted nothing. An error (the store failed
 // while taking a lease or an item) must fail tx: part of a claim may be written.
 // Where other nodes may drain sessions, it adopts only with a drain slot free
-// here (and none while claimed drains wait for one: they get freed slots
-// first); otherwise the work is left to whichever node has a slot (the
-// commit's notification). A sole writer (Config.SoleWriter) adopts whether a
+// here, and none while sessions wait for one (claimed drains get freed slots
+// first) or a claim pass found more work than it started, so new work does
+// not overtake theirs; otherwise the work is left to whichever node has a
+// slot (the commit's notification and wake-up). A sole writer (Config.SoleWriter) adopts whether a
 // slot is free or not, and the drain waits for its slot in line with the
 // others. Call it at the end of a write whose work the session's worker picks
 // up (a message, a result, a stop), with every change of the write already
@@ -30,10 +31,10 @@ func (r *Runner) Adopt(tx store.Tx) (func(committed bool), error) {
 		return nil, nil
 	}
 	r.mu.Lock()
-	ok := r.ctx != nil && r.ctx.Err() == nil
+	ok := r.ctx != nil && r.ctx.Err() == nil && (r.cfg.SoleWriter || !r.backlog && r.waiting.len() == 0)
 	r.mu.Unlock()
 	if !ok {
-		return nil, nil // not running: wake-ups claim
+		return nil, nil // not running, or older work waits for a slot: wake-ups claim
 	}
 	type claim struct {
 		id    string
