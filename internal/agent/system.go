@@ -17,10 +17,21 @@ var (
 	hostTag = regexp.MustCompile(`(?i)host_site_instructions`)
 )
 
-// SystemPrompt is the system prompt of a turn's steps: the server's prompt and,
-// when the page sent its AGENT.md with the turn's message, that file, delimited as
-// the host site's instructions so the model can tell them from the server's.
-func SystemPrompt(base, agentMD string) string {
+// hostToolsOnlyNote follows the server's prompt in a turn that offers none of
+// the built-in browser tools (protocol.Turn.HostToolsOnly, as an AG-UI client's
+// turns): the prompt may name them, and the model must not call them.
+const hostToolsOnlyNote = "In this conversation the only tools are the ones offered with this request: " +
+	"the virtual file system, the JavaScript sandbox and askUser are not available."
+
+// SystemPrompt is the system prompt of a turn's steps: the server's prompt, a
+// note when the turn offers none of the built-in browser tools
+// (hostToolsOnly), and, when the page sent its AGENT.md with the turn's
+// message, that file, delimited as the host site's instructions so the model
+// can tell them from the server's.
+func SystemPrompt(base, agentMD string, hostToolsOnly bool) string {
+	if hostToolsOnly {
+		base += "\n\n" + hostToolsOnlyNote
+	}
 	agentMD = strings.TrimSpace(agentMD)
 	if agentMD == "" {
 		return base

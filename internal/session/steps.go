@@ -107,7 +107,7 @@ func (r *Runner) runSteps(ctx context.Context, o *owner, item *store.InboxItem, 
 		if t.Kind == protocol.TurnKindCompact {
 			return r.compactTurn(ctx, o, item, t, tr, set)
 		}
-		req := &llm.Request{System: agent.SystemPrompt(r.cfg.System, agentMD), Tools: set.Specs(),
+		req := &llm.Request{System: agent.SystemPrompt(r.cfg.System, agentMD, t.HostToolsOnly), Tools: set.Specs(),
 			Messages: agent.BuildMessages(tr, t.Seq, r.cfg.Limits.ToolResultBytes)}
 		switch res, err := r.autoCompact(ctx, o, item, t, tr, set, req); {
 		case err != nil || res == compactEnded:
