@@ -91,7 +91,7 @@ func (r *Runner) Adopt(tx store.Tx) (func(committed bool), error) {
 				r.endReservation(c.id, c.sl)
 				continue
 			}
-			go r.work(ctx, c.id, c.sl, func(*slot) (store.Lease, *taken, error) { return c.lease, c.first, nil })
+			go r.work(ctx, c.id, c.sl, func() (store.Lease, *taken, error) { return c.lease, c.first, nil })
 		}
 	}, nil
 }

@@ -324,14 +324,15 @@ func (r *Runner) claim(ctx context.Context) {
 		// The lease is taken in the worker, not here, so that claims of many
 		// sessions share group commits instead of waiting for one another.
 		r.wg.Add(1)
-		go r.work(ctx, id, &slot{r: r}, func(sl *slot) (store.Lease, *taken, error) {
+		sl := &slot{r: r}
+		go r.work(ctx, id, sl, func() (store.Lease, *taken, error) {
 			// A claim takes its lease once it has a slot: no session it
 			// starts shows running, or holds a lease another node could
 			// use, while it waits.
 			ok := sl.wait(ctx, "")
 			r.mu.Lock()
 			r.claimWaiting--
-			pass := r.backlog || r.waiting.len() > 0 // a pass may have skipped
+			pass := r.passDue() // a pass may have skipped
 			r.mu.Unlock()
 			if pass {
 				r.kick()
@@ -348,8 +349,12 @@ func (r *Runner) claim(ctx context.Context) {
 // many claimed drains wait for a slot as there are slots.
 func (r *Runner) full() bool { return r.claimWaiting >= cap(r.sem) }
 
+// passDue reports, under mu, whether a claim pass has work: woken sessions
+// wait for it, or a pass found more than it could start.
+func (r *Runner) passDue() bool { return r.backlog || r.waiting.len() > 0 }
+
 // reserveNext reserves the session waiting longest; false when none waits or
-// every slot is taken (full).
+// as many claimed drains wait for a slot as there are slots (full).
 func (r *Runner) reserveNext() (id string, ok, full bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -420,23 +425,22 @@ func (r *Runner) endReservation(id string, sl *slot) {
 
 // unreserve ends the session's drain here (which gave its slot back). It
 // reports whether a claim pass should follow: the session was woken while
-// drained, woken sessions wait for a pass, or a pass found more work than it
-// could start.
+// drained, or a pass is due (passDue).
 func (r *Runner) unreserve(id string) (pass bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	delete(r.active, id)
 	missed := r.settleMissed(id)
-	return missed || r.backlog || r.waiting.len() > 0
+	return missed || r.passDue()
 }
 
 // work drains a reserved session after claim took its lease and first item.
 // The drain's slot (sl) is held already (an adoption where other nodes may
 // drain sessions), or taken by claim or by the drain; it is given back when
 // the drain ends.
-func (r *Runner) work(ctx context.Context, id string, sl *slot, claim func(sl *slot) (store.Lease, *taken, error)) {
+func (r *Runner) work(ctx context.Context, id string, sl *slot, claim func() (store.Lease, *taken, error)) {
 	defer r.wg.Done()
-	lease, first, err := claim(sl)
+	lease, first, err := claim()
 	if err == nil && first != nil && first.item == nil {
 		err = errEmpty
 	}
