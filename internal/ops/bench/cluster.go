@@ -37,6 +37,7 @@ type ClusterPoint struct {
 	// clients' process, the PostgreSQL backends of the run's connections
 	// (negative when not measured).
 	ServersCPU, ClientsCPU, PGCPU float64
+	PGWAL                         *PGWAL // the PostgreSQL server's WAL in the window; nil when not measured
 }
 
 // ClusterResult is a `-nodes` run.
@@ -207,8 +208,8 @@ func clusterPoint(ctx context.Context, o Options, ver *auth.Verifier, nodes []*n
 	if werr != nil {
 		return ClusterPoint{}, werr
 	}
-	if d, _, ok := backends.since(ctx); ok {
-		p.PGCPU = d.Seconds() / elapsed.Seconds()
+	if d, _, wal, ok := backends.since(ctx); ok {
+		p.PGCPU, p.PGWAL = d.Seconds()/elapsed.Seconds(), wal
 	}
 	p.RoundTrips = len(gaps)
 	p.PerSec = float64(len(gaps)) / elapsed.Seconds()

@@ -56,8 +56,13 @@ func (r *ClusterResult) Table() string {
 	for _, p := range r.Points {
 		if p.RoundTrips > 0 && len(p.Tables) > 0 {
 			t := perTrip(p.Tables, p.RoundTrips)
-			fmt.Fprintf(&b, "\n%d nodes × %d sessions, per round trip: Topic rows / audit writes / audit reads %s; statements by table: %s\n",
-				p.Nodes, p.SessionsPerNode, t.topic(), t)
+			wal := ""
+			if w := p.PGWAL; w != nil {
+				rt := float64(p.RoundTrips)
+				wal = fmt.Sprintf("; PostgreSQL WAL (the whole server's) %.1f records, %.2f full-page images, %s", float64(w.Records)/rt, float64(w.FPI)/rt, size(float64(w.Bytes)/rt))
+			}
+			fmt.Fprintf(&b, "\n%d nodes × %d sessions, per round trip: Topic rows / audit writes / audit reads %s; statements by table: %s%s\n",
+				p.Nodes, p.SessionsPerNode, t.topic(), t, wal)
 		}
 	}
 	// Speed-up over one node at the same sessions per node.

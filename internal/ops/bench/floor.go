@@ -44,7 +44,15 @@ func measureFloor(ctx context.Context, o Options, sqlitePath string) (Floor, err
 		}
 		commits = append(commits, time.Since(t0))
 	}
-	return Floor{Publish: pcts(pub), Commit: pcts(commits)}, nil
+	f := Floor{Publish: pcts(pub), Commit: pcts(commits)}
+	if o.DBURL != "" {
+		// About as long as the samples above take; a second a kind at most.
+		d := min(max(time.Duration(o.FloorN)*500*time.Microsecond, 100*time.Millisecond), time.Second)
+		if f.PG, err = measurePGFloor(ctx, o.DBURL, d); err != nil {
+			return Floor{}, fmt.Errorf("PostgreSQL CPU: %w", err)
+		}
+	}
+	return f, nil
 }
 
 // openStore opens the backend the server of the run uses, the same way

@@ -44,7 +44,14 @@ func withAppName(dbURL, app string) (string, error) {
 type pgReading struct {
 	cpu  map[int]time.Duration
 	rows map[string]int64
+	wal  *PGWAL // nil when the server has no pg_stat_wal (before PostgreSQL 14)
 }
+
+// PGWAL is what the whole PostgreSQL server wrote to its WAL (pg_stat_wal):
+// records, full-page images and bytes. Like SQLite's WAL pages, it counts
+// what a round trip changes (rows and index entries), whatever the machine's
+// speed; it is the whole server's, so other work on it counts too.
+type PGWAL struct{ Records, FPI, Bytes int64 }
 
 // read takes a pgReading on one connection. Rows read are the rows of
 // sequential scans and the rows fetched through indexes (pg_stat_user_tables
@@ -90,7 +97,22 @@ func (b *pgBackends) read(ctx context.Context) (pgReading, error) {
 		}
 		r.rows[name] = n
 	}
-	return r, rows.Err()
+	if err := rows.Err(); err != nil {
+		return pgReading{}, err
+	}
+	r.wal = readWAL(ctx, conn)
+	return r, nil
+}
+
+// readWAL reads the server's WAL counts; nil when it has none (before
+// PostgreSQL 14). A backend adds its WAL to them at most once a second while
+// it works, and when it ends.
+func readWAL(ctx context.Context, conn *pgx.Conn) *PGWAL {
+	var w PGWAL
+	if conn.QueryRow(ctx, `SELECT wal_records, wal_fpi, wal_bytes::bigint FROM pg_stat_wal`).Scan(&w.Records, &w.FPI, &w.Bytes) != nil {
+		return nil
+	}
+	return &w
 }
 
 // begin takes the reading at the start of a window.
@@ -100,11 +122,15 @@ func (b *pgBackends) begin(ctx context.Context) {
 
 // since returns what the backends did since begin: the CPU time they used
 // (for backends that were there at begin the difference, for newer ones all
-// of it) and the rows read by table. ok is false when either reading failed.
-func (b *pgBackends) since(ctx context.Context) (cpu time.Duration, rows map[string]int64, ok bool) {
+// of it), the rows read by table and the server's WAL (nil when it has no
+// count of it). ok is false when either reading failed.
+func (b *pgBackends) since(ctx context.Context) (cpu time.Duration, rows map[string]int64, wal *PGWAL, ok bool) {
 	end, err := b.read(ctx)
 	if err != nil || b.startErr != nil {
-		return 0, nil, false
+		return 0, nil, nil, false
+	}
+	if end.wal != nil && b.start.wal != nil {
+		wal = &PGWAL{Records: end.wal.Records - b.start.wal.Records, FPI: end.wal.FPI - b.start.wal.FPI, Bytes: end.wal.Bytes - b.start.wal.Bytes}
 	}
 	for pid, t := range end.cpu {
 		cpu += t - b.start.cpu[pid]
@@ -112,7 +138,7 @@ func (b *pgBackends) since(ctx context.Context) (cpu time.Duration, rows map[str
 	for k, v := range end.rows {
 		end.rows[k] = v - b.start.rows[k]
 	}
-	return cpu, end.rows, true
+	return cpu, end.rows, wal, true
 }
 
 // procCPU is a process's user + system CPU time from /proc/<pid>/stat.

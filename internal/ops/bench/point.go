@@ -152,12 +152,13 @@ func runPoint(ctx context.Context, o Options, srv *running, m *model, prefix str
 	gaps := m.take()
 	pgCPU := -1.0
 	var rowsRead map[string]int64
+	var wal *PGWAL
 	if backends != nil {
-		if d, rows, ok := backends.since(ctx); ok {
-			pgCPU, rowsRead = d.Seconds()/elapsed.Seconds(), rows
+		if d, rows, w, ok := backends.since(ctx); ok {
+			pgCPU, rowsRead, wal = d.Seconds()/elapsed.Seconds(), rows, w
 		}
 	}
-	return Point{PGCPU: pgCPU, PGRowsRead: rowsRead, Sessions: n, RoundTrips: len(gaps), Turns: l.Turns, Failed: l.Failed, ClientErrors: l.ClientErrors,
+	return Point{PGCPU: pgCPU, PGRowsRead: rowsRead, PGWAL: wal, Sessions: n, RoundTrips: len(gaps), Turns: l.Turns, Failed: l.Failed, ClientErrors: l.ClientErrors,
 		PerSec: float64(len(gaps)) / elapsed.Seconds(), RTT: pcts(gaps), Live: pcts(l.Live), PG: pg, SQLite: sq, Tables: tables,
 		ServerCPU: cpu.Seconds() / elapsed.Seconds(), ClientsCPU: l.CPU.Seconds() / elapsed.Seconds(),
 		ClientsApart: o.ClientsProcess && len(o.ServeCmd) > 0}, nil

@@ -60,6 +60,9 @@ type Point struct {
 	// PGRowsRead is, by table, the rows PostgreSQL's scans read in the window
 	// (pg_stat_user_tables of the run's schema); nil when not measured.
 	PGRowsRead map[string]int64
+	// PGWAL is what the PostgreSQL server wrote to its WAL in the window; nil
+	// when not measured.
+	PGWAL *PGWAL
 }
 
 // Idle is the memory row.
@@ -73,6 +76,7 @@ type Idle struct {
 type Floor struct {
 	Publish Pcts // bare Centrifuge publish → centrifuge-go client receive
 	Commit  Pcts // one store.Write with one UpdateAppend on the run's backend
+	PG      PGFloor
 }
 
 // Result is one run.
@@ -132,6 +136,11 @@ func (r *Result) Table() string {
 		if len(p.PGRowsRead) > 0 {
 			row("2", fmt.Sprintf("PostgreSQL rows read per round trip by table, %d sessions (scans and index fetches)", p.Sessions), rowsPerTrip(p.PGRowsRead, p.RoundTrips), "")
 		}
+		if w := p.PGWAL; w != nil {
+			n := float64(p.RoundTrips)
+			row("2", fmt.Sprintf("PostgreSQL WAL per round trip, %d sessions (the whole server's): records / full-page images / bytes", p.Sessions),
+				fmt.Sprintf("%.1f / %.2f / %s", float64(w.Records)/n, float64(w.FPI)/n, size(float64(w.Bytes)/n)), "")
+		}
 	}
 	for _, p := range r.Points {
 		if p.SQLite.Commits == 0 || p.RoundTrips == 0 {
@@ -153,6 +162,11 @@ func (r *Result) Table() string {
 		pg := ""
 		if p.PGCPU >= 0 && p.PG.Statements > 0 {
 			pg = fmt.Sprintf("; PostgreSQL backends of this run %.2f%s", p.PGCPU, per(p.PGCPU))
+			n := float64(p.RoundTrips)
+			if f := r.Floor.PG.Of(float64(p.PG.Writes)/n, float64(p.PG.Exchanges)/n); f > 0 && p.PerSec > 0 {
+				ms := float64(f.Microseconds()) / 1000
+				pg += fmt.Sprintf(", %.1f× the %.2f ms its commits and exchanges cost at the floor", p.PGCPU/p.PerSec*1000/ms, ms)
+			}
 		}
 		if p.ClientsApart {
 			row("2", fmt.Sprintf("CPU in the window in cores, %d sessions: server process / clients process", p.Sessions),
@@ -182,6 +196,10 @@ func (r *Result) Table() string {
 		fmt.Sprintf("%.3f / %.3f ms (n=%d)", f.Publish.P50, f.Publish.P99, f.Publish.N), "")
 	row("5", "floor: one store commit (Write + UpdateAppend), p50 / p99",
 		fmt.Sprintf("%.3f / %.3f ms (n=%d)", f.Commit.P50, f.Commit.P99, f.Commit.N), "")
+	if f.PG.CommitCPU > 0 {
+		row("5", "floor: PostgreSQL backend CPU of an exchange (SELECT 1) / of a write transaction in one exchange (one row)",
+			fmt.Sprintf("%.3f / %.3f ms", float64(f.PG.ExchangeCPU.Nanoseconds())/1e6, float64(f.PG.CommitCPU.Nanoseconds())/1e6), "")
+	}
 	fp50, fp99 := f.Publish.P50+f.Commit.P50, f.Publish.P99+f.Commit.P99
 	for _, p := range r.Points {
 		row("5", fmt.Sprintf("ours / floor (publish + commit), %d sessions: p50 / p99", p.Sessions),
