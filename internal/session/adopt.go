@@ -20,9 +20,10 @@ import (
 // here, and none while sessions wait for one (claimed drains get freed slots
 // first) or a claim pass found more work than it started, so new work does
 // not overtake theirs; otherwise the work is left to whichever node has a
-// slot (the commit's notification and wake-up). A sole writer (Config.SoleWriter) adopts whether a
-// slot is free or not, and the drain waits for its slot in line with the
-// others. Call it at the end of a write whose work the session's worker picks
+// slot (the commit's notification and wake-up). A sole writer
+// (Config.SoleWriter), or a node that saw no other alive (alone.go), adopts
+// whether a slot is free or not, and the drain waits for its slot in line
+// with the others. Call it at the end of a write whose work the session's worker picks
 // up (a message, a result, a stop), with every change of the write already
 // made.
 func (r *Runner) Adopt(tx store.Tx) (func(committed bool), error) {
@@ -31,7 +32,7 @@ func (r *Runner) Adopt(tx store.Tx) (func(committed bool), error) {
 		return nil, nil
 	}
 	r.mu.Lock()
-	ok := r.ctx != nil && r.ctx.Err() == nil && (r.cfg.SoleWriter || !r.backlog && r.waiting.len() == 0)
+	ok := r.ctx != nil && r.ctx.Err() == nil && (r.pastSlots() || !r.backlog && r.waiting.len() == 0)
 	r.mu.Unlock()
 	if !ok {
 		return nil, nil // not running, or older work waits for a slot: wake-ups claim

@@ -61,6 +61,7 @@ func TestAdoptStartsWorkWithoutAClaim(t *testing.T) {
 // claimed drains waiting as there are slots read nothing.
 func TestAdoptDeclinesAtCapacity(t *testing.T) {
 	st := testsvc.SQLite(t)
+	otherNodeAlive(t, st)
 	gate := make(chan struct{})
 	entered := make(chan struct{}, 8)
 	r, ctx := startRunner(t, Config{Store: st, Model: gatedModel{helloModel(t), gate, entered}, PollInterval: time.Hour, Concurrency: 1},
@@ -180,7 +181,17 @@ func startRunner(t *testing.T, cfg Config, before ...func(*Runner)) (*Runner, co
 	return r, ctx
 }
 
-// waitRunning waits until Run accepts adoptions.
+// otherNodeAlive gives st the liveness record of another node, alive for an
+// hour: a runner started on st after it is not alone (alone.go).
+func otherNodeAlive(t *testing.T, st store.Store) {
+	t.Helper()
+	if err := st.Write(context.Background(), func(tx store.Tx) error { return tx.NodeBeat("another node", time.Hour) }); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// waitRunning waits until Run accepts adoptions (its first liveness renewal
+// done).
 func waitRunning(t *testing.T, r *Runner) {
 	t.Helper()
 	running := func() bool {

@@ -27,7 +27,10 @@
 // When this process is the store's only writer (Config.SoleWriter, embedded
 // SQLite), no other node could drain a session: a write adopts its sessions
 // however many wait, and a claim pass starts the sessions its commits woke
-// without reading the inbox. An inbox item is deleted in the transaction that
+// without reading the inbox. A node of a cluster whose liveness renewal finds
+// no other node alive adopts past its slots too; once it sees one, its drains
+// waiting with a lease give the lease back, so a node with a slot free takes
+// their sessions (alone.go). An inbox item is deleted in the transaction that
 // completes its work, so a crash re-runs the item on the next owner, which resumes
 // from the durable state. On start only sessions whose lease expired, or whose
 // holder's liveness record expired, are taken over.

@@ -75,10 +75,19 @@ func (r *Runner) drain(parent context.Context, lease store.Lease, first *taken, 
 			}
 			return // the inbox is empty and the lease released, or the lease is gone
 		}
-		if err == nil && turn != nil && !sl.wait(ctx, turn.ID) {
-			// Stopping or the lease is gone (the item stays in the inbox), or
-			// the turn was stopped meanwhile: taking its item again drops it.
-			continue
+		if err == nil && turn != nil {
+			held, back := sl.wait(ctx, turn.ID, r.otherNode())
+			if back {
+				if r.giveBack(ctx, o) {
+					return // a node with a slot free takes the session
+				}
+				held, _ = sl.wait(ctx, turn.ID, nil)
+			}
+			if !held {
+				// Stopping or the lease is gone (the item stays in the inbox), or
+				// the turn was stopped meanwhile: taking its item again drops it.
+				continue
+			}
 		}
 		if err == nil && turn != nil {
 			if item.Kind == core.KindRTCExecute {

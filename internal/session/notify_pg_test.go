@@ -66,6 +66,36 @@ func TestStoppedNodeHandsItsWorkOver(t *testing.T) {
 	waitCompleted(ctx, t, stB, res.TurnID)
 }
 
+// A lease given back with work left tells the other nodes with its commit:
+// node B, idle, whose poll is an hour and which passed over the session while
+// it was held, takes it at once and ends its turn.
+func TestLeaseGivenBackWithWorkNotifies(t *testing.T) {
+	stA, stB := twoNodes(t)
+	ctx := context.Background()
+	var res *protocol.MessageSendResult
+	var lease store.Lease
+	err := stA.Write(ctx, func(tx store.Tx) error {
+		var err error
+		if err = tx.NodeBeat("holder A", time.Hour); err != nil {
+			return err
+		}
+		if res, err = core.SendMessage(tx, caller, &protocol.MessageSendRequest{ClientID: "g1", Content: protocol.MessageContent{Text: "hi"}}); err != nil {
+			return err
+		}
+		lease, err = tx.LeaseAcquire(res.SessionID, "holder A", time.Hour) // held: nobody is told of the work
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, bctx := startRunner(t, Config{Store: stB, Model: helloModel(t), PollInterval: time.Hour})
+	listen(bctx, t, stB, b)
+	if err := stA.Write(ctx, func(tx store.Tx) error { return tx.LeaseRelease(lease) }); err != nil {
+		t.Fatal(err)
+	}
+	waitCompleted(bctx, t, stB, res.TurnID)
+}
+
 // A node with every slot taken adopts nothing: the work goes to a node with a
 // slot free (the write's notification), which ends the turn while the first
 // node's only slot is still held. Adopted, it would wait here under its
@@ -74,39 +104,76 @@ func TestBusyNodeLeavesWorkToAnIdleOne(t *testing.T) {
 	stA, stB := twoNodes(t)
 	gate, entered := make(chan struct{}), make(chan struct{}, 1)
 	t.Cleanup(func() { close(gate) })
+	// B first: A sees it when it starts, so it is not alone.
+	b, _ := startRunner(t, Config{Store: stB, Model: helloModel(t), PollInterval: time.Hour, Concurrency: 1})
 	a, ctx := startRunner(t, Config{Store: stA, Model: gatedModel{helloModel(t), gate, entered}, PollInterval: time.Hour, Concurrency: 1})
 	stA.SetCommitHook(func(c store.Commit) { a.Wake(c.Wake) })
-	b, _ := startRunner(t, Config{Store: stB, Model: helloModel(t), PollInterval: time.Hour, Concurrency: 1})
 	listen(ctx, t, stB, b)
 
-	sendOnA := func(user string) (*protocol.MessageSendResult, bool) {
-		var res *protocol.MessageSendResult
-		var adopted func(bool)
-		err := stA.Write(ctx, func(tx store.Tx) error {
-			var err error
-			if res, err = core.SendMessage(tx, core.Caller{UserID: user, DeviceID: "d"}, &protocol.MessageSendRequest{ClientID: "c-" + user, Content: protocol.MessageContent{Text: "hi"}}); err != nil {
-				return err
-			}
-			adopted, err = a.Adopt(tx)
-			return err
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if adopted != nil {
-			adopted(true)
-		}
-		return res, adopted != nil
-	}
-	if _, ok := sendOnA("u1"); !ok {
+	if _, ok := sendAdopting(ctx, t, stA, a, "u1"); !ok {
 		t.Fatal("the first message was not adopted")
 	}
 	<-entered // A's only slot is held
-	res, adopted := sendOnA("u2")
+	res, adopted := sendAdopting(ctx, t, stA, a, "u2")
 	if adopted {
 		t.Error("a node with no slot free adopted a session")
 	}
 	waitCompleted(ctx, t, stB, res.TurnID)
+}
+
+// A node that sees no other node alive adopts past its slots, its drain
+// waiting for the slot under the session's lease. Once another node starts,
+// the drain gives the lease back, and the other node, told with that commit,
+// ends the turn while the first node's only slot is still held.
+func TestNodeThatSeesAnotherGivesBackWaitingSessions(t *testing.T) {
+	stA, stB := twoNodes(t)
+	gate, entered := make(chan struct{}), make(chan struct{}, 1)
+	t.Cleanup(func() { close(gate) })
+	const nodeTTL = 300 * time.Millisecond // a renewal every 100 ms
+	a, ctx := startRunner(t, Config{Store: stA, Model: gatedModel{helloModel(t), gate, entered}, PollInterval: time.Hour, Concurrency: 1, NodeTTL: nodeTTL})
+	stA.SetCommitHook(func(c store.Commit) { a.Wake(c.Wake) })
+	if _, ok := sendAdopting(ctx, t, stA, a, "u1"); !ok {
+		t.Fatal("the first message was not adopted")
+	}
+	<-entered // A's only slot is held
+	res, adopted := sendAdopting(ctx, t, stA, a, "u2")
+	if !adopted {
+		t.Fatal("a node alone did not adopt past its slots")
+	}
+	if s := turnStatus(ctx, t, stA, res.TurnID); s != protocol.TurnRunning {
+		t.Fatalf("the adopted turn is %s, want running (waiting for A's slot)", s)
+	}
+	b, _ := startRunner(t, Config{Store: stB, Model: helloModel(t), PollInterval: time.Hour, Concurrency: 1, NodeTTL: nodeTTL})
+	listen(ctx, t, stB, b)
+	waitCompleted(ctx, t, stB, res.TurnID)
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.pastSlots() {
+		t.Error("A still adopts past its slots with B alive")
+	}
+}
+
+// sendAdopting sends user's message in a write on st that r adopts from;
+// it reports whether r adopted it.
+func sendAdopting(ctx context.Context, t *testing.T, st store.Store, r *Runner, user string) (*protocol.MessageSendResult, bool) {
+	t.Helper()
+	var res *protocol.MessageSendResult
+	var adopted func(bool)
+	err := st.Write(ctx, func(tx store.Tx) error {
+		var err error
+		if res, err = core.SendMessage(tx, core.Caller{UserID: user, DeviceID: "d"}, &protocol.MessageSendRequest{ClientID: "c-" + user, Content: protocol.MessageContent{Text: "hi"}}); err != nil {
+			return err
+		}
+		adopted, err = r.Adopt(tx)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if adopted != nil {
+		adopted(true)
+	}
+	return res, adopted != nil
 }
 
 // A transaction that takes the lease of the session it gives work (the API's

@@ -100,9 +100,14 @@ type Runner struct {
 	// claimWaiting: drains the claim passes started that wait for a slot
 	// before taking their lease; a pass starts no more than there are slots.
 	claimWaiting int
-	cancels      cancels.Set // running model streams and server calls by turn, for stop
-	parts        Partials
-	tcache       *transcriptCache
+	// alone: this node's last liveness renewal found no other node alive
+	// (never set for a sole writer); others is closed when it sees one
+	// (alone.go).
+	alone   bool
+	others  chan struct{}
+	cancels cancels.Set // running model streams and server calls by turn, for stop
+	parts   Partials
+	tcache  *transcriptCache
 }
 
 // New creates a Runner; call Run to start it.
@@ -329,7 +334,7 @@ func (r *Runner) claim(ctx context.Context) {
 			// A claim takes its lease once it has a slot: no session it
 			// starts shows running, or holds a lease another node could
 			// use, while it waits.
-			ok := sl.wait(ctx, "")
+			ok, _ := sl.wait(ctx, "", nil)
 			r.mu.Lock()
 			r.claimWaiting--
 			pass := r.passDue() // a pass may have skipped
@@ -376,8 +381,8 @@ func (r *Runner) reserveNext() (id string, ok, full bool) {
 // reserve marks the session as drained by this process and returns its
 // drain's slot: where other nodes may drain sessions, a slot free now, taken
 // (with none free, full, the session is left to whichever node has one: a
-// lease held here while it waited would keep them from it); a sole writer's
-// drain waits for its own later. It returns nil when the session is drained
+// lease held here while it waited would keep them from it); the drain of a
+// sole writer, or of a node that is alone, waits for its own later. It returns nil when the session is drained
 // here already, or full.
 func (r *Runner) reserve(id string) (sl *slot, full bool) {
 	r.mu.Lock()
@@ -386,7 +391,7 @@ func (r *Runner) reserve(id string) (sl *slot, full bool) {
 		return nil, false
 	}
 	sl = &slot{r: r}
-	if !r.cfg.SoleWriter {
+	if !r.pastSlots() {
 		if !r.slotNow() { // not while claimed drains wait: they get freed slots first
 			return nil, true
 		}

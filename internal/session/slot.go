@@ -15,15 +15,18 @@ type slot struct {
 // turnID, when set, is the turn the drain waits to run: a stop of it
 // (CancelTurn, before the wait or during it) ends the wait, so the drain
 // takes its item again (which drops it) instead of asking the model for a
-// turn that ended. It reports whether the drain holds the slot; false when
-// ctx ended or the turn was stopped.
-func (s *slot) wait(ctx context.Context, turnID string) bool {
+// turn that ended. A drain that holds its session's lease passes back
+// (Runner.otherNode): once it is closed, the wait ends with giveBack, and
+// the drain gives its lease to a node with a slot free. held reports whether
+// the drain holds the slot; false when ctx ended, the turn was stopped or
+// giveBack.
+func (s *slot) wait(ctx context.Context, turnID string, back <-chan struct{}) (held, giveBack bool) {
 	if s.held {
-		return true
+		return true, false
 	}
 	if s.r.slotNow() {
 		s.held = true
-		return true
+		return true, false
 	}
 	if turnID != "" {
 		var cancel context.CancelFunc
@@ -37,13 +40,15 @@ func (s *slot) wait(ctx context.Context, turnID string) bool {
 	case s.r.sem <- struct{}{}:
 		metricActive.Inc()
 		s.held = true
+	case <-back:
+		return false, ctx.Err() == nil
 	case <-ctx.Done():
 	}
 	if ctx.Err() != nil { // also when a slot came at the same moment
 		s.free()
-		return false
+		return false, false
 	}
-	return true
+	return true, false
 }
 
 // free gives the slot back, if held.

@@ -22,24 +22,29 @@ import (
 
 // With every drain slot taken, a sole writer still adopts the sessions a
 // write gives work: their leases and first items are taken in that write, and
-// their drains wait in memory for the slot. Where other nodes may drain
-// sessions, a node adopts only with a slot free (a lease held while waiting
-// would keep the session from a node with one), and the work is left to a
-// claim: a read of the inbox, and a write with a Topic update of its own.
+// their drains wait in memory for the slot. So does a node of a cluster that
+// sees no other node alive. Where another node may drain sessions, a node
+// adopts only with a slot free (a lease held while waiting would keep the
+// session from a node with one), and the work is left to a claim: a read of
+// the inbox, and a write with a Topic update of its own.
 func TestSoleWriterAdoptsPastItsSlots(t *testing.T) {
 	type counts struct {
 		sqlitestore.Counts
 		updates int64 // Topic updates committed, the messages' sends on
 	}
-	run := func(soleWriter bool) counts {
+	const cluster, alone, soleWriter = "a node of a cluster", "a node alone", "a sole writer"
+	run := func(mode string) counts {
 		var updates atomic.Int64
 		st := testsvc.SQLite(t)
+		if mode == cluster {
+			otherNodeAlive(t, st)
+		}
 		gate := make(chan struct{})
 		entered := make(chan struct{}, 8)
 		// Turns are seen completing in the commits, so waiting reads nothing.
 		completed := make(chan string, 8)
 		r, ctx := startRunner(t, Config{Store: st, Model: gatedModel{helloModel(t), gate, entered}, PollInterval: time.Hour,
-			Concurrency: 1, SoleWriter: soleWriter},
+			Concurrency: 1, SoleWriter: mode == soleWriter},
 			func(r *Runner) {
 				st.SetCommitHook(func(c store.Commit) {
 					r.Committed(c.Updates) // as the server calls them: no wake-up, no pass
@@ -58,13 +63,13 @@ func TestSoleWriterAdoptsPastItsSlots(t *testing.T) {
 			})
 		turns := sendAdopted(ctx, t, st, r, entered, "u1", "u2", "u3")
 		want := protocol.TurnRunning // adopted, waiting for the slot
-		if !soleWriter {
+		if mode == cluster {
 			want = protocol.TurnQueued // left to a claim, which waits for the slot before its lease
 			waitFor(t, "the claim to wait", func() bool { r.mu.Lock(); defer r.mu.Unlock(); return r.claimWaiting == 1 })
 		}
 		for i, id := range turns[1:] {
 			if s := turnStatus(ctx, t, st, id); s != want {
-				t.Errorf("sole writer %v: turn %d waiting for the slot is %s, want %s", soleWriter, i+2, s, want)
+				t.Errorf("%s: turn %d waiting for the slot is %s, want %s", mode, i+2, s, want)
 			}
 		}
 		if n := testutil.ToFloat64(metricActive); n != 1 {
@@ -81,8 +86,11 @@ func TestSoleWriterAdoptsPastItsSlots(t *testing.T) {
 		}
 		return counts{st.Counts().Sub(before), updates.Load()}
 	}
-	off, on := run(false), run(true)
-	t.Logf("without SoleWriter %+v, with %+v", off, on)
+	off, on, lone := run(cluster), run(soleWriter), run(alone)
+	t.Logf("%s %+v, %s %+v, %s %+v", cluster, off, soleWriter, on, alone, lone)
+	if lone.Writes != on.Writes || lone.updates != on.updates {
+		t.Errorf("%s wrote %d times with %d Topic updates, %s %d with %d", alone, lone.Writes, lone.updates, soleWriter, on.Writes, on.updates)
+	}
 	if d := off.Writes - on.Writes; d != 2 {
 		t.Errorf("adopting past the slots saved %d writes (%d → %d), want 2: the claims of u2 and u3", d, off.Writes, on.Writes)
 	}

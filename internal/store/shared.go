@@ -214,6 +214,18 @@ func (s Shared) NodeBeat(node string, ttl time.Duration) error {
 	return nil
 }
 
+func (s Shared) OtherNodeAlive(node string) (bool, error) {
+	var one int
+	err := s.D.GetJSON(&one, SQLNodeOtherAlive, node, s.D.Time(s.At))
+	if errors.Is(err, ErrNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("read other nodes: %w", err)
+	}
+	return true, nil
+}
+
 func (s Shared) NodeLeave(node string) error {
 	if _, err := s.D.Exec(SQLNodeLeave, node, s.D.Time(s.At)); err != nil {
 		return fmt.Errorf("node leave: %w", err)

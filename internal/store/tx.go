@@ -260,6 +260,9 @@ type Nodes interface {
 	NodeBeat(node string, ttl time.Duration) error
 	// NodeLeave expires the node's liveness record now: its leases are free.
 	NodeLeave(node string) error
+	// OtherNodeAlive reports whether a node other than node has a liveness
+	// record alive now: whether another node may drain sessions.
+	OtherNodeAlive(node string) (bool, error)
 }
 
 // Audit is the audit records: one per RTC, what was asked, decided and done,

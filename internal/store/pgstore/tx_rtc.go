@@ -317,6 +317,7 @@ func (t *tx) LeaseCheck(l store.Lease) error {
 
 func (t *tx) LeaseRelease(l store.Lease) error {
 	t.Wakes.Let(l.SessionID)
+	t.released = append(t.released, l.SessionID) // notifyNotLeased tells the other nodes of work left
 	// Keep the row (and its token) so the next holder's token is higher. Work
 	// left goes back on the ready queue.
 	return t.later(nil, `WITH released AS (UPDATE leases SET expires_at = 'epoch'

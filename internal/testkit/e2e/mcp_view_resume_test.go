@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/rtcagent/rtcagent/internal/config"
 	"github.com/rtcagent/rtcagent/internal/protocol"
+	"github.com/rtcagent/rtcagent/internal/store"
 )
 
 // resumeScript: alice's turn shows the panel and asks two questions in two
@@ -26,9 +28,10 @@ const resumeScript = `{"name": "mcp-view-resume", "turns": [
 
 // TestMCPViewCallRefusedBeforeTheResume: the first question is answered
 // while the node's only drain slot is taken, so the turn's resumption waits
-// in the inbox (on PostgreSQL, where a node adopts only with a slot free:
-// embedded, the answer takes the turn at once and its drain waits for the
-// slot, so no second resumption can be queued).
+// in the inbox (on PostgreSQL with another node alive, where a node adopts
+// only with a slot free: embedded, or alone, the answer takes the turn at
+// once and its drain waits for the slot, so no second resumption can be
+// queued).
 // Meanwhile its view asks for a call and the person refuses it: that call's
 // end finds no call of the turn open and queues a second resumption. The
 // first runs the next step, which asks the second question; the second finds
@@ -36,6 +39,11 @@ const resumeScript = `{"name": "mcp-view-resume", "turns": [
 // goes on only once the person answers.
 func TestMCPViewCallRefusedBeforeTheResume(t *testing.T) {
 	db := requirePostgres(t)
+	// Another node's liveness record, written before the server starts: the
+	// server is not alone from its first renewal on.
+	if err := claimStore(t, db).Write(context.Background(), func(tx store.Tx) error { return tx.NodeBeat("another node", time.Hour) }); err != nil {
+		t.Fatal(err)
+	}
 	gate := filepath.Join(t.TempDir(), "gate")
 	srv := startServer(t, mustScript(t, strings.Replace(resumeScript, "GATE", string(jsonOf(gate)), 1)), func(c *config.Config) {
 		c.MCPConfig = mcpConfig(t, filepath.Join(t.TempDir(), "calls"), "")

@@ -112,3 +112,36 @@ func testNodeLiveness(t *testing.T, s store.Store, clock *Clock) {
 		t.Fatalf("token did not grow: %d -> %d", b.Token, a2.Token)
 	}
 }
+
+// testOtherNodeAlive: a node learns whether another one has a live record,
+// its own never counting; a record that expired or left does not count.
+func testOtherNodeAlive(t *testing.T, s store.Store, clock *Clock) {
+	const nodeTTL = 3 * time.Second
+	beat := func(node string) { write(t, s, func(tx store.Tx) error { return tx.NodeBeat(node, nodeTTL) }) }
+	others := func(node string) bool {
+		var alive bool
+		write(t, s, func(tx store.Tx) error { var err error; alive, err = tx.OtherNodeAlive(node); return err })
+		return alive
+	}
+	if others("A") {
+		t.Fatal("another node alive in an empty store")
+	}
+	beat("A")
+	if others("A") {
+		t.Fatal("a node counted as another to itself")
+	}
+	beat("B")
+	if !others("A") || !others("B") {
+		t.Fatal("two live nodes do not see each other")
+	}
+	clock.Advance(nodeTTL)
+	beat("A")
+	if others("A") {
+		t.Fatal("an expired record counted as a live node")
+	}
+	beat("B")
+	write(t, s, func(tx store.Tx) error { return tx.NodeLeave("B") })
+	if others("A") {
+		t.Fatal("a node that left counted as alive")
+	}
+}

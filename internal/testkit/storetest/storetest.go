@@ -57,6 +57,7 @@ func Run(t *testing.T, open Factory) {
 		"MessagesStreaming":         testMessagesStreaming,
 		"Lease":                     testLease,
 		"NodeLiveness":              testNodeLiveness,
+		"OtherNodeAlive":            testOtherNodeAlive,
 		"Inbox":                     testInbox,
 		"InboxFinish":               testInboxFinish,
 		"ClaimCandidates":           testClaimCandidates,
