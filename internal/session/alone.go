@@ -15,8 +15,8 @@ import (
 // commit, so one with a slot free takes it. From then on the node adopts only
 // with a slot free, as before.
 
-// closed is a channel that is always closed.
-var closed = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
+// closedChan is a channel that is always closed.
+var closedChan = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
 
 // setAlone records what this process's liveness renewal found: whether no
 // other node is alive. Seeing one ends the waits of the drains holding a
@@ -50,7 +50,7 @@ func (r *Runner) otherNode() <-chan struct{} {
 	case r.alone:
 		return r.others
 	}
-	return closed
+	return closedChan
 }
 
 // giveBack gives back the lease of a drain that waits for a slot now that

@@ -81,7 +81,12 @@ func (r *Runner) drain(parent context.Context, lease store.Lease, first *taken, 
 				if r.giveBack(ctx, o) {
 					return // a node with a slot free takes the session
 				}
+				// The lease may be gone all the same (a commit whose answer
+				// was lost): checked once the slot is held, before the model.
 				held, _ = sl.wait(ctx, turn.ID, nil)
+				if held && r.fenced(ctx, o, func(store.Tx) error { return nil }) != nil {
+					return
+				}
 			}
 			if !held {
 				// Stopping or the lease is gone (the item stays in the inbox), or

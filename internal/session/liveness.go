@@ -32,19 +32,20 @@ func (r *Runner) beatOnce(ctx context.Context) error {
 	// (a connection that hangs) gives way to the next.
 	ctx, cancel := context.WithTimeout(ctx, r.cfg.NodeTTL)
 	defer cancel()
-	others := true
-	err := r.writeLiveness(ctx, func(tx store.Tx) error {
-		if err := tx.NodeBeat(r.cfg.Holder, r.cfg.NodeTTL); err != nil || r.cfg.SoleWriter {
-			return err
-		}
+	if err := r.writeLiveness(ctx, func(tx store.Tx) error { return tx.NodeBeat(r.cfg.Holder, r.cfg.NodeTTL) }); err != nil || r.cfg.SoleWriter {
+		return err
+	}
+	// Apart from the renewal, which a failure here must not undo.
+	var others bool
+	if err := r.writeLiveness(ctx, func(tx store.Tx) error {
 		var err error
 		others, err = tx.OtherNodeAlive(r.cfg.Holder)
 		return err
-	})
-	if err == nil && !r.cfg.SoleWriter {
-		r.setAlone(!others) // alone.go
+	}); err != nil {
+		return err
 	}
-	return err
+	r.setAlone(!others) // alone.go
+	return nil
 }
 
 // writeLiveness runs a write of this process's liveness record apart from

@@ -143,7 +143,7 @@ func TestNodeThatSeesAnotherGivesBackWaitingSessions(t *testing.T) {
 	if s := turnStatus(ctx, t, stA, res.TurnID); s != protocol.TurnRunning {
 		t.Fatalf("the adopted turn is %s, want running (waiting for A's slot)", s)
 	}
-	b, _ := startRunner(t, Config{Store: stB, Model: helloModel(t), PollInterval: time.Hour, Concurrency: 1, NodeTTL: nodeTTL})
+	b, _ := startRunner(t, Config{Store: stB, Model: helloModel(t), PollInterval: time.Hour, Concurrency: 1, NodeTTL: time.Hour})
 	listen(ctx, t, stB, b)
 	waitCompleted(ctx, t, stB, res.TurnID)
 	a.mu.Lock()

@@ -64,9 +64,9 @@ type Config struct {
 	// SoleWriter says no process but this one writes the store (embedded
 	// SQLite, whose file it locks): no other node could drain a session, so
 	// a write adopts the sessions it gives work whether a slot is free or not
-	// (elsewhere only with one free: the others are left to whichever node
-	// has one), and a claim pass starts the sessions this process's commits
-	// woke without reading the inbox.
+	// (elsewhere only with one free, unless the node sees no other node
+	// alive: alone.go), and a claim pass starts the sessions this process's
+	// commits woke without reading the inbox.
 	SoleWriter bool
 	// VerifyTranscripts reads every step's transcript again from the store and
 	// fails the step when it builds another model request than the cached one

@@ -215,15 +215,15 @@ func (s Shared) NodeBeat(node string, ttl time.Duration) error {
 }
 
 func (s Shared) OtherNodeAlive(node string) (bool, error) {
-	var one int
-	err := s.D.GetJSON(&one, SQLNodeOtherAlive, node, s.D.Time(s.At))
-	if errors.Is(err, ErrNotFound) {
-		return false, nil
-	}
+	other := false
+	err := s.D.EachJSON(SQLNodeOtherAlive, []any{s.D.Time(s.At)}, func(id []byte) error {
+		other = other || string(id) != node
+		return nil
+	})
 	if err != nil {
 		return false, fmt.Errorf("read other nodes: %w", err)
 	}
-	return true, nil
+	return other, nil
 }
 
 func (s Shared) NodeLeave(node string) error {

@@ -110,9 +110,11 @@ const (
 	SQLNodePrune = `DELETE FROM nodes WHERE expires_at < $1`
 	// SQLNodeLeave expires node $1's liveness record at $2 (the transaction's time).
 	SQLNodeLeave = `UPDATE nodes SET expires_at = $2 WHERE node_id = $1`
-	// SQLNodeOtherAlive reads a row (the JSON 1) when a node other than $1
-	// has a liveness record alive at $2 (the transaction's time).
-	SQLNodeOtherAlive = `SELECT '1' FROM nodes WHERE expires_at > $2 AND node_id <> $1 LIMIT 1`
+	// SQLNodeOtherAlive reads the nodes with a liveness record alive at $1
+	// (the transaction's time), the two that live longest: a node other than
+	// the caller is alive when one of them is not the caller. An index range
+	// with nothing read only to be filtered out.
+	SQLNodeOtherAlive = `SELECT node_id FROM nodes WHERE expires_at > $1 ORDER BY expires_at DESC LIMIT 2`
 
 	// NodeRetention is how long an expired liveness record is kept: far longer
 	// than any lease TTL, so deleting it (which makes its leases wait for their

@@ -125,3 +125,37 @@ func queueBehindTheStore(t *testing.T, url, schema, sessionID string) {
 		t.Fatal(err)
 	}
 }
+
+// A lease given back with work left puts the session on the ready queue in
+// the place of its oldest item: a session that waited under a lease (for a
+// node's slot) comes before work queued meanwhile.
+func TestLeaseGivenBackKeepsItsPlace(t *testing.T) {
+	url := serverURL(t)
+	s := openStore(t, url, freshSchema(t, url), nil)
+	var held store.Lease
+	if err := s.Write(ctx, func(tx store.Tx) error {
+		if err := tx.NodeBeat("A", time.Hour); err != nil {
+			return err
+		}
+		if err := tx.InboxInsert(&store.InboxItem{SessionID: "waited", Kind: "k", TurnID: "t"}); err != nil {
+			return err
+		}
+		var err error
+		held, err = tx.LeaseAcquire("waited", "A", time.Hour)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(10 * time.Millisecond) // the queue's clock moves on
+	if err := s.Write(ctx, func(tx store.Tx) error {
+		return tx.InboxInsert(&store.InboxItem{SessionID: "newer", Kind: "k", TurnID: "t"})
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Write(ctx, func(tx store.Tx) error { return tx.LeaseRelease(held) }); err != nil {
+		t.Fatal(err)
+	}
+	if ids := candidates(t, s, 10); fmt.Sprint(ids) != "[waited newer]" {
+		t.Fatalf("candidates %v, want the session that waited first", ids)
+	}
+}

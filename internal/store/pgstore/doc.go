@@ -85,9 +85,10 @@
 // and epoch in the database; see docs/architecture.md).
 //
 // Inbox work does cross processes as a hint: a transaction that woke sessions
-// whose leases it neither took nor checked notifies their ids (pg_notify, sent
-// with COMMIT, delivered only if it commits), and Listen hands every node's
-// notifications to its runner (notify.go). A notification may be lost (a
+// whose leases it neither took nor checked, or gave a lease back with work
+// left, notifies their ids (pg_notify, sent with COMMIT, delivered only if it
+// commits), and Listen hands every node's notifications to its runner
+// (notify.go). A notification may be lost (a
 // listener reconnecting); the runner's poll is the backstop.
 //
 // # Leases and the claim protocol

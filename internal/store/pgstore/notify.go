@@ -16,7 +16,8 @@ import (
 // transaction commits, and costs no exchange of its own. Every node listens on
 // the channel (Listen) and wakes its runner with the ids. Notifications are
 // hints like local wake-ups: one lost while a listener reconnects is made up by
-// the runner's poll.
+// the runner's poll. A lease given back with work left (LeaseRelease) is
+// notified the same way, with the session's id.
 
 // channel is the notification channel of the store's schema: nodes on another
 // schema of the same database never hear it.
@@ -77,7 +78,8 @@ func (t *tx) notifyNotLeased(ch string) (queued bool) {
 var notifyCounts struct{ sent, received atomic.Int64 }
 
 // NotifyCounts returns the process's notifications of inbox work sent (one per
-// notifying transaction's batch) and received so far.
+// notifying transaction's batch; those of leases given back with work left,
+// sent only if work is left, are not counted) and received so far.
 func NotifyCounts() (sent, received int64) {
 	return notifyCounts.sent.Load(), notifyCounts.received.Load()
 }
