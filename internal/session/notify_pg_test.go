@@ -153,29 +153,6 @@ func TestNodeThatSeesAnotherGivesBackWaitingSessions(t *testing.T) {
 	}
 }
 
-// sendAdopting sends user's message in a write on st that r adopts from;
-// it reports whether r adopted it.
-func sendAdopting(ctx context.Context, t *testing.T, st store.Store, r *Runner, user string) (*protocol.MessageSendResult, bool) {
-	t.Helper()
-	var res *protocol.MessageSendResult
-	var adopted func(bool)
-	err := st.Write(ctx, func(tx store.Tx) error {
-		var err error
-		if res, err = core.SendMessage(tx, core.Caller{UserID: user, DeviceID: "d"}, &protocol.MessageSendRequest{ClientID: "c-" + user, Content: protocol.MessageContent{Text: "hi"}}); err != nil {
-			return err
-		}
-		adopted, err = r.Adopt(tx)
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if adopted != nil {
-		adopted(true)
-	}
-	return res, adopted != nil
-}
-
 // A transaction that takes the lease of the session it gives work (the API's
 // adoption) notifies nobody: the work starts on its own node.
 func TestAdoptedWorkNotNotified(t *testing.T) {

@@ -323,27 +323,36 @@ func sendAdopted(ctx context.Context, t *testing.T, st store.Store, r *Runner, e
 	t.Helper()
 	var turns []string
 	for i, u := range users {
-		var adopted func(bool)
-		err := st.Write(ctx, func(tx store.Tx) error {
-			res, err := core.SendMessage(tx, core.Caller{UserID: u, DeviceID: "d"}, &protocol.MessageSendRequest{ClientID: "c-" + u, Content: protocol.MessageContent{Text: "hi"}})
-			if err != nil {
-				return err
-			}
-			turns = append(turns, res.TurnID)
-			adopted, err = r.Adopt(tx)
-			return err
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if adopted != nil {
-			adopted(true)
-		}
+		res, _ := sendAdopting(ctx, t, st, r, u)
+		turns = append(turns, res.TurnID)
 		if i == 0 {
 			<-entered
 		}
 	}
 	return turns
+}
+
+// sendAdopting sends user's message in a write on st that r adopts from;
+// it reports whether r adopted it.
+func sendAdopting(ctx context.Context, t *testing.T, st store.Store, r *Runner, user string) (*protocol.MessageSendResult, bool) {
+	t.Helper()
+	var res *protocol.MessageSendResult
+	var adopted func(bool)
+	err := st.Write(ctx, func(tx store.Tx) error {
+		var err error
+		if res, err = core.SendMessage(tx, core.Caller{UserID: user, DeviceID: "d"}, &protocol.MessageSendRequest{ClientID: "c-" + user, Content: protocol.MessageContent{Text: "hi"}}); err != nil {
+			return err
+		}
+		adopted, err = r.Adopt(tx)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if adopted != nil {
+		adopted(true)
+	}
+	return res, adopted != nil
 }
 
 func turnStatus(ctx context.Context, t *testing.T, st store.Store, id string) string {
