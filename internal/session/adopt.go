@@ -23,9 +23,9 @@ import (
 // slot (the commit's notification and wake-up). A sole writer
 // (Config.SoleWriter), or a node that saw no other alive (alone.go), adopts
 // whether a slot is free or not, and the drain waits for its slot in line
-// with the others. Call it at the end of a write whose work the session's worker picks
-// up (a message, a result, a stop), with every change of the write already
-// made.
+// with the others. Call it at the end of a write whose work the session's
+// worker picks up (a message, a result, a stop), with every change of the
+// write already made.
 func (r *Runner) Adopt(tx store.Tx) (func(committed bool), error) {
 	woken := tx.Woken()
 	if len(woken) == 0 {

@@ -84,7 +84,7 @@ func (r *Runner) drain(parent context.Context, lease store.Lease, first *taken, 
 				// The lease may be gone all the same (a commit whose answer
 				// was lost): checked once the slot is held, before the model.
 				held, _ = sl.wait(ctx, turn.ID, nil)
-				if held && r.fenced(ctx, o, func(store.Tx) error { return nil }) != nil {
+				if held && errors.Is(r.fenced(ctx, o, func(store.Tx) error { return nil }), store.ErrLeaseLost) {
 					return
 				}
 			}

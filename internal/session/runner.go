@@ -382,8 +382,8 @@ func (r *Runner) reserveNext() (id string, ok, full bool) {
 // drain's slot: where other nodes may drain sessions, a slot free now, taken
 // (with none free, full, the session is left to whichever node has one: a
 // lease held here while it waited would keep them from it); the drain of a
-// sole writer, or of a node that is alone, waits for its own later. It returns nil when the session is drained
-// here already, or full.
+// sole writer, or of a node that is alone, waits for its own later. It
+// returns nil when the session is drained here already, or full.
 func (r *Runner) reserve(id string) (sl *slot, full bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
