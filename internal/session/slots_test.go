@@ -81,7 +81,7 @@ func TestSoleWriterAdoptsPastItsSlots(t *testing.T) {
 			select {
 			case <-completed:
 			case <-time.After(10 * time.Second):
-				t.Fatal("the turns did not complete")
+				t.Fatalf("%s: the turns did not complete", mode)
 			}
 		}
 		return counts{st.Counts().Sub(before), updates.Load()}

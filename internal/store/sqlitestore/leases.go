@@ -40,19 +40,6 @@ func newLeaseTable() leaseTable {
 	return leaseTable{staged: staged[leaseRow]{gone: func(l leaseRow) bool { return !l.exists }}}
 }
 
-// live counts the committed leases that run past at.
-func (lt *leaseTable) live(at int64) int {
-	lt.mu.RLock()
-	defer lt.mu.RUnlock()
-	n := 0
-	for _, l := range lt.m {
-		if l.expires > at {
-			n++
-		}
-	}
-	return n
-}
-
 // lease returns the session's lease as this transaction sees it.
 func (t *tx) lease(sessionID string) leaseRow {
 	if l, ok := t.leases[sessionID]; ok {
@@ -135,19 +122,18 @@ func (t *tx) nodeLive(node string) bool {
 	return err != nil || expires > ms(t.At)
 }
 
-// InboxSessions reads the sessions with inbox items, oldest work first, as
-// many more than limit (none: below 0) as there are live leases, and leaves
-// out those whose lease is live (held by a live node). The leases are read
-// after the inbox: a lease given back in between frees its session, one
-// taken in between holds it, as a claim would find. The items the writer
+// InboxSessions reads the sessions with inbox items, oldest work first, and
+// returns the first limit (all: below 0) whose lease is not live (held by a
+// live node). The leases are read after the inbox: a lease given back in
+// between frees its session, one taken in between holds it, as a claim would
+// find. Every session with work is read (ordering them by their oldest item
+// sorts them all anyway): a limit on the read, counted from the leases before
+// it, would end short when a lease is taken meanwhile, and leave out a free
+// session that the limit allows. The items the writer
 // keeps in memory (resumes.go) count with the table's; a store that has not
 // written yet derives them from its snapshot.
 func (t *tx) InboxSessions(limit int) ([]string, error) {
-	read := -1 // no limit
-	if limit >= 0 {
-		read = limit + t.leaseTab.live(ms(t.At))
-	}
-	rows, err := t.q.QueryContext(t.Ctx, `SELECT session_id, MIN(id) FROM inbox GROUP BY session_id ORDER BY MIN(id) LIMIT ?`, read)
+	rows, err := t.q.QueryContext(t.Ctx, `SELECT session_id, MIN(id) FROM inbox GROUP BY session_id ORDER BY MIN(id)`)
 	if err != nil {
 		return nil, fmt.Errorf("inbox sessions: %w", err)
 	}
@@ -196,9 +182,6 @@ func (t *tx) InboxSessions(limit int) ([]string, error) {
 		work = append(work, head{id, r})
 	}
 	slices.SortFunc(work, func(a, b head) int { return cmp.Compare(a.id, b.id) })
-	if read >= 0 && len(work) > read {
-		work = work[:read]
-	}
 	ids := make([]string, len(work))
 	for i, h := range work {
 		ids[i] = h.session
@@ -214,9 +197,10 @@ func (t *tx) InboxSessions(limit int) ([]string, error) {
 				continue
 			}
 		}
-		if limit < 0 || len(out) < limit {
-			out = append(out, id)
+		if limit >= 0 && len(out) == limit {
+			break
 		}
+		out = append(out, id)
 	}
 	return out, nil
 }
