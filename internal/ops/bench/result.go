@@ -164,7 +164,7 @@ func (r *Result) Table() string {
 			pg = fmt.Sprintf("; PostgreSQL backends of this run %.2f%s", p.PGCPU, per(p.PGCPU))
 			n := float64(p.RoundTrips)
 			if f := r.Floor.PG.Of(float64(p.PG.Writes)/n, float64(p.PG.Exchanges)/n); f > 0 && p.PerSec > 0 {
-				ms := float64(f.Microseconds()) / 1000
+				ms := float64(f) / 1e6
 				pg += fmt.Sprintf(", %.1f× the %.2f ms its commits and exchanges cost at the floor", p.PGCPU/p.PerSec*1000/ms, ms)
 			}
 		}
