@@ -76,14 +76,15 @@ func (r *Runner) drain(parent context.Context, lease store.Lease, first *taken, 
 			return // the inbox is empty and the lease released, or the lease is gone
 		}
 		if err == nil && turn != nil {
-			held, back := sl.wait(ctx, turn.ID, r.otherNode())
+			held, back := sl.wait(ctx, turn.ID, true)
 			if back {
 				if r.giveBack(ctx, o) {
 					return // a node with a slot free takes the session
 				}
-				// The lease may be gone all the same (a commit whose answer
-				// was lost): checked once the slot is held, before the model.
-				held, _ = sl.wait(ctx, turn.ID, nil)
+				// Wait here instead; the lease may be gone all the same (a
+				// commit whose answer was lost): checked once the slot is
+				// held, before the model.
+				held, _ = sl.wait(ctx, turn.ID, false)
 				if held && errors.Is(r.fenced(ctx, o, func(store.Tx) error { return nil }), store.ErrLeaseLost) {
 					return
 				}

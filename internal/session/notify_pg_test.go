@@ -30,9 +30,9 @@ func TestNotifiedClaimAcrossNodes(t *testing.T) {
 	}
 }
 
-// A node that stops mid-step gives the session's lease back and, as it
-// leaves, asks the other nodes to look at the ready queue: node B, whose poll
-// is an hour, takes the turn over and ends it.
+// A node that stops mid-step gives the session's lease back, which tells the
+// other nodes, and as it leaves asks them to look at the ready queue: node
+// B, whose poll is an hour, takes the turn over and ends it.
 func TestStoppedNodeHandsItsWorkOver(t *testing.T) {
 	stA, stB := twoNodes(t)
 	entered := make(chan struct{}, 1)
@@ -46,20 +46,10 @@ func TestStoppedNodeHandsItsWorkOver(t *testing.T) {
 	b, ctx := startRunner(t, Config{Store: stB, Model: helloModel(t), PollInterval: time.Hour})
 	listen(ctx, t, stB, b)
 
-	var res *protocol.MessageSendResult
-	var adopted func(bool)
-	err := stA.Write(ctx, func(tx store.Tx) error {
-		var err error
-		if res, err = core.SendMessage(tx, caller, &protocol.MessageSendRequest{ClientID: "h1", Content: protocol.MessageContent{Text: "hi"}}); err != nil {
-			return err
-		}
-		adopted, err = a.Adopt(tx)
-		return err
-	})
-	if err != nil || adopted == nil {
-		t.Fatalf("adopt on A: %v", err)
+	res, adopted := sendAdopting(ctx, t, stA, a, caller.UserID)
+	if !adopted {
+		t.Fatal("A did not adopt the message")
 	}
-	adopted(true)
 	<-entered // A's step is in the model
 	stopA()
 	<-aDone
@@ -160,22 +150,9 @@ func TestAdoptedWorkNotNotified(t *testing.T) {
 	r, ctx := startRunner(t, Config{Store: st, Model: helloModel(t), PollInterval: time.Hour})
 	st.SetCommitHook(func(c store.Commit) { r.Wake(c.Wake) })
 	sent0, _ := pgstore.NotifyCounts()
-	var res *protocol.MessageSendResult
-	var adopted func(bool)
-	err := st.Write(ctx, func(tx store.Tx) error {
-		var err error
-		if res, err = core.SendMessage(tx, caller, &protocol.MessageSendRequest{ClientID: "a1", Content: protocol.MessageContent{Text: "hi"}}); err != nil {
-			return err
-		}
-		adopted, err = r.Adopt(tx)
-		return err
-	})
-	if adopted == nil {
+	res, adopted := sendAdopting(ctx, t, st, r, caller.UserID)
+	if !adopted {
 		t.Fatal("nothing adopted")
-	}
-	adopted(err == nil)
-	if err != nil {
-		t.Fatal(err)
 	}
 	waitCompleted(ctx, t, st, res.TurnID)
 	if sent, _ := pgstore.NotifyCounts(); sent != sent0 {

@@ -334,7 +334,7 @@ func (r *Runner) claim(ctx context.Context) {
 			// A claim takes its lease once it has a slot: no session it
 			// starts shows running, or holds a lease another node could
 			// use, while it waits.
-			ok, _ := sl.wait(ctx, "", nil)
+			ok, _ := sl.wait(ctx, "", false)
 			r.mu.Lock()
 			r.claimWaiting--
 			pass := r.passDue() // a pass may have skipped

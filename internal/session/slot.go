@@ -15,18 +15,23 @@ type slot struct {
 // turnID, when set, is the turn the drain waits to run: a stop of it
 // (CancelTurn, before the wait or during it) ends the wait, so the drain
 // takes its item again (which drops it) instead of asking the model for a
-// turn that ended. A drain that holds its session's lease passes back
-// (Runner.otherNode): once it is closed, the wait ends with giveBack, and
-// the drain gives its lease to a node with a slot free. held reports whether
+// turn that ended. A drain that holds its session's lease passes
+// mayGiveBack: it waits only while no other node could take the session
+// (Runner.otherNode); once one could, the wait ends with giveBack, and the
+// drain gives its lease to a node with a slot free. held reports whether
 // the drain holds the slot; false when ctx ended, the turn was stopped or
 // giveBack.
-func (s *slot) wait(ctx context.Context, turnID string, back <-chan struct{}) (held, giveBack bool) {
+func (s *slot) wait(ctx context.Context, turnID string, mayGiveBack bool) (held, giveBack bool) {
 	if s.held {
 		return true, false
 	}
 	if s.r.slotNow() {
 		s.held = true
 		return true, false
+	}
+	var back <-chan struct{}
+	if mayGiveBack {
+		back = s.r.otherNode()
 	}
 	if turnID != "" {
 		var cancel context.CancelFunc

@@ -41,10 +41,11 @@ func (t *tx) NodeLeave(node string) error {
 
 // notifyNotLeased queues, before COMMIT, the notification of the sessions t
 // woke whose leases it neither took nor checked (a holder drains its new items
-// before it lets go), of those whose lease it gave back with work left, and
-// the one a NodeLeave asks for; it reports whether it queued one of the first
-// or the last.
-func (t *tx) notifyNotLeased(ch string) (queued bool) {
+// before it lets go), and the one a NodeLeave asks for; it reports whether it
+// queued one. (A lease given back with work left notifies in its own
+// statement: LeaseRelease.)
+func (t *tx) notifyNotLeased() (queued bool) {
+	ch := t.channel
 	var payload strings.Builder
 	flush := func() {
 		if payload.Len() > 0 {
@@ -56,11 +57,6 @@ func (t *tx) notifyNotLeased(ch string) (queued bool) {
 	if t.left {
 		_ = t.later(nil, `SELECT pg_notify($1, '')`, ch)
 		queued = true
-	}
-	for _, id := range t.released {
-		// Work left when the lease was given back (LeaseRelease put it on the
-		// ready queue) is taken at once by a node with a slot free.
-		_ = t.later(nil, `SELECT pg_notify($1, $2) WHERE EXISTS (SELECT 1 FROM inbox WHERE session_id = $2)`, ch, id)
 	}
 	for _, id := range t.Wakes.Pending() {
 		if payload.Len()+len(id)+1 > notifyMax {

@@ -251,7 +251,7 @@ func (s *Store) attempt(ctx context.Context, pool *pgxpool.Pool, fn func(tx stor
 	if err != nil {
 		return false, fmt.Errorf("pgstore: begin: %w: %w", errAcquire, err)
 	}
-	t := &tx{q: conn, seq: &s.seq, guess: guess}
+	t := &tx{q: conn, seq: &s.seq, guess: guess, channel: s.channel}
 	t.Shared = store.NewShared(driver{t}, store.TxState{Ctx: ctx, At: s.clock(), Writable: true, Epoch: s.epoch})
 	// Explicit: the server default (default_transaction_isolation) may differ, and
 	// the locking below is designed for READ COMMITTED.
@@ -292,7 +292,7 @@ func (s *Store) attempt(ctx context.Context, pool *pgxpool.Pool, fn func(tx stor
 		t.pending = nil
 	} else {
 		t.queueReady()
-		notified := t.notifyNotLeased(s.channel)
+		notified := t.notifyNotLeased()
 		var rolledBack bool
 		_ = t.later(func(tag pgconn.CommandTag) error {
 			rolledBack = tag.String() == "ROLLBACK" // COMMIT of a failed transaction

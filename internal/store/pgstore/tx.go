@@ -62,9 +62,8 @@ type tx struct {
 	clientMsgs map[string][]byte
 	// left: the transaction expired a node's liveness record (NodeLeave).
 	left bool
-	// released: the sessions whose leases the transaction gave back
-	// (LeaseRelease); the other nodes hear of those with work left.
-	released []string
+	// channel is the store's notification channel (notify.go).
+	channel string
 }
 
 var errReadOnly = errors.New("pgstore: write in a read transaction")
