@@ -2,8 +2,6 @@ package session
 
 import (
 	"context"
-
-	"github.com/rtcagent/rtcagent/internal/store"
 )
 
 // A node of a cluster that finds no other node alive when it renews its
@@ -54,11 +52,12 @@ func (r *Runner) otherNode() <-chan struct{} {
 }
 
 // giveBack gives back the lease of a drain that waits for a slot now that
-// another node may take its session: the work left goes to the ready queue
-// and the other nodes are told when it commits. It reports whether it did;
-// when it could not, the drain waits for its slot here.
+// another node may take its session, in one write with the other drains
+// doing so (release): the work left goes to the ready queue and the other
+// nodes are told when it commits. It reports whether it did; when it could
+// not, the drain waits for its slot here.
 func (r *Runner) giveBack(ctx context.Context, o *owner) bool {
-	err := r.cfg.Store.Write(ctx, func(tx store.Tx) error { return tx.LeaseRelease(o.get()) })
+	err := r.release(o.get())
 	if err != nil && ctx.Err() == nil {
 		r.log.Warn("give back the lease of a session waiting for a slot", "session", o.get().SessionID, "err", err)
 	}

@@ -215,15 +215,6 @@ func (r *Runner) releaseOnShutdown(parent context.Context, o *owner) {
 	r.releaseLease(o.get())
 }
 
-// releaseLease gives a lease back at shutdown, within a short time.
-func (r *Runner) releaseLease(l store.Lease) {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-	defer cancel()
-	if err := r.cfg.Store.Write(ctx, func(tx store.Tx) error { return tx.LeaseRelease(l) }); err != nil {
-		r.log.Warn("release lease at shutdown", "session", l.SessionID, "err", err)
-	}
-}
-
 // renew extends the lease every third of its TTL; losing it cancels the drain.
 func (r *Runner) renew(ctx context.Context, cancel context.CancelFunc, o *owner) {
 	t := time.NewTicker(r.cfg.LeaseTTL / 3)

@@ -111,10 +111,11 @@ func TestBusyNodeLeavesWorkToAnIdleOne(t *testing.T) {
 	waitCompleted(ctx, t, stB, res.TurnID)
 }
 
-// A node that sees no other node alive adopts past its slots, its drain
-// waiting for the slot under the session's lease. Once another node starts,
-// the drain gives the lease back, and the other node, told with that commit,
-// ends the turn while the first node's only slot is still held.
+// A node that sees no other node alive adopts past its slots, its drains
+// waiting for the slot under their sessions' leases. Once another node
+// starts, the drains give their leases back (together: release.go), and the
+// other node, told with that commit, ends their turns while the first node's
+// only slot is still held.
 func TestNodeThatSeesAnotherGivesBackWaitingSessions(t *testing.T) {
 	stA, stB := twoNodes(t)
 	gate, entered := make(chan struct{}), make(chan struct{}, 1)
@@ -126,16 +127,22 @@ func TestNodeThatSeesAnotherGivesBackWaitingSessions(t *testing.T) {
 		t.Fatal("the first message was not adopted")
 	}
 	<-entered // A's only slot is held
-	res, adopted := sendAdopting(ctx, t, stA, a, "u2")
-	if !adopted {
-		t.Fatal("a node alone did not adopt past its slots")
-	}
-	if s := turnStatus(ctx, t, stA, res.TurnID); s != protocol.TurnRunning {
-		t.Fatalf("the adopted turn is %s, want running (waiting for A's slot)", s)
+	var turns []string
+	for _, user := range []string{"u2", "u3", "u4"} {
+		res, adopted := sendAdopting(ctx, t, stA, a, user)
+		if !adopted {
+			t.Fatal("a node alone did not adopt past its slots")
+		}
+		if s := turnStatus(ctx, t, stA, res.TurnID); s != protocol.TurnRunning {
+			t.Fatalf("the adopted turn is %s, want running (waiting for A's slot)", s)
+		}
+		turns = append(turns, res.TurnID)
 	}
 	b, _ := startRunner(t, Config{Store: stB, Model: helloModel(t), PollInterval: time.Hour, Concurrency: 1, NodeTTL: time.Hour})
 	listen(ctx, t, stB, b)
-	waitCompleted(ctx, t, stB, res.TurnID)
+	for _, id := range turns {
+		waitCompleted(ctx, t, stB, id)
+	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.pastSlots() {

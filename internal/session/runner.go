@@ -103,11 +103,12 @@ type Runner struct {
 	// alone: this node's last liveness renewal found no other node alive
 	// (never set for a sole writer); others is closed when it sees one
 	// (alone.go).
-	alone   bool
-	others  chan struct{}
-	cancels cancels.Set // running model streams and server calls by turn, for stop
-	parts   Partials
-	tcache  *transcriptCache
+	alone    bool
+	others   chan struct{}
+	releases releases    // leases given back together (release.go)
+	cancels  cancels.Set // running model streams and server calls by turn, for stop
+	parts    Partials
+	tcache   *transcriptCache
 }
 
 // New creates a Runner; call Run to start it.
@@ -145,7 +146,8 @@ func New(cfg Config) *Runner {
 	metricActiveLimit.Set(float64(cfg.Concurrency))
 	return &Runner{cfg: cfg, log: cfg.Logger.With("component", "session"), wake: make(chan struct{}, 1),
 		sem: make(chan struct{}, cfg.Concurrency), active: map[string]bool{}, missed: map[string]bool{},
-		readInbox: true, parts: cfg.Partials, tcache: newTranscriptCache()}
+		readInbox: true, parts: cfg.Partials, tcache: newTranscriptCache(),
+		releases: releases{writing: make(chan struct{}, 1)}}
 }
 
 // Committed hands the runner the updates of a commit of this process (from the

@@ -159,3 +159,53 @@ func TestLeaseGivenBackKeepsItsPlace(t *testing.T) {
 		t.Fatalf("candidates %v, want the session that waited first", ids)
 	}
 }
+
+// One transaction that gives back several leases (a node's waiting drains,
+// when it first sees another node) puts back on the ready queue those with
+// work left, each at its oldest item, and notifies each; a lease without
+// work, or given back with a token that is not the holder's, is not queued.
+func TestLeasesGivenBackTogether(t *testing.T) {
+	url := serverURL(t)
+	s := openStore(t, url, freshSchema(t, url), nil)
+	leases := map[string]store.Lease{}
+	for _, id := range []string{"second", "first", "idle", "stale"} {
+		if err := s.Write(ctx, func(tx store.Tx) error {
+			if err := tx.NodeBeat("A", time.Hour); err != nil {
+				return err
+			}
+			if id != "idle" {
+				if err := tx.InboxInsert(&store.InboxItem{SessionID: id, Kind: "k", TurnID: "t"}); err != nil {
+					return err
+				}
+			}
+			l, err := tx.LeaseAcquire(id, "A", time.Hour)
+			leases[id] = l
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(5 * time.Millisecond) // the queue's clock moves on
+	}
+	stale := leases["stale"]
+	stale.Token--
+	sent0, _ := pgstore.NotifyCounts()
+	if err := s.Write(ctx, func(tx store.Tx) error {
+		for _, l := range []store.Lease{leases["first"], leases["idle"], stale, leases["second"]} {
+			if err := tx.LeaseRelease(l); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if ids := candidates(t, s, 10); fmt.Sprint(ids) != "[second first]" {
+		t.Fatalf("candidates %v, want the two given back with work, the one whose item is older first", ids)
+	}
+	if sent, _ := pgstore.NotifyCounts(); sent-sent0 != 2 {
+		t.Errorf("%d notifications, want one for each session given back with work", sent-sent0)
+	}
+	if err := s.Write(ctx, func(tx store.Tx) error { return tx.LeaseCheck(leases["stale"]) }); err != nil {
+		t.Errorf("the lease given back with an old token: %v, want it still held", err)
+	}
+}

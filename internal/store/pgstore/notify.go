@@ -17,7 +17,7 @@ import (
 // the channel (Listen) and wakes its runner with the ids. Notifications are
 // hints like local wake-ups: one lost while a listener reconnects is made up by
 // the runner's poll. A lease given back with work left (LeaseRelease) is
-// notified the same way, with the session's id.
+// notified the same way, with the session's id (ready.go).
 
 // channel is the notification channel of the store's schema: nodes on another
 // schema of the same database never hear it.
@@ -42,8 +42,8 @@ func (t *tx) NodeLeave(node string) error {
 // notifyNotLeased queues, before COMMIT, the notification of the sessions t
 // woke whose leases it neither took nor checked (a holder drains its new items
 // before it lets go), and the one a NodeLeave asks for; it reports whether it
-// queued one. (A lease given back with work left notifies in its own
-// statement: LeaseRelease.)
+// queued one. (Leases given back with work left are notified with their
+// return to the ready queue: queueReady.)
 func (t *tx) notifyNotLeased() (queued bool) {
 	ch := t.channel
 	var payload strings.Builder
@@ -74,8 +74,8 @@ func (t *tx) notifyNotLeased() (queued bool) {
 var notifyCounts struct{ sent, received atomic.Int64 }
 
 // NotifyCounts returns the process's notifications of inbox work sent (one per
-// notifying transaction's batch; those of leases given back with work left,
-// sent only if work is left, are not counted) and received so far.
+// notifying transaction's batch of woken sessions, one per lease given back
+// with work left) and received so far.
 func NotifyCounts() (sent, received int64) {
 	return notifyCounts.sent.Load(), notifyCounts.received.Load()
 }

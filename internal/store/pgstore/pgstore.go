@@ -307,6 +307,7 @@ func (s *Store) attempt(ctx context.Context, pool *pgxpool.Pool, fn func(tx stor
 		if notified {
 			notifyCounts.sent.Add(1)
 		}
+		notifyCounts.sent.Add(int64(t.ready.notified))
 	}
 	if h := s.hook.Load(); h != nil {
 		hook = *h
