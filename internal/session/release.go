@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"time"
 
@@ -57,6 +58,14 @@ func (r *Runner) release(l store.Lease) error {
 	rs.next = nil // what comes from now on is the next batch's
 	rs.mu.Unlock()
 	ctx, cancel := context.WithTimeout(context.Background(), releaseTimeout)
+	// Deferred, so that a write that panics still lets the followers and the
+	// next batch go on (the panic goes on up the leader's goroutine).
+	b.err = errReleaseUnfinished
+	defer func() {
+		cancel()
+		<-rs.writing
+		close(b.done)
+	}()
 	b.err = r.cfg.Store.Write(ctx, func(tx store.Tx) error {
 		for _, l := range b.leases {
 			if err := tx.LeaseRelease(l); err != nil {
@@ -65,11 +74,11 @@ func (r *Runner) release(l store.Lease) error {
 		}
 		return nil
 	})
-	cancel()
-	<-rs.writing
-	close(b.done)
 	return b.err
 }
+
+// errReleaseUnfinished is a batch's outcome when its write did not return.
+var errReleaseUnfinished = errors.New("the write giving leases back did not finish")
 
 // releaseLease gives a lease back at shutdown, within a short time.
 func (r *Runner) releaseLease(l store.Lease) {

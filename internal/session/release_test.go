@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/rtcagent/rtcagent/internal/store"
+	"github.com/rtcagent/rtcagent/internal/testkit/testsvc"
 )
 
 // Leases given back at one moment take a write or two, not one each: while
@@ -76,4 +77,38 @@ func (g *gatedWrites) Write(ctx context.Context, fn func(store.Tx) error) error 
 		<-g.gate
 	}
 	return g.Store.Write(ctx, fn)
+}
+
+// A batch whose write panics does not hold up the next one.
+func TestReleaseGoesOnAfterAPanickingWrite(t *testing.T) {
+	st := &panickingWrites{Store: testsvc.SQLite(t)}
+	r := New(Config{Store: st, Model: helloModel(t)})
+	l := store.Lease{SessionID: "s", Holder: r.cfg.Holder, Token: 1}
+	func() {
+		defer func() { _ = recover() }()
+		_ = r.release(l)
+	}()
+	done := make(chan error, 1)
+	go func() { done <- r.release(l) }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("a release after a panicking write does not return")
+	}
+}
+
+// panickingWrites panics in its first write.
+type panickingWrites struct {
+	store.Store
+	writes atomic.Int32
+}
+
+func (p *panickingWrites) Write(ctx context.Context, fn func(store.Tx) error) error {
+	if p.writes.Add(1) == 1 {
+		panic("the store failed")
+	}
+	return p.Store.Write(ctx, fn)
 }

@@ -2,6 +2,7 @@ package pgstore_test
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"testing"
 	"time"
@@ -207,5 +208,80 @@ func TestLeasesGivenBackTogether(t *testing.T) {
 	}
 	if err := s.Write(ctx, func(tx store.Tx) error { return tx.LeaseCheck(leases["stale"]) }); err != nil {
 		t.Errorf("the lease given back with an old token: %v, want it still held", err)
+	}
+}
+
+// A claim that finds the inbox empty gives the lease back in its
+// transaction; an item another transaction commits meanwhile keeps the
+// session on the ready queue (the claim's taking it off went by the gen it
+// had bumped itself).
+func TestClaimGivenBackKeepsWorkQueuedMeanwhile(t *testing.T) {
+	url := serverURL(t)
+	schema := freshSchema(t, url)
+	s := openStore(t, url, schema, nil)
+	api := openStore(t, url, schema, nil)
+	if err := s.Write(ctx, func(tx store.Tx) error {
+		if err := tx.NodeBeat("A", time.Hour); err != nil {
+			return err
+		}
+		l, err := tx.LeaseAcquire("S", "A", time.Hour) // the session's lease row, given back
+		if err != nil {
+			return err
+		}
+		return tx.LeaseRelease(l)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	runs := 0
+	if err := s.Write(ctx, func(tx store.Tx) error {
+		runs++
+		l, err := tx.LeaseAcquire("S", "A", time.Hour)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.InboxNext("S"); !errors.Is(err, store.ErrNotFound) {
+			return fmt.Errorf("inbox next: %v", err)
+		}
+		if runs == 1 {
+			if err := api.Write(ctx, func(tx store.Tx) error {
+				return tx.InboxInsert(&store.InboxItem{SessionID: "S", Kind: "k", TurnID: "t"})
+			}); err != nil {
+				return err
+			}
+		}
+		return tx.LeaseRelease(l)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if ids := candidates(t, s, 10); fmt.Sprint(ids) != "[S]" {
+		t.Fatalf("candidates %v, want the session with work and its lease given back", ids)
+	}
+}
+
+// One lease given back twice in a transaction is given back once.
+func TestLeaseGivenBackTwiceInATransaction(t *testing.T) {
+	url := serverURL(t)
+	s := openStore(t, url, freshSchema(t, url), nil)
+	var l store.Lease
+	if err := s.Write(ctx, func(tx store.Tx) error {
+		if err := tx.InboxInsert(&store.InboxItem{SessionID: "S", Kind: "k", TurnID: "t"}); err != nil {
+			return err
+		}
+		var err error
+		l, err = tx.LeaseAcquire("S", "A", time.Hour)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Write(ctx, func(tx store.Tx) error {
+		if err := tx.LeaseRelease(l); err != nil {
+			return err
+		}
+		return tx.LeaseRelease(l)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if ids := candidates(t, s, 10); fmt.Sprint(ids) != "[S]" {
+		t.Fatalf("candidates %v, want the session given back", ids)
 	}
 }

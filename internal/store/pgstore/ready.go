@@ -17,7 +17,8 @@ import (
 //     session already there stays, its gen bumped);
 //   - the sessions it claimed come off: their holder drains what is there and
 //     what comes;
-//   - the sessions whose item it deleted come off when they have no item left.
+//   - the sessions whose item it deleted, or that it claimed and gave back,
+//     come off when they have no item left.
 //
 // A row comes off only at the gen its statement saw: work queued by a
 // transaction that committed meanwhile bumped it, and the session stays.
@@ -43,13 +44,14 @@ type readyChanges struct {
 // on the ready queue the sessions whose lease the transaction gave back (it
 // still reads as given back with the transaction's token) and that have work
 // left, and notifies each; it returns how many.
-const requeueReleased = `WITH given AS (SELECT g.session_id FROM unnest($1::text[], $2::text[], $3::bigint[]) AS g(session_id, holder, token)
+const requeueReleased = `WITH given AS (SELECT DISTINCT g.session_id FROM unnest($1::text[], $2::text[], $3::bigint[]) AS g(session_id, holder, token)
 		JOIN leases l ON l.session_id = g.session_id AND l.holder = g.holder AND l.token = g.token AND l.expires_at = 'epoch'),
 	queued AS (INSERT INTO ready (session_id, since)
 		SELECT g.session_id, LEAST(o.created_at, now()) FROM given g
 		CROSS JOIN LATERAL (SELECT created_at FROM inbox WHERE session_id = g.session_id ORDER BY id LIMIT 1) o
 		ORDER BY g.session_id
-		ON CONFLICT (session_id) DO UPDATE SET gen = ready.gen + 1 RETURNING session_id),
+		ON CONFLICT (session_id) DO UPDATE SET gen = ready.gen + 1, since = LEAST(ready.since, excluded.since)
+		RETURNING session_id),
 	notified AS (SELECT pg_notify($4, session_id) FROM queued)
 	SELECT count(*) FROM notified`
 
@@ -66,13 +68,20 @@ func (t *tx) queueReady() {
 			mapErr: func(err error) error { return fmt.Errorf("requeue released sessions: %w", err) }})
 	}
 	woken := t.Wakes.Pending()
-	emptied := make([]string, 0, len(t.ready.emptied))
-	for _, id := range t.ready.emptied {
-		if !slices.Contains(woken, id) { // new work keeps it on
+	// A session claimed and given back (a claim that found its inbox empty)
+	// comes off only with no work: an item committed meanwhile keeps it on,
+	// where requeueReleased put it.
+	claimed := make([]string, 0, len(t.ready.claimed))
+	emptied := slices.Clone(t.ready.emptied)
+	for _, id := range t.ready.claimed {
+		if slices.ContainsFunc(t.ready.released, func(l store.Lease) bool { return l.SessionID == id }) {
 			emptied = append(emptied, id)
+		} else {
+			claimed = append(claimed, id)
 		}
 	}
-	if len(woken)+len(t.ready.claimed)+len(emptied) == 0 {
+	emptied = slices.DeleteFunc(emptied, func(id string) bool { return slices.Contains(woken, id) }) // new work keeps it on
+	if len(woken)+len(claimed)+len(emptied) == 0 {
 		return
 	}
 	_ = t.later(nil, `WITH off AS (DELETE FROM ready r
@@ -81,5 +90,5 @@ func (t *tx) queueReady() {
 			AND r.gen = (SELECT g.gen FROM ready g WHERE g.session_id = r.session_id))
 		INSERT INTO ready (session_id) SELECT DISTINCT unnest($3::text[])
 		ON CONFLICT (session_id) DO UPDATE SET gen = ready.gen + 1`,
-		t.ready.claimed, emptied, woken)
+		claimed, emptied, woken)
 }
