@@ -285,3 +285,42 @@ func TestLeaseGivenBackTwiceInATransaction(t *testing.T) {
 		t.Fatalf("candidates %v, want the session given back", ids)
 	}
 }
+
+// A lease given back with work left keeps its session's place at its oldest
+// item even when work queued while it was held had put it on the queue later.
+func TestLeaseGivenBackKeepsItsPlaceWhenQueuedMeanwhile(t *testing.T) {
+	url := serverURL(t)
+	s := openStore(t, url, freshSchema(t, url), nil)
+	var held store.Lease
+	insert := func(id string) {
+		t.Helper()
+		if err := s.Write(ctx, func(tx store.Tx) error {
+			return tx.InboxInsert(&store.InboxItem{SessionID: id, Kind: "k", TurnID: "t"})
+		}); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(10 * time.Millisecond) // the queue's clock moves on
+	}
+	if err := s.Write(ctx, func(tx store.Tx) error {
+		if err := tx.NodeBeat("A", time.Hour); err != nil {
+			return err
+		}
+		if err := tx.InboxInsert(&store.InboxItem{SessionID: "waited", Kind: "k", TurnID: "t"}); err != nil {
+			return err
+		}
+		var err error
+		held, err = tx.LeaseAcquire("waited", "A", time.Hour)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(10 * time.Millisecond)
+	insert("newer")
+	insert("waited") // queued behind "newer" while A holds it
+	if err := s.Write(ctx, func(tx store.Tx) error { return tx.LeaseRelease(held) }); err != nil {
+		t.Fatal(err)
+	}
+	if ids := candidates(t, s, 10); fmt.Sprint(ids) != "[waited newer]" {
+		t.Fatalf("candidates %v, want the session that waited first", ids)
+	}
+}
