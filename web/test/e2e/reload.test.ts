@@ -22,6 +22,9 @@ test("4a reload while a host tool runs: reported as interrupted, not run again",
   await p.setMode("bypass");
   await p.send("Run the slow tool");
   await p.waitForCard("slowTool", "executing");
+  // The card shows the call executing once the executor reported it, a
+  // moment before the handler runs.
+  await until("the tool to start", async () => (await p.localStorageNumber("calls:slowTool")) >= 1);
   eq(await p.localStorageNumber("calls:slowTool"), 1, "started once");
   await p.reload();
   const answer = await p.waitForAnswer("Slow tool said:");
