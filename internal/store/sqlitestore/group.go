@@ -34,6 +34,10 @@ type group struct {
 	publishing sync.Mutex    // held from a group's commit to the end of its publishing
 	mu         sync.Mutex    // guards queue
 	queue      []*write
+	// work and worked reach the engine goroutine (onEngine), started by the
+	// first group; only the token's holder uses them.
+	work   chan func()
+	worked chan any
 }
 
 // write is one Write call.
@@ -120,69 +124,12 @@ func (g *group) run(batch []*write) {
 			close(w.done)
 		}
 	}()
-	if err := s.takeWriter(context.Background()); err != nil {
-		for _, w := range batch {
-			w.err = err
-		}
-		return
-	}
-	began := time.Now()
-	if err := s.wc.begin(context.Background(), true); err != nil {
-		for _, w := range batch {
-			w.err = err
-		}
-		return
-	}
-	single := len(batch) == 1
 	var ok []*write
-	for _, w := range batch {
-		if err := w.ctx.Err(); err != nil {
-			w.err = err
-			continue
-		}
-		if !single {
-			if _, err := s.wc.ExecContext(context.Background(), "SAVEPOINT w"); err != nil {
-				g.abort(batch, err)
-				return
-			}
-		}
-		w.t = &tx{q: counted{s.wc}, known: s.known, inboxID: &s.inboxID, rows: &s.rows, leaseTab: &s.leases, resumeTab: &s.resumes, knownInbox: s.inbox,
-			knownSeqs: s.seqs, knownOpen: s.open}
-		w.t.Shared = store.NewShared(driver{w.t}, store.TxState{Ctx: context.WithoutCancel(w.ctx), At: s.now().UTC(), Writable: true, Epoch: s.epoch})
-		w.err = call(w)
-		if single {
-			if w.err != nil {
-				_ = s.wc.end(false)
-				return
-			}
-		} else {
-			if w.err != nil {
-				if _, err := s.wc.ExecContext(context.Background(), "ROLLBACK TO w"); err != nil {
-					g.abort(batch, err)
-					return
-				}
-			}
-			if _, err := s.wc.ExecContext(context.Background(), "RELEASE w"); err != nil {
-				g.abort(batch, err)
-				return
-			}
-		}
-		if w.err == nil {
-			ok = append(ok, w)
-			s.remember(w.t) // the group's next writes see it; forgotten below if the commit fails
-		}
-	}
-	if err := s.wc.end(true); err != nil {
-		s.forget()
-		_ = s.wc.end(false) // a failed COMMIT leaves the transaction open
-		for _, w := range ok {
-			w.err = fmt.Errorf("commit: %w", err)
-		}
+	committed := false
+	g.onEngine(func() { ok, committed = g.exec(batch) })
+	if !committed {
 		return
 	}
-	s.leases.committed()
-	s.resumes.committed()
-	s.countCommit(s.wc.c, len(ok), time.Since(began))
 	// Publishing waits for the group before, then lets the next one run.
 	g.publishing.Lock()
 	defer g.publishing.Unlock()
@@ -201,6 +148,108 @@ func (g *group) run(batch []*write) {
 		s.committed.commit(w.t)
 	}
 	s.mu.Unlock()
+}
+
+// exec runs the group's writes in one transaction on the writer connection
+// and commits it; it returns the writes that took effect and whether the
+// commit did. A write that fails has its error; when the transaction fails,
+// every write has it.
+func (g *group) exec(batch []*write) (ok []*write, committed bool) {
+	s := g.s
+	if err := s.takeWriter(context.Background()); err != nil {
+		for _, w := range batch {
+			w.err = err
+		}
+		return nil, false
+	}
+	began := time.Now()
+	if err := s.wc.begin(context.Background(), true); err != nil {
+		for _, w := range batch {
+			w.err = err
+		}
+		return nil, false
+	}
+	single := len(batch) == 1
+	for _, w := range batch {
+		if err := w.ctx.Err(); err != nil {
+			w.err = err
+			continue
+		}
+		if !single {
+			if _, err := s.wc.ExecContext(context.Background(), "SAVEPOINT w"); err != nil {
+				g.abort(batch, err)
+				return nil, false
+			}
+		}
+		w.t = &tx{q: counted{s.wc}, known: s.known, inboxID: &s.inboxID, rows: &s.rows, leaseTab: &s.leases, resumeTab: &s.resumes, knownInbox: s.inbox,
+			knownSeqs: s.seqs, knownOpen: s.open}
+		w.t.Shared = store.NewShared(driver{w.t}, store.TxState{Ctx: context.WithoutCancel(w.ctx), At: s.now().UTC(), Writable: true, Epoch: s.epoch})
+		w.err = call(w)
+		if single {
+			if w.err != nil {
+				_ = s.wc.end(false)
+				return nil, false
+			}
+		} else {
+			if w.err != nil {
+				if _, err := s.wc.ExecContext(context.Background(), "ROLLBACK TO w"); err != nil {
+					g.abort(batch, err)
+					return nil, false
+				}
+			}
+			if _, err := s.wc.ExecContext(context.Background(), "RELEASE w"); err != nil {
+				g.abort(batch, err)
+				return nil, false
+			}
+		}
+		if w.err == nil {
+			ok = append(ok, w)
+			s.remember(w.t) // the group's next writes see it; forgotten below if the commit fails
+		}
+	}
+	if err := s.wc.end(true); err != nil {
+		s.forget()
+		_ = s.wc.end(false) // a failed COMMIT leaves the transaction open
+		for _, w := range ok {
+			w.err = fmt.Errorf("commit: %w", err)
+		}
+		return nil, false
+	}
+	s.leases.committed()
+	s.resumes.committed()
+	s.countCommit(s.wc.c, len(ok), time.Since(began))
+	return ok, true
+}
+
+// onEngine runs f on the engine goroutine and waits for it; a panic in f
+// goes on in the caller. The engine runs every group's statements for as
+// long as the store is open: SQLite's calls go deep, and a group run on the
+// goroutine of whichever write led it grew that goroutine's stack anew, a
+// copy at each doubling, for each group.
+func (g *group) onEngine(f func()) {
+	if g.work == nil {
+		g.work, g.worked = make(chan func()), make(chan any, 1)
+		go func() {
+			for f := range g.work {
+				f()
+			}
+		}()
+	}
+	g.work <- func() {
+		defer func() { g.worked <- recover() }()
+		f()
+	}
+	if p := <-g.worked; p != nil {
+		panic(p)
+	}
+}
+
+// stop ends the engine goroutine; no group may run during or after it.
+func (g *group) stop() {
+	if g.work != nil {
+		close(g.work)
+		g.work = nil
+	}
 }
 
 // abort rolls the whole group back after a savepoint could not be handled (the

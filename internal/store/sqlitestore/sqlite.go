@@ -264,6 +264,7 @@ func (s *Store) Close() error {
 	if s.writer != nil {
 		defer s.writer.Close()
 	}
+	s.group.stop()
 	if s.ck != nil {
 		s.ck.close()
 	}
