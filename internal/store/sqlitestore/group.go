@@ -2,8 +2,11 @@ package sqlitestore
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
+	"runtime"
+	"runtime/debug"
 	"sync"
 	"time"
 
@@ -35,9 +38,20 @@ type group struct {
 	mu         sync.Mutex    // guards queue
 	queue      []*write
 	// work and worked reach the engine goroutine (onEngine), started by the
-	// first group; only the token's holder uses them.
-	work   chan func()
-	worked chan any
+	// first group; only the token's holder uses them. closed: the store is
+	// closed (stop), and groups fail.
+	work   chan []*write
+	worked chan executed
+	closed bool
+}
+
+// executed is the engine's outcome of a group (exec).
+type executed struct {
+	ok        []*write
+	committed bool
+	panic     any    // exec panicked outside the writes' functions
+	stack     []byte // where
+	goexit    bool   // a write's function ended its goroutine (runtime.Goexit)
 }
 
 // write is one Write call.
@@ -124,12 +138,17 @@ func (g *group) run(batch []*write) {
 			close(w.done)
 		}
 	}()
-	var ok []*write
-	committed := false
-	g.onEngine(func() { ok, committed = g.exec(batch) })
-	if !committed {
+	if g.closed {
+		for _, w := range batch {
+			w.err = ErrClosed
+		}
 		return
 	}
+	done := g.onEngine(batch)
+	if !done.committed {
+		return
+	}
+	ok := done.ok
 	// Publishing waits for the group before, then lets the next one run.
 	g.publishing.Lock()
 	defer g.publishing.Unlock()
@@ -221,36 +240,73 @@ func (g *group) exec(batch []*write) (ok []*write, committed bool) {
 	return ok, true
 }
 
-// onEngine runs f on the engine goroutine and waits for it; a panic in f
-// goes on in the caller. The engine runs every group's statements for as
-// long as the store is open: SQLite's calls go deep, and a group run on the
-// goroutine of whichever write led it grew that goroutine's stack anew, a
-// copy at each doubling, for each group.
-func (g *group) onEngine(f func()) {
+// onEngine runs exec on the engine goroutine and waits for it. The engine
+// runs every group's statements for as long as the store is open: SQLite's
+// calls go deep, and a group run on the goroutine of whichever write led it
+// grew that goroutine's stack anew, a copy at each doubling, for each group.
+// A panic in exec goes on in the caller, with the engine's stack; a write's
+// function that ends its goroutine (runtime.Goexit, as a failed test does)
+// ends the caller's, as it did when it ran there.
+func (g *group) onEngine(batch []*write) executed {
 	if g.work == nil {
-		g.work, g.worked = make(chan func()), make(chan any, 1)
-		go func() {
-			for f := range g.work {
-				f()
-			}
-		}()
+		g.work, g.worked = make(chan []*write), make(chan executed, 1)
+		go g.engine(g.work, g.worked)
 	}
-	g.work <- func() {
-		defer func() { g.worked <- recover() }()
-		f()
+	g.work <- batch
+	done := <-g.worked
+	switch {
+	case done.panic != nil:
+		panic(fmt.Sprintf("%v\n\non the write group's goroutine:\n%s", done.panic, done.stack))
+	case done.goexit:
+		g.work = nil // that engine is gone; the next group starts another
+		runtime.Goexit()
 	}
-	if p := <-g.worked; p != nil {
-		panic(p)
+	return done
+}
+
+// engine runs the groups it gets until work is closed.
+func (g *group) engine(work <-chan []*write, worked chan<- executed) {
+	for batch := range work {
+		worked <- g.execGuarded(batch, worked)
 	}
 }
 
-// stop ends the engine goroutine; no group may run during or after it.
+// execGuarded is exec, with a panic recovered into its outcome; when a
+// write's function ends the goroutine, it reports so itself. Either way the
+// group's transaction is rolled back, so the writer takes the next group.
+func (g *group) execGuarded(batch []*write, worked chan<- executed) (done executed) {
+	returned := false
+	defer func() {
+		if returned {
+			return
+		}
+		g.s.forget()
+		_ = g.s.wc.end(false) // an error when no transaction was open
+		if p := recover(); p != nil {
+			done = executed{panic: p, stack: debug.Stack()}
+			return
+		}
+		worked <- executed{goexit: true}
+	}()
+	done.ok, done.committed = g.exec(batch)
+	returned = true
+	return done
+}
+
+// stop ends the engine goroutine once the group running, if any, is done;
+// groups after it fail.
 func (g *group) stop() {
+	g.leader <- struct{}{}
+	defer func() { <-g.leader }()
+	g.closed = true
 	if g.work != nil {
 		close(g.work)
 		g.work = nil
 	}
 }
+
+// ErrClosed is the error of a write after Close.
+var ErrClosed = errors.New("sqlitestore: the store is closed")
 
 // abort rolls the whole group back after a savepoint could not be handled (the
 // database ended the transaction, for instance on a full disk).
