@@ -133,31 +133,45 @@ func queueBehindTheStore(t *testing.T, url, schema, sessionID string) {
 func TestLeaseGivenBackKeepsItsPlace(t *testing.T) {
 	url := serverURL(t)
 	s := openStore(t, url, freshSchema(t, url), nil)
-	var held store.Lease
-	if err := s.Write(ctx, func(tx store.Tx) error {
-		if err := tx.NodeBeat("A", time.Hour); err != nil {
-			return err
-		}
-		if err := tx.InboxInsert(&store.InboxItem{SessionID: "waited", Kind: "k", TurnID: "t"}); err != nil {
-			return err
-		}
-		var err error
-		held, err = tx.LeaseAcquire("waited", "A", time.Hour)
-		return err
-	}); err != nil {
-		t.Fatal(err)
-	}
+	held := heldWithWork(t, s, "waited", "A")
 	time.Sleep(10 * time.Millisecond) // the queue's clock moves on
-	if err := s.Write(ctx, func(tx store.Tx) error {
-		return tx.InboxInsert(&store.InboxItem{SessionID: "newer", Kind: "k", TurnID: "t"})
-	}); err != nil {
-		t.Fatal(err)
-	}
+	queue(t, s, "newer")
 	if err := s.Write(ctx, func(tx store.Tx) error { return tx.LeaseRelease(held) }); err != nil {
 		t.Fatal(err)
 	}
 	if ids := candidates(t, s, 10); fmt.Sprint(ids) != "[waited newer]" {
 		t.Fatalf("candidates %v, want the session that waited first", ids)
+	}
+}
+
+// heldWithWork queues an item for the session and takes its lease for a
+// live holder, in one write.
+func heldWithWork(t *testing.T, s *pgstore.Store, sessionID, holder string) store.Lease {
+	t.Helper()
+	var l store.Lease
+	if err := s.Write(ctx, func(tx store.Tx) error {
+		if err := tx.NodeBeat(holder, time.Hour); err != nil {
+			return err
+		}
+		if err := tx.InboxInsert(&store.InboxItem{SessionID: sessionID, Kind: "k", TurnID: "t"}); err != nil {
+			return err
+		}
+		var err error
+		l, err = tx.LeaseAcquire(sessionID, holder, time.Hour)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
+// queue queues an item for the session, whose lease it does not take.
+func queue(t *testing.T, s *pgstore.Store, sessionID string) {
+	t.Helper()
+	if err := s.Write(ctx, func(tx store.Tx) error {
+		return tx.InboxInsert(&store.InboxItem{SessionID: sessionID, Kind: "k", TurnID: "t"})
+	}); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -169,23 +183,16 @@ func TestLeasesGivenBackTogether(t *testing.T) {
 	url := serverURL(t)
 	s := openStore(t, url, freshSchema(t, url), nil)
 	leases := map[string]store.Lease{}
-	for _, id := range []string{"second", "first", "idle", "stale"} {
-		if err := s.Write(ctx, func(tx store.Tx) error {
-			if err := tx.NodeBeat("A", time.Hour); err != nil {
-				return err
-			}
-			if id != "idle" {
-				if err := tx.InboxInsert(&store.InboxItem{SessionID: id, Kind: "k", TurnID: "t"}); err != nil {
-					return err
-				}
-			}
-			l, err := tx.LeaseAcquire(id, "A", time.Hour)
-			leases[id] = l
-			return err
-		}); err != nil {
-			t.Fatal(err)
-		}
+	for _, id := range []string{"second", "first", "stale"} {
+		leases[id] = heldWithWork(t, s, id, "A")
 		time.Sleep(5 * time.Millisecond) // the queue's clock moves on
+	}
+	if err := s.Write(ctx, func(tx store.Tx) error {
+		var err error
+		leases["idle"], err = tx.LeaseAcquire("idle", "A", time.Hour)
+		return err
+	}); err != nil {
+		t.Fatal(err)
 	}
 	stale := leases["stale"]
 	stale.Token--
@@ -262,17 +269,7 @@ func TestClaimGivenBackKeepsWorkQueuedMeanwhile(t *testing.T) {
 func TestLeaseGivenBackTwiceInATransaction(t *testing.T) {
 	url := serverURL(t)
 	s := openStore(t, url, freshSchema(t, url), nil)
-	var l store.Lease
-	if err := s.Write(ctx, func(tx store.Tx) error {
-		if err := tx.InboxInsert(&store.InboxItem{SessionID: "S", Kind: "k", TurnID: "t"}); err != nil {
-			return err
-		}
-		var err error
-		l, err = tx.LeaseAcquire("S", "A", time.Hour)
-		return err
-	}); err != nil {
-		t.Fatal(err)
-	}
+	l := heldWithWork(t, s, "S", "A")
 	if err := s.Write(ctx, func(tx store.Tx) error {
 		if err := tx.LeaseRelease(l); err != nil {
 			return err
@@ -291,32 +288,11 @@ func TestLeaseGivenBackTwiceInATransaction(t *testing.T) {
 func TestLeaseGivenBackKeepsItsPlaceWhenQueuedMeanwhile(t *testing.T) {
 	url := serverURL(t)
 	s := openStore(t, url, freshSchema(t, url), nil)
-	var held store.Lease
-	insert := func(id string) {
-		t.Helper()
-		if err := s.Write(ctx, func(tx store.Tx) error {
-			return tx.InboxInsert(&store.InboxItem{SessionID: id, Kind: "k", TurnID: "t"})
-		}); err != nil {
-			t.Fatal(err)
-		}
+	held := heldWithWork(t, s, "waited", "A")
+	for _, id := range []string{"newer", "waited"} { // "waited" queued behind "newer" while A holds it
 		time.Sleep(10 * time.Millisecond) // the queue's clock moves on
+		queue(t, s, id)
 	}
-	if err := s.Write(ctx, func(tx store.Tx) error {
-		if err := tx.NodeBeat("A", time.Hour); err != nil {
-			return err
-		}
-		if err := tx.InboxInsert(&store.InboxItem{SessionID: "waited", Kind: "k", TurnID: "t"}); err != nil {
-			return err
-		}
-		var err error
-		held, err = tx.LeaseAcquire("waited", "A", time.Hour)
-		return err
-	}); err != nil {
-		t.Fatal(err)
-	}
-	time.Sleep(10 * time.Millisecond)
-	insert("newer")
-	insert("waited") // queued behind "newer" while A holds it
 	if err := s.Write(ctx, func(tx store.Tx) error { return tx.LeaseRelease(held) }); err != nil {
 		t.Fatal(err)
 	}
