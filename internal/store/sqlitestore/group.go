@@ -18,9 +18,10 @@ import (
 const maxGroup = 32
 
 // group commits concurrent writes together. A write joins the queue; whoever holds
-// the leader token takes the queue and runs each write's fn in its own savepoint of
-// one transaction, then commits once. Writes that arrive meanwhile form the next
-// group. A single write runs without savepoints, as a plain transaction.
+// the leader token takes the queue and has the engine goroutine (onEngine) run
+// each write's fn in its own savepoint of one transaction, then commit once.
+// Writes that arrive meanwhile form the next group. A single write runs without
+// savepoints, as a plain transaction.
 //
 // A fn that fails is rolled back to its savepoint and gets its error; the others
 // of the group are unaffected. When the commit itself fails, every write of the
