@@ -26,7 +26,7 @@ type releases struct {
 	next *releaseBatch // filling; nil when none is
 	// writing is held by the batch being written: one at a time, so the
 	// next gathers what comes meanwhile.
-	writing chan struct{}
+	writing sync.Mutex
 }
 
 // releaseBatch is one write's leases and its outcome.
@@ -53,7 +53,7 @@ func (r *Runner) release(l store.Lease) error {
 		<-b.done
 		return b.err
 	}
-	rs.writing <- struct{}{}
+	rs.writing.Lock()
 	rs.mu.Lock()
 	rs.next = nil // what comes from now on is the next batch's
 	rs.mu.Unlock()
@@ -63,7 +63,7 @@ func (r *Runner) release(l store.Lease) error {
 	b.err = errReleaseUnfinished
 	defer func() {
 		cancel()
-		<-rs.writing
+		rs.writing.Unlock()
 		close(b.done)
 	}()
 	b.err = r.cfg.Store.Write(ctx, func(tx store.Tx) error {

@@ -146,8 +146,7 @@ func New(cfg Config) *Runner {
 	metricActiveLimit.Set(float64(cfg.Concurrency))
 	return &Runner{cfg: cfg, log: cfg.Logger.With("component", "session"), wake: make(chan struct{}, 1),
 		sem: make(chan struct{}, cfg.Concurrency), active: map[string]bool{}, missed: map[string]bool{},
-		readInbox: true, parts: cfg.Partials, tcache: newTranscriptCache(),
-		releases: releases{writing: make(chan struct{}, 1)}}
+		readInbox: true, parts: cfg.Partials, tcache: newTranscriptCache()}
 }
 
 // Committed hands the runner the updates of a commit of this process (from the
