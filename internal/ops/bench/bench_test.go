@@ -45,11 +45,15 @@ func TestTinyRun(t *testing.T) {
 	if res.Floor.Publish.N != 100 || res.Floor.Commit.N != 100 || res.Floor.Publish.P50 <= 0 || res.Floor.Commit.P50 <= 0 {
 		t.Errorf("floor %+v", res.Floor)
 	}
+	// A floor commit appends one row: its table's page and its index's, at least.
+	if f := res.Floor.SQLite; f.Held <= 0 || f.Pages < 2 {
+		t.Errorf("SQLite floor %+v", f)
+	}
 	tab := res.Table()
 	t.Log("\n" + tab)
 	for _, want := range []string{"| 1 | RTC round trip, server overhead, 1 sessions", "| 1 | RTC round trip, server overhead, 5 sessions",
 		"| 2 | sustained RTC round trips/s (best)", "| 3 | memory per idle connection (20 connections)",
-		"| 4 | Live chunk latency", "| 5 | floor: bare Centrifuge publish", "| 5 | floor: one store commit", "| 5 | ours / floor",
+		"| 4 | Live chunk latency", "| 5 | floor: bare Centrifuge publish", "| 5 | floor: one store commit", "a commit |", "commits at the floor: ", "| 5 | ours / floor",
 		"| 6 | per tool call at 10 messages: upstream bytes / round trip p50 | RTC Agent "} {
 		if !strings.Contains(tab, want) {
 			t.Errorf("table lacks %q", want)

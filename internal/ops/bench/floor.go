@@ -34,6 +34,11 @@ func measureFloor(ctx context.Context, o Options, sqlitePath string) (Floor, err
 	defer st.Close()
 	user := fmt.Sprintf("bench-floor-%d", time.Now().UnixNano())
 	commits := make([]time.Duration, 0, o.FloorN)
+	sq, _ := st.(*sqlitestore.Store)
+	var before sqlitestore.Counts
+	if sq != nil {
+		before = sq.Counts()
+	}
 	for i := range o.FloorN {
 		t0 := time.Now()
 		if err := st.Write(ctx, func(tx store.Tx) error {
@@ -45,6 +50,9 @@ func measureFloor(ctx context.Context, o Options, sqlitePath string) (Floor, err
 		commits = append(commits, time.Since(t0))
 	}
 	f := Floor{Publish: pcts(pub), Commit: pcts(commits)}
+	if sq != nil {
+		f.SQLite = sqliteFloorOf(sq.Counts().Sub(before))
+	}
 	if o.DBURL != "" {
 		// About as long as the samples above take; a second a kind at most.
 		d := min(max(time.Duration(o.FloorN)*500*time.Microsecond, 100*time.Millisecond), time.Second)
@@ -53,6 +61,20 @@ func measureFloor(ctx context.Context, o Options, sqlitePath string) (Floor, err
 		}
 	}
 	return f, nil
+}
+
+// SQLiteFloor is what the floor's commits cost the SQLite writer, each: the
+// least a write transaction holds the writer and writes to the WAL here.
+type SQLiteFloor struct {
+	Held  time.Duration // BEGIN to the end of COMMIT
+	Pages float64       // WAL frames
+}
+
+func sqliteFloorOf(c sqlitestore.Counts) SQLiteFloor {
+	if c.Commits == 0 {
+		return SQLiteFloor{}
+	}
+	return SQLiteFloor{Held: time.Duration(c.Held / c.Commits), Pages: float64(c.Pages) / float64(c.Commits)}
 }
 
 // openStore opens the backend the server of the run uses, the same way

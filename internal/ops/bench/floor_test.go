@@ -14,4 +14,7 @@ func TestFloor(t *testing.T) {
 	if f.Publish.N != 50 || f.Commit.N != 50 || f.Publish.P50 <= 0 || f.Commit.P50 <= 0 {
 		t.Fatalf("floor %+v", f)
 	}
+	if f.SQLite.Held <= 0 || f.SQLite.Pages < 2 {
+		t.Fatalf("SQLite floor %+v", f.SQLite)
+	}
 }
