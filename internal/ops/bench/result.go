@@ -204,7 +204,7 @@ func (r *Result) Table() string {
 		fmt.Sprintf("%.3f / %.3f ms (n=%d)", f.Publish.P50, f.Publish.P99, f.Publish.N), "")
 	commit := fmt.Sprintf("%.3f / %.3f ms (n=%d)", f.Commit.P50, f.Commit.P99, f.Commit.N)
 	if f.SQLite.Held > 0 {
-		commit += fmt.Sprintf("; the writer held %.3f ms and %.1f WAL pages a commit", float64(f.SQLite.Held)/1e6, f.SQLite.Pages)
+		commit += fmt.Sprintf("; a commit held the writer %.3f ms (mean) and wrote %.1f WAL pages", float64(f.SQLite.Held)/1e6, f.SQLite.Pages)
 	}
 	row("5", "floor: one store commit (Write + UpdateAppend), p50 / p99", commit, "")
 	if f.PG.CommitCPU > 0 {

@@ -63,14 +63,15 @@ func waitCopied(t *testing.T, path string) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		var frames, copied uint32
 		if len(b) >= 100 {
-			frames, copied := binary.NativeEndian.Uint32(b[16:]), binary.NativeEndian.Uint32(b[96:])
+			frames, copied = binary.NativeEndian.Uint32(b[16:]), binary.NativeEndian.Uint32(b[96:])
 			if frames > 0 && copied == frames {
 				return
 			}
-			if time.Now().After(deadline) {
-				t.Fatalf("after 30 s the checkpointer had copied %d of the WAL's %d frames", copied, frames)
-			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after 30 s the checkpointer had copied %d of the WAL's %d frames", copied, frames)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}

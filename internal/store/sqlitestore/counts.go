@@ -52,6 +52,21 @@ func (s *Store) countRead() {
 	s.counts.reads.Add(1)
 }
 
+// pagesWritten returns the pages c wrote since it was last asked, and starts
+// counting again (SQLite's cache-write counter, read and reset).
+func pagesWritten(c *sql.Conn) int64 {
+	pages := int64(0)
+	_ = c.Raw(func(dc any) error {
+		if st, ok := dc.(sqlite.DBStatus); ok {
+			if n, _, err := st.Status(sqlite.DBStatusCacheWrite, true); err == nil {
+				pages = int64(n)
+			}
+		}
+		return nil
+	})
+	return pages
+}
+
 func init() {
 	store.ExportCount("sqlite", "commits_total", "Transactions committed to SQLite (a group of writes is one).", &counts.commits)
 	store.ExportCount("sqlite", "writes_total", "Writes committed to SQLite.", &counts.writes)
@@ -63,17 +78,9 @@ func init() {
 
 // countCommit adds a committed group of writes, held the time the writer held
 // the database for it, and the pages the writer's connection wrote since the
-// previous call (SQLite's cache-write counter, which it reads and resets).
+// previous call (pagesWritten).
 func (s *Store) countCommit(c *sql.Conn, writes int, held time.Duration) {
-	pages := int64(0)
-	_ = c.Raw(func(dc any) error {
-		if st, ok := dc.(sqlite.DBStatus); ok {
-			if n, _, err := st.Status(sqlite.DBStatusCacheWrite, true); err == nil {
-				pages = int64(n)
-			}
-		}
-		return nil
-	})
+	pages := pagesWritten(c)
 	for _, c := range []*counters{&counts, &s.counts} {
 		c.commits.Add(1)
 		c.held.Add(int64(held))

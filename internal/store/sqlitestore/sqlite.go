@@ -151,6 +151,9 @@ func Open(ctx context.Context, path string, opt Options) (*Store, error) {
 			return nil, err
 		}
 	}
+	// What opening wrote (the migrations) is no commit's: the first one
+	// counts its own pages only.
+	pagesWritten(s.wc.c)
 	return s, nil
 }
 
