@@ -49,6 +49,8 @@ type Store struct {
 	connCfg   *pgx.ConnConfig
 	channel   string
 	listening atomic.Bool
+	// decoded are the sessions, turns and RTCs kept decoded (decoded.go).
+	decoded decodedRows
 }
 
 // maxAttempts bounds the runs of one Write's fn on serialisation failures and
@@ -251,7 +253,7 @@ func (s *Store) attempt(ctx context.Context, pool *pgxpool.Pool, fn func(tx stor
 	if err != nil {
 		return false, fmt.Errorf("pgstore: begin: %w: %w", errAcquire, err)
 	}
-	t := &tx{q: conn, seq: &s.seq, guess: guess, channel: s.channel}
+	t := &tx{q: conn, seq: &s.seq, guess: guess, channel: s.channel, decoded: &s.decoded}
 	t.Shared = store.NewShared(driver{t}, store.TxState{Ctx: ctx, At: s.clock(), Writable: true, Epoch: s.epoch})
 	// Explicit: the server default (default_transaction_isolation) may differ, and
 	// the locking below is designed for READ COMMITTED.
@@ -346,7 +348,7 @@ func (s *Store) Read(ctx context.Context, fn func(tx store.Tx) error) error {
 		return fmt.Errorf("pgstore: begin read: %w", err)
 	}
 	defer func() { _ = ptx.Rollback(context.WithoutCancel(ctx)) }()
-	t := &tx{q: ptx}
+	t := &tx{q: ptx, decoded: &s.decoded}
 	t.Shared = store.NewShared(driver{t}, store.TxState{Ctx: ctx, At: s.clock(), Epoch: s.epoch})
 	return fn(t)
 }

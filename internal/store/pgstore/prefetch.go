@@ -2,7 +2,6 @@ package pgstore
 
 import (
 	"cmp"
-	"encoding/json"
 	"errors"
 	"slices"
 
@@ -174,16 +173,18 @@ type openRTC struct {
 }
 
 // get returns the turn's open calls, when they were read.
-func (o openRTCs) get(turnID string) ([]protocol.RTC, bool, error) {
+func (o openRTCs) get(d *decodedRows, turnID string) ([]protocol.RTC, bool, error) {
 	list, ok := o[turnID]
 	if !ok {
 		return nil, false, nil
 	}
 	out := make([]protocol.RTC, len(list))
 	for i, c := range list {
-		if err := json.Unmarshal(c.data, &out[i]); err != nil {
+		r, err := decodeRow[protocol.RTC](d, "rtc", c.id, c.data)
+		if err != nil {
 			return nil, true, err
 		}
+		out[i] = *r
 	}
 	return out, true, nil
 }

@@ -64,6 +64,8 @@ type tx struct {
 	left bool
 	// channel is the store's notification channel (notify.go).
 	channel string
+	// decoded are the store's rows kept decoded (decoded.go).
+	decoded *decodedRows
 }
 
 var errReadOnly = errors.New("pgstore: write in a read transaction")

@@ -23,18 +23,17 @@ import (
 // next statement, after the lock: two statements in one exchange. Read under
 // the lock, the session is read once per transaction (store.RowCache).
 func (t *tx) SessionGet(id string) (*protocol.Session, error) {
-	var s protocol.Session
 	if data, ok := t.Rows.Get("session", id); ok && t.Writable {
-		return &s, json.Unmarshal(data, &s)
+		return decodeRow[protocol.Session](t.decoded, "session", id, data)
 	}
 	data, err := t.sessionData(id)
-	if err == nil && t.Writable {
+	if err != nil {
+		return new(protocol.Session), err
+	}
+	if t.Writable {
 		t.Rows.Put("session", id, data)
 	}
-	if err != nil {
-		return &s, err
-	}
-	return &s, json.Unmarshal(data, &s)
+	return decodeRow[protocol.Session](t.decoded, "session", id, data)
 }
 
 // sessionData reads the session's data, in a write transaction under its
@@ -82,6 +81,7 @@ func (t *tx) SessionUpdate(s *protocol.Session) error {
 		s.ID, string(data))
 	if err == nil {
 		t.Rows.Put("session", s.ID, data)
+		t.wrote("session", s.ID, data, store.DecodedSession(s))
 		t.wroteRows(s.UserID)
 		t.Batch.Sent(s, data)
 	}
@@ -91,7 +91,13 @@ func (t *tx) SessionUpdate(s *protocol.Session) error {
 // SessionInsert is store.Shared's, noted as a write of its user's rows.
 func (t *tx) SessionInsert(s *protocol.Session) error {
 	t.wroteRows(s.UserID)
-	return t.Shared.SessionInsert(s)
+	if err := t.Shared.SessionInsert(s); err != nil {
+		return err
+	}
+	if data, ok := t.Rows.Get("session", s.ID); ok {
+		t.wrote("session", s.ID, data, store.DecodedSession(s))
+	}
+	return nil
 }
 
 // TurnInsert is store.Shared's, and notes the turn's seq as its session's
@@ -99,6 +105,9 @@ func (t *tx) SessionInsert(s *protocol.Session) error {
 func (t *tx) TurnInsert(tr *protocol.Turn) error {
 	if err := t.Shared.TurnInsert(tr); err != nil {
 		return err
+	}
+	if data, ok := t.Rows.Get("turn", tr.ID); ok {
+		t.wrote("turn", tr.ID, data, store.DecodedTurn(tr))
 	}
 	t.turnSeqs.wrote(tr.SessionID, tr.Seq)
 	t.wroteRows(tr.UserID)
@@ -108,25 +117,25 @@ func (t *tx) TurnInsert(tr *protocol.Turn) error {
 // TurnGet reads a turn once per transaction when it was read (or written)
 // under its user's stream lock (store.RowCache).
 func (t *tx) TurnGet(id string) (*protocol.Turn, error) {
-	var tr protocol.Turn
 	if data, ok := t.Rows.Get("turn", id); ok && t.Writable {
-		return &tr, json.Unmarshal(data, &tr)
+		return decodeRow[protocol.Turn](t.decoded, "turn", id, data)
 	}
 	var data []byte
 	err := t.queryRow(store.SQLTurnGet, id).Scan(&data)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return &tr, store.ErrNotFound
+		return new(protocol.Turn), store.ErrNotFound
 	}
 	if err != nil {
-		return &tr, err
+		return new(protocol.Turn), err
 	}
-	if err := json.Unmarshal(data, &tr); err != nil {
-		return &tr, err
+	tr, err := decodeRow[protocol.Turn](t.decoded, "turn", id, data)
+	if err != nil {
+		return tr, err
 	}
 	if _, held := t.locked[tr.UserID]; held && t.Writable {
 		t.Rows.Put("turn", id, data)
 	}
-	return &tr, nil
+	return tr, nil
 }
 
 // TurnUpdate is a compare-and-set the server checks (casUpdate): it waits to
@@ -137,6 +146,7 @@ func (t *tx) TurnUpdate(tr *protocol.Turn, expectStatus string) error {
 		return err
 	}
 	t.Rows.Put("turn", tr.ID, data)
+	t.wrote("turn", tr.ID, data, store.DecodedTurn(tr))
 	t.Batch.Sent(tr, sent)
 	t.wroteRows(tr.UserID)
 	return nil

@@ -1,7 +1,6 @@
 package pgstore
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -18,7 +17,11 @@ func (t *tx) RTCInsert(r *protocol.RTC) error {
 	if err := t.Shared.RTCInsert(r); err != nil {
 		return err
 	}
-	t.openRTCs.put(r, nil)
+	data, _ := t.Rows.Get("rtc", r.ID)
+	if data != nil {
+		t.wrote("rtc", r.ID, data, store.DecodedRTC(r))
+	}
+	t.openRTCs.put(r, data)
 	t.wroteRows(r.UserID)
 	return nil
 }
@@ -31,29 +34,28 @@ func (t *tx) RTCInsert(r *protocol.RTC) error {
 // (its update takes an offset), so the RTC read is the one the transaction
 // overwrites, and the session is read once (store.RowCache).
 func (t *tx) RTCGet(id string) (*protocol.RTC, error) {
-	var r protocol.RTC
 	const sel = store.SQLRTCGet
 	if !t.Writable || len(t.locked) > 0 || t.failed != nil {
-		return &r, t.getJSON(&r, sel, id)
+		return getRow[protocol.RTC](t, "rtc", id, sel, id)
 	}
 	l := t.lockThrough("rtcs r JOIN sessions s ON s.id = r.session_id", "r.id = $1", id)
 	if t.rtcAhead == id { // prefetched with its open calls: it is among them unless it ended
 		if err := t.flush(); err != nil {
-			return &r, err
+			return new(protocol.RTC), err
 		}
 		t.holdLocked(l)
 		if data, ok := t.openRTCs.find(id); ok {
-			return &r, json.Unmarshal(data, &r)
+			return decodeRow[protocol.RTC](t.decoded, "rtc", id, data)
 		}
-		return &r, t.getJSON(&r, sel, id) // ended: read under the lock now held
+		return getRow[protocol.RTC](t, "rtc", id, sel, id) // ended: read under the lock now held
 	}
-	err := t.getJSON(&r, sel, id)
+	r, err := getRow[protocol.RTC](t, "rtc", id, sel, id)
 	t.holdLocked(l)
-	return &r, err
+	return r, err
 }
 
 func (t *tx) RTCListOpenByTurn(turnID string) ([]protocol.RTC, error) {
-	if list, ok, err := t.openRTCs.get(turnID); ok {
+	if list, ok, err := t.openRTCs.get(t.decoded, turnID); ok {
 		return list, err
 	}
 	return listJSON[protocol.RTC](t, `SELECT data FROM rtcs WHERE turn_id = $1 AND open ORDER BY seq`, turnID)
@@ -76,6 +78,7 @@ func (t *tx) RTCUpdate(r *protocol.RTC, expectStatus string) error {
 		return err
 	}
 	t.Batch.Sent(r, sent)
+	t.wrote("rtc", r.ID, data, store.DecodedRTC(r))
 	t.openRTCs.put(r, data)
 	t.Audits = store.WithAudit(t.Audits, r)
 	t.wroteRows(r.UserID)

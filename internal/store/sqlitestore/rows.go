@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"reflect"
 	"testing"
 
 	"github.com/rtcagent/rtcagent/internal/store"
@@ -114,12 +113,12 @@ func getRow[T any](t *tx, kind, id, query string) (*T, error) {
 	}
 	if kr != nil && sameBytes(kr.data, data) {
 		if v, ok := kr.value.(*T); ok {
-			return store.Clone(v), checkDecoded(kind+" "+id, data, v)
+			return store.Clone(v), store.CheckDecoded(kind+" "+id, data, v)
 		}
 	}
 	if w, ok := t.decoded[key]; ok && sameBytes(w.data, data) {
 		if v, ok := w.value.(*T); ok {
-			return store.Clone(v), checkDecoded(kind+" "+id, data, v)
+			return store.Clone(v), store.CheckDecoded(kind+" "+id, data, v)
 		}
 	}
 	var v T
@@ -147,19 +146,6 @@ func (t *tx) wrote(kind, id string, data []byte, v any) {
 		t.decoded = map[string]decodedRow{}
 	}
 	t.decoded[kind+"/"+id] = decodedRow{data, v}
-}
-
-// checkDecoded, in tests, decodes data and fails when v, what the writer
-// keeps decoded, differs.
-func checkDecoded[T any](what string, data []byte, v *T) error {
-	if !testing.Testing() {
-		return nil
-	}
-	var want T
-	if err := json.Unmarshal(data, &want); err != nil || !reflect.DeepEqual(&want, v) {
-		return fmt.Errorf("sqlitestore: the writer keeps %s decoded as %+v, its data decodes as %+v (%v)", what, v, &want, err)
-	}
-	return nil
 }
 
 // checkKnown, in tests, reads again what the writer knows of what (known)

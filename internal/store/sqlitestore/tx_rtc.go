@@ -40,7 +40,7 @@ func (t *tx) RTCUpdate(r *protocol.RTC, expectStatus string) error {
 	res, err := t.updateRTC(r, expectStatus, args)
 	if err = t.casResult(res, err, "rtcs", r.ID); err == nil {
 		t.Audits = store.WithAudit(t.Audits, r)
-		t.wrote("rtc", r.ID, data, decodedRTC(r))
+		t.wrote("rtc", r.ID, data, store.DecodedRTC(r))
 		t.openChanged(r)
 		t.Batch.Sent(r, sent)
 	}
@@ -62,20 +62,4 @@ func (t *tx) updateRTC(r *protocol.RTC, expectStatus string, args []any) (sql.Re
 		}
 	}
 	return t.exec(rtcUpdateWhole, args...)
-}
-
-// decodedRTC is r as its stored JSON decodes: the entity's fields and its
-// audit state.
-func decodedRTC(r *protocol.RTC) *protocol.RTC {
-	v := store.CloneAsDecoded(r)
-	v.Audit = store.CloneAsDecoded(r.Audit)
-	return v
-}
-
-// decodedTurn is t as its stored JSON decodes: the entity's fields and its
-// checkpoint.
-func decodedTurn(t *protocol.Turn) *protocol.Turn {
-	v := store.CloneAsDecoded(t)
-	v.Checkpoint = store.CloneAsDecoded(t.Checkpoint)
-	return v
 }

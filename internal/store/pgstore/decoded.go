@@ -1,0 +1,98 @@
+package pgstore
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"sync"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/rtcagent/rtcagent/internal/store"
+)
+
+// Bounds of a store's decoded rows: past either, they are all dropped.
+const (
+	maxDecodedRows     = 1 << 14
+	maxDecodedRowBytes = 64 << 20
+)
+
+// decodedRows keeps the sessions, turns and RTCs as this process last wrote
+// or decoded them: their stored text and what it decodes to (never handed
+// out: copies are, store.Clone). A row read with the same text is a copy
+// instead of a decode. A transition reads again what the one before it wrote
+// (the turn, the call) and the session, which seldom changes, so a round trip
+// decodes almost nothing. The text decides: a row another node changed, or one
+// a write that rolled back did not change, reads as other text and is decoded
+// as before. In tests every copy is checked against a decode of its text.
+type decodedRows struct {
+	mu    sync.Mutex
+	m     map[string]decodedRow
+	bytes int
+}
+
+type decodedRow struct {
+	data  []byte
+	value any
+}
+
+// get returns the value kept for key when it was kept for the same text.
+func (d *decodedRows) get(key string, data []byte) (any, bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	r, ok := d.m[key]
+	if !ok || !bytes.Equal(r.data, data) {
+		return nil, false
+	}
+	return r.value, true
+}
+
+// put keeps v as what data, the row key's stored text, decodes to. Neither
+// may change afterwards.
+func (d *decodedRows) put(key string, data []byte, v any) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.m == nil || len(d.m) >= maxDecodedRows || d.bytes > maxDecodedRowBytes {
+		d.m, d.bytes = map[string]decodedRow{}, 0
+	}
+	d.bytes += len(data) - len(d.m[key].data)
+	d.m[key] = decodedRow{data: data, value: v}
+}
+
+// decodeRow is the row kind/id, stored as data, decoded into a new T: a copy
+// of the value kept for that text, or a decode that is then kept.
+func decodeRow[T any](d *decodedRows, kind, id string, data []byte) (*T, error) {
+	key := kind + "/" + id
+	if v, ok := d.get(key, data); ok {
+		if p, ok := v.(*T); ok {
+			c := store.Clone(p)
+			return c, store.CheckDecoded(kind+" "+id, data, c)
+		}
+	}
+	var v T
+	if err := json.Unmarshal(data, &v); err != nil {
+		return &v, err
+	}
+	d.put(key, bytes.Clone(data), store.Clone(&v))
+	return &v, nil
+}
+
+// getRow reads the one data column of query, the row kind/id, into a new T
+// (decodeRow); store.ErrNotFound when there is no row.
+func getRow[T any](t *tx, kind, id, query string, args ...any) (*T, error) {
+	var data []byte
+	err := t.queryRow(query, args...).Scan(&data)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return new(T), store.ErrNotFound
+	}
+	if err != nil {
+		return new(T), err
+	}
+	return decodeRow[T](t.decoded, kind, id, data)
+}
+
+// wrote keeps v, what data decodes to, for the row kind/id this transaction
+// wrote as data.
+func (t *tx) wrote(kind, id string, data []byte, v any) {
+	t.decoded.put(kind+"/"+id, data, v)
+}
