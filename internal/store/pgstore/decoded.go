@@ -11,10 +11,14 @@ import (
 	"github.com/rtcagent/rtcagent/internal/store"
 )
 
-// Bounds of a store's decoded rows: past either, they are all dropped.
+// Bounds of a store's decoded rows: past either, they are all dropped. A
+// round trip reads a few rows of its session, so these hold the rows of
+// thousands of sessions at work; a row longer than maxDecodedRow (a call
+// with a large result) is decoded at each read instead.
 const (
 	maxDecodedRows     = 1 << 14
-	maxDecodedRowBytes = 64 << 20
+	maxDecodedRowBytes = 16 << 20
+	maxDecodedRow      = 256 << 10
 )
 
 // decodedRows keeps the sessions, turns and RTCs as this process last wrote
@@ -50,6 +54,9 @@ func (d *decodedRows) get(key string, data []byte) (any, bool) {
 // put keeps v as what data, the row key's stored text, decodes to. Neither
 // may change afterwards.
 func (d *decodedRows) put(key string, data []byte, v any) {
+	if len(data) > maxDecodedRow {
+		return
+	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.m == nil || len(d.m) >= maxDecodedRows || d.bytes > maxDecodedRowBytes {

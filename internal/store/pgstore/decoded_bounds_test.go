@@ -1,0 +1,34 @@
+package pgstore
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// The rows kept decoded stay within their bounds: by count and by text, and
+// a row too long to keep is not kept.
+func TestDecodedRowsBounded(t *testing.T) {
+	var d decodedRows
+	for i := range maxDecodedRows + 10 {
+		d.put(fmt.Sprint("turn/", i), []byte(`{}`), i)
+	}
+	if n := len(d.m); n > maxDecodedRows {
+		t.Fatalf("%d rows kept, bound %d", n, maxDecodedRows)
+	}
+	row := []byte(`"` + strings.Repeat("x", maxDecodedRow/2) + `"`)
+	for i := range 2 * maxDecodedRowBytes / len(row) {
+		d.put(fmt.Sprint("rtc/", i), row, i)
+	}
+	if d.bytes > maxDecodedRowBytes+len(row) {
+		t.Fatalf("%d bytes of text kept, bound %d", d.bytes, maxDecodedRowBytes)
+	}
+	long := []byte(`"` + strings.Repeat("x", maxDecodedRow) + `"`)
+	d.put("rtc/long", long, 1)
+	if _, ok := d.get("rtc/long", long); ok {
+		t.Fatal("a row longer than the bound was kept")
+	}
+	if _, ok := d.get("rtc/1", []byte(`"other text"`)); ok {
+		t.Fatal("a row was found for other text")
+	}
+}
