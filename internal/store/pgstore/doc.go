@@ -58,6 +58,14 @@
 // statements (BEGIN, the lease check with the stream lock and its reads,
 // writes, COMMIT).
 //
+// # Rows kept decoded
+//
+// A store keeps the sessions, turns and RTCs it last wrote or read, each with
+// its stored text and what that decodes to (decoded.go): a read whose text is
+// the same gets a copy of the value instead of a decode, and a read whose
+// text differs (another node's write, a write of this one that rolled back)
+// is decoded. Nothing is trusted but the text the database returned.
+//
 // # Retries: fn must be re-runnable
 //
 // On a serialisation failure (40001), a deadlock (40P01; e.g. two transactions
