@@ -14,7 +14,8 @@ import (
 // Bounds of a store's decoded rows: past either, they are all dropped. A
 // round trip reads a few rows of its session, so these hold the rows of
 // thousands of sessions at work; a row longer than maxDecodedRow (a call
-// with a large result) is decoded at each read instead.
+// with a large result) is decoded at each read instead. The bound on bytes
+// is of the text: the decoded values take two to four times as much.
 const (
 	maxDecodedRows     = 1 << 14
 	maxDecodedRowBytes = 16 << 20
@@ -25,8 +26,9 @@ const (
 // or decoded them: their stored text and what it decodes to (never handed
 // out: copies are, store.Clone). A row read with the same text is a copy
 // instead of a decode. A transition reads again what the one before it wrote
-// (the turn, the call) and the session, which seldom changes, so a round trip
-// decodes almost nothing. The text decides: a row another node changed, or one
+// (the turn, the call) and the session, which seldom changes: those reads
+// decode nothing (the transcript's lists are decoded as before). The text
+// decides: a row another node changed, or one
 // a write that rolled back did not change, reads as other text and is decoded
 // as before. In tests every copy is checked against a decode of its text.
 type decodedRows struct {
@@ -43,23 +45,29 @@ type decodedRow struct {
 // get returns the value kept for key when it was kept for the same text.
 func (d *decodedRows) get(key string, data []byte) (any, bool) {
 	d.mu.Lock()
-	defer d.mu.Unlock()
 	r, ok := d.m[key]
+	d.mu.Unlock()
+	// Compared outside the lock: a kept row never changes.
 	if !ok || !bytes.Equal(r.data, data) {
 		return nil, false
 	}
 	return r.value, true
 }
 
+// keeps reports whether put keeps a row of data as its text: not empty (a
+// write whose value did not encode stored no JSON, which must fail to
+// decode) and not too long.
+func keeps(data []byte) bool { return len(data) > 0 && len(data) <= maxDecodedRow }
+
 // put keeps v as what data, the row key's stored text, decodes to. Neither
 // may change afterwards.
 func (d *decodedRows) put(key string, data []byte, v any) {
-	if len(data) > maxDecodedRow {
+	if !keeps(data) {
 		return
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if d.m == nil || len(d.m) >= maxDecodedRows || d.bytes > maxDecodedRowBytes {
+	if _, replaced := d.m[key]; d.m == nil || !replaced && len(d.m) >= maxDecodedRows || d.bytes > maxDecodedRowBytes {
 		d.m, d.bytes = map[string]decodedRow{}, 0
 	}
 	d.bytes += len(data) - len(d.m[key].data)
@@ -80,7 +88,9 @@ func decodeRow[T any](d *decodedRows, kind, id string, data []byte) (*T, error) 
 	if err := json.Unmarshal(data, &v); err != nil {
 		return &v, err
 	}
-	d.put(key, bytes.Clone(data), store.Clone(&v))
+	if keeps(data) {
+		d.put(key, data, store.Clone(&v)) // pgx scans text into a slice of its own
+	}
 	return &v, nil
 }
 
@@ -98,8 +108,17 @@ func getRow[T any](t *tx, kind, id, query string, args ...any) (*T, error) {
 	return decodeRow[T](t.decoded, kind, id, data)
 }
 
-// wrote keeps v, what data decodes to, for the row kind/id this transaction
-// wrote as data.
-func (t *tx) wrote(kind, id string, data []byte, v any) {
-	t.decoded.put(kind+"/"+id, data, v)
+// wrote keeps what data decodes to, decoded(), for the row kind/id this
+// transaction wrote as data. In tests it fails when that value is not what
+// a decode gives.
+func wrote[T any](t *tx, kind, id string, data []byte, decoded func(*T) *T, v *T) error {
+	if !keeps(data) {
+		return nil
+	}
+	kept := decoded(v)
+	if err := store.CheckDecoded(kind+" "+id+" as written", data, kept); err != nil {
+		return err
+	}
+	t.decoded.put(kind+"/"+id, data, kept)
+	return nil
 }

@@ -6,8 +6,9 @@ import (
 	"testing"
 )
 
-// The rows kept decoded stay within their bounds: by count and by text, and
-// a row too long to keep is not kept.
+// The rows kept decoded stay within their bounds: by count and by text; a
+// row too long to keep is not kept, nor one with no text (a value that did not
+// encode), whose read must fail to decode.
 func TestDecodedRowsBounded(t *testing.T) {
 	var d decodedRows
 	for i := range maxDecodedRows + 10 {
@@ -27,6 +28,10 @@ func TestDecodedRowsBounded(t *testing.T) {
 	d.put("rtc/long", long, 1)
 	if _, ok := d.get("rtc/long", long); ok {
 		t.Fatal("a row longer than the bound was kept")
+	}
+	d.put("rtc/empty", nil, 1)
+	if _, ok := d.get("rtc/empty", []byte{}); ok {
+		t.Fatal("a row with no text was kept")
 	}
 	if _, ok := d.get("rtc/1", []byte(`"other text"`)); ok {
 		t.Fatal("a row was found for other text")

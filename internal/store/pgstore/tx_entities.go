@@ -79,13 +79,13 @@ func (t *tx) SessionUpdate(s *protocol.Session) error {
 	err := t.laterCheck(`WITH u AS (UPDATE sessions SET data = $2 WHERE id = $1 RETURNING 1)
 		SELECT CASE WHEN EXISTS (SELECT 1 FROM u) THEN true ELSE rtcagent_fail('RA404', 'update sessions ' || $1 || ': not found') END`,
 		s.ID, string(data))
-	if err == nil {
-		t.Rows.Put("session", s.ID, data)
-		t.wrote("session", s.ID, data, store.DecodedSession(s))
-		t.wroteRows(s.UserID)
-		t.Batch.Sent(s, data)
+	if err != nil {
+		return err
 	}
-	return err
+	t.Rows.Put("session", s.ID, data)
+	t.wroteRows(s.UserID)
+	t.Batch.Sent(s, data)
+	return wrote(t, "session", s.ID, data, store.DecodedSession, s)
 }
 
 // SessionInsert is store.Shared's, noted as a write of its user's rows.
@@ -94,10 +94,8 @@ func (t *tx) SessionInsert(s *protocol.Session) error {
 	if err := t.Shared.SessionInsert(s); err != nil {
 		return err
 	}
-	if data, ok := t.Rows.Get("session", s.ID); ok {
-		t.wrote("session", s.ID, data, store.DecodedSession(s))
-	}
-	return nil
+	data, _ := t.Rows.Get("session", s.ID)
+	return wrote(t, "session", s.ID, data, store.DecodedSession, s)
 }
 
 // TurnInsert is store.Shared's, and notes the turn's seq as its session's
@@ -106,12 +104,10 @@ func (t *tx) TurnInsert(tr *protocol.Turn) error {
 	if err := t.Shared.TurnInsert(tr); err != nil {
 		return err
 	}
-	if data, ok := t.Rows.Get("turn", tr.ID); ok {
-		t.wrote("turn", tr.ID, data, store.DecodedTurn(tr))
-	}
 	t.turnSeqs.wrote(tr.SessionID, tr.Seq)
 	t.wroteRows(tr.UserID)
-	return nil
+	data, _ := t.Rows.Get("turn", tr.ID)
+	return wrote(t, "turn", tr.ID, data, store.DecodedTurn, tr)
 }
 
 // TurnGet reads a turn once per transaction when it was read (or written)
@@ -146,10 +142,9 @@ func (t *tx) TurnUpdate(tr *protocol.Turn, expectStatus string) error {
 		return err
 	}
 	t.Rows.Put("turn", tr.ID, data)
-	t.wrote("turn", tr.ID, data, store.DecodedTurn(tr))
 	t.Batch.Sent(tr, sent)
 	t.wroteRows(tr.UserID)
-	return nil
+	return wrote(t, "turn", tr.ID, data, store.DecodedTurn, tr)
 }
 
 // maxSeq is read without a lock: a concurrent transaction may insert the same

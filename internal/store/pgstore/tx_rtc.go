@@ -18,12 +18,9 @@ func (t *tx) RTCInsert(r *protocol.RTC) error {
 		return err
 	}
 	data, _ := t.Rows.Get("rtc", r.ID)
-	if data != nil {
-		t.wrote("rtc", r.ID, data, store.DecodedRTC(r))
-	}
 	t.openRTCs.put(r, data)
 	t.wroteRows(r.UserID)
-	return nil
+	return wrote(t, "rtc", r.ID, data, store.DecodedRTC, r)
 }
 
 // RTCGet in a write transaction that holds no user's stream yet first locks
@@ -78,11 +75,10 @@ func (t *tx) RTCUpdate(r *protocol.RTC, expectStatus string) error {
 		return err
 	}
 	t.Batch.Sent(r, sent)
-	t.wrote("rtc", r.ID, data, store.DecodedRTC(r))
 	t.openRTCs.put(r, data)
 	t.Audits = store.WithAudit(t.Audits, r)
 	t.wroteRows(r.UserID)
-	return nil
+	return wrote(t, "rtc", r.ID, data, store.DecodedRTC, r)
 }
 
 func (t *tx) InboxInsert(item *store.InboxItem) error {
