@@ -28,9 +28,10 @@ const (
 // instead of a decode. A transition reads again what the one before it wrote
 // (the turn, the call) and the session, which seldom changes: those reads
 // decode nothing (the transcript's lists are decoded as before). The text
-// decides: a row another node changed, or one
-// a write that rolled back did not change, reads as other text and is decoded
-// as before. In tests every copy is checked against a decode of its text.
+// decides: a row another node changed, or one that a write of this node
+// which rolled back did not change, reads as other text and is decoded. In
+// tests every copy, and every value a write keeps, is checked against a
+// decode of its text.
 type decodedRows struct {
 	mu    sync.Mutex
 	m     map[string]decodedRow
