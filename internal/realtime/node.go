@@ -16,6 +16,7 @@ import (
 	"github.com/rtcagent/rtcagent/internal/auth"
 	"github.com/rtcagent/rtcagent/internal/core"
 	"github.com/rtcagent/rtcagent/internal/protocol"
+	"github.com/rtcagent/rtcagent/internal/stack"
 	"github.com/rtcagent/rtcagent/internal/store"
 )
 
@@ -265,6 +266,9 @@ func (n *Node) onConnect(c *centrifuge.Client) {
 		cb(centrifuge.RefreshReply{ExpireAt: claims.ExpiresAt.Unix()}, nil)
 	})
 	c.OnRPC(func(e centrifuge.RPCEvent, cb centrifuge.RPCCallback) {
+		// Centrifuge runs each frame's commands on a goroutine of their own
+		// (off the read loop); a call reaches the store's driver.
+		stack.Grow()
 		ctx, cancel := context.WithTimeout(c.Context(), 30*time.Second)
 		defer cancel()
 		caller := caller
