@@ -6,5 +6,7 @@
 // WebSocket read loop, a session's drain: both reach the store's driver)
 // pays for several copies, each of a deeper stack, every time. Grow, called
 // where such a goroutine starts, takes the stack to its working size while
-// it holds a frame or two: one small copy instead.
+// it holds a frame or two: one small copy instead. A goroutine that then
+// waits long (a drain waiting for a slot) uses little of its stack, and the
+// garbage collector shrinks it again.
 package stack
