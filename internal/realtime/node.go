@@ -266,8 +266,9 @@ func (n *Node) onConnect(c *centrifuge.Client) {
 		cb(centrifuge.RefreshReply{ExpireAt: claims.ExpiresAt.Unix()}, nil)
 	})
 	c.OnRPC(func(e centrifuge.RPCEvent, cb centrifuge.RPCCallback) {
-		// Centrifuge runs each frame's commands on a goroutine of their own
-		// (off the read loop); a call reaches the store's driver.
+		// With ProcessCommandsOffReadLoop, Centrifuge runs each frame's
+		// commands on a goroutine of their own; a call reaches the store's
+		// driver.
 		stack.Grow()
 		ctx, cancel := context.WithTimeout(c.Context(), 30*time.Second)
 		defer cancel()

@@ -9,6 +9,7 @@ import (
 	"github.com/rtcagent/rtcagent/internal/core"
 	"github.com/rtcagent/rtcagent/internal/lifecycle"
 	"github.com/rtcagent/rtcagent/internal/protocol"
+	"github.com/rtcagent/rtcagent/internal/stack"
 	"github.com/rtcagent/rtcagent/internal/store"
 )
 
@@ -58,7 +59,7 @@ func (r *Runner) drain(parent context.Context, lease store.Lease, first *taken, 
 	defer r.releaseOnShutdown(parent, o)
 
 	log := r.log.With("session", lease.SessionID)
-	attempts := 0
+	attempts, grown := 0, false
 	for ctx.Err() == nil {
 		var tk taken
 		var err error
@@ -96,6 +97,12 @@ func (r *Runner) drain(parent context.Context, lease store.Lease, first *taken, 
 			}
 		}
 		if err == nil && turn != nil {
+			if !grown {
+				// Once its slot is held (a drain waiting for one keeps a
+				// small stack): the model's stream and the store go deep.
+				stack.Grow()
+				grown = true
+			}
 			if item.Kind == core.KindRTCExecute {
 				err = r.runServerRTC(ctx, o, item, turn)
 			} else {

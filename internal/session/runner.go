@@ -13,7 +13,6 @@ import (
 	"github.com/rtcagent/rtcagent/internal/llm"
 	"github.com/rtcagent/rtcagent/internal/pricing"
 	"github.com/rtcagent/rtcagent/internal/protocol"
-	"github.com/rtcagent/rtcagent/internal/stack"
 	"github.com/rtcagent/rtcagent/internal/store"
 	"github.com/rtcagent/rtcagent/internal/telemetry"
 	"github.com/rtcagent/rtcagent/internal/tools"
@@ -446,7 +445,6 @@ func (r *Runner) unreserve(id string) (pass bool) {
 // drain sessions), or taken by claim or by the drain; it is given back when
 // the drain ends.
 func (r *Runner) work(ctx context.Context, id string, sl *slot, claim func() (store.Lease, *taken, error)) {
-	stack.Grow() // a drain's goroutine goes deep (the model's stream, the store)
 	defer r.wg.Done()
 	lease, first, err := claim()
 	if err == nil && first != nil && first.item == nil {

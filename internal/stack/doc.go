@@ -4,9 +4,10 @@
 // call needs more: each doubling copies the stack and adjusts every frame on
 // it, so a short-lived goroutine that goes deep (a command handled off the
 // WebSocket read loop, a session's drain: both reach the store's driver)
-// pays for several copies, each of a deeper stack, every time. Grow, called
-// where such a goroutine starts, takes the stack to its working size while
-// it holds a frame or two: one small copy instead. A goroutine that then
-// waits long (a drain waiting for a slot) uses little of its stack, and the
-// garbage collector shrinks it again.
+// pays for several copies, each of a deeper stack, every time. The runtime
+// sizes a new stack to the frame that did not fit, so Grow, called where such
+// a goroutine starts its deep work, takes the stack to its working size with
+// one large frame while it holds a few small ones: one small copy instead.
+// Call it after any long wait, not before: a goroutine that uses a quarter of
+// its stack or less has it halved at each garbage collection.
 package stack
