@@ -1,11 +1,12 @@
 package stack
 
 // growBytes is the frame Grow makes room for: with it a fresh stack is
-// 32 KiB, the largest size a processor keeps freed stacks of for reuse (a
-// larger one costs a heap allocation of its own). Measured on the bench's
-// profiles, 8, 16 and 32 KiB frames left `runtime.newstack` (Grow's own
-// copy included) at 2.7, 1.9 and 2.3 % of the embedded server's CPU and
-// 1.3, 0.5 and 1.3 % with PostgreSQL, from 2.8 and 4.8 % without Grow.
+// 32 KiB. Measured on the bench's profiles, 8, 16 and 32 KiB frames (16, 32
+// and 64 KiB stacks) left `runtime.newstack`, Grow's own copy included, at
+// 2.7, 1.9 and 2.3 % of the embedded server's CPU and 1.3, 0.5 and 1.3 %
+// with PostgreSQL, from 2.8 and 4.8 % without Grow: a 16 KiB stack is too
+// small for the deep paths, and a larger one costs more to allocate and
+// free each time (stacks below 32 KiB come from a processor's cache).
 const growBytes = 16 << 10
 
 // at is an index into Grow's frame that the compiler cannot know, so the
