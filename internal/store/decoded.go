@@ -28,6 +28,25 @@ func DecodedTurn(t *protocol.Turn) *protocol.Turn {
 // DecodedSession is s as its stored JSON decodes.
 func DecodedSession(s *protocol.Session) *protocol.Session { return CloneAsDecoded(s) }
 
+// DecodedRow is a row as stored (Data) and what Data decodes to (Value: a
+// *T of the row's type, or nil while not decoded). A store never hands Value
+// out: CopyDecoded gives copies.
+type DecodedRow struct {
+	Data  []byte
+	Value any
+}
+
+// CopyDecoded is a copy of the value r keeps, when it keeps a *T. In tests
+// the copy is checked against a decode of r.Data; what names the row.
+func CopyDecoded[T any](what string, r DecodedRow) (v *T, ok bool, err error) {
+	p, ok := r.Value.(*T)
+	if !ok {
+		return nil, false, nil
+	}
+	v = Clone(p)
+	return v, true, CheckDecoded(what, r.Data, v)
+}
+
 // CheckDecoded, in tests, decodes data and fails when v, what a store keeps
 // as its decoded value, differs.
 func CheckDecoded[T any](what string, data []byte, v *T) error {

@@ -34,25 +34,17 @@ const (
 // decode of its text.
 type decodedRows struct {
 	mu    sync.Mutex
-	m     map[string]decodedRow
+	m     map[string]store.DecodedRow
 	bytes int
 }
 
-type decodedRow struct {
-	data  []byte
-	value any
-}
-
-// get returns the value kept for key when it was kept for the same text.
-func (d *decodedRows) get(key string, data []byte) (any, bool) {
+// get returns the row kept for key when it was kept for the same text.
+func (d *decodedRows) get(key string, data []byte) (store.DecodedRow, bool) {
 	d.mu.Lock()
 	r, ok := d.m[key]
 	d.mu.Unlock()
 	// Compared outside the lock: a kept row never changes.
-	if !ok || !bytes.Equal(r.data, data) {
-		return nil, false
-	}
-	return r.value, true
+	return r, ok && bytes.Equal(r.Data, data)
 }
 
 // keeps reports whether put keeps a row of data as its text: not empty (a
@@ -69,20 +61,19 @@ func (d *decodedRows) put(key string, data []byte, v any) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if _, replaced := d.m[key]; d.m == nil || !replaced && len(d.m) >= maxDecodedRows || d.bytes > maxDecodedRowBytes {
-		d.m, d.bytes = map[string]decodedRow{}, 0
+		d.m, d.bytes = map[string]store.DecodedRow{}, 0
 	}
-	d.bytes += len(data) - len(d.m[key].data)
-	d.m[key] = decodedRow{data: data, value: v}
+	d.bytes += len(data) - len(d.m[key].Data)
+	d.m[key] = store.DecodedRow{Data: data, Value: v}
 }
 
 // decodeRow is the row kind/id, stored as data, decoded into a new T: a copy
 // of the value kept for that text, or a decode that is then kept.
 func decodeRow[T any](d *decodedRows, kind, id string, data []byte) (*T, error) {
 	key := kind + "/" + id
-	if v, ok := d.get(key, data); ok {
-		if p, ok := v.(*T); ok {
-			c := store.Clone(p)
-			return c, store.CheckDecoded(kind+" "+id, data, c)
+	if r, ok := d.get(key, data); ok {
+		if v, ok, err := store.CopyDecoded[T](kind+" "+id, r); ok {
+			return v, err
 		}
 	}
 	var v T

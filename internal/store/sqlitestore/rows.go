@@ -18,13 +18,6 @@ const (
 	maxKnownRowBytes = 64 << 20
 )
 
-// knownRow is a session, turn or RTC as stored (data) and, once read, decoded
-// from it (value: never handed out, copies are).
-type knownRow struct {
-	data  []byte
-	value any
-}
-
 // knownRows are the sessions, turns and RTCs as the writer last committed or
 // read them, by kind and id. The writer is the database's only one, and every
 // write of those rows is one of this package's (or store.Shared's) inserts and
@@ -35,8 +28,8 @@ type knownRow struct {
 // write that rolls back leaves it as it was, and a commit that fails clears it.
 // In tests every row taken from it is checked against the database.
 type knownRows struct {
-	m     map[string]*knownRow
-	bytes int // of the rows' data
+	m     map[string]*store.DecodedRow // decoded once read
+	bytes int                          // of the rows' data
 }
 
 // commit keeps the rows a write read or wrote, once it took effect.
@@ -46,19 +39,19 @@ func (k *knownRows) commit(t *tx) {
 		k.clear()
 	}
 	if k.m == nil {
-		k.m = map[string]*knownRow{}
+		k.m = map[string]*store.DecodedRow{}
 	}
 	for key, data := range rows {
 		kr := k.m[key]
-		if kr != nil && sameBytes(kr.data, data) {
+		if kr != nil && sameBytes(kr.Data, data) {
 			continue
 		}
 		if kr != nil {
-			k.bytes -= len(kr.data)
+			k.bytes -= len(kr.Data)
 		}
-		kr = &knownRow{data: data}
-		if w, ok := t.decoded[key]; ok && sameBytes(w.data, data) {
-			kr.value = w.value
+		kr = &store.DecodedRow{Data: data}
+		if w, ok := t.decoded[key]; ok && sameBytes(w.Data, data) {
+			kr.Value = w.Value
 		}
 		k.m[key] = kr
 		k.bytes += len(data)
@@ -95,10 +88,10 @@ func getRow[T any](t *tx, kind, id, query string) (*T, error) {
 			err := q.QueryRowContext(t.Ctx, query, id).Scan(&stored)
 			return string(stored), err
 		}
-		if err := checkKnown(t, kind+" "+id, string(kr.data), read, func(a, b string) bool { return a == b }); err != nil {
+		if err := checkKnown(t, kind+" "+id, string(kr.Data), read, func(a, b string) bool { return a == b }); err != nil {
 			return nil, err
 		}
-		data, ok = kr.data, true
+		data, ok = kr.Data, true
 		t.Rows.Put(kind, id, data)
 	}
 	if !ok {
@@ -111,30 +104,24 @@ func getRow[T any](t *tx, kind, id, query string) (*T, error) {
 		}
 		t.Rows.Put(kind, id, data)
 	}
-	if kr != nil && sameBytes(kr.data, data) {
-		if v, ok := kr.value.(*T); ok {
-			return store.Clone(v), store.CheckDecoded(kind+" "+id, data, v)
+	if kr != nil && sameBytes(kr.Data, data) {
+		if v, ok, err := store.CopyDecoded[T](kind+" "+id, *kr); ok {
+			return v, err
 		}
 	}
-	if w, ok := t.decoded[key]; ok && sameBytes(w.data, data) {
-		if v, ok := w.value.(*T); ok {
-			return store.Clone(v), store.CheckDecoded(kind+" "+id, data, v)
+	if w, ok := t.decoded[key]; ok && sameBytes(w.Data, data) {
+		if v, ok, err := store.CopyDecoded[T](kind+" "+id, w); ok {
+			return v, err
 		}
 	}
 	var v T
 	if err := json.Unmarshal(data, &v); err != nil {
 		return &v, err
 	}
-	if kr != nil && sameBytes(kr.data, data) {
-		kr.value = store.Clone(&v)
+	if kr != nil && sameBytes(kr.Data, data) {
+		kr.Value = store.Clone(&v)
 	}
 	return &v, nil
-}
-
-// decodedRow is a row a write transaction wrote, as stored and decoded.
-type decodedRow struct {
-	data  []byte
-	value any
 }
 
 // wrote notes the row kind/id this transaction wrote as data (store.RowCache),
@@ -143,9 +130,9 @@ type decodedRow struct {
 func (t *tx) wrote(kind, id string, data []byte, v any) {
 	t.Rows.Put(kind, id, data)
 	if t.decoded == nil {
-		t.decoded = map[string]decodedRow{}
+		t.decoded = map[string]store.DecodedRow{}
 	}
-	t.decoded[kind+"/"+id] = decodedRow{data, v}
+	t.decoded[kind+"/"+id] = store.DecodedRow{Data: data, Value: v}
 }
 
 // checkKnown, in tests, reads again what the writer knows of what (known)

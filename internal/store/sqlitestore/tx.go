@@ -55,7 +55,7 @@ type tx struct {
 	resumes        map[string][]store.InboxItem // sessions' resume items changed here
 	knownInbox     knownInbox                   // the writer's known inbox items (write transactions)
 	inbox          map[string][]store.InboxItem // sessions' items read or written here
-	decoded        map[string]decodedRow        // rows written here, decoded (wrote)
+	decoded        map[string]store.DecodedRow  // rows written here, decoded (wrote)
 	knownSeqs      knownSeqs                    // the writer's known highest seqs (write transactions)
 	seqs           map[string]int64             // highest seqs read or raised here
 	knownOpen      knownOpen                    // the writer's known open calls of turns (write transactions)
