@@ -35,6 +35,11 @@ func TestTinyRun(t *testing.T) {
 		if p.Tables["insert updates"] < int64(p.RoundTrips) || p.Tables["insert rtcs"]+p.Tables["update rtcs"] < int64(p.RoundTrips) {
 			t.Errorf("%d sessions: statements by table %v for %d round trips", p.Sessions, p.Tables, p.RoundTrips)
 		}
+		// A commit's WAL frames are one write call, or one per 31 pages
+		// (128 KiB) when it is larger (walvfs).
+		if q := p.SQLite; q.WALWrites <= 0 || q.WALWrites > q.Commits+q.Pages/31 {
+			t.Errorf("%d sessions: %d WAL write calls for %d commits of %d pages", p.Sessions, q.WALWrites, q.Commits, q.Pages)
+		}
 	}
 	if len(res.History) != 1 || res.History[0].Ours.Bytes <= 0 || res.History[0].Stateless.Bytes <= 0 {
 		t.Errorf("history %+v", res.History)

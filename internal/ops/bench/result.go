@@ -155,8 +155,8 @@ func (r *Result) Table() string {
 			floor = fmt.Sprintf("; its %.2f commits at the floor: %.1f pages, writer %.3f ms", commits, commits*f.Pages,
 				commits*float64(f.Held)/1e6)
 		}
-		row("2", fmt.Sprintf("SQLite work per round trip, %d sessions: WAL pages / writes / commits / writer held / reads", p.Sessions),
-			fmt.Sprintf("%.1f / %.2f / %.2f / %.3f ms / %.2f%s", float64(p.SQLite.Pages)/n, float64(p.SQLite.Writes)/n, commits,
+		row("2", fmt.Sprintf("SQLite work per round trip, %d sessions: WAL pages / WAL write calls / writes / commits / writer held / reads", p.Sessions),
+			fmt.Sprintf("%.1f / %.2f / %.2f / %.2f / %.3f ms / %.2f%s", float64(p.SQLite.Pages)/n, float64(p.SQLite.WALWrites)/n, float64(p.SQLite.Writes)/n, commits,
 				float64(p.SQLite.Held)/n/1e6, float64(p.SQLite.Reads)/n, floor), "≤ 12 pages, ≤ 2 writes, writer ≤ 0.1 ms (#28)")
 	}
 	for _, p := range r.Points {

@@ -8,6 +8,7 @@ import (
 	sqlite "modernc.org/sqlite"
 
 	"github.com/rtcagent/rtcagent/internal/store"
+	"github.com/rtcagent/rtcagent/internal/store/sqlitestore/walvfs"
 )
 
 // Counts are the writes this process committed to SQLite, over every Store it
@@ -21,12 +22,16 @@ type Counts struct {
 	// nanoseconds: from BEGIN to the end of COMMIT, the writes run inside.
 	Held  int64
 	Reads int64 // read transactions begun
+	// WALWrites are the write calls the process's WAL files got (walvfs
+	// gathers a commit's frames into one). ReadCounts only: a Store's
+	// Counts leave it zero.
+	WALWrites int64
 }
 
 // Sub returns c minus old.
 func (c Counts) Sub(old Counts) Counts {
 	return Counts{Commits: c.Commits - old.Commits, Writes: c.Writes - old.Writes, Pages: c.Pages - old.Pages, Held: c.Held - old.Held,
-		Reads: c.Reads - old.Reads}
+		Reads: c.Reads - old.Reads, WALWrites: c.WALWrites - old.WALWrites}
 }
 
 // counters are Counts as they are kept: the process's (counts), and each
@@ -40,7 +45,11 @@ func (c *counters) read() Counts {
 var counts counters
 
 // ReadCounts returns the process's counts so far.
-func ReadCounts() Counts { return counts.read() }
+func ReadCounts() Counts {
+	c := counts.read()
+	c.WALWrites = walvfs.Writes()
+	return c
+}
 
 // Counts returns this store's counts so far: those of ReadCounts that its
 // own reads and commits made.

@@ -13,6 +13,7 @@ import (
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 
 	"github.com/rtcagent/rtcagent/internal/store"
+	"github.com/rtcagent/rtcagent/internal/store/sqlitestore/walvfs"
 )
 
 //go:embed migrations/*.sql
@@ -89,8 +90,12 @@ func Open(ctx context.Context, path string, opt Options) (*Store, error) {
 		return "file:" + path + "?" + q.Encode()
 	}
 	// The writer never checkpoints (see checkpoint.go); the WAL file is cut back
-	// to WALSize when it starts over.
-	w, err := sql.Open("sqlite", dsn("wal_autocheckpoint(0)", fmt.Sprintf("journal_size_limit(%d)", opt.WALSize)))
+	// to WALSize when it starts over. Its WAL writes are gathered, a commit's
+	// frames in one write (walvfs).
+	if err := walvfs.Register(); err != nil {
+		return nil, err
+	}
+	w, err := sql.Open("sqlite", dsn("wal_autocheckpoint(0)", fmt.Sprintf("journal_size_limit(%d)", opt.WALSize))+"&vfs="+walvfs.Name)
 	if err != nil {
 		return nil, fmt.Errorf("open sqlite %s: %w", path, err)
 	}
