@@ -85,7 +85,8 @@ type walFile struct {
 	size   int
 	off    int64
 	n      int
-	commit bool // the last write was a commit frame's header: its page ends the run
+	end    int64 // the offset just past the last write
+	header bool  // the last write was a commit frame's header
 }
 
 // vfsOpen opens every file with the unix VFS, and gathers the writes of a WAL
@@ -140,10 +141,10 @@ func (f *walFile) flush(tls *libc.TLS, pFile uintptr) int32 {
 	if f.n == 0 {
 		return sqlite3.SQLITE_OK
 	}
-	n, off := f.n, f.off
-	f.n, f.commit = 0, false
+	n := f.n
+	f.n = 0
 	written.Add(1)
-	return unixWrite(tls, pFile, f.buf, int32(n), off)
+	return unixWrite(tls, pFile, f.buf, int32(n), f.off)
 }
 
 // room makes f's buffer hold n bytes; false if it cannot.
@@ -160,24 +161,29 @@ func (f *walFile) room(tls *libc.TLS, n int) bool {
 	return true
 }
 
+// walWrite gathers a write that continues the one before it, and writes the
+// run once it holds a commit frame's page. Any other write goes to the file at
+// once, after the run: a page or a checksum rewritten in place, the log's
+// header when it starts over, a write past the run's room.
 func walWrite(tls *libc.TLS, pFile, zBuf uintptr, iAmt int32, iOfst int64) int32 {
 	f := fileOf(pFile)
 	amt := int(iAmt)
+	commitPage := f.header // the page of the commit frame whose header came last
 	// A frame header's bytes 4-7 are the database's size in pages after a
 	// commit, zero in every other frame.
-	header := amt == frameHeader && binary.BigEndian.Uint32(unsafe.Slice((*byte)(at(zBuf)), frameHeader)[4:8]) != 0
-	if f.n > 0 && (iOfst != f.off+int64(f.n) || f.n+amt > maxRun) {
+	f.header = amt == frameHeader && binary.BigEndian.Uint32(unsafe.Slice((*byte)(at(zBuf)), frameHeader)[4:8]) != 0
+	next := iOfst == f.end
+	f.end = iOfst + int64(amt)
+	if f.n > 0 && (!next || f.n+amt > maxRun) {
 		if rc := f.flush(tls, pFile); rc != sqlite3.SQLITE_OK {
 			return rc
 		}
 	}
-	if amt > maxRun || !f.room(tls, f.n+amt) {
-		// Too large to gather, or no memory to: what was gathered, then this.
+	if !next || amt > maxRun || !f.room(tls, f.n+amt) {
 		if rc := f.flush(tls, pFile); rc != sqlite3.SQLITE_OK {
 			return rc
 		}
 		written.Add(1)
-		f.commit = header
 		return unixWrite(tls, pFile, zBuf, iAmt, iOfst)
 	}
 	if f.n == 0 {
@@ -185,10 +191,9 @@ func walWrite(tls *libc.TLS, pFile, zBuf uintptr, iAmt int32, iOfst int64) int32
 	}
 	libc.Xmemcpy(tls, f.buf+uintptr(f.n), zBuf, uint64(amt))
 	f.n += amt
-	if f.commit {
+	if commitPage {
 		return f.flush(tls, pFile)
 	}
-	f.commit = header
 	return sqlite3.SQLITE_OK
 }
 

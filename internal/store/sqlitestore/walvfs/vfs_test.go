@@ -1,6 +1,7 @@
 package walvfs_test
 
 import (
+	"bytes"
 	"crypto/rand"
 	"database/sql"
 	"fmt"
@@ -193,4 +194,124 @@ func TestSpillsRollbacksAndCheckpoints(t *testing.T) {
 		t.Fatalf("reopened: %d rows summing %d, want %d and %d", n, s, rows, sum)
 	}
 	integrity(t, again)
+}
+
+// Commits of 100 to 220 KiB cross the 128 KiB a write holds, with the commit
+// frame's header and its page on either side of the cut or not: a
+// connection of the unix VFS reads each as soon as it is committed.
+func TestCommitsAcrossTheRunLimit(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "db")
+	w := open(t, path, true, "wal_autocheckpoint(0)")
+	exec(t, w, `CREATE TABLE b (id INTEGER PRIMARY KEY, b BLOB)`)
+	r := open(t, path, false, "query_only(1)")
+	for i := range 120 {
+		blob := make([]byte, 100<<10+i*1024)
+		rand.Read(blob)
+		exec(t, w, `INSERT INTO b (id, b) VALUES (?, ?)`, i, blob)
+		var got []byte
+		if err := r.QueryRow(`SELECT b FROM b WHERE id = ?`, i).Scan(&got); err != nil || !bytes.Equal(got, blob) {
+			t.Fatalf("commit %d: reader: %v, same blob %v", i, err, bytes.Equal(got, blob))
+		}
+	}
+}
+
+// The same over a WAL that started over (older frames still in the file),
+// each commit checkpointed at once: the database file ends up whole.
+func TestLargeCommitsOverARestartedWAL(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "db")
+	w := open(t, path, true, "wal_autocheckpoint(0)")
+	exec(t, w, `CREATE TABLE b (id INTEGER PRIMARY KEY, b BLOB)`)
+	ck := open(t, path, false)
+	exec(t, w, `CREATE TABLE junk (b BLOB)`)
+	exec(t, w, `WITH RECURSIVE s(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM s WHERE x < 2000) INSERT INTO junk SELECT randomblob(3000) FROM s`)
+	exec(t, w, `DELETE FROM junk`)
+	exec(t, ck, `PRAGMA wal_checkpoint(RESTART)`)
+	r := open(t, path, false, "query_only(1)")
+	blobs := map[int][]byte{}
+	for i := range 40 {
+		blob := make([]byte, 100<<10+i*1024)
+		rand.Read(blob)
+		blobs[i] = blob
+		exec(t, w, `INSERT INTO b (id, b) VALUES (?, ?)`, i, blob)
+		var got []byte
+		if err := r.QueryRow(`SELECT b FROM b WHERE id = ?`, i).Scan(&got); err != nil || !bytes.Equal(got, blob) {
+			t.Fatalf("commit %d: reader: %v, same blob %v", i, err, bytes.Equal(got, blob))
+		}
+		exec(t, ck, `PRAGMA wal_checkpoint(PASSIVE)`)
+	}
+	w.Close()
+	exec(t, ck, `PRAGMA wal_checkpoint(TRUNCATE)`)
+	integrity(t, ck)
+	for i, blob := range blobs {
+		var got []byte
+		if err := ck.QueryRow(`SELECT b FROM b WHERE id = ?`, i).Scan(&got); err != nil || !bytes.Equal(got, blob) {
+			t.Errorf("after close, row %d: %v, same blob %v", i, err, bytes.Equal(got, blob))
+		}
+	}
+}
+
+// A transaction that spills its cache and then changes a page it spilled
+// ends by rewriting the checksums of its frames in place, the commit frame's
+// header last: a copy of the files taken right after the commit holds it.
+func TestRewrittenChecksumsInTheFile(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "db")
+	w := open(t, path, true, "wal_autocheckpoint(0)", "cache_size(10)")
+	exec(t, w, `CREATE TABLE b (id INTEGER PRIMARY KEY, v INTEGER, b BLOB)`)
+	exec(t, w, `INSERT INTO b (id, v, b) VALUES (0, 0, zeroblob(100))`)
+	for i := 1; i <= 5; i++ {
+		tx, err := w.Begin()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, q := range []string{`UPDATE b SET v = ? WHERE id = 0`,
+			`WITH RECURSIVE s(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM s WHERE x < 200) INSERT INTO b (id, v, b) SELECT x + ? * 1000, 0, randomblob(3000) FROM s`,
+			`UPDATE b SET v = v + 100 WHERE id = 0 AND ? > 0`} {
+			if _, err := tx.Exec(q, i); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := tx.Commit(); err != nil {
+			t.Fatal(err)
+		}
+		cp := filepath.Join(dir, fmt.Sprint("copy", i))
+		for _, suffix := range []string{"", "-wal"} {
+			copyFile(t, path+suffix, cp+suffix)
+		}
+		c := open(t, cp, false)
+		var v int
+		if err := c.QueryRow(`SELECT v FROM b WHERE id = 0`).Scan(&v); err != nil || v != i+100 {
+			t.Errorf("copy after commit %d: v = %d (%v), want %d", i, v, err, i+100)
+		}
+		c.Close()
+	}
+}
+
+// With 64 KiB pages every frame is past half a write's room: commits of one
+// to nine pages, each read at once by a connection of the unix VFS.
+func TestLargePages(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "db")
+	// A file in WAL mode keeps its page size: it is set in rollback mode.
+	pre := open(t, path, false)
+	exec(t, pre, `PRAGMA journal_mode = DELETE`)
+	exec(t, pre, `PRAGMA page_size = 65536`)
+	exec(t, pre, `VACUUM`)
+	pre.Close()
+	w := open(t, path, true, "wal_autocheckpoint(0)")
+	exec(t, w, schema)
+	var size int
+	if err := w.QueryRow(`PRAGMA page_size`).Scan(&size); err != nil || size != 65536 {
+		t.Fatalf("page size %d (%v)", size, err)
+	}
+	r := open(t, path, false, "query_only(1)")
+	for i := range 20 {
+		exec(t, w, `INSERT INTO t (k, v, body) VALUES (?, ?, hex(randomblob(?)))`, fmt.Sprint("k", i), i, 15000*i+1)
+		var a, b string
+		if err := w.QueryRow(`SELECT body FROM t WHERE v = ?`, i).Scan(&a); err != nil {
+			t.Fatal(err)
+		}
+		if err := r.QueryRow(`SELECT body FROM t WHERE v = ?`, i).Scan(&b); err != nil || a != b {
+			t.Fatalf("commit %d: reader: %v, same body %v", i, err, a == b)
+		}
+	}
 }
