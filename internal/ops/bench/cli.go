@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -43,6 +44,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&o.DBURL, "database-url", "", "postgres://… to measure the PostgreSQL store (each run uses a new schema, dropped at the end)")
 	fs.StringVar(&o.RedisURL, "redis-url", "", "redis://… to measure the Redis broker and Live buffer")
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the whole run (server and clients) to this file")
+	memprofile := fs.String("memprofile", "", "write the heap profile of this process at the end of the run to this file (its alloc_objects and alloc_space samples are what the run allocated)")
 	inproc := fs.Bool("idle-in-process", false, "measure idle memory in this process instead of a child server")
 	fs.BoolVar(&o.ClientsProcess, "clients-process", false, "run the simulated browsers in a child process, so the CPU row shows the server's alone")
 	nodes := fs.String("nodes", "", "node counts, e.g. 1,3: run the load on that many server child processes (PostgreSQL + Redis only), -sessions browsers per node")
@@ -107,6 +109,17 @@ func Main(args []string, stdout, stderr io.Writer) int {
 			return 1
 		}
 		defer pprof.StopCPUProfile()
+	}
+	if *memprofile != "" {
+		defer func() {
+			f, err := os.Create(*memprofile)
+			if err == nil {
+				err = errors.Join(pprof.Lookup("allocs").WriteTo(f, 0), f.Close())
+			}
+			if err != nil {
+				fmt.Fprintln(stderr, "bench: memory profile:", err)
+			}
+		}()
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"runtime/metrics"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -90,6 +91,13 @@ func ownCPU() time.Duration {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// ownAllocs is what this process allocated on the heap so far: objects and bytes.
+func ownAllocs() (objects, bytes uint64) {
+	m := []metrics.Sample{{Name: "/gc/heap/allocs:objects"}, {Name: "/gc/heap/allocs:bytes"}}
+	metrics.Read(m)
+	return m[0].Value.Uint64(), m[1].Value.Uint64()
 }
 
 // clientsChild runs one point's clients in a child process (ServeCmd + "bench

@@ -112,6 +112,7 @@ func runPoint(ctx context.Context, o Options, srv *running, m *model, prefix str
 	var sq0 sqlitestore.Counts
 	var tb0 store.TableCounts
 	var cpu0 time.Duration
+	var objects0, bytes0 uint64
 	var backends *pgBackends
 	if o.DBURL != "" {
 		u, _ := url.Parse(o.DBURL)
@@ -123,6 +124,7 @@ func runPoint(ctx context.Context, o Options, srv *running, m *model, prefix str
 		}
 		m.dropGaps()
 		start, pg0, sq0, tb0, cpu0 = time.Now(), pgstore.ReadCounts(), sqlitestore.ReadCounts(), store.ReadTableCounts(), ownCPU()
+		objects0, bytes0 = ownAllocs()
 	}
 	var l load
 	if o.ClientsProcess && len(o.ServeCmd) > 0 {
@@ -148,6 +150,7 @@ func runPoint(ctx context.Context, o Options, srv *running, m *model, prefix str
 		l = driveLoad(ctx, clients, prefix, live, warmup, d, window)
 	}
 	elapsed, pg, sq, cpu := time.Since(start), pgstore.ReadCounts().Sub(pg0), sqlitestore.ReadCounts().Sub(sq0), ownCPU()-cpu0
+	objects, bytes := ownAllocs()
 	tables := store.ReadTableCounts().Sub(tb0)
 	gaps := m.take()
 	pgCPU := -1.0
@@ -161,5 +164,6 @@ func runPoint(ctx context.Context, o Options, srv *running, m *model, prefix str
 	return Point{PGCPU: pgCPU, PGRowsRead: rowsRead, PGWAL: wal, Sessions: n, RoundTrips: len(gaps), Turns: l.Turns, Failed: l.Failed, ClientErrors: l.ClientErrors,
 		PerSec: float64(len(gaps)) / elapsed.Seconds(), RTT: pcts(gaps), Live: pcts(l.Live), PG: pg, SQLite: sq, Tables: tables,
 		ServerCPU: cpu.Seconds() / elapsed.Seconds(), ClientsCPU: l.CPU.Seconds() / elapsed.Seconds(),
+		ServerAllocs: int64(objects - objects0), ServerAllocBytes: int64(bytes - bytes0),
 		ClientsApart: o.ClientsProcess && len(o.ServeCmd) > 0}, nil
 }

@@ -52,7 +52,10 @@ type Point struct {
 	// server's, with the clients' when they share the process. ClientsCPU is
 	// the clients' process's when ClientsApart.
 	ServerCPU, ClientsCPU float64
-	ClientsApart          bool
+	// ServerAllocs and ServerAllocBytes are the heap objects and bytes this
+	// process allocated in the window (with the clients' when they share it).
+	ServerAllocs, ServerAllocBytes int64
+	ClientsApart                   bool
 	// PGCPU is the CPU the PostgreSQL server processes of this run's
 	// connections used in the window, in cores; negative when not measured
 	// (embedded, or a server on another machine).
@@ -182,6 +185,14 @@ func (r *Result) Table() string {
 		} else {
 			row("2", fmt.Sprintf("CPU in the window in cores, %d sessions: server and clients (one process)", p.Sessions),
 				fmt.Sprintf("%.2f%s%s", p.ServerCPU, per(p.ServerCPU), pg), "")
+		}
+		if n := float64(p.RoundTrips); n > 0 {
+			who := "server"
+			if !p.ClientsApart {
+				who = "server and clients"
+			}
+			row("2", fmt.Sprintf("Heap allocations per round trip, %d sessions (%s): objects / bytes", p.Sessions, who),
+				fmt.Sprintf("%.0f / %s", float64(p.ServerAllocs)/n, size(float64(p.ServerAllocBytes)/n)), "")
 		}
 	}
 	best, at := r.BestPerSec()
