@@ -32,7 +32,7 @@ func PlanCompaction(tr Transcript, upTo int64, keepTokens int64, resultLimit int
 	sizes := make([]int64, len(v.tail))
 	var total int64
 	for i := range v.tail {
-		units[i] = v.render(nil, &v.tail[i], resultLimit)
+		units[i] = v.render(nil, v.tail[i], resultLimit)
 		sizes[i] = EstimateTokens(units[i])
 		total += sizes[i]
 	}
@@ -120,7 +120,7 @@ func ContextTokens(tr Transcript, upTo int64, req *llm.Request) int64 {
 	est := RequestTokens(req)
 	v := newView(tr, upTo)
 	for i := len(v.tail) - 1; i >= 0; i-- {
-		m := &v.tail[i]
+		m := v.tail[i]
 		if v.summary != nil && m.Seq < v.summary.Seq {
 			break
 		}

@@ -30,7 +30,7 @@ func BuildMessages(tr Transcript, upTo int64, resultLimit int) []llm.Message {
 		out = append(out, SummaryBlock(v.summary.Text))
 	}
 	for i := range v.tail {
-		out = v.render(out, &v.tail[i], resultLimit)
+		out = v.render(out, v.tail[i], resultLimit)
 	}
 	return out
 }
@@ -39,7 +39,7 @@ func BuildMessages(tr Transcript, upTo int64, resultLimit int) []llm.Message {
 // messages after the ones it covers, in reading order.
 type view struct {
 	summary *protocol.Message
-	tail    []protocol.Message
+	tail    []*protocol.Message // into the transcript's messages, read only
 	byCall  map[string]*protocol.RTC
 }
 
@@ -58,12 +58,13 @@ func newView(tr Transcript, upTo int64) view {
 		r := &tr.RTCs[i]
 		v.byCall[r.MessageID+"\x00"+r.ToolCallID] = r
 	}
-	msgs := make([]protocol.Message, 0, len(tr.Messages))
-	for i, m := range tr.Messages {
+	msgs := make([]*protocol.Message, 0, len(tr.Messages))
+	for i := range tr.Messages {
+		m := &tr.Messages[i]
 		if s, ok := turnSeq[m.TurnID]; ok && s <= upTo {
 			msgs = append(msgs, m)
 			if m.Role == protocol.RoleSummary && m.Status == protocol.MessageComplete && (v.summary == nil || m.Seq > v.summary.Seq) {
-				v.summary = &tr.Messages[i]
+				v.summary = m
 			}
 		}
 	}
