@@ -485,6 +485,10 @@ type Update struct {
 	Epoch   string   `json:"epoch"`
 	Changes []Change `json:"changes"`
 	UserID  string   `json:"-"`
+	// Payload is the update as its store wrote it, in the process that
+	// committed it (nil elsewhere): what is published, not encoded again.
+	// It is neither sent nor stored.
+	Payload []byte `json:"-"`
 }
 
 // Change is one entity of an update: its whole state after the commit.

@@ -286,10 +286,13 @@ func (n *Node) onConnect(c *centrifuge.Client) {
 	})
 }
 
-// mustPayload encodes an update as stored: its changes' data are encoding/json's
-// own output (this process's commits, or the payloads the store keeps), so they
-// are not compacted again.
+// mustPayload is an update as stored: the payload this process's commit wrote,
+// or an encoding whose changes' data are encoding/json's own output (the
+// payloads the store keeps), so they are not compacted again.
 func mustPayload(u protocol.Update) []byte {
+	if u.Payload != nil {
+		return u.Payload
+	}
 	b, _ := store.EncodeUpdate(u)
 	return b
 }

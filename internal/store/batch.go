@@ -125,12 +125,13 @@ func (b *Batch) Seal(userID string, write func(u protocol.Update, payload []byte
 		return nil
 	}
 	delete(b.open, userID)
-	u := b.Updates[o.i]
-	payload, err := EncodeUpdate(u)
+	u := &b.Updates[o.i]
+	payload, err := EncodeUpdate(*u)
 	if err != nil {
 		return err
 	}
-	return write(u, payload)
+	u.Payload = payload
+	return write(*u, payload)
 }
 
 // SealAll seals every open update, in the order they were opened (at commit).

@@ -227,6 +227,15 @@ func testOneUpdatePerCommit(t *testing.T, s store.Store, _ *Clock) {
 	if err := json.Unmarshal(list[0].Changes[0].Data, &got); err != nil || got.Title != "second" {
 		t.Fatalf("the session travels as it is at commit: %q %v", got.Title, err)
 	}
+	// The committed update carries the payload it was stored as, which is
+	// what is published: the stored update, encoded.
+	stored, err := store.EncodeUpdate(list[0])
+	h.mu.Lock()
+	committed := h.commits[len(h.commits)-1].Updates[0].Payload
+	h.mu.Unlock()
+	if err != nil || string(committed) != string(stored) {
+		t.Fatalf("committed payload %s, stored %s (%v)", committed, stored, err)
+	}
 }
 
 // A write transaction reads a session or a turn it holds (under its user's
