@@ -52,7 +52,8 @@ func ValidateHostTools(hts []protocol.HostTool, lim protocol.Limits) error {
 }
 
 // Set is the tools offered in one turn: the built-ins, the tools of the
-// server's MCP servers and the host's tools.
+// server's MCP servers and the host's tools. A Set is never changed once
+// built, so turns share one.
 type Set struct {
 	byName map[string]Tool
 	specs  []llm.ToolSpec
@@ -68,11 +69,17 @@ func NewSet(host []protocol.HostTool, server ...Tool) *Set {
 // ForTurn builds the tool set of turn t: the built-in browser tools unless the
 // turn offers only host tools, the server tools, and the turn's host tools.
 func ForTurn(t *protocol.Turn, server ...Tool) *Set {
-	if t.HostToolsOnly {
+	switch {
+	case t.HostToolsOnly:
 		return newSet(nil, t.Tools, server)
+	case len(t.Tools) == 0 && len(server) == 0:
+		return builtinSet
 	}
 	return newSet(Builtins, t.Tools, server)
 }
+
+// builtinSet is the set of a turn without host or server tools.
+var builtinSet = newSet(Builtins, nil, nil)
 
 func newSet(builtins []Tool, host []protocol.HostTool, server []Tool) *Set {
 	s := &Set{byName: make(map[string]Tool, len(builtins)+len(host)+len(server))}

@@ -251,6 +251,14 @@ func TestForTurnLeavesOutBuiltins(t *testing.T) {
 	if len(got) != len(Builtins)+2 || got[0] != Builtins[0].Spec.Name || got[len(got)-1] != "add" {
 		t.Fatalf("default: %v", got)
 	}
+	// A turn with neither host nor server tools gets the built-ins alone.
+	got = names(ForTurn(&protocol.Turn{}))
+	if len(got) != len(Builtins) || got[0] != Builtins[0].Spec.Name || got[len(got)-1] != Builtins[len(Builtins)-1].Spec.Name {
+		t.Fatalf("built-ins only: %v", got)
+	}
+	if _, ok := ForTurn(&protocol.Turn{}).Lookup("add"); ok {
+		t.Fatal("a host tool of another turn is offered")
+	}
 }
 
 // A path a person may misread is never covered by "Allow for this chat": too
