@@ -485,9 +485,9 @@ type Update struct {
 	Epoch   string   `json:"epoch"`
 	Changes []Change `json:"changes"`
 	UserID  string   `json:"-"`
-	// Payload is the update as its store wrote it, in the process that
-	// committed it (nil elsewhere): what is published, not encoded again.
-	// It is neither sent nor stored.
+	// Payload is the update as its store wrote it, set only on the updates
+	// a commit hook receives (nil on updates read back or decoded): what is
+	// published, not encoded again. It is neither sent nor stored.
 	Payload []byte `json:"-"`
 }
 

@@ -1,13 +1,16 @@
 package realtime
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"strings"
 	"sync/atomic"
+	"testing"
 	"time"
 
 	"github.com/centrifugal/centrifuge"
@@ -291,6 +294,11 @@ func (n *Node) onConnect(c *centrifuge.Client) {
 // payloads the store keeps), so they are not compacted again.
 func mustPayload(u protocol.Update) []byte {
 	if u.Payload != nil {
+		if testing.Testing() {
+			if b, _ := store.EncodeUpdate(u); !bytes.Equal(b, u.Payload) {
+				panic(fmt.Sprintf("realtime: update %s/%d changed after its commit: stored %s, now %s", u.UserID, u.Offset, u.Payload, b))
+			}
+		}
 		return u.Payload
 	}
 	b, _ := store.EncodeUpdate(u)

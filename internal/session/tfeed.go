@@ -50,6 +50,7 @@ func (f *commitFeed) add(ups []protocol.Update) {
 		}
 		list = append(list, protocol.Update{})
 		copy(list[i+1:], list[i:])
+		u.Payload = nil // what was published; the feed reads the changes
 		list[i] = u
 		f.bytes += updateBytes(u)
 		if len(list) > feedPerUser {

@@ -75,6 +75,14 @@ func TestCommitFeedBounds(t *testing.T) {
 	if f.bytes != 0 || len(f.byUser) != 0 {
 		t.Fatalf("past its byte bound the feed holds %d bytes of %d users", f.bytes, len(f.byUser))
 	}
+	// A committed update's published payload is not kept: the bound counts
+	// its changes, and the feed reads nothing else.
+	published := feedUpdate("w", "e", 1)
+	published.Payload = make([]byte, feedBytes/2)
+	f.add([]protocol.Update{published})
+	if got, ok := f.span("w", "e", 0, 1); !ok || len(got) != 1 || got[0].Payload != nil {
+		t.Fatalf("the feed keeps a payload: %v %v", ok, got)
+	}
 }
 
 // The feed names the update that created a session (from the change's value,

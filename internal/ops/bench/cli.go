@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime"
 	"runtime/pprof"
 	"strconv"
 	"strings"
@@ -112,6 +113,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	}
 	if *memprofile != "" {
 		defer func() {
+			runtime.GC() // the profile is as of the last collection
 			f, err := os.Create(*memprofile)
 			if err == nil {
 				err = errors.Join(pprof.Lookup("allocs").WriteTo(f, 0), f.Close())
