@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"embed"
+	"errors"
 	"fmt"
 	"net/url"
 	"os"
@@ -91,11 +92,15 @@ func Open(ctx context.Context, path string, opt Options) (*Store, error) {
 	}
 	// The writer never checkpoints (see checkpoint.go); the WAL file is cut back
 	// to WALSize when it starts over. Its WAL writes are gathered, a commit's
-	// frames in one write (walvfs).
-	if err := walvfs.Register(); err != nil {
+	// frames in one write (walvfs), where SQLite has the unix VFS.
+	vfs := "&vfs=" + walvfs.Name
+	switch err := walvfs.Register(); {
+	case errors.Is(err, walvfs.ErrNoUnixVFS):
+		vfs = ""
+	case err != nil:
 		return nil, err
 	}
-	w, err := sql.Open("sqlite", dsn("wal_autocheckpoint(0)", fmt.Sprintf("journal_size_limit(%d)", opt.WALSize))+"&vfs="+walvfs.Name)
+	w, err := sql.Open("sqlite", dsn("wal_autocheckpoint(0)", fmt.Sprintf("journal_size_limit(%d)", opt.WALSize))+vfs)
 	if err != nil {
 		return nil, fmt.Errorf("open sqlite %s: %w", path, err)
 	}

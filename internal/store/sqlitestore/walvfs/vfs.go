@@ -33,6 +33,10 @@ var (
 	written atomic.Int64
 )
 
+// ErrNoUnixVFS is Register's error where SQLite has no unix VFS to build on
+// (Windows): a database is then opened with SQLite's own VFS.
+var ErrNoUnixVFS = errors.New("walvfs: SQLite has no unix VFS")
+
 // Register registers the VFS with SQLite, once per process; later calls
 // return the first one's result.
 func Register() error {
@@ -53,7 +57,7 @@ func register() error {
 	}
 	defer libc.Xfree(tls, unix)
 	if unixVFS = sqlite3.Xsqlite3_vfs_find(tls, unix); unixVFS == 0 {
-		return errors.New("walvfs: SQLite has no unix VFS")
+		return ErrNoUnixVFS
 	}
 	name, err := libc.CString(Name)
 	if err != nil {
