@@ -13,9 +13,10 @@
 // its statements prepared. The WAL is copied into the database file by a
 // checkpoint on its own connection (checkpoint.go), never inside a commit, and it
 // starts over once it passes half of Options.WALSize, also under writes that
-// never pause: its file stays bounded. The writer's connection opens the file
-// through walvfs, which writes a commit's WAL frames in one system call; the
-// readers and the checkpoint use SQLite's own unix VFS.
+// never pause: its file stays bounded. Where SQLite has its unix VFS, the
+// writer's connection opens the file through walvfs, which writes a commit's
+// WAL frames in one system call; the readers and the checkpoint use the unix
+// VFS itself.
 // The store is its database's only writer (one process): the writer knows the
 // stream positions (streams.go) and the sessions, turns and RTCs (rows.go) it
 // committed, so a write transaction reads those without a statement, and it
