@@ -24,10 +24,12 @@ type Batch struct {
 	sent    sentJSON // the entity whose row was just written, as it is sent (Sent)
 }
 
-// sentJSON is an entity (a pointer) and the JSON it is sent as.
+// sentJSON is an entity (a pointer), the JSON it is sent as and, when the
+// store keeps one, its decoded copy (Decoded).
 type sentJSON struct {
-	v   any
-	raw []byte
+	v     any
+	raw   []byte
+	value protocol.Keyed
 }
 
 // Sent notes raw, the JSON the entity v is sent as, encoded with the row just
@@ -40,25 +42,37 @@ type sentJSON struct {
 func (b *Batch) Sent(v protocol.Keyed, raw []byte) {
 	b.sent = sentJSON{}
 	if t := reflect.TypeOf(v); raw != nil && t != nil && t.Kind() == reflect.Pointer {
-		b.sent = sentJSON{v, raw}
+		b.sent = sentJSON{v: v, raw: raw}
 	}
 }
 
-// encoded is data's JSON: the note of Sent when it is data's, or its encoding.
-func (b *Batch) encoded(data any) ([]byte, error) {
+// Decoded adds value to the note of Sent when it is v's: a copy of v as its
+// stored JSON decodes, which the store keeps as its row's and no one changes.
+// The change of v added next carries it as its Value instead of a copy of its
+// own; in tests Add checks it against that copy.
+func (b *Batch) Decoded(v, value protocol.Keyed) {
+	if b.sent.v != nil && b.sent.v == any(v) {
+		b.sent.value = value
+	}
+}
+
+// encoded is data's JSON: the note of Sent when it is data's, or its
+// encoding; and the decoded copy noted with it, if any.
+func (b *Batch) encoded(data any) ([]byte, protocol.Keyed, error) {
 	n := b.sent
 	b.sent = sentJSON{}
 	// n.v is a pointer (Sent): comparing it with data compares pointers, or
 	// types, and cannot panic.
 	if n.v == nil || n.v != data {
-		return encode(data)
+		raw, err := encode(data)
+		return raw, nil, err
 	}
 	if testing.Testing() {
 		if want, err := encode(data); err != nil || !bytes.Equal(want, n.raw) {
-			return nil, fmt.Errorf("store: %T changed after its row was written: sent as %s, now %s (%v)", data, n.raw, want, err)
+			return nil, nil, fmt.Errorf("store: %T changed after its row was written: sent as %s, now %s (%v)", data, n.raw, want, err)
 		}
 	}
-	return n.raw, nil
+	return n.raw, n.value, nil
 }
 
 type openUpdate struct {
@@ -80,7 +94,7 @@ func (b *Batch) Open(userID string) (protocol.Update, bool) {
 // with epoch. It reports whether it opened one (the caller raises the
 // stream's top to next) and returns the update as it stands.
 func (b *Batch) Add(userID, epoch string, next int64, typ string, data any) (protocol.Update, bool, error) {
-	raw, err := b.encoded(data)
+	raw, value, err := b.encoded(data)
 	if err != nil {
 		return protocol.Update{}, false, fmt.Errorf("marshal %s: %w", typ, err)
 	}
@@ -99,7 +113,13 @@ func (b *Batch) Add(userID, epoch string, next int64, typ string, data any) (pro
 		u.Changes = append(u.Changes, protocol.Change{Type: typ, Data: raw})
 		return *u, opened, nil
 	}
-	value := CloneAsDecoded(k)
+	if value == nil {
+		value = CloneAsDecoded(k)
+	} else if testing.Testing() {
+		if want := CloneAsDecoded(k); !reflect.DeepEqual(value, want) {
+			return protocol.Update{}, false, fmt.Errorf("store: %T is kept decoded as %+v, a copy of it is %+v", data, value, want)
+		}
+	}
 	key := k.TopicKey()
 	if j, seen := o.keys[key]; seen {
 		c := &u.Changes[j]

@@ -107,3 +107,68 @@ func TestChangeTakesTheJSONItsRowNoted(t *testing.T) {
 		t.Fatal("an entity changed after its note was sent as noted")
 	}
 }
+
+// The decoded copy a row write keeps (Decoded, after Sent) is the Value of
+// that entity's next change, shared instead of copied again; it goes with
+// its note, so another entity's change or a change after another note makes
+// a copy of its own; a kept copy that is not the entity's is an error in
+// tests.
+func TestChangeCarriesTheCopyItsRowKept(t *testing.T) {
+	var b Batch
+	r := &protocol.RTC{ID: "r1", UserID: "u", Status: protocol.RTCPending, Audit: &protocol.AuditState{WorkMode: "edit"}}
+	sent, _, err := r.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept := DecodedRTC(r)
+	b.Sent(r, sent)
+	b.Decoded(r, kept)
+	u, _, err := b.Add("u", "e", 1, protocol.UpdRTCUpdated, r)
+	if err != nil || u.Changes[0].Value != protocol.Keyed(kept) {
+		t.Fatalf("the change did not carry the kept copy: %+v (%v)", u.Changes[0].Value, err)
+	}
+
+	other := &protocol.Turn{ID: "t1", UserID: "u"}
+	b.Sent(r, sent)
+	b.Decoded(other, DecodedTurn(other)) // not the noted entity's: ignored
+	b.Decoded(r, kept)
+	if u, _, err = b.Add("u", "e", 1, protocol.UpdTurnUpdated, other); err != nil || u.Changes[1].Value == protocol.Keyed(kept) {
+		t.Fatalf("another entity's change carried the kept copy (%v)", err)
+	}
+	b.Decoded(r, kept) // no note of r left: ignored
+	if u, _, err = b.Add("u", "e", 1, protocol.UpdRTCUpdated, r); err != nil || u.Changes[0].Value == protocol.Keyed(kept) {
+		t.Fatalf("a change carried a copy kept without its note (%v)", err)
+	}
+
+	stale := DecodedRTC(r)
+	stale.Status = protocol.RTCExecuting
+	b.Sent(r, sent)
+	b.Decoded(r, stale)
+	if _, _, err = b.Add("u", "e", 1, protocol.UpdRTCUpdated, r); err == nil {
+		t.Fatal("a kept copy that is not the entity's was carried")
+	}
+}
+
+// An RTC kept decoded holds its audit state, and a turn its checkpoint, as
+// their stored JSON decodes, though neither is sent.
+func TestDecodedHoldsWhatIsStoredNotSent(t *testing.T) {
+	at := time.Date(2026, 12, 7, 10, 0, 0, 0, time.UTC)
+	r := &protocol.RTC{ID: "r1", UserID: "u", Arguments: json.RawMessage(`{ "p": 1 }`), Audit: &protocol.AuditState{WorkMode: "edit", EndedAt: &at}}
+	tr := &protocol.Turn{ID: "t1", UserID: "u", Checkpoint: &protocol.TurnCheckpoint{ExpiresAt: at}}
+	for _, c := range []struct {
+		v, kept any
+		encode  func() ([]byte, []byte, error)
+	}{{r, DecodedRTC(r), r.Encode}, {tr, DecodedTurn(tr), tr.Encode}} {
+		_, stored, err := c.encode()
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := reflect.New(reflect.TypeOf(c.v).Elem())
+		if err := json.Unmarshal(stored, want.Interface()); err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(want.Interface(), c.kept) {
+			t.Errorf("%T kept decoded as %+v, its stored JSON decodes as %+v", c.v, c.kept, want.Interface())
+		}
+	}
+}

@@ -10,20 +10,13 @@ import (
 )
 
 // DecodedRTC is r as its stored JSON decodes: the entity's fields and its
-// audit state.
-func DecodedRTC(r *protocol.RTC) *protocol.RTC {
-	v := CloneAsDecoded(r)
-	v.Audit = CloneAsDecoded(r.Audit)
-	return v
-}
+// audit state (a field the entity does not send, copied as decoded all the
+// same).
+func DecodedRTC(r *protocol.RTC) *protocol.RTC { return CloneAsDecoded(r) }
 
 // DecodedTurn is t as its stored JSON decodes: the entity's fields and its
-// checkpoint.
-func DecodedTurn(t *protocol.Turn) *protocol.Turn {
-	v := CloneAsDecoded(t)
-	v.Checkpoint = CloneAsDecoded(t.Checkpoint)
-	return v
-}
+// checkpoint (copied as the audit state is).
+func DecodedTurn(t *protocol.Turn) *protocol.Turn { return CloneAsDecoded(t) }
 
 // DecodedSession is s as its stored JSON decodes.
 func DecodedSession(s *protocol.Session) *protocol.Session { return CloneAsDecoded(s) }

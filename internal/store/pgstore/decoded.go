@@ -8,6 +8,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/rtcagent/rtcagent/internal/protocol"
 	"github.com/rtcagent/rtcagent/internal/store"
 )
 
@@ -101,8 +102,9 @@ func getRow[T any](t *tx, kind, id, query string, args ...any) (*T, error) {
 }
 
 // wrote keeps what data decodes to, decoded(), for the row kind/id this
-// transaction wrote as data. In tests it fails when that value is not what
-// a decode gives.
+// transaction wrote as data from v, and the change of v added next carries
+// it (store.Batch.Decoded: after v's Sent). In tests it fails when that value
+// is not what a decode gives.
 func wrote[T any](t *tx, kind, id string, data []byte, decoded func(*T) *T, v *T) error {
 	if !keeps(data) {
 		return nil
@@ -112,5 +114,8 @@ func wrote[T any](t *tx, kind, id string, data []byte, decoded func(*T) *T, v *T
 		return err
 	}
 	t.decoded.put(kind+"/"+id, data, kept)
+	if e, ok := any(v).(protocol.Keyed); ok {
+		t.Batch.Decoded(e, any(kept).(protocol.Keyed))
+	}
 	return nil
 }

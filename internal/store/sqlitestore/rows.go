@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/rtcagent/rtcagent/internal/protocol"
 	"github.com/rtcagent/rtcagent/internal/store"
 )
 
@@ -126,13 +127,15 @@ func getRow[T any](t *tx, kind, id, query string) (*T, error) {
 
 // wrote notes the row kind/id this transaction wrote as data (store.RowCache),
 // and v as what data decodes to (a copy the caller no longer changes): the
-// next read of it, here or in a later write, decodes nothing.
-func (t *tx) wrote(kind, id string, data []byte, v any) {
+// next read of it, here or in a later write, decodes nothing, and the change
+// of e, the entity written, carries v (store.Batch.Decoded: after its Sent).
+func (t *tx) wrote(kind, id string, data []byte, e, v protocol.Keyed) {
 	t.Rows.Put(kind, id, data)
 	if t.decoded == nil {
 		t.decoded = map[string]store.DecodedRow{}
 	}
 	t.decoded[kind+"/"+id] = store.DecodedRow{Data: data, Value: v}
+	t.Batch.Decoded(e, v)
 }
 
 // checkKnown, in tests, reads again what the writer knows of what (known)

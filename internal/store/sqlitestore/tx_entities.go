@@ -33,8 +33,8 @@ func (t *tx) TurnUpdate(tr *protocol.Turn, expectStatus string) error {
 	sent, data, _ := tr.Encode()
 	res, err := t.exec(`UPDATE turns SET status = ?, data = ? WHERE id = ? AND status = ?`, tr.Status, data, tr.ID, expectStatus)
 	if err = t.casResult(res, err, "turns", tr.ID); err == nil {
-		t.wrote("turn", tr.ID, data, store.DecodedTurn(tr))
 		t.Batch.Sent(tr, sent)
+		t.wrote("turn", tr.ID, data, tr, store.DecodedTurn(tr))
 	}
 	return err
 }

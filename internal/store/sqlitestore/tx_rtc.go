@@ -40,9 +40,9 @@ func (t *tx) RTCUpdate(r *protocol.RTC, expectStatus string) error {
 	res, err := t.updateRTC(r, expectStatus, args)
 	if err = t.casResult(res, err, "rtcs", r.ID); err == nil {
 		t.Audits = store.WithAudit(t.Audits, r)
-		t.wrote("rtc", r.ID, data, store.DecodedRTC(r))
-		t.openChanged(r)
 		t.Batch.Sent(r, sent)
+		t.wrote("rtc", r.ID, data, r, store.DecodedRTC(r))
+		t.openChanged(r)
 	}
 	return err
 }
