@@ -29,26 +29,26 @@ type DecodedRow struct {
 	Value any
 }
 
-// CopyDecoded is a copy of the value r keeps, when it keeps a *T. In tests
-// the copy is checked against a decode of r.Data; what names the row.
-func CopyDecoded[T any](what string, r DecodedRow) (v *T, ok bool, err error) {
+// CopyDecoded is a copy of the value r, the row kind/id, keeps, when it
+// keeps a *T. In tests the copy is checked against a decode of r.Data.
+func CopyDecoded[T any](kind, id string, r DecodedRow) (v *T, ok bool, err error) {
 	p, ok := r.Value.(*T)
 	if !ok {
 		return nil, false, nil
 	}
 	v = Clone(p)
-	return v, true, CheckDecoded(what, r.Data, v)
+	return v, true, CheckDecoded(kind, id, r.Data, v)
 }
 
 // CheckDecoded, in tests, decodes data and fails when v, what a store keeps
-// as its decoded value, differs.
-func CheckDecoded[T any](what string, data []byte, v *T) error {
+// as the decoded value of the row kind/id, differs.
+func CheckDecoded[T any](kind, id string, data []byte, v *T) error {
 	if !testing.Testing() {
 		return nil
 	}
 	var want T
 	if err := json.Unmarshal(data, &want); err != nil || !reflect.DeepEqual(&want, v) {
-		return fmt.Errorf("store: %s is kept decoded as %+v, its data decodes as %+v (%v)", what, v, &want, err)
+		return fmt.Errorf("store: %s %s is kept decoded as %+v, its data decodes as %+v (%v)", kind, id, v, &want, err)
 	}
 	return nil
 }

@@ -6,21 +6,24 @@ package store
 // transaction changes them before the commit, and reading one again costs no
 // statement. A store puts a row only when it is sure of that (a read under
 // the lock, or a write that took effect).
-type RowCache struct{ rows map[string][]byte }
+type RowCache struct{ rows map[RowKey][]byte }
 
-// Get returns the cached row of kind ("session", "turn") and id.
+// RowKey names a row: its kind ("session", "turn", "rtc") and id.
+type RowKey struct{ Kind, ID string }
+
+// Get returns the cached row of kind and id.
 func (c *RowCache) Get(kind, id string) ([]byte, bool) {
-	data, ok := c.rows[kind+"/"+id]
+	data, ok := c.rows[RowKey{kind, id}]
 	return data, ok
 }
 
 // Put caches the row's data (JSON, as stored).
 func (c *RowCache) Put(kind, id string, data []byte) {
 	if c.rows == nil {
-		c.rows = map[string][]byte{}
+		c.rows = map[RowKey][]byte{}
 	}
-	c.rows[kind+"/"+id] = data
+	c.rows[RowKey{kind, id}] = data
 }
 
-// All returns the cached rows by "kind/id" (not a copy: for reading only).
-func (c *RowCache) All() map[string][]byte { return c.rows }
+// All returns the cached rows (not a copy: for reading only).
+func (c *RowCache) All() map[RowKey][]byte { return c.rows }

@@ -73,7 +73,7 @@ func (d *decodedRows) put(key string, data []byte, v any) {
 func decodeRow[T any](d *decodedRows, kind, id string, data []byte) (*T, error) {
 	key := kind + "/" + id
 	if r, ok := d.get(key, data); ok {
-		if v, ok, err := store.CopyDecoded[T](kind+" "+id, r); ok {
+		if v, ok, err := store.CopyDecoded[T](kind, id, r); ok {
 			return v, err
 		}
 	}
@@ -110,7 +110,7 @@ func wrote[T any](t *tx, kind, id string, data []byte, decoded func(*T) *T, v *T
 		return nil
 	}
 	kept := decoded(v)
-	if err := store.CheckDecoded(kind+" "+id+" as written", data, kept); err != nil {
+	if err := store.CheckDecoded(kind, id, data, kept); err != nil {
 		return err
 	}
 	t.decoded.put(kind+"/"+id, data, kept)

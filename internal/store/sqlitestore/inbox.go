@@ -25,7 +25,7 @@ func (t *tx) items(sessionID string) ([]store.InboxItem, error) {
 	}
 	if items, ok := t.knownInbox[sessionID]; ok {
 		read := func(q querier) ([]store.InboxItem, error) { return t.readItems(q, sessionID) }
-		if err := checkKnown(t, "the inbox of "+sessionID, items, read, slices.Equal); err != nil {
+		if err := checkKnown(t, "the inbox of", sessionID, items, read, slices.Equal); err != nil {
 			return nil, err
 		}
 		t.noteItems(sessionID, items)

@@ -42,7 +42,7 @@ func (t *tx) maxSeq(table, sessionID string) (int64, error) {
 	}
 	n, ok := t.knownSeqs[key]
 	if ok {
-		if err := checkKnown(t, "the highest seq of "+key, n, read, func(a, b int64) bool { return a == b }); err != nil {
+		if err := checkKnown(t, "the highest seq of", key, n, read, func(a, b int64) bool { return a == b }); err != nil {
 			return 0, err
 		}
 	} else {
@@ -105,7 +105,7 @@ func (t *tx) RTCListOpenByTurn(turnID string) ([]protocol.RTC, error) {
 		ids, ok = t.knownOpen[turnID]
 		if ok {
 			read := func(q querier) ([]openRTC, error) { return t.readOpen(q, turnID) }
-			if err := checkKnown(t, "the open calls of "+turnID, ids, read, slices.Equal); err != nil {
+			if err := checkKnown(t, "the open calls of", turnID, ids, read, slices.Equal); err != nil {
 				return nil, err
 			}
 		}

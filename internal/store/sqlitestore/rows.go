@@ -1,6 +1,7 @@
 package sqlitestore
 
 import (
+	"bytes"
 	"database/sql"
 	"encoding/json"
 	"errors"
@@ -29,8 +30,8 @@ const (
 // write that rolls back leaves it as it was, and a commit that fails clears it.
 // In tests every row taken from it is checked against the database.
 type knownRows struct {
-	m     map[string]*store.DecodedRow // decoded once read
-	bytes int                          // of the rows' data
+	m     map[store.RowKey]*store.DecodedRow // decoded once read
+	bytes int                                // of the rows' data
 }
 
 // commit keeps the rows a write read or wrote, once it took effect.
@@ -40,7 +41,7 @@ func (k *knownRows) commit(t *tx) {
 		k.clear()
 	}
 	if k.m == nil {
-		k.m = map[string]*store.DecodedRow{}
+		k.m = map[store.RowKey]*store.DecodedRow{}
 	}
 	for key, data := range rows {
 		kr := k.m[key]
@@ -80,16 +81,16 @@ func getRow[T any](t *tx, kind, id, query string) (*T, error) {
 		var v T
 		return &v, t.getJSON(&v, query, id)
 	}
-	key := kind + "/" + id
+	key := store.RowKey{Kind: kind, ID: id}
 	data, ok := t.Rows.Get(kind, id)
 	kr := t.rows.m[key]
 	if !ok && kr != nil {
-		read := func(q querier) (string, error) {
+		read := func(q querier) ([]byte, error) {
 			var stored []byte
 			err := q.QueryRowContext(t.Ctx, query, id).Scan(&stored)
-			return string(stored), err
+			return stored, err
 		}
-		if err := checkKnown(t, kind+" "+id, string(kr.Data), read, func(a, b string) bool { return a == b }); err != nil {
+		if err := checkKnown(t, kind, id, kr.Data, read, bytes.Equal); err != nil {
 			return nil, err
 		}
 		data, ok = kr.Data, true
@@ -106,12 +107,12 @@ func getRow[T any](t *tx, kind, id, query string) (*T, error) {
 		t.Rows.Put(kind, id, data)
 	}
 	if kr != nil && sameBytes(kr.Data, data) {
-		if v, ok, err := store.CopyDecoded[T](kind+" "+id, *kr); ok {
+		if v, ok, err := store.CopyDecoded[T](kind, id, *kr); ok {
 			return v, err
 		}
 	}
 	if w, ok := t.decoded[key]; ok && sameBytes(w.Data, data) {
-		if v, ok, err := store.CopyDecoded[T](kind+" "+id, w); ok {
+		if v, ok, err := store.CopyDecoded[T](kind, id, w); ok {
 			return v, err
 		}
 	}
@@ -132,21 +133,22 @@ func getRow[T any](t *tx, kind, id, query string) (*T, error) {
 func (t *tx) wrote(kind, id string, data []byte, e, v protocol.Keyed) {
 	t.Rows.Put(kind, id, data)
 	if t.decoded == nil {
-		t.decoded = map[string]store.DecodedRow{}
+		t.decoded = map[store.RowKey]store.DecodedRow{}
 	}
-	t.decoded[kind+"/"+id] = store.DecodedRow{Data: data, Value: v}
+	t.decoded[store.RowKey{Kind: kind, ID: id}] = store.DecodedRow{Data: data, Value: v}
 	t.Batch.Decoded(e, v)
 }
 
-// checkKnown, in tests, reads again what the writer knows of what (known)
-// and fails when the database holds another: a write that did not note it.
-func checkKnown[V any](t *tx, what string, known V, read func(querier) (V, error), equal func(a, b V) bool) error {
+// checkKnown, in tests, reads again what the writer knows of what of id
+// (known) and fails when the database holds another: a write that did not
+// note it.
+func checkKnown[V any](t *tx, what, id string, known V, read func(querier) (V, error), equal func(a, b V) bool) error {
 	if !testing.Testing() {
 		return nil
 	}
 	stored, err := read(uncounted(t.q))
 	if err != nil || !equal(stored, known) {
-		return fmt.Errorf("sqlitestore: the writer knows %s as %+v, the database holds %+v (%v)", what, known, stored, err)
+		return fmt.Errorf("sqlitestore: the writer knows %s %s as %+v, the database holds %+v (%v)", what, id, known, stored, err)
 	}
 	return nil
 }

@@ -47,19 +47,19 @@ type tx struct {
 	// tracking them (a prune), so they are read again after it.
 	known          knownStreams
 	streamsUnknown bool
-	inboxID        *int64                       // the store's newest inbox item id (write transactions)
-	rows           *knownRows                   // the writer's known rows (write transactions)
-	leaseTab       *leaseTable                  // the store's leases
-	leases         map[string]leaseRow          // leases read or written here
-	resumeTab      *resumeTable                 // the store's resume items
-	resumes        map[string][]store.InboxItem // sessions' resume items changed here
-	knownInbox     knownInbox                   // the writer's known inbox items (write transactions)
-	inbox          map[string][]store.InboxItem // sessions' items read or written here
-	decoded        map[string]store.DecodedRow  // rows written here, decoded (wrote)
-	knownSeqs      knownSeqs                    // the writer's known highest seqs (write transactions)
-	seqs           map[string]int64             // highest seqs read or raised here
-	knownOpen      knownOpen                    // the writer's known open calls of turns (write transactions)
-	open           map[string][]openRTC         // turns' open calls read or changed here
+	inboxID        *int64                            // the store's newest inbox item id (write transactions)
+	rows           *knownRows                        // the writer's known rows (write transactions)
+	leaseTab       *leaseTable                       // the store's leases
+	leases         map[string]leaseRow               // leases read or written here
+	resumeTab      *resumeTable                      // the store's resume items
+	resumes        map[string][]store.InboxItem      // sessions' resume items changed here
+	knownInbox     knownInbox                        // the writer's known inbox items (write transactions)
+	inbox          map[string][]store.InboxItem      // sessions' items read or written here
+	decoded        map[store.RowKey]store.DecodedRow // rows written here, decoded (wrote)
+	knownSeqs      knownSeqs                         // the writer's known highest seqs (write transactions)
+	seqs           map[string]int64                  // highest seqs read or raised here
+	knownOpen      knownOpen                         // the writer's known open calls of turns (write transactions)
+	open           map[string][]openRTC              // turns' open calls read or changed here
 }
 
 // streamState is a user's stream as this transaction sees it. Its top offset is
