@@ -493,9 +493,10 @@ type Update struct {
 
 // Change is one entity of an update: its whole state after the commit.
 // Value is the entity itself in the process that committed the change (a
-// copy its Data was encoded from, never changed after, with the fields the
-// store keeps but does not send): readers in that process take it instead of
-// decoding Data. It is neither sent nor stored.
+// copy its Data was encoded from, with the fields the store keeps but does
+// not send): readers in that process take it instead of decoding Data. It is
+// shared with the store's own decoded rows, so no reader may write through
+// it (take a copy to change). It is neither sent nor stored.
 type Change struct {
 	Type  string          `json:"type"`
 	Data  json.RawMessage `json:"data"`

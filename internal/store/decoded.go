@@ -22,8 +22,10 @@ func DecodedTurn(t *protocol.Turn) *protocol.Turn { return CloneAsDecoded(t) }
 func DecodedSession(s *protocol.Session) *protocol.Session { return CloneAsDecoded(s) }
 
 // DecodedRow is a row as stored (Data) and what Data decodes to (Value: a
-// *T of the row's type, or nil while not decoded). A store never hands Value
-// out: CopyDecoded gives copies.
+// *T of the row's type, or nil while not decoded). Value never changes: a
+// store hands a transaction copies of it (CopyDecoded), and the Topic change
+// of the write that kept it carries it (Batch.Decoded), which its readers
+// must not write through.
 type DecodedRow struct {
 	Data  []byte
 	Value any

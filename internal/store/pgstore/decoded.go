@@ -24,8 +24,9 @@ const (
 )
 
 // decodedRows keeps the sessions, turns and RTCs as this process last wrote
-// or decoded them: their stored text and what it decodes to (never handed
-// out: copies are, store.Clone). A row read with the same text is a copy
+// or decoded them: their stored text and what it decodes to (never changed:
+// transactions get copies, store.Clone; a write's Topic change carries the
+// value it kept, store.Batch.Decoded). A row read with the same text is a copy
 // instead of a decode. A transition reads again what the one before it wrote
 // (the turn, the call) and the session, which seldom changes: those reads
 // decode nothing (the transcript's lists are decoded as before). The text
@@ -35,12 +36,12 @@ const (
 // decode of its text.
 type decodedRows struct {
 	mu    sync.Mutex
-	m     map[string]store.DecodedRow
+	m     map[store.RowKey]store.DecodedRow
 	bytes int
 }
 
 // get returns the row kept for key when it was kept for the same text.
-func (d *decodedRows) get(key string, data []byte) (store.DecodedRow, bool) {
+func (d *decodedRows) get(key store.RowKey, data []byte) (store.DecodedRow, bool) {
 	d.mu.Lock()
 	r, ok := d.m[key]
 	d.mu.Unlock()
@@ -55,14 +56,14 @@ func keeps(data []byte) bool { return len(data) > 0 && len(data) <= maxDecodedRo
 
 // put keeps v as what data, the row key's stored text, decodes to. Neither
 // may change afterwards.
-func (d *decodedRows) put(key string, data []byte, v any) {
+func (d *decodedRows) put(key store.RowKey, data []byte, v any) {
 	if !keeps(data) {
 		return
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if _, replaced := d.m[key]; d.m == nil || !replaced && len(d.m) >= maxDecodedRows || d.bytes > maxDecodedRowBytes {
-		d.m, d.bytes = map[string]store.DecodedRow{}, 0
+		d.m, d.bytes = map[store.RowKey]store.DecodedRow{}, 0
 	}
 	d.bytes += len(data) - len(d.m[key].Data)
 	d.m[key] = store.DecodedRow{Data: data, Value: v}
@@ -71,7 +72,7 @@ func (d *decodedRows) put(key string, data []byte, v any) {
 // decodeRow is the row kind/id, stored as data, decoded into a new T: a copy
 // of the value kept for that text, or a decode that is then kept.
 func decodeRow[T any](d *decodedRows, kind, id string, data []byte) (*T, error) {
-	key := kind + "/" + id
+	key := store.RowKey{Kind: kind, ID: id}
 	if r, ok := d.get(key, data); ok {
 		if v, ok, err := store.CopyDecoded[T](kind, id, r); ok {
 			return v, err
@@ -113,7 +114,7 @@ func wrote[T any](t *tx, kind, id string, data []byte, decoded func(*T) *T, v *T
 	if err := store.CheckDecoded(kind, id, data, kept); err != nil {
 		return err
 	}
-	t.decoded.put(kind+"/"+id, data, kept)
+	t.decoded.put(store.RowKey{Kind: kind, ID: id}, data, kept)
 	if e, ok := any(v).(protocol.Keyed); ok {
 		t.Batch.Decoded(e, any(kept).(protocol.Keyed))
 	}

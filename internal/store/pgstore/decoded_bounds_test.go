@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/rtcagent/rtcagent/internal/store"
 )
 
 // The rows kept decoded stay within their bounds: by count and by text; a
@@ -12,28 +14,28 @@ import (
 func TestDecodedRowsBounded(t *testing.T) {
 	var d decodedRows
 	for i := range maxDecodedRows + 10 {
-		d.put(fmt.Sprint("turn/", i), []byte(`{}`), i)
+		d.put(store.RowKey{Kind: "turn", ID: fmt.Sprint(i)}, []byte(`{}`), i)
 	}
 	if n := len(d.m); n > maxDecodedRows {
 		t.Fatalf("%d rows kept, bound %d", n, maxDecodedRows)
 	}
 	row := []byte(`"` + strings.Repeat("x", maxDecodedRow/2) + `"`)
 	for i := range 2 * maxDecodedRowBytes / len(row) {
-		d.put(fmt.Sprint("rtc/", i), row, i)
+		d.put(store.RowKey{Kind: "rtc", ID: fmt.Sprint(i)}, row, i)
 	}
 	if d.bytes > maxDecodedRowBytes+len(row) {
 		t.Fatalf("%d bytes of text kept, bound %d", d.bytes, maxDecodedRowBytes)
 	}
 	long := []byte(`"` + strings.Repeat("x", maxDecodedRow) + `"`)
-	d.put("rtc/long", long, 1)
-	if _, ok := d.get("rtc/long", long); ok {
+	d.put(store.RowKey{Kind: "rtc", ID: "long"}, long, 1)
+	if _, ok := d.get(store.RowKey{Kind: "rtc", ID: "long"}, long); ok {
 		t.Fatal("a row longer than the bound was kept")
 	}
-	d.put("rtc/empty", nil, 1)
-	if _, ok := d.get("rtc/empty", []byte{}); ok {
+	d.put(store.RowKey{Kind: "rtc", ID: "empty"}, nil, 1)
+	if _, ok := d.get(store.RowKey{Kind: "rtc", ID: "empty"}, []byte{}); ok {
 		t.Fatal("a row with no text was kept")
 	}
-	if _, ok := d.get("rtc/1", []byte(`"other text"`)); ok {
+	if _, ok := d.get(store.RowKey{Kind: "rtc", ID: "1"}, []byte(`"other text"`)); ok {
 		t.Fatal("a row was found for other text")
 	}
 }

@@ -26,7 +26,9 @@ const (
 // compare-and-sets, which note the row they wrote in the transaction's
 // store.RowCache: a row known here is the row in the database, so a write
 // transaction reads it without a statement, and decodes it once per change
-// (the others get copies, store.Clone). Only the group's leader uses it; a
+// (transactions get copies, store.Clone; the Topic change of the write that
+// kept a value carries that value, store.Batch.Decoded, and its readers never
+// write through it). Only the group's leader uses it; a
 // write that rolls back leaves it as it was, and a commit that fails clears it.
 // In tests every row taken from it is checked against the database.
 type knownRows struct {
@@ -66,6 +68,14 @@ func (k *knownRows) commit(t *tx) {
 func (k *knownRows) clear() {
 	clear(k.m)
 	k.bytes = 0
+}
+
+// text is v for an error message: a row's JSON as text, anything else as %+v.
+func text(v any) string {
+	if b, ok := v.([]byte); ok {
+		return string(b)
+	}
+	return fmt.Sprintf("%+v", v)
 }
 
 // sameBytes reports whether a and b are the same slice (not only equal bytes).
@@ -129,14 +139,15 @@ func getRow[T any](t *tx, kind, id, query string) (*T, error) {
 // wrote notes the row kind/id this transaction wrote as data (store.RowCache),
 // and v as what data decodes to (a copy the caller no longer changes): the
 // next read of it, here or in a later write, decodes nothing, and the change
-// of e, the entity written, carries v (store.Batch.Decoded: after its Sent).
-func (t *tx) wrote(kind, id string, data []byte, e, v protocol.Keyed) {
+// of entity, the value written, carries v (store.Batch.Decoded: after its
+// Sent).
+func (t *tx) wrote(kind, id string, data []byte, entity, v protocol.Keyed) {
 	t.Rows.Put(kind, id, data)
 	if t.decoded == nil {
 		t.decoded = map[store.RowKey]store.DecodedRow{}
 	}
 	t.decoded[store.RowKey{Kind: kind, ID: id}] = store.DecodedRow{Data: data, Value: v}
-	t.Batch.Decoded(e, v)
+	t.Batch.Decoded(entity, v)
 }
 
 // checkKnown, in tests, reads again what the writer knows of what of id
@@ -148,7 +159,7 @@ func checkKnown[V any](t *tx, what, id string, known V, read func(querier) (V, e
 	}
 	stored, err := read(uncounted(t.q))
 	if err != nil || !equal(stored, known) {
-		return fmt.Errorf("sqlitestore: the writer knows %s %s as %+v, the database holds %+v (%v)", what, id, known, stored, err)
+		return fmt.Errorf("sqlitestore: the writer knows %s %s as %s, the database holds %s (%v)", what, id, text(known), text(stored), err)
 	}
 	return nil
 }
