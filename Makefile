@@ -21,6 +21,7 @@ web: $(WEB_STAMP)
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
+	GOOS=windows $(GO) build -o /dev/null ./cmd/rtcagent # builds where SQLite has no unix VFS
 
 test-go: web lint
 	$(GO) test -race -count=1 -timeout 20m ./...

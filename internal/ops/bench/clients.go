@@ -12,7 +12,6 @@ import (
 	"runtime/metrics"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/rtcagent/rtcagent/internal/protocol"
@@ -82,15 +81,6 @@ func driveLoad(ctx context.Context, clients []*simclient.Client, prefix string, 
 		}
 	}
 	return l
-}
-
-// ownCPU is the CPU time (user + system) this process used so far.
-func ownCPU() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // ownAllocs is what this process allocated on the heap so far: objects and bytes.

@@ -148,18 +148,19 @@ func (n *Proc) signal(sig syscall.Signal, grace time.Duration) {
 	}
 }
 
-// Pause stops the process (SIGSTOP) for d and lets it go on (SIGCONT): a node
-// that stalls longer than its liveness TTL and then writes as if it still owned its
-// sessions. False when it was not running.
+// Pause stops the process for d and lets it go on: a node that stalls longer
+// than its liveness TTL and then writes as if it still owned its sessions.
+// False when it was not running, or where a process cannot be stopped
+// (pause.go).
 func (n *Proc) Pause(d time.Duration) bool {
 	n.mu.Lock()
 	p := n.proc
 	n.mu.Unlock()
-	if p == nil || p.Process.Signal(syscall.SIGSTOP) != nil {
+	if p == nil || stop(p.Process) != nil {
 		return false
 	}
 	time.Sleep(d)
-	_ = p.Process.Signal(syscall.SIGCONT)
+	_ = cont(p.Process)
 	return true
 }
 
