@@ -122,12 +122,18 @@ func (a *API) call(ctx context.Context, c core.Caller, h handler, method string,
 	if err != nil {
 		return nil, a.toError(method, err)
 	}
+	if e, ok := res.(encoded); ok {
+		return e, nil
+	}
 	out, err := json.Marshal(res)
 	if err != nil {
 		return nil, a.toError(method, err)
 	}
 	return out, nil
 }
+
+// encoded is a reply already encoded as json.Marshal writes it.
+type encoded []byte
 
 // checkCaller refuses a call without a user or with a malformed device id.
 func checkCaller(c core.Caller) *protocol.Error {

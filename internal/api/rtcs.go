@@ -1,9 +1,12 @@
 package api
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"testing"
 
 	"github.com/rtcagent/rtcagent/internal/core"
 	"github.com/rtcagent/rtcagent/internal/lifecycle"
@@ -100,11 +103,14 @@ func (a *API) checkRTCIDs(rtcID, clientID string) error {
 // returned.
 func (a *API) rtcChange(ctx context.Context, attempts int, change func(tx store.Tx) (*protocol.RTC, error)) (any, error) {
 	var r *protocol.RTC
+	var sent []byte
 	var err error
 	for attempt := 1; ; attempt++ {
 		err = a.write(ctx, func(tx store.Tx) error {
 			var err error
-			r, err = change(tx)
+			if r, err = change(tx); err == nil {
+				sent, err = sentAs(tx, r)
+			}
 			return err
 		})
 		if !errors.Is(err, store.ErrConflict) || attempt >= attempts {
@@ -114,7 +120,41 @@ func (a *API) rtcChange(ctx context.Context, attempts int, change func(tx store.
 	if err != nil {
 		return nil, err
 	}
+	if sent != nil {
+		return rtcResult(sent), nil
+	}
 	return &protocol.RTCResult{RTC: *r}, nil
+}
+
+// sentAs is r as the transaction's Topic update carries it (the JSON its
+// store encoded with its row), or nil when the transaction did not change r
+// (a repeated result). In tests it fails when that is not r's encoding.
+func sentAs(tx store.Tx, r *protocol.RTC) ([]byte, error) {
+	u, ok := tx.UpdateOpen(r.UserID)
+	if !ok {
+		return nil, nil
+	}
+	for _, ch := range u.Changes {
+		if v, ok := ch.Value.(*protocol.RTC); ok && v.ID == r.ID {
+			if testing.Testing() {
+				if want, err := protocol.Marshal(r); err != nil || !bytes.Equal(want, ch.Data) {
+					return nil, fmt.Errorf("api: rtc %s changed after its Topic change: sent as %s, now %s (%v)", r.ID, ch.Data, want, err)
+				}
+			}
+			return ch.Data, nil
+		}
+	}
+	return nil, nil
+}
+
+// rtcResult is protocol.RTCResult encoded around the RTC's JSON as its store
+// encoded it, compact and escaped as encoding/json writes it: call sends it
+// as it is.
+func rtcResult(rtc []byte) encoded {
+	out := make([]byte, 0, len(rtc)+8)
+	out = append(out, `{"rtc":`...)
+	out = append(out, rtc...)
+	return append(out, '}')
 }
 
 // maxDecisionReasonBytes bounds the reason a person types for a denial.

@@ -2,7 +2,6 @@ package store
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"reflect"
 	"slices"
@@ -64,11 +63,11 @@ func (b *Batch) encoded(data any) ([]byte, protocol.Keyed, error) {
 	// n.v is a pointer (Sent): comparing it with data compares pointers, or
 	// types, and cannot panic.
 	if n.v == nil || n.v != data {
-		raw, err := encode(data)
+		raw, err := protocol.Marshal(data)
 		return raw, nil, err
 	}
 	if testing.Testing() {
-		if want, err := encode(data); err != nil || !bytes.Equal(want, n.raw) {
+		if want, err := protocol.Marshal(data); err != nil || !bytes.Equal(want, n.raw) {
 			return nil, nil, fmt.Errorf("store: %T changed after its row was written: sent as %s, now %s (%v)", data, n.raw, want, err)
 		}
 	}
@@ -164,17 +163,4 @@ func (b *Batch) SealAll(write func(u protocol.Update, payload []byte) error) err
 		}
 	}
 	return nil
-}
-
-// encode is json.Marshal(data) without its second pass over what a
-// MarshalJSON method returns (compacting and escaping it again): the
-// entities' methods return encoding/json's own output, which is compact and
-// escaped already.
-func encode(data any) ([]byte, error) {
-	if m, ok := data.(json.Marshaler); ok {
-		if v := reflect.ValueOf(data); v.Kind() != reflect.Pointer || !v.IsNil() {
-			return m.MarshalJSON()
-		}
-	}
-	return json.Marshal(data)
 }

@@ -59,9 +59,9 @@ func TestChangeDataIsTheEntitysEncoding(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := encode(v)
+		got, err := protocol.Marshal(v)
 		if err != nil || string(got) != string(want) {
-			t.Errorf("encode(%T) = %s, %v; want %s", v, got, err, want)
+			t.Errorf("protocol.Marshal(%T) = %s, %v; want %s", v, got, err, want)
 		}
 	}
 }
