@@ -31,7 +31,10 @@ const (
 //
 // A session is drained by one goroutine of this process at a time, so an entry
 // is used by one step at a time; the transcript a step got must not be used after
-// the session's next load.
+// the session's next load. A transcript is read, never written through: an
+// entity taken from a commit of this process shares its slices, maps and
+// pointers with the value the commit carried, which the store keeps as that
+// row's (protocol.Change.Value).
 //
 // It keeps as many transcripts as cachedBytes holds, however many sessions
 // that is, and lets go of the one used longest ago first.
@@ -257,9 +260,9 @@ func (e *cachedTranscript) fold(ch protocol.Change, sessionID string) bool {
 // badData is upsert's index for data that does not decode.
 const badData = -2
 
-// upsert takes the change's entity into a new T (a copy of the one this
-// process committed, else decoded); when it belongs to the session it
-// replaces the element with its id, or is appended. It returns the element's
+// upsert takes the change's entity into a new T (the one this process
+// committed, its parts shared, else decoded); when it belongs to the session
+// it replaces the element with its id, or is appended. It returns the element's
 // index, -1 for another session's entity, badData when its data does not
 // decode. Lists are searched from the end, where changes happen.
 func upsert[T any](list []T, ch protocol.Change, sessionID string, key func(*T) (session, id string)) ([]T, int) {
@@ -269,7 +272,7 @@ func upsert[T any](list []T, ch protocol.Change, sessionID string, key func(*T) 
 		if sess != sessionID {
 			return list, -1
 		}
-		v = *store.Clone(p)
+		v = *p
 	} else if err := json.Unmarshal(ch.Data, &v); err != nil {
 		return list, badData
 	}
