@@ -122,8 +122,8 @@ func (a *API) call(ctx context.Context, c core.Caller, h handler, method string,
 	if err != nil {
 		return nil, a.toError(method, err)
 	}
-	if e, ok := res.(encoded); ok {
-		return e, nil
+	if raw, ok := res.(rawReply); ok {
+		return raw, nil
 	}
 	out, err := json.Marshal(res)
 	if err != nil {
@@ -132,8 +132,9 @@ func (a *API) call(ctx context.Context, c core.Caller, h handler, method string,
 	return out, nil
 }
 
-// encoded is a reply already encoded as json.Marshal writes it.
-type encoded []byte
+// rawReply is a reply encoded already, byte for byte as json.Marshal would
+// encode it: call sends it unchecked.
+type rawReply []byte
 
 // checkCaller refuses a call without a user or with a malformed device id.
 func checkCaller(c core.Caller) *protocol.Error {

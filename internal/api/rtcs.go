@@ -100,7 +100,8 @@ func (a *API) checkRTCIDs(rtcID, clientID string) error {
 
 // rtcChange runs change in a write transaction, up to attempts times while it
 // loses a compare-and-set (store.ErrConflict), and answers with the RTC it
-// returned.
+// returned: as the transaction's Topic change carries it when it changed it
+// (sentAs), encoded anew otherwise.
 func (a *API) rtcChange(ctx context.Context, attempts int, change func(tx store.Tx) (*protocol.RTC, error)) (any, error) {
 	var r *protocol.RTC
 	var sent []byte
@@ -137,7 +138,7 @@ func sentAs(tx store.Tx, r *protocol.RTC) ([]byte, error) {
 	for _, ch := range u.Changes {
 		if v, ok := ch.Value.(*protocol.RTC); ok && v.ID == r.ID {
 			if testing.Testing() {
-				if want, err := protocol.Marshal(r); err != nil || !bytes.Equal(want, ch.Data) {
+				if want, err := r.MarshalJSON(); err != nil || !bytes.Equal(want, ch.Data) {
 					return nil, fmt.Errorf("api: rtc %s changed after its Topic change: sent as %s, now %s (%v)", r.ID, ch.Data, want, err)
 				}
 			}
@@ -148,9 +149,9 @@ func sentAs(tx store.Tx, r *protocol.RTC) ([]byte, error) {
 }
 
 // rtcResult is protocol.RTCResult encoded around the RTC's JSON as its store
-// encoded it, compact and escaped as encoding/json writes it: call sends it
-// as it is.
-func rtcResult(rtc []byte) encoded {
+// encoded it (RTC.MarshalJSON's output: compact and escaped as json.Marshal
+// writes it), so call sends it as it is.
+func rtcResult(rtc []byte) rawReply {
 	out := make([]byte, 0, len(rtc)+8)
 	out = append(out, `{"rtc":`...)
 	out = append(out, rtc...)

@@ -72,7 +72,7 @@ func TestResultReplyIsTheStoredCall(t *testing.T) {
 	req := protocol.RTCSubmitResultRequest{RTCID: "r1", ClientID: "c1", OK: true, Output: json.RawMessage(`{"entries": ["x < y"]}`)}
 	params, _ := json.Marshal(req)
 	reply, err := a.rtcSubmitResult(ctx, c, params)
-	first, ok := reply.(encoded)
+	first, ok := reply.(rawReply)
 	if err != nil || !ok {
 		t.Fatalf("the result's reply is %T (%v), not the call as its change carries it", reply, err)
 	}

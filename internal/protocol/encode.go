@@ -3,21 +3,7 @@ package protocol
 import (
 	"encoding/json"
 	"fmt"
-	"reflect"
 )
-
-// Marshal is json.Marshal(v) without its second pass over what a MarshalJSON
-// method of v returns (compacting and escaping it again): the entities'
-// methods, and the replies that carry an entity as its store encoded it,
-// return encoding/json's own output, which is compact and escaped already.
-func Marshal(v any) ([]byte, error) {
-	if m, ok := v.(json.Marshaler); ok {
-		if rv := reflect.ValueOf(v); rv.Kind() != reflect.Pointer || !rv.IsNil() {
-			return m.MarshalJSON()
-		}
-	}
-	return json.Marshal(v)
-}
 
 // withMember is obj, a JSON object as encoding/json writes one, with the
 // member name: *v added last, as a struct that embeds obj's type and adds v's

@@ -2,6 +2,7 @@ package store
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"reflect"
 	"slices"
@@ -63,11 +64,11 @@ func (b *Batch) encoded(data any) ([]byte, protocol.Keyed, error) {
 	// n.v is a pointer (Sent): comparing it with data compares pointers, or
 	// types, and cannot panic.
 	if n.v == nil || n.v != data {
-		raw, err := protocol.Marshal(data)
+		raw, err := encode(data)
 		return raw, nil, err
 	}
 	if testing.Testing() {
-		if want, err := protocol.Marshal(data); err != nil || !bytes.Equal(want, n.raw) {
+		if want, err := encode(data); err != nil || !bytes.Equal(want, n.raw) {
 			return nil, nil, fmt.Errorf("store: %T changed after its row was written: sent as %s, now %s (%v)", data, n.raw, want, err)
 		}
 	}
@@ -163,4 +164,18 @@ func (b *Batch) SealAll(write func(u protocol.Update, payload []byte) error) err
 		}
 	}
 	return nil
+}
+
+// encode is json.Marshal(data) without its second pass over what a
+// MarshalJSON method returns (compacting and escaping it again): the
+// entities' methods return encoding/json's own output, which is compact and
+// escaped already. Only for entities: another Marshaler's output (a
+// json.RawMessage) would go unchecked.
+func encode(data any) ([]byte, error) {
+	if m, ok := data.(json.Marshaler); ok {
+		if v := reflect.ValueOf(data); v.Kind() != reflect.Pointer || !v.IsNil() {
+			return m.MarshalJSON()
+		}
+	}
+	return json.Marshal(data)
 }

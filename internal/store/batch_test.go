@@ -59,9 +59,9 @@ func TestChangeDataIsTheEntitysEncoding(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := protocol.Marshal(v)
+		got, err := encode(v)
 		if err != nil || string(got) != string(want) {
-			t.Errorf("protocol.Marshal(%T) = %s, %v; want %s", v, got, err, want)
+			t.Errorf("encode(%T) = %s, %v; want %s", v, got, err, want)
 		}
 	}
 }
