@@ -120,7 +120,7 @@ func TestChangeCarriesTheCopyItsRowKept(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	kept := DecodedRTC(r)
+	kept := CloneAsDecoded(r)
 	b.Sent(r, sent)
 	b.Decoded(r, kept)
 	u, _, err := b.Add("u", "e", 1, protocol.UpdRTCUpdated, r)
@@ -130,7 +130,7 @@ func TestChangeCarriesTheCopyItsRowKept(t *testing.T) {
 
 	other := &protocol.Turn{ID: "t1", UserID: "u"}
 	b.Sent(r, sent)
-	b.Decoded(other, DecodedTurn(other)) // not the noted entity's: ignored
+	b.Decoded(other, CloneAsDecoded(other)) // not the noted entity's: ignored
 	b.Decoded(r, kept)
 	if u, _, err = b.Add("u", "e", 1, protocol.UpdTurnUpdated, other); err != nil || u.Changes[1].Value == protocol.Keyed(kept) {
 		t.Fatalf("another entity's change carried the kept copy (%v)", err)
@@ -140,7 +140,7 @@ func TestChangeCarriesTheCopyItsRowKept(t *testing.T) {
 		t.Fatalf("a change carried a copy kept without its note (%v)", err)
 	}
 
-	stale := DecodedRTC(r)
+	stale := CloneAsDecoded(r)
 	stale.Status = protocol.RTCExecuting
 	b.Sent(r, sent)
 	b.Decoded(r, stale)
@@ -158,7 +158,7 @@ func TestDecodedHoldsWhatIsStoredNotSent(t *testing.T) {
 	for _, c := range []struct {
 		v, kept any
 		encode  func() ([]byte, []byte, error)
-	}{{r, DecodedRTC(r), r.Encode}, {tr, DecodedTurn(tr), tr.Encode}} {
+	}{{r, CloneAsDecoded(r), r.Encode}, {tr, CloneAsDecoded(tr), tr.Encode}} {
 		_, stored, err := c.encode()
 		if err != nil {
 			t.Fatal(err)

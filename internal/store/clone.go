@@ -25,7 +25,9 @@ func Clone[T any](v *T) *T {
 // copied) as decoding its encoding/json encoding would give it, for the
 // fields that encoding carries: raw JSON compacted with HTML characters
 // escaped, invalid UTF-8 bytes of strings replaced by U+FFFD, times without
-// their monotonic reading and at UTC when their offset is zero.
+// their monotonic reading and at UTC when their offset is zero. Fields it
+// does not carry are copied the same way, so an entity's copy is also what
+// its stored JSON decodes to (an RTC's audit state, a turn's checkpoint).
 func CloneAsDecoded[T any](v T) T {
 	var out T
 	copierOf(reflect.TypeFor[T]())(reflect.ValueOf(&out).Elem(), reflect.ValueOf(&v).Elem(), true)

@@ -5,21 +5,7 @@ import (
 	"fmt"
 	"reflect"
 	"testing"
-
-	"github.com/rtcagent/rtcagent/internal/protocol"
 )
-
-// DecodedRTC is r as its stored JSON decodes: the entity's fields and its
-// audit state (a field the entity does not send, copied as decoded all the
-// same).
-func DecodedRTC(r *protocol.RTC) *protocol.RTC { return CloneAsDecoded(r) }
-
-// DecodedTurn is t as its stored JSON decodes: the entity's fields and its
-// checkpoint (copied as the audit state is).
-func DecodedTurn(t *protocol.Turn) *protocol.Turn { return CloneAsDecoded(t) }
-
-// DecodedSession is s as its stored JSON decodes.
-func DecodedSession(s *protocol.Session) *protocol.Session { return CloneAsDecoded(s) }
 
 // DecodedRow is a row as stored (Data) and what Data decodes to (Value: a
 // *T of the row's type, or nil while not decoded). Value never changes: a

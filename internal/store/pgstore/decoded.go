@@ -102,15 +102,15 @@ func getRow[T any](t *tx, kind, id, query string, args ...any) (*T, error) {
 	return decodeRow[T](t.decoded, kind, id, data)
 }
 
-// wrote keeps what data decodes to, decoded(), for the row kind/id this
+// wrote keeps a copy of v as what data decodes to, for the row kind/id this
 // transaction wrote as data from v, and the change of v added next carries
 // it (store.Batch.Decoded: after v's Sent). In tests it fails when that value
 // is not what a decode gives.
-func wrote[T any](t *tx, kind, id string, data []byte, decoded func(*T) *T, v *T) error {
+func wrote[T any](t *tx, kind, id string, data []byte, v *T) error {
 	if !keeps(data) {
 		return nil
 	}
-	kept := decoded(v)
+	kept := store.CloneAsDecoded(v)
 	if err := store.CheckDecoded(kind, id, data, kept); err != nil {
 		return err
 	}

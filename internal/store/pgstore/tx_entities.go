@@ -85,7 +85,7 @@ func (t *tx) SessionUpdate(s *protocol.Session) error {
 	t.Rows.Put("session", s.ID, data)
 	t.wroteRows(s.UserID)
 	t.Batch.Sent(s, data)
-	return wrote(t, "session", s.ID, data, store.DecodedSession, s)
+	return wrote(t, "session", s.ID, data, s)
 }
 
 // SessionInsert is store.Shared's, noted as a write of its user's rows.
@@ -95,7 +95,7 @@ func (t *tx) SessionInsert(s *protocol.Session) error {
 		return err
 	}
 	data, _ := t.Rows.Get("session", s.ID)
-	return wrote(t, "session", s.ID, data, store.DecodedSession, s)
+	return wrote(t, "session", s.ID, data, s)
 }
 
 // TurnInsert is store.Shared's, and notes the turn's seq as its session's
@@ -107,7 +107,7 @@ func (t *tx) TurnInsert(tr *protocol.Turn) error {
 	t.turnSeqs.wrote(tr.SessionID, tr.Seq)
 	t.wroteRows(tr.UserID)
 	data, _ := t.Rows.Get("turn", tr.ID)
-	return wrote(t, "turn", tr.ID, data, store.DecodedTurn, tr)
+	return wrote(t, "turn", tr.ID, data, tr)
 }
 
 // TurnGet reads a turn once per transaction when it was read (or written)
@@ -144,7 +144,7 @@ func (t *tx) TurnUpdate(tr *protocol.Turn, expectStatus string) error {
 	t.Rows.Put("turn", tr.ID, data)
 	t.Batch.Sent(tr, sent)
 	t.wroteRows(tr.UserID)
-	return wrote(t, "turn", tr.ID, data, store.DecodedTurn, tr)
+	return wrote(t, "turn", tr.ID, data, tr)
 }
 
 // maxSeq is read without a lock: a concurrent transaction may insert the same

@@ -20,7 +20,7 @@ func (t *tx) RTCInsert(r *protocol.RTC) error {
 	data, _ := t.Rows.Get("rtc", r.ID)
 	t.openRTCs.put(r, data)
 	t.wroteRows(r.UserID)
-	return wrote(t, "rtc", r.ID, data, store.DecodedRTC, r)
+	return wrote(t, "rtc", r.ID, data, r)
 }
 
 // RTCGet in a write transaction that holds no user's stream yet first locks
@@ -78,7 +78,7 @@ func (t *tx) RTCUpdate(r *protocol.RTC, expectStatus string) error {
 	t.openRTCs.put(r, data)
 	t.Audits = store.WithAudit(t.Audits, r)
 	t.wroteRows(r.UserID)
-	return wrote(t, "rtc", r.ID, data, store.DecodedRTC, r)
+	return wrote(t, "rtc", r.ID, data, r)
 }
 
 func (t *tx) InboxInsert(item *store.InboxItem) error {

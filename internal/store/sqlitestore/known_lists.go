@@ -82,7 +82,7 @@ func (t *tx) TurnInsert(tr *protocol.Turn) error {
 		return err
 	}
 	if data, ok := t.Rows.Get("turn", tr.ID); ok {
-		t.wrote("turn", tr.ID, data, tr, store.DecodedTurn(tr))
+		t.wrote("turn", tr.ID, data, tr)
 	}
 	t.raiseSeq("turns", tr.SessionID, tr.Seq)
 	return nil
@@ -194,7 +194,7 @@ func (t *tx) RTCInsert(r *protocol.RTC) error {
 		return err
 	}
 	if data, ok := t.Rows.Get("rtc", r.ID); ok {
-		t.wrote("rtc", r.ID, data, r, store.DecodedRTC(r))
+		t.wrote("rtc", r.ID, data, r)
 	}
 	t.openChanged(r)
 	return nil

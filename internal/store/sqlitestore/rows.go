@@ -136,12 +136,12 @@ func getRow[T any](t *tx, kind, id, query string) (*T, error) {
 	return &v, nil
 }
 
-// wrote notes the row kind/id this transaction wrote as data (store.RowCache),
-// and v as what data decodes to (a copy the caller no longer changes): the
-// next read of it, here or in a later write, decodes nothing, and the change
-// of entity, the value written, carries v (store.Batch.Decoded: after its
-// Sent).
-func (t *tx) wrote(kind, id string, data []byte, entity, v protocol.Keyed) {
+// wrote notes the row kind/id this transaction wrote as data from entity
+// (store.RowCache), and a copy of entity as what data decodes to: the next
+// read of it, here or in a later write, decodes nothing, and the change of
+// entity carries that copy (store.Batch.Decoded: after its Sent).
+func (t *tx) wrote(kind, id string, data []byte, entity protocol.Keyed) {
+	v := store.CloneAsDecoded(entity)
 	t.Rows.Put(kind, id, data)
 	if t.decoded == nil {
 		t.decoded = map[store.RowKey]store.DecodedRow{}

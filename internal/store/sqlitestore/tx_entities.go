@@ -34,7 +34,7 @@ func (t *tx) TurnUpdate(tr *protocol.Turn, expectStatus string) error {
 	res, err := t.exec(`UPDATE turns SET status = ?, data = ? WHERE id = ? AND status = ?`, tr.Status, data, tr.ID, expectStatus)
 	if err = t.casResult(res, err, "turns", tr.ID); err == nil {
 		t.Batch.Sent(tr, sent)
-		t.wrote("turn", tr.ID, data, tr, store.DecodedTurn(tr))
+		t.wrote("turn", tr.ID, data, tr)
 	}
 	return err
 }

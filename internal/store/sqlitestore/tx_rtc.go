@@ -41,7 +41,7 @@ func (t *tx) RTCUpdate(r *protocol.RTC, expectStatus string) error {
 	if err = t.casResult(res, err, "rtcs", r.ID); err == nil {
 		t.Audits = store.WithAudit(t.Audits, r)
 		t.Batch.Sent(r, sent)
-		t.wrote("rtc", r.ID, data, r, store.DecodedRTC(r))
+		t.wrote("rtc", r.ID, data, r)
 		t.openChanged(r)
 	}
 	return err
