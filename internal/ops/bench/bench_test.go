@@ -27,6 +27,11 @@ func TestTinyRun(t *testing.T) {
 			p.RTT.P50 > p.RTT.P90 || p.RTT.P90 > p.RTT.P99 || (p.Live.N > 0) != (p.Live.P50 > 0) {
 			t.Errorf("point %+v", p)
 		}
+		// Every call after the warm-up reached its client by publication, so
+		// the client reported its share; a round trip holds its client's share.
+		if s := p.ServerRTT; s.N < p.RTT.N-p.Sessions || s.P50 <= 0 || s.P50 > s.P90 || s.P90 > s.P99 || s.P50 > p.RTT.P99 {
+			t.Errorf("%d sessions: the server's share %+v of round trips %+v", p.Sessions, s, p.RTT)
+		}
 		if p.Failed != 0 || p.ClientErrors != 0 {
 			t.Errorf("%d sessions: %d failed turns, %d clients with errors", p.Sessions, p.Failed, p.ClientErrors)
 		}
@@ -59,6 +64,7 @@ func TestTinyRun(t *testing.T) {
 	for _, want := range []string{"| 1 | RTC round trip, server overhead, 1 sessions", "| 1 | RTC round trip, server overhead, 5 sessions",
 		"| 2 | sustained RTC round trips/s (best)", "| 3 | memory per idle connection (20 connections)",
 		"| 4 | Live chunk latency", "| 5 | floor: bare Centrifuge publish", "| 5 | floor: one store commit", "WAL pages |", "commits at the floor: ", "| 5 | ours / floor",
+		"| 1 | the same less the client's share (its call's arrival → its result sent), 1 sessions", "| 5 | ours less the client's share / floor, 5 sessions",
 		"| 6 | per tool call at 10 messages: upstream bytes / round trip p50 | RTC Agent "} {
 		if !strings.Contains(tab, want) {
 			t.Errorf("table lacks %q", want)
@@ -70,6 +76,15 @@ func TestUnstamps(t *testing.T) {
 	a, b := time.Unix(0, 123), time.Unix(0, 456)
 	got := unstamps(stamp(a) + stamp(b) + "[t=x]")
 	if len(got) != 2 || !got[0].Equal(a) || !got[1].Equal(b) {
+		t.Fatalf("%v", got)
+	}
+}
+
+// TestServerShare: a round trip less its client's share, for the calls whose
+// client reported one.
+func TestServerShare(t *testing.T) {
+	got := serverShare([]time.Duration{10, 20, 30}, []string{"a", "b", "c"}, map[string]time.Duration{"a": 4, "c": 30, "x": 1})
+	if len(got) != 2 || got[0] != 6 || got[1] != 0 {
 		t.Fatalf("%v", got)
 	}
 }

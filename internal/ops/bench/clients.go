@@ -22,7 +22,11 @@ import (
 type load struct {
 	Turns, Failed, ClientErrors int
 	Live                        []time.Duration // model chunk → client receive
-	CPU                         time.Duration   // CPU time of the clients' process in the window; 0 when shared with the server
+	// Held is, by tool call id, how long a client held the call: from the
+	// arrival of its publication to the send of its result, the client's
+	// share of the round trip (simclient.Config.OnSubmit).
+	Held map[string]time.Duration
+	CPU  time.Duration // CPU time of the clients' process in the window; 0 when shared with the server
 }
 
 // clientsJob is what a clients process is given on its standard input.
@@ -36,7 +40,7 @@ type clientsJob struct {
 // driveLoad runs the clients for warmup + window: each sends a message (a new
 // session per turn), waits for the turn to end and repeats. window is called when
 // the warm-up ends, and the result covers only what happened after that.
-func driveLoad(ctx context.Context, clients []*simclient.Client, prefix string, live *samples, warmup, d time.Duration, window func()) load {
+func driveLoad(ctx context.Context, clients []*simclient.Client, prefix string, seen *clientTimes, warmup, d time.Duration, window func()) load {
 	var turns, failed atomic.Int64
 	lctx, cancel := context.WithTimeout(ctx, warmup+d)
 	defer cancel()
@@ -68,12 +72,13 @@ func driveLoad(ctx context.Context, clients []*simclient.Client, prefix string, 
 	case <-lctx.Done():
 	}
 	window()
-	live.take()
+	seen.take()
 	turns.Store(0)
 	failed.Store(0)
 	cpu0 := ownCPU()
 	<-lctx.Done()
-	l := load{Turns: int(turns.Load()), Failed: int(failed.Load()), Live: live.take(), CPU: ownCPU() - cpu0}
+	live, held := seen.take()
+	l := load{Turns: int(turns.Load()), Failed: int(failed.Load()), Live: live, Held: held, CPU: ownCPU() - cpu0}
 	wg.Wait()
 	for _, c := range clients {
 		if c.Err() != nil {
@@ -167,18 +172,62 @@ func runClients(stdin io.Reader, stdout io.Writer) error {
 		return fmt.Errorf("read job: %w", err)
 	}
 	ctx := context.Background()
-	live := &samples{}
-	clients, err := dialTokens(ctx, job.URLs, job.Tokens, func(int) simclient.Config {
-		return simclient.Config{Tool: ok, OnDelta: func(dl protocol.Delta, at time.Time) {
-			for _, t := range unstamps(dl.Delta) {
-				live.add(at.Sub(t))
-			}
-		}}
-	})
+	seen := &clientTimes{}
+	clients, err := dialTokens(ctx, job.URLs, job.Tokens, seen.config)
 	if err != nil {
 		return err
 	}
 	defer closeAll(clients)
-	l := driveLoad(ctx, clients, job.Prefix, live, job.Warmup, job.Window, func() { fmt.Fprintln(stdout, "window") })
+	l := driveLoad(ctx, clients, job.Prefix, seen, job.Warmup, job.Window, func() { fmt.Fprintln(stdout, "window") })
 	return json.NewEncoder(stdout).Encode(l)
+}
+
+// clientTimes is what the load's clients time: Live latencies and their
+// shares of round trips.
+type clientTimes struct {
+	mu   sync.Mutex
+	live []time.Duration
+	held map[string]time.Duration
+}
+
+// config is a load client's configuration: it answers every call (ok) and
+// reports its times here.
+func (s *clientTimes) config(int) simclient.Config {
+	return simclient.Config{Tool: ok,
+		OnDelta: func(dl protocol.Delta, at time.Time) {
+			for _, t := range unstamps(dl.Delta) {
+				s.mu.Lock()
+				s.live = append(s.live, at.Sub(t))
+				s.mu.Unlock()
+			}
+		},
+		OnSubmit: func(callID string, held time.Duration) {
+			s.mu.Lock()
+			if s.held == nil {
+				s.held = map[string]time.Duration{}
+			}
+			s.held[callID] = held
+			s.mu.Unlock()
+		}}
+}
+
+// take returns the times seen so far and forgets them.
+func (s *clientTimes) take() (live []time.Duration, held map[string]time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	live, held = s.live, s.held
+	s.live, s.held = nil, nil
+	return live, held
+}
+
+// serverShare is each round trip less its client's share (held, by call
+// id), for the gaps whose client reported one.
+func serverShare(gaps []time.Duration, ids []string, held map[string]time.Duration) []time.Duration {
+	var out []time.Duration
+	for i, g := range gaps {
+		if h, ok := held[ids[i]]; ok {
+			out = append(out, g-h)
+		}
+	}
+	return out
 }

@@ -14,11 +14,9 @@ import (
 	"time"
 
 	"github.com/rtcagent/rtcagent/internal/auth"
-	"github.com/rtcagent/rtcagent/internal/protocol"
 	"github.com/rtcagent/rtcagent/internal/store"
 	"github.com/rtcagent/rtcagent/internal/store/pgstore"
 	"github.com/rtcagent/rtcagent/internal/testkit/nodeproc"
-	"github.com/rtcagent/rtcagent/internal/testkit/simclient"
 )
 
 // ClusterPoint is one point of a `-nodes` run: k server processes on one
@@ -171,14 +169,13 @@ func clusterPoint(ctx context.Context, o Options, ver *auth.Verifier, nodes []*n
 			return ClusterPoint{}, err
 		}
 	} else {
-		clients, err := dialTokens(ctx, urls, tokens, func(int) simclient.Config {
-			return simclient.Config{Tool: ok, OnDelta: func(protocol.Delta, time.Time) {}}
-		})
+		seen := &clientTimes{}
+		clients, err := dialTokens(ctx, urls, tokens, seen.config)
 		if err != nil {
 			return ClusterPoint{}, err
 		}
 		defer closeAll(clients)
-		l = driveLoad(ctx, clients, prefix, &samples{}, o.Warmup, o.Duration, window)
+		l = driveLoad(ctx, clients, prefix, seen, o.Warmup, o.Duration, window)
 		l.CPU = ownCPU() - cpu0
 	}
 	p := ClusterPoint{Nodes: k, SessionsPerNode: n, Turns: l.Turns, Failed: l.Failed, ClientErrors: l.ClientErrors, PGCPU: -1}

@@ -33,6 +33,7 @@ type model struct {
 	mu      sync.Mutex
 	pending map[string]time.Time // call id → end of the emitting stream
 	gaps    []time.Duration
+	gapIDs  []string      // the call id of each gap
 	first   []llm.Message // transcript of the latest request that opened a turn
 	lastLen int           // messages in the latest request
 }
@@ -48,19 +49,25 @@ func (m *model) Name() string { return "bench" }
 
 // take returns the gaps recorded so far and resets them (one run per point).
 func (m *model) take() []time.Duration {
+	g, _ := m.takeCalls()
+	return g
+}
+
+// takeCalls is take with the call id of each gap.
+func (m *model) takeCalls() ([]time.Duration, []string) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	g := m.gaps
-	m.gaps = nil
+	g, ids := m.gaps, m.gapIDs
+	m.gaps, m.gapIDs = nil, nil
 	clear(m.pending)
-	return g
+	return g, ids
 }
 
 // dropGaps forgets the gaps recorded so far but keeps the calls still waiting
 // for their results: the end of a warm-up, where the load goes on.
 func (m *model) dropGaps() {
 	m.mu.Lock()
-	m.gaps = nil
+	m.gaps, m.gapIDs = nil, nil
 	m.mu.Unlock()
 }
 
@@ -99,6 +106,7 @@ func (m *model) Stream(_ context.Context, req *llm.Request) (llm.Stream, error) 
 		id := req.Messages[i].ToolCallID
 		if t, ok := m.pending[id]; ok {
 			m.gaps = append(m.gaps, now.Sub(t))
+			m.gapIDs = append(m.gapIDs, id)
 			delete(m.pending, id)
 		}
 	}

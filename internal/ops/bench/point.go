@@ -72,26 +72,6 @@ func closeAll(cs []*simclient.Client) {
 	}
 }
 
-// samples is a concurrency-safe list of durations.
-type samples struct {
-	mu sync.Mutex
-	d  []time.Duration
-}
-
-func (s *samples) add(d time.Duration) {
-	s.mu.Lock()
-	s.d = append(s.d, d)
-	s.mu.Unlock()
-}
-
-func (s *samples) take() []time.Duration {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	d := s.d
-	s.d = nil
-	return d
-}
-
 // ok answers every RTC at once: the tool costs nothing, so the round trip is the
 // server's (and the loopback transport's) alone.
 func ok(context.Context, protocol.RTC) simclient.Result {
@@ -133,26 +113,20 @@ func runPoint(ctx context.Context, o Options, srv *running, m *model, prefix str
 			return Point{}, err
 		}
 	} else {
-		live := &samples{}
-		clients, err := dialAll(ctx, srv.url, srv.ver, prefix, n, func(int) simclient.Config {
-			return simclient.Config{Tool: ok, OnDelta: func(dl protocol.Delta, at time.Time) {
-				for _, t := range unstamps(dl.Delta) {
-					live.add(at.Sub(t))
-				}
-			}}
-		})
+		seen := &clientTimes{}
+		clients, err := dialAll(ctx, srv.url, srv.ver, prefix, n, seen.config)
 		if err != nil {
 			return Point{}, err
 		}
 		defer closeAll(clients)
 		m.take()
-		live.take()
-		l = driveLoad(ctx, clients, prefix, live, warmup, d, window)
+		seen.take()
+		l = driveLoad(ctx, clients, prefix, seen, warmup, d, window)
 	}
 	elapsed, pg, sq, cpu := time.Since(start), pgstore.ReadCounts().Sub(pg0), sqlitestore.ReadCounts().Sub(sq0), ownCPU()-cpu0
 	objects, bytes := ownAllocs()
 	tables := store.ReadTableCounts().Sub(tb0)
-	gaps := m.take()
+	gaps, ids := m.takeCalls()
 	pgCPU := -1.0
 	var rowsRead map[string]int64
 	var wal *PGWAL
@@ -162,7 +136,7 @@ func runPoint(ctx context.Context, o Options, srv *running, m *model, prefix str
 		}
 	}
 	return Point{PGCPU: pgCPU, PGRowsRead: rowsRead, PGWAL: wal, Sessions: n, RoundTrips: len(gaps), Turns: l.Turns, Failed: l.Failed, ClientErrors: l.ClientErrors,
-		PerSec: float64(len(gaps)) / elapsed.Seconds(), RTT: pcts(gaps), Live: pcts(l.Live), PG: pg, SQLite: sq, Tables: tables,
+		PerSec: float64(len(gaps)) / elapsed.Seconds(), RTT: pcts(gaps), ServerRTT: pcts(serverShare(gaps, ids, l.Held)), Live: pcts(l.Live), PG: pg, SQLite: sq, Tables: tables,
 		ServerCPU: cpu.Seconds() / elapsed.Seconds(), ClientsCPU: l.CPU.Seconds() / elapsed.Seconds(),
 		ServerAllocs: int64(objects - objects0), ServerAllocBytes: int64(bytes - bytes0),
 		ClientsApart: o.ClientsProcess && len(o.ServeCmd) > 0}, nil

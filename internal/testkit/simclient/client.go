@@ -37,6 +37,12 @@ type Config struct {
 	// OnDelta, if set, sees every Live delta with its receive time (latency
 	// measurement); it runs on the client's event goroutine and must be quick.
 	OnDelta func(d protocol.Delta, received time.Time)
+	// OnSubmit, if set, is told, as a call's result is about to be sent, how
+	// long this client held the call: from the arrival of the publication that
+	// delivered it (before decoding it) to the send, the client's share of a
+	// round trip. Calls listed by v1.rtc.pending have no arrival and are not
+	// reported. It runs on the execution goroutine and must be quick.
+	OnSubmit func(toolCallID string, held time.Duration)
 	// NetDialContext, if set, opens the TCP connection (the load tool wraps it to
 	// count the bytes the client sends); nil uses net.Dialer.
 	NetDialContext func(ctx context.Context, network, addr string) (net.Conn, error)
@@ -50,7 +56,7 @@ type Config struct {
 type Client struct {
 	cfg  Config
 	c    *centrifuge.Client
-	exec chan protocol.RTC
+	exec chan delivered
 	done chan struct{}
 	once sync.Once
 
@@ -76,7 +82,7 @@ func Dial(ctx context.Context, cfg Config) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	cl := &Client{cfg: cfg, exec: make(chan protocol.RTC, 256), done: make(chan struct{}),
+	cl := &Client{cfg: cfg, exec: make(chan delivered, 256), done: make(chan struct{}),
 		deltas: map[string][]protocol.Delta{}, turns: map[string]protocol.Turn{}, seenRTC: map[string]bool{}, changed: make(chan struct{}),
 		syncReq: make(chan struct{}, 1)}
 	// A browser waits for a slow handshake; centrifuge-go's default of 1 s fails
@@ -138,6 +144,7 @@ func (c *Client) Err() error {
 func (c *Client) onPublication(e centrifuge.ServerPublicationEvent) {
 	switch {
 	case strings.HasPrefix(e.Channel, "topic:"):
+		at := time.Now()
 		var u protocol.Update
 		if err := json.Unmarshal(e.Data, &u); err != nil {
 			c.fail(fmt.Errorf("bad update: %w", err))
@@ -148,13 +155,13 @@ func (c *Client) onPublication(e centrifuge.ServerPublicationEvent) {
 		}
 		if p := c.cfg.Profile; p != nil {
 			deliver, gap := p.offer(u)
-			c.enqueue(deliver)
+			c.enqueue(deliver, at)
 			if gap {
 				c.requestSync()
 			}
 			return
 		}
-		c.apply(u)
+		c.apply(u, at)
 	case strings.HasPrefix(e.Channel, "live:"):
 		now := time.Now()
 		var d protocol.Delta
@@ -186,7 +193,8 @@ func (c *Client) onPublication(e centrifuge.ServerPublicationEvent) {
 	}
 }
 
-func (c *Client) apply(u protocol.Update) {
+// apply folds in an update that arrived at at.
+func (c *Client) apply(u protocol.Update, at time.Time) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.lastOff != 0 && u.Offset != c.lastOff+1 {
@@ -197,19 +205,19 @@ func (c *Client) apply(u protocol.Update) {
 		c.updates = append(c.updates, u)
 	}
 	for _, ch := range u.Changes {
-		c.applyChange(ch)
+		c.applyChange(ch, at)
 	}
 }
 
 // applyChange folds one entity change in (under c.mu).
-func (c *Client) applyChange(ch protocol.Change) {
+func (c *Client) applyChange(ch protocol.Change, at time.Time) {
 	switch ch.Type {
 	case protocol.UpdRTCUpdated:
 		var r protocol.RTC
 		if json.Unmarshal(ch.Data, &r) == nil && r.Status == protocol.RTCPending && c.cfg.Tool != nil && !c.seenRTC[r.ID] {
 			c.seenRTC[r.ID] = true
 			select {
-			case c.exec <- r:
+			case c.exec <- delivered{r, at}:
 			default: // more than 256 queued RTCs: a bug or a stuck tool; report rather than block the event loop
 				c.errs = append(c.errs, fmt.Errorf("execution queue full, dropped %s", r.ID))
 			}

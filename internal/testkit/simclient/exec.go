@@ -31,15 +31,38 @@ func (c *Client) execLoop() {
 		select {
 		case <-c.done:
 			return
-		case r := <-c.exec:
-			if err := c.run(r); err != nil {
+		case d := <-c.exec:
+			if err := c.run(d); err != nil {
 				c.fail(err)
 			}
 		}
 	}
 }
 
-func (c *Client) run(r protocol.RTC) error {
+// delivered is a call queued for execution and when it arrived (zero: it
+// was listed, not pushed).
+type delivered struct {
+	rtc protocol.RTC
+	at  time.Time
+}
+
+// waited takes the wait for the server's answer to an RPC sent at sent out
+// of the client's share: it moves the arrival that much later.
+func (d *delivered) waited(sent time.Time) {
+	if !d.at.IsZero() {
+		d.at = d.at.Add(time.Since(sent))
+	}
+}
+
+// submitting reports the client's share of d's round trip (Config.OnSubmit).
+func (c *Client) submitting(d delivered) {
+	if c.cfg.OnSubmit != nil && !d.at.IsZero() {
+		c.cfg.OnSubmit(d.rtc.ToolCallID, time.Since(d.at))
+	}
+}
+
+func (c *Client) run(d delivered) error {
+	r := d.rtc
 	if r.Status == protocol.RTCQueued {
 		// Listed by v1.rtc.pending while it waits behind another call of its
 		// turn: it is delivered (pending) later, as the browser SDK waits.
@@ -49,7 +72,7 @@ func (c *Client) run(r protocol.RTC) error {
 		return c.confirmServerCall(r)
 	}
 	if c.cfg.Profile != nil {
-		return c.runJournaled(r)
+		return c.runJournaled(d)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), execTimeout)
 	defer cancel()
@@ -59,16 +82,19 @@ func (c *Client) run(r protocol.RTC) error {
 	}
 	// Stable client ids: a retry after a lost reply is recognised by the server.
 	if !tools.ReadOnly(r.ToolName) {
+		sent := time.Now()
 		if err := c.Call(ctx, protocol.MethodRTCUpdateStatus, protocol.RTCUpdateStatusRequest{RTCID: r.ID, Status: protocol.RTCExecuting,
 			ClientID: "exec-" + r.ID, Approval: approval}, nil); err != nil {
 			return fmt.Errorf("executing %s: %w", r.ID, err)
 		}
+		d.waited(sent)
 	}
 	res := c.cfg.Tool(ctx, r)
 	c.mu.Lock()
 	c.executed++
 	c.mu.Unlock()
 	if res.Reject {
+		c.submitting(d)
 		if err := c.Call(ctx, protocol.MethodRTCUpdateStatus, protocol.RTCUpdateStatusRequest{RTCID: r.ID, Status: protocol.RTCRejected,
 			ClientID: "res-" + r.ID}, nil); err != nil {
 			return fmt.Errorf("reject %s: %w", r.ID, err)
@@ -83,6 +109,7 @@ func (c *Client) run(r protocol.RTC) error {
 		}
 		req.Output = out
 	}
+	c.submitting(d)
 	if err := c.Call(ctx, protocol.MethodRTCSubmitResult, req, nil); err != nil {
 		return fmt.Errorf("submit %s: %w", r.ID, err)
 	}

@@ -23,7 +23,8 @@ const interrupted = "interrupted: the page was reloaded while the tool ran"
 // journal entry is written before the tool runs, the result stays in the outbox
 // until the server acknowledged it, and a call a closed page had started is
 // reported as failed instead of run again.
-func (c *Client) runJournaled(r protocol.RTC) error {
+func (c *Client) runJournaled(d delivered) error {
+	r := d.rtc
 	ctx, cancel := context.WithTimeout(context.Background(), journaledTimeout)
 	defer cancel()
 	p := c.cfg.Profile
@@ -50,6 +51,7 @@ func (c *Client) runJournaled(r protocol.RTC) error {
 		return err
 	}
 	if !tools.ReadOnly(r.ToolName) {
+		sent := time.Now()
 		err := c.CallRetry(ctx, protocol.MethodRTCUpdateStatus, protocol.RTCUpdateStatusRequest{RTCID: r.ID, Status: protocol.RTCExecuting,
 			ClientID: "exec-" + r.ID, Approval: approval}, nil)
 		var pe *protocol.Error
@@ -62,6 +64,7 @@ func (c *Client) runJournaled(r protocol.RTC) error {
 		if err != nil {
 			return c.closedOr(fmt.Errorf("executing %s: %w", r.ID, err))
 		}
+		d.waited(sent)
 	}
 	p.mu.Lock()
 	if p.journal[r.ID] != nil { // queued twice and already handled
@@ -84,6 +87,7 @@ func (c *Client) runJournaled(r protocol.RTC) error {
 	c.mu.Lock()
 	c.executed++
 	c.mu.Unlock()
+	c.submitting(d)
 	return c.submit(ctx, r, res, e)
 }
 

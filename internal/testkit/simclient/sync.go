@@ -107,7 +107,7 @@ func (c *Client) fill(ctx context.Context) error {
 		}
 		for _, u := range res.Updates {
 			deliver, _ := p.offer(u)
-			c.enqueue(deliver)
+			c.enqueue(deliver, time.Time{})
 		}
 		if _, now := p.Position(); len(res.Updates) == 0 || now >= res.Top {
 			return nil
@@ -125,17 +125,18 @@ func (c *Client) refetchPending(ctx context.Context) error {
 	if err := c.CallRetry(ctx, protocol.MethodRTCPending, struct{}{}, &res); err != nil {
 		return err
 	}
-	c.enqueue(res.RTCs)
+	c.enqueue(res.RTCs, time.Time{})
 	return nil
 }
 
-func (c *Client) enqueue(rs []protocol.RTC) {
+// enqueue queues calls for execution that arrived at at (zero: listed).
+func (c *Client) enqueue(rs []protocol.RTC, at time.Time) {
 	if c.cfg.Tool == nil {
 		return
 	}
 	for _, r := range rs {
 		select {
-		case c.exec <- r:
+		case c.exec <- delivered{r, at}:
 		default:
 			c.fail(fmt.Errorf("execution queue full, dropped %s", r.ID))
 		}
