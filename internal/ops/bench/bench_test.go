@@ -27,9 +27,10 @@ func TestTinyRun(t *testing.T) {
 			p.RTT.P50 > p.RTT.P90 || p.RTT.P90 > p.RTT.P99 || (p.Live.N > 0) != (p.Live.P50 > 0) {
 			t.Errorf("point %+v", p)
 		}
-		// Every call after the warm-up reached its client by publication, so
-		// the client reported its share; a round trip holds its client's share.
-		if s := p.ServerRTT; s.N < p.RTT.N-p.Sessions || s.P50 <= 0 || s.P50 > s.P90 || s.P90 > s.P99 || s.P50 > p.RTT.P99 {
+		// Calls reach their clients by publication, so the clients report
+		// their shares (but for calls answered at the window's edges); a
+		// round trip holds its client's share.
+		if s := p.ServerRTT; s.N*10 < p.RTT.N*9 || s.P50 <= 0 || s.P50 > s.P90 || s.P90 > s.P99 || s.P50 > p.RTT.P99 {
 			t.Errorf("%d sessions: the server's share %+v of round trips %+v", p.Sessions, s, p.RTT)
 		}
 		if p.Failed != 0 || p.ClientErrors != 0 {
@@ -52,7 +53,8 @@ func TestTinyRun(t *testing.T) {
 	if res.Idle == nil || res.Idle.Conns != 20 || res.Idle.Method == "" {
 		t.Errorf("idle %+v", res.Idle)
 	}
-	if res.Floor.Publish.N != 100 || res.Floor.Commit.N != 100 || res.Floor.Publish.P50 <= 0 || res.Floor.Commit.P50 <= 0 {
+	if res.Floor.Publish.N != 100 || res.Floor.Commit.N != 100 || res.Floor.Publish.P50 <= 0 || res.Floor.Commit.P50 <= 0 ||
+		res.Floor.Echo.N != 100 || res.Floor.Echo.P50 <= 0 || res.Floor.EchoApart {
 		t.Errorf("floor %+v", res.Floor)
 	}
 	// A floor commit appends one row: its table's page and its index's, at least.
@@ -65,6 +67,7 @@ func TestTinyRun(t *testing.T) {
 		"| 2 | sustained RTC round trips/s (best)", "| 3 | memory per idle connection (20 connections)",
 		"| 4 | Live chunk latency", "| 5 | floor: bare Centrifuge publish", "| 5 | floor: one store commit", "WAL pages |", "commits at the floor: ", "| 5 | ours / floor",
 		"| 1 | the same less the client's share (its call's arrival → its result sent), 1 sessions", "| 5 | ours less the client's share / floor, 5 sessions",
+		"| 5 | floor: a round trip's crossings bare, publish → client (in this process) → its RPC back", "the crossings and ",
 		"| 6 | per tool call at 10 messages: upstream bytes / round trip p50 | RTC Agent "} {
 		if !strings.Contains(tab, want) {
 			t.Errorf("table lacks %q", want)

@@ -31,6 +31,13 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		}
 		return 0
 	}
+	if len(args) == 1 && args[0] == "echo" { // the echo client of the floor's round trip
+		if err := runEcho(os.Stdin); err != nil {
+			fmt.Fprintln(stderr, "bench echo:", err)
+			return 1
+		}
+		return 0
+	}
 	o := Defaults()
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	fs.SetOutput(stderr)

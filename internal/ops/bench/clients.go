@@ -77,9 +77,11 @@ func driveLoad(ctx context.Context, clients []*simclient.Client, prefix string, 
 	failed.Store(0)
 	cpu0 := ownCPU()
 	<-lctx.Done()
-	live, held := seen.take()
-	l := load{Turns: int(turns.Load()), Failed: int(failed.Load()), Live: live, Held: held, CPU: ownCPU() - cpu0}
+	l := load{Turns: int(turns.Load()), Failed: int(failed.Load()), CPU: ownCPU() - cpu0}
 	wg.Wait()
+	// After the clients' last sends: the calls they answered meanwhile may
+	// still count as the window's round trips.
+	l.Live, l.Held = seen.take()
 	for _, c := range clients {
 		if c.Err() != nil {
 			l.ClientErrors++

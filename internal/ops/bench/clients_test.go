@@ -34,6 +34,10 @@ func TestClientsProcess(t *testing.T) {
 	if !p.ClientsApart || p.RoundTrips == 0 || p.Turns == 0 || p.Failed != 0 || p.ClientErrors != 0 || p.ServerCPU <= 0 || p.ClientsCPU <= 0 {
 		t.Fatalf("point %+v", p)
 	}
+	// The floor's echo client ran in a child process too.
+	if f := res.Floor; !f.EchoApart || f.Echo.N != 20 || f.Echo.P50 <= 0 {
+		t.Errorf("floor %+v", f)
+	}
 	if tab := res.Table(); !strings.Contains(tab, "| 2 | CPU in the window in cores, 2 sessions: server process / clients process |") {
 		t.Errorf("table:\n%s", tab)
 	}

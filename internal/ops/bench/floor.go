@@ -27,6 +27,10 @@ func measureFloor(ctx context.Context, o Options, sqlitePath string) (Floor, err
 	if err != nil {
 		return Floor{}, fmt.Errorf("publish: %w", err)
 	}
+	echo, err := echoFloor(ctx, o, o.FloorN)
+	if err != nil {
+		return Floor{}, fmt.Errorf("echo: %w", err)
+	}
 	st, err := openStore(ctx, o, sqlitePath)
 	if err != nil {
 		return Floor{}, err
@@ -57,7 +61,7 @@ func measureFloor(ctx context.Context, o Options, sqlitePath string) (Floor, err
 		}
 		commits = append(commits, time.Since(t0))
 	}
-	f := Floor{Publish: pcts(pub), Commit: pcts(commits)}
+	f := Floor{Publish: pcts(pub), Echo: pcts(echo), EchoApart: o.ClientsProcess && len(o.ServeCmd) > 0, Commit: pcts(commits)}
 	if sq != nil {
 		f.SQLite = sqliteFloorOf(sq.Counts().Sub(before))
 	}

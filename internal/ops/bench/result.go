@@ -80,10 +80,15 @@ type Idle struct {
 
 // Floor is the same-machine floor of one round trip's parts.
 type Floor struct {
-	Publish Pcts        // bare Centrifuge publish → centrifuge-go client receive
-	Commit  Pcts        // one store.Write with one UpdateAppend on the run's backend
-	SQLite  SQLiteFloor // zero on PostgreSQL
-	PG      PGFloor
+	Publish Pcts // bare Centrifuge publish → centrifuge-go client receive
+	// Echo is a round trip's crossings bare: a publish reaches a client,
+	// whose RPC answering it at once reaches the node (echoFloor); across
+	// processes when EchoApart, as the load's clients ran.
+	Echo      Pcts
+	EchoApart bool
+	Commit    Pcts        // one store.Write with one UpdateAppend on the run's backend
+	SQLite    SQLiteFloor // zero on PostgreSQL
+	PG        PGFloor
 }
 
 // Result is one run.
@@ -229,6 +234,14 @@ func (r *Result) Table() string {
 		row("5", "floor: PostgreSQL backend CPU of an exchange (SELECT 1) / of a write transaction in one exchange (one row)",
 			fmt.Sprintf("%.3f / %.3f ms", float64(f.PG.ExchangeCPU.Nanoseconds())/1e6, float64(f.PG.CommitCPU.Nanoseconds())/1e6), "")
 	}
+	if f.Echo.N > 0 {
+		where := "in this process"
+		if f.EchoApart {
+			where = "in its own process"
+		}
+		row("5", fmt.Sprintf("floor: a round trip's crossings bare, publish → client (%s) → its RPC back, p50 / p99", where),
+			fmt.Sprintf("%.3f / %.3f ms (n=%d)", f.Echo.P50, f.Echo.P99, f.Echo.N), "")
+	}
 	fp50, fp99 := f.Publish.P50+f.Commit.P50, f.Publish.P99+f.Commit.P99
 	for _, p := range r.Points {
 		row("5", fmt.Sprintf("ours / floor (publish + commit), %d sessions: p50 / p99", p.Sessions),
@@ -236,6 +249,13 @@ func (r *Result) Table() string {
 		if s := p.ServerRTT; s.N > 0 {
 			row("5", fmt.Sprintf("ours less the client's share / floor, %d sessions: p50 / p99", p.Sessions),
 				fmt.Sprintf("%.1f× / %.1f×", ratio(s.P50, fp50), ratio(s.P99, fp99)), "")
+			if commits := p.commits(); f.Echo.N > 0 && commits > 0 {
+				// What the machine costs a round trip at the least, and what
+				// is left: the server's work.
+				machine := f.Echo.P50 + commits*f.Commit.P50
+				row("5", fmt.Sprintf("ours less the client's share, %d sessions, p50: the crossings and %.2f commits at the floor / the rest", p.Sessions, commits),
+					fmt.Sprintf("%.3f / %.3f ms", machine, s.P50-machine), "")
+			}
 		}
 	}
 	for _, h := range r.History {
@@ -296,4 +316,12 @@ func rowsPerTrip(rows map[string]int64, trips int) string {
 		parts = append(parts, fmt.Sprintf("%s %.2f", k, float64(rows[k])/float64(trips)))
 	}
 	return fmt.Sprintf("%.1f in all: %s", float64(all)/float64(trips), strings.Join(parts, ", "))
+}
+
+// commits is the write transactions a round trip committed, on either store.
+func (p Point) commits() float64 {
+	if p.RoundTrips == 0 {
+		return 0
+	}
+	return float64(p.SQLite.Commits+p.PG.Writes) / float64(p.RoundTrips)
 }
