@@ -65,7 +65,7 @@ func TestTinyRun(t *testing.T) {
 	t.Log("\n" + tab)
 	for _, want := range []string{"| 1 | RTC round trip, server overhead, 1 sessions", "| 1 | RTC round trip, server overhead, 5 sessions",
 		"| 2 | sustained RTC round trips/s (best)", "| 3 | memory per idle connection (20 connections)",
-		"| 4 | Live chunk latency", "| 5 | floor: bare Centrifuge publish", "| 5 | floor: one store commit", "WAL pages |", "commits at the floor: ", "| 5 | ours / floor",
+		"| 4 | Live chunk latency", "| 5 | floor: bare Centrifuge publish", "| 5 | floor: one store commit", "WAL pages |", "commits at the floor: ", "| 5 | ours / floor", "| 2 | Thread sleeps per round trip, 1 sessions",
 		"| 1 | the same less the client's share (its call's arrival → its result sent), 1 sessions", "| 5 | ours less the client's share / floor, 5 sessions",
 		"| 5 | floor: a round trip's crossings bare, publish → client (in this process) → its RPC back", "the crossings and ",
 		"| 6 | per tool call at 10 messages: upstream bytes / round trip p50 | RTC Agent "} {

@@ -15,3 +15,6 @@ func ownCPU() time.Duration {
 	ticks := func(t windows.Filetime) int64 { return int64(t.HighDateTime)<<32 | int64(t.LowDateTime) }
 	return time.Duration(ticks(kernel)+ticks(user)) * 100 // Filetime counts 100 ns
 }
+
+// ownSleeps is not measured on Windows.
+func ownSleeps() int64 { return -1 }

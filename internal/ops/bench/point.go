@@ -92,6 +92,7 @@ func runPoint(ctx context.Context, o Options, srv *running, m *model, prefix str
 	var sq0 sqlitestore.Counts
 	var tb0 store.TableCounts
 	var cpu0 time.Duration
+	var sleeps0 int64
 	var objects0, bytes0 uint64
 	var backends *pgBackends
 	if o.DBURL != "" {
@@ -103,7 +104,7 @@ func runPoint(ctx context.Context, o Options, srv *running, m *model, prefix str
 			backends.begin(ctx)
 		}
 		m.dropGaps()
-		start, pg0, sq0, tb0, cpu0 = time.Now(), pgstore.ReadCounts(), sqlitestore.ReadCounts(), store.ReadTableCounts(), ownCPU()
+		start, pg0, sq0, tb0, cpu0, sleeps0 = time.Now(), pgstore.ReadCounts(), sqlitestore.ReadCounts(), store.ReadTableCounts(), ownCPU(), ownSleeps()
 		objects0, bytes0 = ownAllocs()
 	}
 	var l load
@@ -124,6 +125,10 @@ func runPoint(ctx context.Context, o Options, srv *running, m *model, prefix str
 		l = driveLoad(ctx, clients, prefix, seen, warmup, d, window)
 	}
 	elapsed, pg, sq, cpu := time.Since(start), pgstore.ReadCounts().Sub(pg0), sqlitestore.ReadCounts().Sub(sq0), ownCPU()-cpu0
+	sleeps := int64(-1)
+	if s := ownSleeps(); s >= 0 && sleeps0 >= 0 {
+		sleeps = s - sleeps0
+	}
 	objects, bytes := ownAllocs()
 	tables := store.ReadTableCounts().Sub(tb0)
 	gaps, ids := m.takeCalls()
@@ -138,6 +143,6 @@ func runPoint(ctx context.Context, o Options, srv *running, m *model, prefix str
 	return Point{PGCPU: pgCPU, PGRowsRead: rowsRead, PGWAL: wal, Sessions: n, RoundTrips: len(gaps), Turns: l.Turns, Failed: l.Failed, ClientErrors: l.ClientErrors,
 		PerSec: float64(len(gaps)) / elapsed.Seconds(), RTT: pcts(gaps), ServerRTT: pcts(serverShare(gaps, ids, l.Held)), Live: pcts(l.Live), PG: pg, SQLite: sq, Tables: tables,
 		ServerCPU: cpu.Seconds() / elapsed.Seconds(), ClientsCPU: l.CPU.Seconds() / elapsed.Seconds(),
-		ServerAllocs: int64(objects - objects0), ServerAllocBytes: int64(bytes - bytes0),
+		ServerAllocs: int64(objects - objects0), ServerAllocBytes: int64(bytes - bytes0), ServerSleeps: sleeps,
 		ClientsApart: o.ClientsProcess && len(o.ServeCmd) > 0}, nil
 }

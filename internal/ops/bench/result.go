@@ -58,7 +58,11 @@ type Point struct {
 	// ServerAllocs and ServerAllocBytes are the heap objects and bytes this
 	// process allocated in the window (with the clients' when they share it).
 	ServerAllocs, ServerAllocBytes int64
-	ClientsApart                   bool
+	// ServerSleeps is how many times a thread of this process went to sleep
+	// in the window (voluntary context switches; -1 when not measured): the
+	// hand-offs that woke a parked thread.
+	ServerSleeps int64
+	ClientsApart bool
 	// PGCPU is the CPU the PostgreSQL server processes of this run's
 	// connections used in the window, in cores; negative when not measured
 	// (embedded, or a server on another machine).
@@ -205,6 +209,10 @@ func (r *Result) Table() string {
 			}
 			row("2", fmt.Sprintf("Heap allocations per round trip, %d sessions (%s): objects / bytes", p.Sessions, who),
 				fmt.Sprintf("%.0f / %s", float64(p.ServerAllocs)/n, size(float64(p.ServerAllocBytes)/n)), "")
+			if p.ServerSleeps >= 0 {
+				row("2", fmt.Sprintf("Thread sleeps per round trip, %d sessions (%s; voluntary context switches)", p.Sessions, who),
+					fmt.Sprintf("%.1f", float64(p.ServerSleeps)/n), "")
+			}
 		}
 	}
 	best, at := r.BestPerSec()
