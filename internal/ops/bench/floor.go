@@ -109,36 +109,15 @@ func openStore(ctx context.Context, o Options, sqlitePath string) (store.Store, 
 // publishFloor runs n sequential publishes on a minimal node (in-memory broker)
 // to one centrifuge-go client subscribed server-side, as our clients are.
 func publishFloor(ctx context.Context, n int) ([]time.Duration, error) {
-	node, err := centrifuge.New(centrifuge.Config{LogLevel: centrifuge.LogLevelNone})
+	fn, err := startFloorNode(nil)
 	if err != nil {
 		return nil, err
 	}
-	node.OnConnecting(func(context.Context, centrifuge.ConnectEvent) (centrifuge.ConnectReply, error) {
-		return centrifuge.ConnectReply{Credentials: &centrifuge.Credentials{UserID: "floor"},
-			Subscriptions: map[string]centrifuge.SubscribeOptions{"floor": {}}}, nil
-	})
-	node.OnConnect(func(*centrifuge.Client) {})
-	if err := node.Run(); err != nil {
-		return nil, err
-	}
-	defer func() {
-		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_ = node.Shutdown(sctx)
-	}()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return nil, err
-	}
-	hs := &http.Server{Handler: centrifuge.NewWebsocketHandler(node, centrifuge.WebsocketConfig{}), ReadHeaderTimeout: 10 * time.Second}
-	go func() { _ = hs.Serve(ln) }()
-	defer hs.Close()
-
-	got := make(chan struct{}, 1)
+	defer fn.stop()
 	connected := make(chan struct{}, 1)
-	c := cgo.NewJsonClient("ws://"+ln.Addr().String()+"/connection/websocket", cgo.Config{})
+	c := cgo.NewJsonClient(fn.url, cgo.Config{})
 	c.OnConnected(func(cgo.ConnectedEvent) { connected <- struct{}{} })
-	c.OnPublication(func(cgo.ServerPublicationEvent) { got <- struct{}{} })
+	c.OnPublication(func(cgo.ServerPublicationEvent) { fn.arrived() })
 	if err := c.Connect(); err != nil {
 		return nil, err
 	}
@@ -148,42 +127,102 @@ func publishFloor(ctx context.Context, n int) ([]time.Duration, error) {
 	case <-time.After(10 * time.Second):
 		return nil, errors.New("floor client did not connect")
 	}
+	return fn.time(ctx, n)
+}
+
+// floorNode is a minimal Centrifuge node (in-memory broker) on a loopback
+// listener whose one client is subscribed server-side to "floor", as our
+// clients are to their channels; got hears what a measurement waits for.
+type floorNode struct {
+	node *centrifuge.Node
+	url  string
+	got  chan struct{}
+	stop func()
+}
+
+// startFloorNode starts a floor node; onConnect, if set, sees each client
+// that connects.
+func startFloorNode(onConnect func(fn *floorNode, c *centrifuge.Client)) (*floorNode, error) {
+	node, err := centrifuge.New(centrifuge.Config{LogLevel: centrifuge.LogLevelNone})
+	if err != nil {
+		return nil, err
+	}
+	fn := &floorNode{node: node, got: make(chan struct{}, 1)}
+	node.OnConnecting(func(context.Context, centrifuge.ConnectEvent) (centrifuge.ConnectReply, error) {
+		return centrifuge.ConnectReply{Credentials: &centrifuge.Credentials{UserID: "floor"},
+			Subscriptions: map[string]centrifuge.SubscribeOptions{"floor": {}}}, nil
+	})
+	node.OnConnect(func(c *centrifuge.Client) {
+		if onConnect != nil {
+			onConnect(fn, c)
+		}
+	})
+	if err := node.Run(); err != nil {
+		return nil, err
+	}
+	shutdown := func() {
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = node.Shutdown(sctx)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		shutdown()
+		return nil, err
+	}
+	hs := &http.Server{Handler: centrifuge.NewWebsocketHandler(node, centrifuge.WebsocketConfig{}), ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = hs.Serve(ln) }()
+	fn.url = "ws://" + ln.Addr().String() + "/connection/websocket"
+	fn.stop = func() { hs.Close(); shutdown() }
+	return fn, nil
+}
+
+// arrived tells a waiting measurement that what it waits for came.
+func (fn *floorNode) arrived() {
+	select {
+	case fn.got <- struct{}{}:
+	default:
+	}
+}
+
+// time publishes on "floor" n times in sequence and times each from the
+// publish to what got hears. It first publishes until something arrives
+// (a client connects and subscribes in its own time), then lets stray
+// arrivals in, and discards a first tenth of the samples as a warm-up.
+func (fn *floorNode) time(ctx context.Context, n int) ([]time.Duration, error) {
 	data := []byte(`{"type":"floor","data":{"status":"pending"}}`)
-	// The client's connected event does not mean its subscription is live on
-	// the node: publish until one arrives, then let stray copies in before
-	// measuring.
-	deadline := time.After(10 * time.Second)
+	deadline := time.After(30 * time.Second)
 	for live := false; !live; {
-		if _, err := node.Publish("floor", data); err != nil {
+		if _, err := fn.node.Publish("floor", data); err != nil {
 			return nil, err
 		}
 		select {
-		case <-got:
+		case <-fn.got:
 			live = true
 		case <-time.After(100 * time.Millisecond):
 		case <-deadline:
-			return nil, errors.New("floor client got no publication")
+			return nil, errors.New("nothing came back from the floor's client")
 		}
 	}
 	for quiet := false; !quiet; {
 		select {
-		case <-got:
+		case <-fn.got:
 		case <-time.After(200 * time.Millisecond):
 			quiet = true
 		}
 	}
 	out := make([]time.Duration, 0, n)
-	for range n + n/10 { // the first tenth warms up and is discarded
+	for range n + n/10 {
 		t0 := time.Now()
-		if _, err := node.Publish("floor", data); err != nil {
+		if _, err := fn.node.Publish("floor", data); err != nil {
 			return nil, err
 		}
 		select {
-		case <-got:
+		case <-fn.got:
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		case <-time.After(5 * time.Second):
-			return nil, errors.New("floor publication not received")
+			return nil, errors.New("a floor publication went unanswered")
 		}
 		out = append(out, time.Since(t0))
 	}

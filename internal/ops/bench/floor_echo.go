@@ -3,11 +3,8 @@ package bench
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"time"
@@ -23,45 +20,20 @@ import (
 // process (`bench echo`), as the load's clients do, so the figure includes
 // what crossing between processes costs on this machine.
 func echoFloor(ctx context.Context, o Options, n int) ([]time.Duration, error) {
-	node, err := centrifuge.New(centrifuge.Config{LogLevel: centrifuge.LogLevelNone})
-	if err != nil {
-		return nil, err
-	}
-	got := make(chan struct{}, 1)
-	node.OnConnecting(func(context.Context, centrifuge.ConnectEvent) (centrifuge.ConnectReply, error) {
-		return centrifuge.ConnectReply{Credentials: &centrifuge.Credentials{UserID: "floor"},
-			Subscriptions: map[string]centrifuge.SubscribeOptions{"floor": {}}}, nil
-	})
-	node.OnConnect(func(c *centrifuge.Client) {
+	fn, err := startFloorNode(func(fn *floorNode, c *centrifuge.Client) {
 		c.OnRPC(func(_ centrifuge.RPCEvent, cb centrifuge.RPCCallback) {
-			select {
-			case got <- struct{}{}:
-			default:
-			}
+			fn.arrived()
 			cb(centrifuge.RPCReply{}, nil)
 		})
 	})
-	if err := node.Run(); err != nil {
-		return nil, err
-	}
-	defer func() {
-		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_ = node.Shutdown(sctx)
-	}()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err
 	}
-	hs := &http.Server{Handler: centrifuge.NewWebsocketHandler(node, centrifuge.WebsocketConfig{}), ReadHeaderTimeout: 10 * time.Second}
-	go func() { _ = hs.Serve(ln) }()
-	defer hs.Close()
-	url := "ws://" + ln.Addr().String() + "/connection/websocket"
-
+	defer fn.stop()
 	if o.ClientsProcess && len(o.ServeCmd) > 0 {
 		cctx, cancel := context.WithCancel(ctx)
 		defer cancel()
-		in, err := json.Marshal(echoJob{URL: url})
+		in, err := json.Marshal(echoJob{URL: fn.url})
 		if err != nil {
 			return nil, err
 		}
@@ -81,51 +53,13 @@ func echoFloor(ctx context.Context, o Options, n int) ([]time.Duration, error) {
 			return nil, err
 		}
 	} else {
-		stop, err := echoClient(url)
+		stop, err := echoClient(fn.url)
 		if err != nil {
 			return nil, err
 		}
 		defer stop()
 	}
-	data := []byte(`{"type":"floor","data":{"status":"pending"}}`)
-	// Publish until an answer comes (the client connects and subscribes in
-	// its own time), then let stray answers in before measuring.
-	deadline := time.After(30 * time.Second)
-	for live := false; !live; {
-		if _, err := node.Publish("floor", data); err != nil {
-			return nil, err
-		}
-		select {
-		case <-got:
-			live = true
-		case <-time.After(100 * time.Millisecond):
-		case <-deadline:
-			return nil, errors.New("the echo client never answered")
-		}
-	}
-	for quiet := false; !quiet; {
-		select {
-		case <-got:
-		case <-time.After(200 * time.Millisecond):
-			quiet = true
-		}
-	}
-	out := make([]time.Duration, 0, n)
-	for range n + n/10 { // the first tenth warms up and is discarded
-		t0 := time.Now()
-		if _, err := node.Publish("floor", data); err != nil {
-			return nil, err
-		}
-		select {
-		case <-got:
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case <-time.After(5 * time.Second):
-			return nil, errors.New("no answer to a floor publication")
-		}
-		out = append(out, time.Since(t0))
-	}
-	return out[n/10:], nil
+	return fn.time(ctx, n)
 }
 
 // echoJob is what `bench echo` is given on its standard input.
