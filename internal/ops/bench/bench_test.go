@@ -67,7 +67,8 @@ func TestTinyRun(t *testing.T) {
 		"| 2 | sustained RTC round trips/s (best)", "| 3 | memory per idle connection (20 connections)",
 		"| 4 | Live chunk latency", "| 5 | floor: bare Centrifuge publish", "| 5 | floor: one store commit", "WAL pages |", "commits at the floor: ", "| 5 | ours / floor", "| 2 | Thread sleeps per round trip, 1 sessions",
 		"| 1 | the same less the client's share (its call's arrival → its result sent), 1 sessions", "| 5 | ours less the client's share / floor, 5 sessions",
-		"| 5 | floor: a round trip's crossings bare, publish → client (in this process) → its RPC back", "the crossings and ",
+		"| 5 | floor: a round trip's crossings bare, publish → client (in this process) → its RPC back",
+		"| 5 | ours less the client's share, 1 session, p50: 2× the crossings and 3 commits at the floor / the rest",
 		"| 6 | per tool call at 10 messages: upstream bytes / round trip p50 | RTC Agent "} {
 		if !strings.Contains(tab, want) {
 			t.Errorf("table lacks %q", want)

@@ -72,16 +72,17 @@ func driveLoad(ctx context.Context, clients []*simclient.Client, prefix string, 
 	case <-lctx.Done():
 	}
 	window()
-	seen.take()
+	seen.forget()
 	turns.Store(0)
 	failed.Store(0)
 	cpu0 := ownCPU()
 	<-lctx.Done()
 	l := load{Turns: int(turns.Load()), Failed: int(failed.Load()), CPU: ownCPU() - cpu0}
+	l.Live = seen.takeLive()
 	wg.Wait()
 	// After the clients' last sends: the calls they answered meanwhile may
 	// still count as the window's round trips.
-	l.Live, l.Held = seen.take()
+	l.Held = seen.takeHeld()
 	for _, c := range clients {
 		if c.Err() != nil {
 			l.ClientErrors++
@@ -213,13 +214,29 @@ func (s *clientTimes) config(int) simclient.Config {
 		}}
 }
 
-// take returns the times seen so far and forgets them.
-func (s *clientTimes) take() (live []time.Duration, held map[string]time.Duration) {
+// forget drops the times seen so far.
+func (s *clientTimes) forget() {
+	s.mu.Lock()
+	s.live, s.held = nil, nil
+	s.mu.Unlock()
+}
+
+// takeLive returns the Live latencies seen so far and forgets them.
+func (s *clientTimes) takeLive() []time.Duration {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	live, held = s.live, s.held
-	s.live, s.held = nil, nil
-	return live, held
+	live := s.live
+	s.live = nil
+	return live
+}
+
+// takeHeld returns the clients' shares seen so far and forgets them.
+func (s *clientTimes) takeHeld() map[string]time.Duration {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	held := s.held
+	s.held = nil
+	return held
 }
 
 // serverShare is each round trip less its client's share (held, by call

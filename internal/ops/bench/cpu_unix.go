@@ -17,8 +17,9 @@ func ownCPU() time.Duration {
 }
 
 // ownSleeps is how many times a thread of this process gave up its CPU to
-// wait (voluntary context switches) so far: a goroutine handed to a parked
-// thread costs one when that thread has nothing left to run.
+// wait (voluntary context switches) so far: for a goroutine to run (a
+// thread woken for a hand-off sleeps again once it has nothing left), for
+// I/O or for a timer.
 func ownSleeps() int64 {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {

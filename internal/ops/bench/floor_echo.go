@@ -48,7 +48,12 @@ func echoFloor(ctx context.Context, o Options, n int) ([]time.Duration, error) {
 		}
 		// The child answers until its standard input closes: here, or when
 		// this process ends however it ends.
-		defer func() { job.Close(); _ = cmd.Wait() }()
+		defer func() {
+			job.Close()
+			kill := time.AfterFunc(5*time.Second, cancel) // it did not end on its own
+			_ = cmd.Wait()
+			kill.Stop()
+		}()
 		if _, err := job.Write(in); err != nil {
 			return nil, err
 		}
@@ -82,8 +87,10 @@ func runEcho(stdin io.Reader) error {
 	return err
 }
 
-// echoClient connects to url and answers every publication with an RPC, from
-// a goroutine of its own as simclient runs a call.
+// echoClient connects to url and answers every publication with an RPC,
+// sent from a goroutine of its own as a simulated browser sends a result: an
+// RPC waits for its answer, which centrifuge-go delivers through the same
+// queue as the publication callbacks.
 func echoClient(url string) (stop func(), err error) {
 	c := cgo.NewJsonClient(url, cgo.Config{})
 	pubs := make(chan struct{}, 1024)

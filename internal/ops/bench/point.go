@@ -121,7 +121,7 @@ func runPoint(ctx context.Context, o Options, srv *running, m *model, prefix str
 		}
 		defer closeAll(clients)
 		m.take()
-		seen.take()
+		seen.forget()
 		l = driveLoad(ctx, clients, prefix, seen, warmup, d, window)
 	}
 	elapsed, pg, sq, cpu := time.Since(start), pgstore.ReadCounts().Sub(pg0), sqlitestore.ReadCounts().Sub(sq0), ownCPU()-cpu0

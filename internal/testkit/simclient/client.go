@@ -40,8 +40,11 @@ type Config struct {
 	// OnSubmit, if set, is told, as a call's result is about to be sent, how
 	// long this client held the call: from the arrival of the publication that
 	// delivered it (before decoding it) to the send, the client's share of a
-	// round trip. Calls listed by v1.rtc.pending have no arrival and are not
-	// reported. It runs on the execution goroutine and must be quick.
+	// round trip, less its wait for the answer to executing. With a Profile,
+	// a call held back until a gap was filled counts from the publication
+	// that released it. Calls listed by v1.rtc.pending or v1.update.list
+	// have no arrival and are not reported. It runs on the execution
+	// goroutine and must be quick.
 	OnSubmit func(toolCallID string, held time.Duration)
 	// NetDialContext, if set, opens the TCP connection (the load tool wraps it to
 	// count the bytes the client sends); nil uses net.Dialer.
