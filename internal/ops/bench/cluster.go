@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/rtcagent/rtcagent/internal/testkit/simclient"
 	"io"
 	"net/http"
 	"net/url"
@@ -18,6 +17,7 @@ import (
 	"github.com/rtcagent/rtcagent/internal/store"
 	"github.com/rtcagent/rtcagent/internal/store/pgstore"
 	"github.com/rtcagent/rtcagent/internal/testkit/nodeproc"
+	"github.com/rtcagent/rtcagent/internal/testkit/simclient"
 )
 
 // ClusterPoint is one point of a `-nodes` run: k server processes on one

@@ -2,7 +2,6 @@ package bench
 
 import (
 	"fmt"
-	"github.com/rtcagent/rtcagent/internal/tools"
 	"slices"
 	"sort"
 	"strings"
@@ -11,6 +10,7 @@ import (
 	"github.com/rtcagent/rtcagent/internal/store"
 	"github.com/rtcagent/rtcagent/internal/store/pgstore"
 	"github.com/rtcagent/rtcagent/internal/store/sqlitestore"
+	"github.com/rtcagent/rtcagent/internal/tools"
 )
 
 // Pcts are percentiles of a sample, in milliseconds; N is the sample size.
