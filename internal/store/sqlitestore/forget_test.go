@@ -2,7 +2,6 @@ package sqlitestore
 
 import (
 	"context"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -17,11 +16,7 @@ import (
 // them.
 func TestAGroupRolledBackIsForgotten(t *testing.T) {
 	ctx := context.Background()
-	s, err := Open(ctx, filepath.Join(t.TempDir(), "test.db"), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := openTemp(t)
 	var held store.Lease
 	if err := s.Write(ctx, func(tx store.Tx) (err error) {
 		held, err = tx.LeaseAcquire("s1", "n1", time.Hour)
@@ -77,11 +72,7 @@ func TestAGroupRolledBackIsForgotten(t *testing.T) {
 // commit failed.
 func TestReadsSeeCommittedLeases(t *testing.T) {
 	ctx := context.Background()
-	s, err := Open(ctx, filepath.Join(t.TempDir(), "test.db"), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := openTemp(t)
 	if err := s.Write(ctx, func(tx store.Tx) error {
 		return tx.InboxInsert(&store.InboxItem{SessionID: "s1", Kind: "turn.start", TurnID: "t1"})
 	}); err != nil {

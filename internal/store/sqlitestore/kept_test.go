@@ -2,7 +2,6 @@ package sqlitestore
 
 import (
 	"context"
-	"path/filepath"
 	"testing"
 
 	"github.com/rtcagent/rtcagent/internal/protocol"
@@ -14,11 +13,7 @@ import (
 // change of a row the writer does not keep (a message) carries a copy.
 func TestChangeCarriesTheRowTheWriterKeeps(t *testing.T) {
 	ctx := context.Background()
-	s, err := Open(ctx, filepath.Join(t.TempDir(), "test.db"), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := openTemp(t)
 	values := map[string]protocol.Keyed{}
 	s.SetCommitHook(func(c store.Commit) {
 		for _, u := range c.Updates {

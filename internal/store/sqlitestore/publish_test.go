@@ -12,7 +12,8 @@ import (
 	"github.com/rtcagent/rtcagent/internal/store"
 )
 
-func openPublishing(t *testing.T) *Store {
+// openTemp opens a store on a new file of the test's, closed when it ends.
+func openTemp(t *testing.T) *Store {
 	t.Helper()
 	s, err := Open(context.Background(), filepath.Join(t.TempDir(), "t.db"), Options{})
 	if err != nil {
@@ -34,7 +35,7 @@ func appendOne(s *Store) error {
 // runs, the write that did not lead it waits for its publishing and runs no
 // group of its own (an empty one when nothing else is queued).
 func TestAWriteTakenIntoAGroupLeadsNoOther(t *testing.T) {
-	s := openPublishing(t)
+	s := openTemp(t)
 	if err := appendOne(s); err != nil { // takes the writer
 		t.Fatal(err)
 	}
@@ -75,7 +76,7 @@ func TestAWriteTakenIntoAGroupLeadsNoOther(t *testing.T) {
 // hook ran.
 func TestNextGroupCommitsWhileAHookRuns(t *testing.T) {
 	ctx := context.Background()
-	s := openPublishing(t)
+	s := openTemp(t)
 	inHook, release := make(chan struct{}), make(chan struct{})
 	var mu sync.Mutex
 	var offsets []int64
