@@ -196,3 +196,7 @@ func (r *running) close() {
 	_ = r.http.Close() // hijacked WebSockets are closed by the node's shutdown below
 	_ = r.srv.Close(ctx)
 }
+
+// clientsApart reports whether the simulated browsers run in a child
+// process (ClientsProcess, with a binary to run).
+func (o Options) clientsApart() bool { return o.ClientsProcess && len(o.ServeCmd) > 0 }

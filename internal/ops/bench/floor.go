@@ -61,7 +61,7 @@ func measureFloor(ctx context.Context, o Options, sqlitePath string) (Floor, err
 		}
 		commits = append(commits, time.Since(t0))
 	}
-	f := Floor{Publish: pcts(pub), Echo: pcts(echo), EchoApart: o.ClientsProcess && len(o.ServeCmd) > 0, Commit: pcts(commits)}
+	f := Floor{Publish: pcts(pub), Echo: pcts(echo), EchoApart: o.clientsApart(), Commit: pcts(commits)}
 	if sq != nil {
 		f.SQLite = sqliteFloorOf(sq.Counts().Sub(before))
 	}
@@ -127,7 +127,7 @@ func publishFloor(ctx context.Context, n int) ([]time.Duration, error) {
 	case <-time.After(10 * time.Second):
 		return nil, errors.New("floor client did not connect")
 	}
-	return fn.time(ctx, n)
+	return fn.measure(ctx, n)
 }
 
 // floorNode is a minimal Centrifuge node (in-memory broker) on a loopback
@@ -185,11 +185,11 @@ func (fn *floorNode) arrived() {
 	}
 }
 
-// time publishes on "floor" n times in sequence and times each from the
+// measure publishes on "floor" n times in sequence and times each from the
 // publish to what got hears. It first publishes until something arrives
 // (a client connects and subscribes in its own time), then lets stray
 // arrivals in, and discards a first tenth of the samples as a warm-up.
-func (fn *floorNode) time(ctx context.Context, n int) ([]time.Duration, error) {
+func (fn *floorNode) measure(ctx context.Context, n int) ([]time.Duration, error) {
 	data := []byte(`{"type":"floor","data":{"status":"pending"}}`)
 	deadline := time.After(30 * time.Second)
 	for live := false; !live; {

@@ -30,7 +30,7 @@ func echoFloor(ctx context.Context, o Options, n int) ([]time.Duration, error) {
 		return nil, err
 	}
 	defer fn.stop()
-	if o.ClientsProcess && len(o.ServeCmd) > 0 {
+	if o.clientsApart() {
 		cctx, cancel := context.WithCancel(ctx)
 		defer cancel()
 		in, err := json.Marshal(echoJob{URL: fn.url})
@@ -64,7 +64,7 @@ func echoFloor(ctx context.Context, o Options, n int) ([]time.Duration, error) {
 		}
 		defer stop()
 	}
-	return fn.time(ctx, n)
+	return fn.measure(ctx, n)
 }
 
 // echoJob is what `bench echo` is given on its standard input.

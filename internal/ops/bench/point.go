@@ -108,7 +108,7 @@ func runPoint(ctx context.Context, o Options, srv *running, m *model, prefix str
 		objects0, bytes0 = ownAllocs()
 	}
 	var l load
-	if o.ClientsProcess && len(o.ServeCmd) > 0 {
+	if o.clientsApart() {
 		var err error
 		if l, err = clientsChild(ctx, o, srv, prefix, n, warmup, d, window); err != nil {
 			return Point{}, err
@@ -144,5 +144,5 @@ func runPoint(ctx context.Context, o Options, srv *running, m *model, prefix str
 		PerSec: float64(len(gaps)) / elapsed.Seconds(), RTT: pcts(gaps), ServerRTT: pcts(serverShare(gaps, ids, l.Held)), Live: pcts(l.Live), PG: pg, SQLite: sq, Tables: tables,
 		ServerCPU: cpu.Seconds() / elapsed.Seconds(), ClientsCPU: l.CPU.Seconds() / elapsed.Seconds(),
 		ServerAllocs: int64(objects - objects0), ServerAllocBytes: int64(bytes - bytes0), ServerSleeps: sleeps,
-		ClientsApart: o.ClientsProcess && len(o.ServeCmd) > 0}, nil
+		ClientsApart: o.clientsApart()}, nil
 }
