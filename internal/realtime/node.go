@@ -268,12 +268,19 @@ func (n *Node) onConnect(c *centrifuge.Client) {
 		}
 		cb(centrifuge.RefreshReply{ExpireAt: claims.ExpiresAt.Unix()}, nil)
 	})
+	// Calls take their context from one that ends when the client
+	// disconnects (Centrifuge calls OnDisconnect once for a client whose
+	// OnConnect ran). The client's own context has a Done channel of
+	// Centrifuge's making, so a context made from it for each call would
+	// start a goroutine to watch it.
+	connCtx, disconnected := context.WithCancel(context.WithoutCancel(c.Context()))
+	c.OnDisconnect(func(centrifuge.DisconnectEvent) { disconnected() })
 	c.OnRPC(func(e centrifuge.RPCEvent, cb centrifuge.RPCCallback) {
 		// With ProcessCommandsOffReadLoop, Centrifuge runs each frame's
 		// commands on a goroutine of their own; a call reaches the store's
 		// driver.
 		stack.Grow()
-		ctx, cancel := context.WithTimeout(c.Context(), 30*time.Second)
+		ctx, cancel := context.WithTimeout(connCtx, 30*time.Second)
 		defer cancel()
 		caller := caller
 		if info.modes != nil {
