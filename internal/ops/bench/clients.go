@@ -9,7 +9,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"runtime/metrics"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -89,13 +88,6 @@ func driveLoad(ctx context.Context, clients []*simclient.Client, prefix string, 
 		}
 	}
 	return l
-}
-
-// ownAllocs is what this process allocated on the heap so far: objects and bytes.
-func ownAllocs() (objects, bytes uint64) {
-	m := []metrics.Sample{{Name: "/gc/heap/allocs:objects"}, {Name: "/gc/heap/allocs:bytes"}}
-	metrics.Read(m)
-	return m[0].Value.Uint64(), m[1].Value.Uint64()
 }
 
 // clientsChild runs one point's clients in a child process (ServeCmd + "bench

@@ -93,7 +93,7 @@ func runPoint(ctx context.Context, o Options, srv *running, m *model, prefix str
 	var tb0 store.TableCounts
 	var cpu0 time.Duration
 	var sleeps0 int64
-	var objects0, bytes0 uint64
+	var rt0 runtimeCounts
 	var backends *pgBackends
 	if o.DBURL != "" {
 		u, _ := url.Parse(o.DBURL)
@@ -105,7 +105,7 @@ func runPoint(ctx context.Context, o Options, srv *running, m *model, prefix str
 		}
 		m.dropGaps()
 		start, pg0, sq0, tb0, cpu0, sleeps0 = time.Now(), pgstore.ReadCounts(), sqlitestore.ReadCounts(), store.ReadTableCounts(), ownCPU(), ownSleeps()
-		objects0, bytes0 = ownAllocs()
+		rt0 = ownRuntime()
 	}
 	var l load
 	if o.clientsApart() {
@@ -129,7 +129,7 @@ func runPoint(ctx context.Context, o Options, srv *running, m *model, prefix str
 	if s := ownSleeps(); s >= 0 && sleeps0 >= 0 {
 		sleeps = s - sleeps0
 	}
-	objects, bytes := ownAllocs()
+	rt := ownRuntime().sub(rt0)
 	tables := store.ReadTableCounts().Sub(tb0)
 	gaps, ids := m.takeCalls()
 	pgCPU := -1.0
@@ -143,6 +143,6 @@ func runPoint(ctx context.Context, o Options, srv *running, m *model, prefix str
 	return Point{PGCPU: pgCPU, PGRowsRead: rowsRead, PGWAL: wal, Sessions: n, RoundTrips: len(gaps), Turns: l.Turns, Failed: l.Failed, ClientErrors: l.ClientErrors,
 		PerSec: float64(len(gaps)) / elapsed.Seconds(), RTT: pcts(gaps), ServerRTT: pcts(serverShare(gaps, ids, l.Held)), Live: pcts(l.Live), PG: pg, SQLite: sq, Tables: tables,
 		ServerCPU: cpu.Seconds() / elapsed.Seconds(), ClientsCPU: l.CPU.Seconds() / elapsed.Seconds(),
-		ServerAllocs: int64(objects - objects0), ServerAllocBytes: int64(bytes - bytes0), ServerSleeps: sleeps,
+		ServerRuntime: rt, ServerSleeps: sleeps,
 		ClientsApart: o.clientsApart()}, nil
 }

@@ -56,9 +56,10 @@ type Point struct {
 	// server's, with the clients' when they share the process. ClientsCPU is
 	// the clients' process's when ClientsApart.
 	ServerCPU, ClientsCPU float64
-	// ServerAllocs and ServerAllocBytes are the heap objects and bytes this
-	// process allocated in the window (with the clients' when they share it).
-	ServerAllocs, ServerAllocBytes int64
+	// ServerRuntime is what the Go runtime of this process counted in the
+	// window (with the clients' when they share it): heap objects and bytes
+	// allocated, goroutines started and woken.
+	ServerRuntime runtimeCounts
 	// ServerSleeps is how many times a thread of this process gave up its
 	// CPU to wait in the window (voluntary context switches; -1 when not
 	// measured): for a goroutine to run, I/O or a timer.
@@ -209,7 +210,9 @@ func (r *Result) Table() string {
 				who = "server and clients"
 			}
 			row("2", fmt.Sprintf("Heap allocations per round trip, %d sessions (%s): objects / bytes", p.Sessions, who),
-				fmt.Sprintf("%.0f / %s", float64(p.ServerAllocs)/n, size(float64(p.ServerAllocBytes)/n)), "")
+				fmt.Sprintf("%.0f / %s", float64(p.ServerRuntime.Objects)/n, size(float64(p.ServerRuntime.Bytes)/n)), "")
+			row("2", fmt.Sprintf("Goroutines per round trip, %d sessions (%s): started / woken (about: the runtime samples one wait in %d)", p.Sessions, who, wakeSampling),
+				fmt.Sprintf("%.2f / %.1f", float64(p.ServerRuntime.Started)/n, float64(p.ServerRuntime.Woken)/n), "")
 			if p.ServerSleeps >= 0 {
 				row("2", fmt.Sprintf("Thread sleeps per round trip, %d sessions (%s; voluntary context switches: waits for work, I/O or a timer)", p.Sessions, who),
 					fmt.Sprintf("%.1f", float64(p.ServerSleeps)/n), "")
