@@ -50,12 +50,8 @@ func (r *Runner) drain(parent context.Context, lease store.Lease, first *taken, 
 	ctx, cancel := context.WithCancel(parent)
 	defer cancel()
 	o := &owner{lease: lease}
-	renewDone := make(chan struct{})
-	go func() {
-		defer close(renewDone)
-		r.renew(ctx, cancel, o)
-	}()
-	defer func() { cancel(); <-renewDone }()
+	rn := r.renewEvery(ctx, cancel, o)
+	defer func() { cancel(); rn.stop() }()
 	defer r.releaseOnShutdown(parent, o)
 
 	log := r.log.With("session", lease.SessionID)
@@ -220,35 +216,6 @@ func (r *Runner) releaseOnShutdown(parent context.Context, o *owner) {
 		return
 	}
 	r.releaseLease(o.get())
-}
-
-// renew extends the lease every third of its TTL; losing it cancels the drain.
-func (r *Runner) renew(ctx context.Context, cancel context.CancelFunc, o *owner) {
-	t := time.NewTicker(r.cfg.LeaseTTL / 3)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-		err := r.cfg.Store.Write(ctx, func(tx store.Tx) error {
-			l, err := tx.LeaseRenew(o.get(), r.cfg.LeaseTTL)
-			if err == nil {
-				o.mu.Lock()
-				o.lease = l
-				o.mu.Unlock()
-			}
-			return err
-		})
-		if errors.Is(err, store.ErrLeaseLost) {
-			cancel()
-			return
-		}
-		if err != nil && ctx.Err() == nil {
-			r.log.Warn("renew lease", "session", o.get().SessionID, "err", err)
-		}
-	}
 }
 
 // giveUp fails the item's turn visibly and drops the item.
