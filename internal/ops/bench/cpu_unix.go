@@ -19,7 +19,10 @@ func ownCPU() time.Duration {
 // ownSleeps is how many times a thread of this process gave up its CPU to
 // wait (voluntary context switches) so far: for a goroutine to run (a
 // thread woken for a hand-off sleeps again once it has nothing left), for
-// I/O or for a timer.
+// I/O or for a timer. The Go runtime's monitor thread (sysmon) is among
+// them: it sleeps 20 µs at a time while the process is busy and starts
+// over each time the process wakes from idle (golang/go#18236), so at one
+// session, whose process goes idle at every crossing, it is about half.
 func ownSleeps() int64 {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {

@@ -58,7 +58,7 @@ type Point struct {
 	ServerCPU, ClientsCPU float64
 	// ServerRuntime is what the Go runtime of this process counted in the
 	// window (with the clients' when they share it): heap objects and bytes
-	// allocated, goroutines started and woken.
+	// allocated and goroutines started.
 	ServerRuntime runtimeCounts
 	// ServerSleeps is how many times a thread of this process gave up its
 	// CPU to wait in the window (voluntary context switches; -1 when not
@@ -211,10 +211,10 @@ func (r *Result) Table() string {
 			}
 			row("2", fmt.Sprintf("Heap allocations per round trip, %d sessions (%s): objects / bytes", p.Sessions, who),
 				fmt.Sprintf("%.0f / %s", float64(p.ServerRuntime.Objects)/n, size(float64(p.ServerRuntime.Bytes)/n)), "")
-			row("2", fmt.Sprintf("Goroutines per round trip, %d sessions (%s): started / woken (about: the runtime samples one wait in %d)", p.Sessions, who, wakeSampling),
-				fmt.Sprintf("%.2f / %.1f", float64(p.ServerRuntime.Started)/n, float64(p.ServerRuntime.Woken)/n), "")
+			row("2", fmt.Sprintf("Goroutines started per round trip, %d sessions (%s)", p.Sessions, who),
+				fmt.Sprintf("%.2f", float64(p.ServerRuntime.Started)/n), "")
 			if p.ServerSleeps >= 0 {
-				row("2", fmt.Sprintf("Thread sleeps per round trip, %d sessions (%s; voluntary context switches: waits for work, I/O or a timer)", p.Sessions, who),
+				row("2", fmt.Sprintf("Thread sleeps per round trip, %d sessions (%s; voluntary context switches: waits for work, I/O or a timer, the Go runtime's monitor thread's among them)", p.Sessions, who),
 					fmt.Sprintf("%.1f", float64(p.ServerSleeps)/n), "")
 			}
 		}
