@@ -108,7 +108,7 @@ func New(ctx context.Context, cfg Config) (*Node, error) {
 	node.SetBroker(&topicBroker{inner: inner, store: cfg.Store, pageBytes: cfg.PageBytes})
 	n := &Node{cfg: cfg, node: node, log: log}
 	node.OnNotification(n.onNotification)
-	n.relay = newRelay(cfg.Store, log, cfg.PageBytes, publishTo(node), cfg.RedisURL == "")
+	n.relay = newRelay(cfg.Store, log, cfg.PageBytes, publishTo(node))
 	node.OnConnecting(n.onConnecting)
 	node.OnConnect(n.onConnect)
 	return n, nil

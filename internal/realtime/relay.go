@@ -16,13 +16,7 @@ import (
 )
 
 // The relay publishes committed Topic updates, each user's in offset order,
-// without ever making a commit wait on a broker in another process.
-//
-// With the broker in this process (a node without Redis), the commit hook
-// publishes an update itself when its user has nothing pending: the broker
-// only hands it to the subscribers' queues, and the worker would be one more
-// goroutine to wake between a commit and its clients. An update whose user
-// has updates pending, or whose publication fails, is left to the worker.
+// without ever making a commit wait on the broker.
 //
 // The commit hook (note) records per user the newest committed offset and, while
 // memory allows, the updates themselves; it takes one mutex and nothing else. One
@@ -102,8 +96,7 @@ type relay struct {
 	store     store.Store
 	log       *slog.Logger
 	publish   func(protocol.Update) error
-	pageBytes int  // bounds one read back from the store
-	inline    bool // the commit hook publishes what nothing pending holds back
+	pageBytes int // bounds one read back from the store
 
 	mu      sync.Mutex
 	users   map[string]*pending
@@ -119,9 +112,9 @@ type relay struct {
 	done chan struct{} // closed when the worker returned
 }
 
-func newRelay(st store.Store, log *slog.Logger, pageBytes int, publish func(protocol.Update) error, inline bool) *relay {
+func newRelay(st store.Store, log *slog.Logger, pageBytes int, publish func(protocol.Update) error) *relay {
 	ctx, quit := context.WithCancel(context.Background())
-	return &relay{store: st, log: log, publish: publish, pageBytes: pageBytes, inline: inline, users: map[string]*pending{},
+	return &relay{store: st, log: log, publish: publish, pageBytes: pageBytes, users: map[string]*pending{},
 		wake: make(chan struct{}, 1), ctx: ctx, quit: quit, done: make(chan struct{})}
 }
 
@@ -136,22 +129,16 @@ func publishTo(node *centrifuge.Node) func(protocol.Update) error {
 
 func (r *relay) start() { go r.loop() }
 
-// note records committed updates (in offset order per user), or publishes
-// them when inline. It never blocks on a broker in another process, the store
-// or the worker.
+// note records committed updates (in offset order per user). It never blocks on
+// the broker, the store or the worker.
 func (r *relay) note(updates []protocol.Update) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.closing {
 		return // clients recover these from the store
 	}
-	queued := false
 	for _, u := range updates {
 		p := r.users[u.UserID]
-		if p == nil && r.inline && r.publish(u) == nil {
-			continue
-		}
-		queued = true
 		if p == nil {
 			p = &pending{next: u.Offset, held: true}
 			r.users[u.UserID] = p
@@ -178,9 +165,7 @@ func (r *relay) note(updates []protocol.Update) {
 			r.queue = append(r.queue, u.UserID)
 		}
 	}
-	if queued {
-		r.signal()
-	}
+	r.signal()
 }
 
 // addRun notes an offset of a user whose updates are not held, within the bound
