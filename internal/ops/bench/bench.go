@@ -58,6 +58,10 @@ type Options struct {
 	// CPU profile of its process (suffixed .<k>nodes).
 	NodePoll    time.Duration
 	NodeProfile string
+	// Handoffs traces each point's window with the Go runtime's tracer and
+	// counts its hand-offs between goroutines (Point.Handoffs). The tracer
+	// slows the run: the times of a traced run are not comparable.
+	Handoffs bool
 }
 
 // Defaults returns the configuration of `rtcagent bench` without flags.

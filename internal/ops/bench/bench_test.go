@@ -12,7 +12,7 @@ import (
 // has every row with sane numbers; timings are not asserted.
 func TestTinyRun(t *testing.T) {
 	o := Options{Sessions: []int{1, 5}, Duration: 3 * time.Second, Warmup: 500 * time.Millisecond, Calls: 1, Tool: "write", Idle: 20, FloorN: 100,
-		History: []int{10}}
+		History: []int{10}, Handoffs: true}
 	res, err := Run(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)
@@ -37,6 +37,11 @@ func TestTinyRun(t *testing.T) {
 		// its result is read on one of its own.
 		if rt := p.ServerRuntime; rt.Started < uint64(p.RoundTrips) || rt.Objects == 0 || rt.Bytes < rt.Objects {
 			t.Errorf("%d sessions: runtime counts %+v for %d round trips", p.Sessions, rt, p.RoundTrips)
+		}
+		// The window's trace sees the same: a goroutine started and
+		// goroutines woken for each round trip, and who readied them.
+		if h := p.Handoffs; h == nil || h.Started < 1 || h.Runnable < 1 || len(h.By) == 0 {
+			t.Errorf("%d sessions: hand-offs %+v", p.Sessions, h)
 		}
 		if p.Failed != 0 || p.ClientErrors != 0 {
 			t.Errorf("%d sessions: %d failed turns, %d clients with errors", p.Sessions, p.Failed, p.ClientErrors)
@@ -72,6 +77,8 @@ func TestTinyRun(t *testing.T) {
 		"| 2 | sustained RTC round trips/s (best)", "| 3 | memory per idle connection (20 connections)",
 		"| 4 | Live chunk latency", "| 5 | floor: bare Centrifuge publish", "| 5 | floor: one store commit", "WAL pages |", "commits at the floor: ", "| 5 | ours / floor", "| 2 | Thread sleeps per round trip, 1 sessions",
 		"| 2 | Goroutines started per round trip, 1 sessions (server and clients)",
+		"| 2 | Hand-offs per round trip, 1 sessions (server and clients; a runtime trace of the window",
+		"| 2 | Goroutines made runnable or started per round trip, 5 sessions, by who readied them | ",
 		"| 1 | the same less the client's share (its call's arrival → its result sent), 1 sessions", "| 5 | ours less the client's share / floor, 5 sessions",
 		"| 5 | floor: a round trip's crossings bare, publish → client (in this process) → its RPC back",
 		"| 5 | ours less the client's share, 1 session, p50: 2× the crossings and 3 commits at the floor / the rest",

@@ -14,7 +14,11 @@
 //     next to a stateless baseline in the Vercel AI SDK's pattern (history.go,
 //     stateless.go): every tool result re-posts the whole conversation.
 //
-// Every load point starts with an unmeasured warm-up (Options.Warmup).
+// Every load point starts with an unmeasured warm-up (Options.Warmup). Row 2
+// also counts, per round trip, what the server process allocated, the
+// goroutines it started and its threads' sleeps, and with Options.Handoffs the
+// hand-offs between goroutines that a runtime trace of the window shows
+// (handoffs.go).
 //
 // Clients and server share the process and its CPUs, so the numbers include the
 // clients' cost; on 2 cores this is a large share at high concurrency. Only

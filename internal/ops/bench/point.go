@@ -94,6 +94,8 @@ func runPoint(ctx context.Context, o Options, srv *running, m *model, prefix str
 	var cpu0 time.Duration
 	var sleeps0 int64
 	var rt0 runtimeCounts
+	var wt *windowTrace
+	var wtErr error
 	var backends *pgBackends
 	if o.DBURL != "" {
 		u, _ := url.Parse(o.DBURL)
@@ -106,6 +108,9 @@ func runPoint(ctx context.Context, o Options, srv *running, m *model, prefix str
 		m.dropGaps()
 		start, pg0, sq0, tb0, cpu0, sleeps0 = time.Now(), pgstore.ReadCounts(), sqlitestore.ReadCounts(), store.ReadTableCounts(), ownCPU(), ownSleeps()
 		rt0 = ownRuntime()
+		if o.Handoffs {
+			wt, wtErr = startWindowTrace()
+		}
 	}
 	var l load
 	if o.clientsApart() {
@@ -125,6 +130,9 @@ func runPoint(ctx context.Context, o Options, srv *running, m *model, prefix str
 		l = driveLoad(ctx, clients, prefix, seen, warmup, d, window)
 	}
 	elapsed, pg, sq, cpu := time.Since(start), pgstore.ReadCounts().Sub(pg0), sqlitestore.ReadCounts().Sub(sq0), ownCPU()-cpu0
+	if wt != nil {
+		wt.stop()
+	}
 	sleeps := int64(-1)
 	if s := ownSleeps(); s >= 0 && sleeps0 >= 0 {
 		sleeps = s - sleeps0
@@ -132,6 +140,13 @@ func runPoint(ctx context.Context, o Options, srv *running, m *model, prefix str
 	rt := ownRuntime().sub(rt0)
 	tables := store.ReadTableCounts().Sub(tb0)
 	gaps, ids := m.takeCalls()
+	var handoffs *Handoffs
+	if wt != nil {
+		handoffs, wtErr = wt.count(len(gaps))
+	}
+	if wtErr != nil {
+		return Point{}, fmt.Errorf("hand-offs: %w", wtErr)
+	}
 	pgCPU := -1.0
 	var rowsRead map[string]int64
 	var wal *PGWAL
@@ -143,6 +158,6 @@ func runPoint(ctx context.Context, o Options, srv *running, m *model, prefix str
 	return Point{PGCPU: pgCPU, PGRowsRead: rowsRead, PGWAL: wal, Sessions: n, RoundTrips: len(gaps), Turns: l.Turns, Failed: l.Failed, ClientErrors: l.ClientErrors,
 		PerSec: float64(len(gaps)) / elapsed.Seconds(), RTT: pcts(gaps), ServerRTT: pcts(serverShare(gaps, ids, l.Held)), Live: pcts(l.Live), PG: pg, SQLite: sq, Tables: tables,
 		ServerCPU: cpu.Seconds() / elapsed.Seconds(), ClientsCPU: l.CPU.Seconds() / elapsed.Seconds(),
-		ServerRuntime: rt, ServerSleeps: sleeps,
+		ServerRuntime: rt, ServerSleeps: sleeps, Handoffs: handoffs,
 		ClientsApart: o.clientsApart()}, nil
 }

@@ -65,6 +65,8 @@ type Point struct {
 	// measured): for a goroutine to run, I/O or a timer.
 	ServerSleeps int64
 	ClientsApart bool
+	// Handoffs is what a runtime trace of the window counts (Options.Handoffs).
+	Handoffs *Handoffs `json:",omitempty"`
 	// PGCPU is the CPU the PostgreSQL server processes of this run's
 	// connections used in the window, in cores; negative when not measured
 	// (embedded, or a server on another machine).
@@ -213,6 +215,15 @@ func (r *Result) Table() string {
 				fmt.Sprintf("%.0f / %s", float64(p.ServerRuntime.Objects)/n, size(float64(p.ServerRuntime.Bytes)/n)), "")
 			row("2", fmt.Sprintf("Goroutines started per round trip, %d sessions (%s)", p.Sessions, who),
 				fmt.Sprintf("%.2f", float64(p.ServerRuntime.Started)/n), "")
+			if h := p.Handoffs; h != nil {
+				row("2", fmt.Sprintf("Hand-offs per round trip, %d sessions (%s; a runtime trace of the window, which slows it): goroutines made runnable / started / run first on another processor / processors woken", p.Sessions, who),
+					fmt.Sprintf("%.2f / %.2f / %.2f / %.2f", h.Runnable, h.Started, h.Elsewhere, h.ProcsWoken), "")
+				var by []string
+				for _, b := range h.By[:min(len(h.By), 8)] {
+					by = append(by, fmt.Sprintf("%s %.2f", b.Where, b.Count))
+				}
+				row("2", fmt.Sprintf("Goroutines made runnable or started per round trip, %d sessions, by who readied them", p.Sessions), strings.Join(by, "; "), "")
+			}
 			if p.ServerSleeps >= 0 {
 				row("2", fmt.Sprintf("Thread sleeps per round trip, %d sessions (%s; voluntary context switches: waits for work, I/O or a timer, the Go runtime's monitor thread's among them)", p.Sessions, who),
 					fmt.Sprintf("%.1f", float64(p.ServerSleeps)/n), "")

@@ -1,0 +1,51 @@
+package bench
+
+import "testing"
+
+// Two goroutines that pass a value back and forth ready each other once a
+// pass: the trace counts two goroutines made runnable a round of both, and
+// names the function that passes.
+func TestCountHandoffs(t *testing.T) {
+	wt, err := startWindowTrace()
+	if err != nil {
+		t.Skip("the tracer is in use:", err)
+	}
+	const rounds = 1000
+	ping, pong, done := make(chan int), make(chan int), make(chan struct{})
+	go func() {
+		defer close(done)
+		for v := range ping {
+			pong <- v
+		}
+	}()
+	passBackAndForth(ping, pong, rounds)
+	close(ping)
+	<-done
+	wt.stop()
+	h, err := wt.count(rounds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h.Runnable < 1.9 || h.Runnable > 2.2 || h.Started > 0.01 || h.Elsewhere > h.Runnable {
+		t.Fatalf("hand-offs %+v, want about 2 made runnable a round and no goroutine started a round", h)
+	}
+	// Each side readies the other once a round: the echoing goroutine and
+	// passBackAndForth, called by the test.
+	want := []Readier{{"bench.TestCountHandoffs.func1", 1}, {"bench.passBackAndForth < bench.TestCountHandoffs", 1}}
+	if len(h.By) != 2 {
+		t.Fatalf("readiers %+v, want %+v", h.By, want)
+	}
+	for i, b := range h.By {
+		if b.Where != want[i].Where || b.Count < 0.99 || b.Count > 1.01 {
+			t.Fatalf("readiers %+v, want %+v", h.By, want)
+		}
+	}
+}
+
+//go:noinline
+func passBackAndForth(ping chan<- int, pong <-chan int, rounds int) {
+	for i := range rounds {
+		ping <- i
+		<-pong
+	}
+}
