@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime/trace"
 	"time"
 
 	"github.com/rtcagent/rtcagent/internal/auth"
@@ -60,7 +61,8 @@ type Options struct {
 	NodeProfile string
 	// Handoffs traces each point's window with the Go runtime's tracer and
 	// counts its hand-offs between goroutines (Point.Handoffs). The tracer
-	// slows the run: the times of a traced run are not comparable.
+	// slows the run and has a goroutine of its own: a traced run's times,
+	// goroutines started and thread sleeps are not comparable.
 	Handoffs bool
 }
 
@@ -96,6 +98,9 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	}
 	if o.FloorN <= 0 {
 		o.FloorN = 1000
+	}
+	if o.Handoffs && trace.IsEnabled() {
+		return nil, errors.New("bench: hand-offs need the runtime's tracer, which another caller runs")
 	}
 	logf := func(format string, args ...any) {
 		if o.Log != nil {

@@ -57,7 +57,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&o.ClientsProcess, "clients-process", false, "run the simulated browsers in a child process, so the CPU row shows the server's alone")
 	nodes := fs.String("nodes", "", "node counts, e.g. 1,3: run the load on that many server child processes (PostgreSQL + Redis only), -sessions browsers per node")
 	fs.DurationVar(&o.NodePoll, "node-poll-interval", 0, "with -nodes: the nodes' -poll-interval (0: the server's default)")
-	fs.BoolVar(&o.Handoffs, "handoffs", false, "trace each point's window with the Go runtime's tracer and count a round trip's hand-offs between goroutines, by who made them (slows the run: its times are not comparable)")
+	fs.BoolVar(&o.Handoffs, "handoffs", false, "trace each point's window with the Go runtime's tracer and count a round trip's hand-offs between goroutines, by who made them (slows the run: its times, goroutines started and thread sleeps are not comparable)")
 	fs.StringVar(&o.NodeProfile, "node-cpuprofile", "", "with -nodes: the first node of each count writes a CPU profile of its process to <file>.<k>nodes")
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -73,6 +73,10 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		}
 		if o.DBURL == "" || o.RedisURL == "" {
 			fmt.Fprintln(stderr, "bench: -nodes needs PostgreSQL and Redis: give -database-url and -redis-url")
+			return 2
+		}
+		if o.Handoffs {
+			fmt.Fprintln(stderr, "bench: -handoffs traces a server in this process, not -nodes")
 			return 2
 		}
 	}

@@ -1,9 +1,11 @@
 package bench
 
 import (
-	"bytes"
+	"bufio"
+	"cmp"
 	"errors"
 	"io"
+	"os"
 	"runtime/trace"
 	"slices"
 	"strings"
@@ -15,16 +17,18 @@ import (
 // the hand-offs between goroutines, per round trip: counts that do not depend
 // on how busy the machine is, unlike the time each one costs.
 type Handoffs struct {
-	// Runnable is how many times a goroutine made another runnable (a
-	// channel, a lock, a wait group, a timer or the network poller woke it).
+	// Runnable is how many times a goroutine waiting was made runnable: by
+	// another (a channel, a lock, a wait group) or by the runtime (a timer,
+	// the network poller).
 	Runnable float64
 	// Started is how many goroutines were started.
 	Started float64
-	// Elsewhere is how many of those woken or started ran first on another
-	// processor than the goroutine that readied them: the hand-offs that
-	// woke a second thread to run them.
+	// Elsewhere is how many of those made runnable or started ran first on
+	// another processor than the one they were readied on (or readied with
+	// none, as the runtime's monitor thread does): work another thread took.
 	Elsewhere float64
-	// ProcsWoken is how many times a processor went from idle to running.
+	// ProcsWoken is how many times a processor went from idle to running
+	// (for a goroutine readied, or one back from a long system call).
 	ProcsWoken float64
 	// By lists who made goroutines runnable or started them, most first:
 	// the first frames of the readier's stack outside the runtime.
@@ -38,23 +42,49 @@ type Readier struct {
 	Count float64
 }
 
-// windowTrace records the Go runtime's execution trace of a point's window.
-type windowTrace struct{ buf bytes.Buffer }
-
-func startWindowTrace() (*windowTrace, error) {
-	w := &windowTrace{}
-	if err := trace.Start(&w.buf); err != nil {
-		return nil, err
-	}
-	return w, nil
+// windowTrace records the Go runtime's execution trace of a point's window
+// in a temporary file, out of the heap the window's counts measure.
+type windowTrace struct {
+	f       *os.File
+	stopped bool
 }
 
-// stop ends the trace at the window's end.
-func (w *windowTrace) stop() { trace.Stop() }
+func startWindowTrace() (*windowTrace, error) {
+	f, err := os.CreateTemp("", "rtcagent-bench-*.trace")
+	if err != nil {
+		return nil, err
+	}
+	if err := trace.Start(f); err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return nil, err
+	}
+	return &windowTrace{f: f}, nil
+}
+
+// stop ends the trace at the window's end; it may be called again.
+func (w *windowTrace) stop() {
+	if !w.stopped {
+		w.stopped = true
+		trace.Stop()
+	}
+}
 
 // count counts the trace's hand-offs per round trip of the window.
 func (w *windowTrace) count(roundTrips int) (*Handoffs, error) {
-	return countHandoffs(&w.buf, roundTrips)
+	w.stop()
+	if _, err := w.f.Seek(0, io.SeekStart); err != nil {
+		return nil, err
+	}
+	return countHandoffs(bufio.NewReader(w.f), roundTrips)
+}
+
+// close stops the trace if it still runs and removes its file: every path
+// out of a point that started one calls it.
+func (w *windowTrace) close() {
+	w.stop()
+	w.f.Close()
+	os.Remove(w.f.Name())
 }
 
 // countHandoffs reads an execution trace and counts its hand-offs per round
@@ -116,13 +146,7 @@ func countHandoffs(r io.Reader, roundTrips int) (*Handoffs, error) {
 		}
 	}
 	slices.SortFunc(h.By, func(a, b Readier) int {
-		if a.Count != b.Count {
-			if a.Count > b.Count {
-				return -1
-			}
-			return 1
-		}
-		return strings.Compare(a.Where, b.Where)
+		return cmp.Or(cmp.Compare(b.Count, a.Count), strings.Compare(a.Where, b.Where))
 	})
 	return h, nil
 }
@@ -146,7 +170,7 @@ func readier(st xtrace.Stack, start bool) string {
 	}
 	where := strings.Join(names, " < ")
 	if where == "" {
-		where = "the runtime (timers, network poller)"
+		where = "the runtime (timers, network poller, collector)"
 	}
 	if start {
 		where = "go " + where

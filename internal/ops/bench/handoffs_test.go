@@ -10,6 +10,7 @@ func TestCountHandoffs(t *testing.T) {
 	if err != nil {
 		t.Skip("the tracer is in use:", err)
 	}
+	defer wt.close()
 	const rounds = 1000
 	ping, pong, done := make(chan int), make(chan int), make(chan struct{})
 	go func() {

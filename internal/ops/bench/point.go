@@ -96,6 +96,11 @@ func runPoint(ctx context.Context, o Options, srv *running, m *model, prefix str
 	var rt0 runtimeCounts
 	var wt *windowTrace
 	var wtErr error
+	defer func() {
+		if wt != nil {
+			wt.close()
+		}
+	}()
 	var backends *pgBackends
 	if o.DBURL != "" {
 		u, _ := url.Parse(o.DBURL)
@@ -141,7 +146,7 @@ func runPoint(ctx context.Context, o Options, srv *running, m *model, prefix str
 	tables := store.ReadTableCounts().Sub(tb0)
 	gaps, ids := m.takeCalls()
 	var handoffs *Handoffs
-	if wt != nil {
+	if wt != nil && len(gaps) > 0 {
 		handoffs, wtErr = wt.count(len(gaps))
 	}
 	if wtErr != nil {

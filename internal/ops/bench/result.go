@@ -222,7 +222,7 @@ func (r *Result) Table() string {
 				for _, b := range h.By[:min(len(h.By), 8)] {
 					by = append(by, fmt.Sprintf("%s %.2f", b.Where, b.Count))
 				}
-				row("2", fmt.Sprintf("Goroutines made runnable or started per round trip, %d sessions, by who readied them", p.Sessions), strings.Join(by, "; "), "")
+				row("2", fmt.Sprintf("Goroutines made runnable or started per round trip, %d sessions (%s), by who readied them (the eight most, each 0.1 or more)", p.Sessions, who), strings.Join(by, "; "), "")
 			}
 			if p.ServerSleeps >= 0 {
 				row("2", fmt.Sprintf("Thread sleeps per round trip, %d sessions (%s; voluntary context switches: waits for work, I/O or a timer, the Go runtime's monitor thread's among them)", p.Sessions, who),
