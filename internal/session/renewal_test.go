@@ -1,0 +1,62 @@
+package session
+
+import (
+	"context"
+	"path/filepath"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/rtcagent/rtcagent/internal/llm"
+	"github.com/rtcagent/rtcagent/internal/store"
+	"github.com/rtcagent/rtcagent/internal/store/sqlitestore"
+)
+
+// blockedModel waits in its step until the step's context ends, and says so.
+type blockedModel struct {
+	llm.Model
+	entered chan struct{}
+	ended   chan struct{}
+}
+
+func (m blockedModel) Stream(ctx context.Context, req *llm.Request) (llm.Stream, error) {
+	m.entered <- struct{}{}
+	<-ctx.Done()
+	close(m.ended)
+	return nil, ctx.Err()
+}
+
+// A drain whose lease renewal finds the lease lost (another node took it
+// once it expired) stops its model step: the renewal cancels the drain.
+func TestRenewalThatFindsTheLeaseLostStopsTheDrain(t *testing.T) {
+	var skew atomic.Int64
+	st, err := sqlitestore.Open(context.Background(), filepath.Join(t.TempDir(), "s.db"), sqlitestore.Options{
+		Now: func() time.Time { return time.Now().Add(time.Duration(skew.Load())) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	m := blockedModel{Model: helloModel(t), entered: make(chan struct{}, 1), ended: make(chan struct{})}
+	r, ctx := startRunner(t, Config{Store: st, Model: m, PollInterval: time.Hour, Concurrency: 1, SoleWriter: true,
+		LeaseTTL: 300 * time.Millisecond},
+		func(r *Runner) { st.SetCommitHook(func(c store.Commit) { r.Wake(c.Wake) }) })
+	res, _ := sendAdopting(ctx, t, st, r, "u1")
+	select {
+	case <-m.entered:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the model step did not start")
+	}
+	skew.Store(int64(time.Hour))
+	err = st.Write(ctx, func(tx store.Tx) error {
+		_, err := tx.LeaseAcquire(res.SessionID, "node-b", time.Hour)
+		return err
+	})
+	if err != nil {
+		t.Fatalf("another node takes the expired lease: %v", err)
+	}
+	select {
+	case <-m.ended:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the model step went on after the lease was lost")
+	}
+}
