@@ -270,9 +270,11 @@ func (n *Node) onConnect(c *centrifuge.Client) {
 	})
 	// Calls take their context from one that ends when the client
 	// disconnects (Centrifuge calls OnDisconnect once for a client whose
-	// OnConnect ran). The client's own context has a Done channel of
-	// Centrifuge's making, so a context made from it for each call would
-	// start a goroutine to watch it.
+	// OnConnect ran; over WebSocket it reads the next frame, and so sees a
+	// disconnect, only once the frame's commands returned, so a call in
+	// flight runs to its end or its timeout). The client's own context has
+	// a Done channel of Centrifuge's making, so a context made from it for
+	// each call would start a goroutine to watch it.
 	connCtx, disconnected := context.WithCancel(context.WithoutCancel(c.Context()))
 	c.OnDisconnect(func(centrifuge.DisconnectEvent) { disconnected() })
 	c.OnRPC(func(e centrifuge.RPCEvent, cb centrifuge.RPCCallback) {
