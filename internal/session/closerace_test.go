@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"path/filepath"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -13,7 +11,6 @@ import (
 	"github.com/rtcagent/rtcagent/internal/llm"
 	"github.com/rtcagent/rtcagent/internal/protocol"
 	"github.com/rtcagent/rtcagent/internal/store"
-	"github.com/rtcagent/rtcagent/internal/store/sqlitestore"
 	"github.com/rtcagent/rtcagent/internal/testkit/testsvc"
 )
 
@@ -219,13 +216,7 @@ func TestUserEndsATurnTakenOverFromADeadNode(t *testing.T) {
 func TestUserEndsATurnWhoseWorkerLostTheLease(t *testing.T) {
 	for _, tc := range userEnds {
 		t.Run(tc.name, func(t *testing.T) {
-			var skew atomic.Int64
-			st, err := sqlitestore.Open(context.Background(), filepath.Join(t.TempDir(), "s.db"), sqlitestore.Options{
-				Now: func() time.Time { return time.Now().Add(time.Duration(skew.Load())) }})
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { st.Close() })
+			st := openStalling(t)
 			m := newMidStepModel(t)
 			_, a, ctx := startMidStep(t, st, m)
 			var res protocol.MessageSendResult
@@ -238,14 +229,7 @@ func TestUserEndsATurnWhoseWorkerLostTheLease(t *testing.T) {
 			m.entered <- struct{}{} // for endWhileStreaming
 			// The worker stalls past its lease and its node's liveness; another
 			// node takes the session (and would resume the turn).
-			skew.Store(int64(time.Hour))
-			err = st.Write(ctx, func(tx store.Tx) error {
-				_, err := tx.LeaseAcquire(res.SessionID, "node-b", time.Hour)
-				return err
-			})
-			if err != nil {
-				t.Fatalf("the other node takes the expired lease: %v", err)
-			}
+			st.stall(ctx, t, res.SessionID)
 			endWhileStreaming(ctx, t, st, a, m, tc.method, res.SessionID, res.TurnID, false)
 		})
 	}

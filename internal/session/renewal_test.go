@@ -29,13 +29,7 @@ func (m blockedModel) Stream(ctx context.Context, req *llm.Request) (llm.Stream,
 // A drain whose lease renewal finds the lease lost (another node took it
 // once it expired) stops its model step: the renewal cancels the drain.
 func TestRenewalThatFindsTheLeaseLostStopsTheDrain(t *testing.T) {
-	var skew atomic.Int64
-	st, err := sqlitestore.Open(context.Background(), filepath.Join(t.TempDir(), "s.db"), sqlitestore.Options{
-		Now: func() time.Time { return time.Now().Add(time.Duration(skew.Load())) }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st := openStalling(t)
 	m := blockedModel{Model: helloModel(t), entered: make(chan struct{}, 1), ended: make(chan struct{})}
 	r, ctx := startRunner(t, Config{Store: st, Model: m, PollInterval: time.Hour, Concurrency: 1, SoleWriter: true,
 		LeaseTTL: 300 * time.Millisecond},
@@ -46,17 +40,44 @@ func TestRenewalThatFindsTheLeaseLostStopsTheDrain(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the model step did not start")
 	}
-	skew.Store(int64(time.Hour))
-	err = st.Write(ctx, func(tx store.Tx) error {
-		_, err := tx.LeaseAcquire(res.SessionID, "node-b", time.Hour)
-		return err
-	})
-	if err != nil {
-		t.Fatalf("another node takes the expired lease: %v", err)
-	}
+	st.stall(ctx, t, res.SessionID)
 	select {
 	case <-m.ended:
 	case <-time.After(10 * time.Second):
 		t.Fatal("the model step went on after the lease was lost")
+	}
+}
+
+// stallingStore is a SQLite store whose clock stall moves an hour on: its
+// worker seems to have stalled past its lease and its node's liveness.
+type stallingStore struct {
+	*sqlitestore.Store
+	skew atomic.Int64
+}
+
+func openStalling(t *testing.T) *stallingStore {
+	t.Helper()
+	s := &stallingStore{}
+	st, err := sqlitestore.Open(context.Background(), filepath.Join(t.TempDir(), "s.db"), sqlitestore.Options{
+		Now: func() time.Time { return time.Now().Add(time.Duration(s.skew.Load())) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	s.Store = st
+	return s
+}
+
+// stall moves the clock an hour on and has another node take the session's
+// lease, expired by then (that node would resume the turn).
+func (s *stallingStore) stall(ctx context.Context, t *testing.T, sessionID string) {
+	t.Helper()
+	s.skew.Store(int64(time.Hour))
+	err := s.Write(ctx, func(tx store.Tx) error {
+		_, err := tx.LeaseAcquire(sessionID, "node-b", time.Hour)
+		return err
+	})
+	if err != nil {
+		t.Fatalf("another node takes the expired lease: %v", err)
 	}
 }
