@@ -43,8 +43,10 @@ func TestSoleWriterAdoptsPastItsSlots(t *testing.T) {
 		entered := make(chan struct{}, 8)
 		// Turns are seen completing in the commits, so waiting reads nothing.
 		completed := make(chan string, 8)
+		// The liveness record is renewed once, at the start: a renewal (a
+		// write) inside the counted window would count as adoption's.
 		r, ctx := startRunner(t, Config{Store: st, Model: gatedModel{helloModel(t), gate, entered}, PollInterval: time.Hour,
-			Concurrency: 1, SoleWriter: mode == soleWriter},
+			Concurrency: 1, SoleWriter: mode == soleWriter, NodeTTL: time.Hour},
 			func(r *Runner) {
 				st.SetCommitHook(func(c store.Commit) {
 					r.Committed(c.Updates) // as the server calls them: no wake-up, no pass
