@@ -36,7 +36,7 @@ func TestTinyRun(t *testing.T) {
 		}
 		// A round trip starts a goroutine at least: the frame that carries
 		// its result is read on one of its own.
-		if rt := p.ServerRuntime; rt.Started < uint64(p.RoundTrips) || rt.Objects == 0 || rt.Bytes < rt.Objects {
+		if rt := p.Server; rt.Started < uint64(p.RoundTrips) || rt.Objects == 0 || rt.Bytes < rt.Objects {
 			t.Errorf("%d sessions: runtime counts %+v for %d round trips", p.Sessions, rt, p.RoundTrips)
 		}
 		// The window's trace sees the same: a goroutine started and

@@ -92,8 +92,7 @@ func runPoint(ctx context.Context, o Options, srv *running, m *model, prefix str
 	var sq0 sqlitestore.Counts
 	var tb0 store.TableCounts
 	var cpu0 time.Duration
-	var sleeps0 int64
-	var rt0 runtimeCounts
+	var own0 ownCounts
 	var wt *windowTrace
 	var wtErr error
 	defer func() {
@@ -111,8 +110,7 @@ func runPoint(ctx context.Context, o Options, srv *running, m *model, prefix str
 			backends.begin(ctx)
 		}
 		m.dropGaps()
-		start, pg0, sq0, tb0, cpu0, sleeps0 = time.Now(), pgstore.ReadCounts(), sqlitestore.ReadCounts(), store.ReadTableCounts(), ownCPU(), ownSleeps()
-		rt0 = ownRuntime()
+		start, pg0, sq0, tb0, cpu0, own0 = time.Now(), pgstore.ReadCounts(), sqlitestore.ReadCounts(), store.ReadTableCounts(), ownCPU(), readOwn()
 		if o.Handoffs {
 			wt, wtErr = startWindowTrace()
 		}
@@ -138,11 +136,7 @@ func runPoint(ctx context.Context, o Options, srv *running, m *model, prefix str
 	if wt != nil {
 		wt.stop()
 	}
-	sleeps := int64(-1)
-	if s := ownSleeps(); s >= 0 && sleeps0 >= 0 {
-		sleeps = s - sleeps0
-	}
-	rt := ownRuntime().sub(rt0)
+	own := readOwn().sub(own0)
 	tables := store.ReadTableCounts().Sub(tb0)
 	gaps, ids := m.takeCalls()
 	var handoffs *Handoffs
@@ -163,6 +157,6 @@ func runPoint(ctx context.Context, o Options, srv *running, m *model, prefix str
 	return Point{PGCPU: pgCPU, PGRowsRead: rowsRead, PGWAL: wal, Sessions: n, RoundTrips: len(gaps), Turns: l.Turns, Failed: l.Failed, ClientErrors: l.ClientErrors,
 		PerSec: float64(len(gaps)) / elapsed.Seconds(), RTT: pcts(gaps), ServerRTT: pcts(serverShare(gaps, ids, l.Held)), Live: pcts(l.Live), PG: pg, SQLite: sq, Tables: tables,
 		ServerCPU: cpu.Seconds() / elapsed.Seconds(), ClientsCPU: l.CPU.Seconds() / elapsed.Seconds(),
-		ServerRuntime: rt, ServerSleeps: sleeps, Handoffs: handoffs,
+		Server: own, Handoffs: handoffs,
 		ClientsApart: o.clientsApart()}, nil
 }

@@ -56,14 +56,11 @@ type Point struct {
 	// server's, with the clients' when they share the process. ClientsCPU is
 	// the clients' process's when ClientsApart.
 	ServerCPU, ClientsCPU float64
-	// ServerRuntime is what the Go runtime of this process counted in the
-	// window (with the clients' when they share it): heap objects and bytes
-	// allocated and goroutines started.
-	ServerRuntime runtimeCounts
-	// ServerSleeps is how many times a thread of this process gave up its
-	// CPU to wait in the window (voluntary context switches; -1 when not
-	// measured): for a goroutine to run, I/O or a timer.
-	ServerSleeps int64
+	// Server is what this process counted of itself in the window (with the
+	// clients' when they share it): heap objects and bytes allocated,
+	// goroutines started, and its threads' sleeps (voluntary context
+	// switches: for a goroutine to run, I/O or a timer; -1 when not measured).
+	Server       ownCounts
 	ClientsApart bool
 	// Handoffs is what a runtime trace of the window counts (Options.Handoffs).
 	Handoffs *Handoffs `json:",omitempty"`
@@ -212,9 +209,9 @@ func (r *Result) Table() string {
 				who = "server and clients"
 			}
 			row("2", fmt.Sprintf("Heap allocations per round trip, %d sessions (%s): objects / bytes", p.Sessions, who),
-				fmt.Sprintf("%.0f / %s", float64(p.ServerRuntime.Objects)/n, size(float64(p.ServerRuntime.Bytes)/n)), "")
+				fmt.Sprintf("%.0f / %s", float64(p.Server.Objects)/n, size(float64(p.Server.Bytes)/n)), "")
 			row("2", fmt.Sprintf("Goroutines started per round trip, %d sessions (%s)", p.Sessions, who),
-				fmt.Sprintf("%.2f", float64(p.ServerRuntime.Started)/n), "")
+				fmt.Sprintf("%.2f", float64(p.Server.Started)/n), "")
 			if h := p.Handoffs; h != nil {
 				row("2", fmt.Sprintf("Hand-offs per round trip, %d sessions (%s; a runtime trace of the window, which slows it): goroutines made runnable / started / run first on another processor / processors woken", p.Sessions, who),
 					fmt.Sprintf("%.2f / %.2f / %.2f / %.2f", h.Runnable, h.Started, h.Elsewhere, h.ProcsWoken), "")
@@ -224,9 +221,9 @@ func (r *Result) Table() string {
 				}
 				row("2", fmt.Sprintf("Goroutines made runnable or started per round trip, %d sessions (%s), by who readied them (the eight most, each 0.1 or more)", p.Sessions, who), strings.Join(by, "; "), "")
 			}
-			if p.ServerSleeps >= 0 {
+			if p.Server.Sleeps >= 0 {
 				row("2", fmt.Sprintf("Thread sleeps per round trip, %d sessions (%s; voluntary context switches: waits for work, I/O or a timer, the Go runtime's monitor thread's among them)", p.Sessions, who),
-					fmt.Sprintf("%.1f", float64(p.ServerSleeps)/n), "")
+					fmt.Sprintf("%.1f", float64(p.Server.Sleeps)/n), "")
 			}
 		}
 	}
