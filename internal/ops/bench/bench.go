@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime/trace"
 	"time"
@@ -209,3 +210,11 @@ func (r *running) close() {
 // clientsApart reports whether the simulated browsers run in a child
 // process (ClientsProcess, with a binary to run).
 func (o Options) clientsApart() bool { return o.ClientsProcess && len(o.ServeCmd) > 0 }
+
+// benchChild is `bench <sub>` of ServeCmd, to run as a child process that
+// shares this one's standard error.
+func (o Options) benchChild(ctx context.Context, sub string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, o.ServeCmd[0], append(append([]string(nil), o.ServeCmd[1:]...), "bench", sub)...)
+	cmd.Stderr = os.Stderr
+	return cmd
+}

@@ -2,13 +2,12 @@ package bench
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"os/exec"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -115,9 +114,8 @@ func clientsChildJob(ctx context.Context, o Options, job clientsJob, window func
 	if err != nil {
 		return load{}, err
 	}
-	cmd := exec.CommandContext(ctx, o.ServeCmd[0], append(append([]string(nil), o.ServeCmd[1:]...), "bench", "clients")...)
-	cmd.Stdin = bytesReader(in)
-	cmd.Stderr = os.Stderr
+	cmd := o.benchChild(ctx, "clients")
+	cmd.Stdin = bytes.NewReader(in)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		return load{}, err
@@ -145,19 +143,6 @@ func clientsChildJob(ctx context.Context, o Options, job clientsJob, window func
 		return load{}, errors.New("clients process ended without a result")
 	}
 	return l, nil
-}
-
-func bytesReader(b []byte) io.Reader { return &byteReader{b: b} }
-
-type byteReader struct{ b []byte }
-
-func (r *byteReader) Read(p []byte) (int, error) {
-	if len(r.b) == 0 {
-		return 0, io.EOF
-	}
-	n := copy(p, r.b)
-	r.b = r.b[n:]
-	return n, nil
 }
 
 // runClients is `rtcagent bench clients`: the child side of clientsChild.

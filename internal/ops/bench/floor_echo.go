@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
-	"os/exec"
 	"time"
 
 	"github.com/centrifugal/centrifuge"
@@ -37,8 +35,7 @@ func echoFloor(ctx context.Context, o Options, n int) ([]time.Duration, error) {
 		if err != nil {
 			return nil, err
 		}
-		cmd := exec.CommandContext(cctx, o.ServeCmd[0], append(append([]string(nil), o.ServeCmd[1:]...), "bench", "echo")...)
-		cmd.Stderr = os.Stderr
+		cmd := o.benchChild(cctx, "echo")
 		job, err := cmd.StdinPipe()
 		if err != nil {
 			return nil, err
