@@ -2,7 +2,6 @@ package session
 
 import (
 	"context"
-	"path/filepath"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -10,6 +9,7 @@ import (
 	"github.com/rtcagent/rtcagent/internal/llm"
 	"github.com/rtcagent/rtcagent/internal/store"
 	"github.com/rtcagent/rtcagent/internal/store/sqlitestore"
+	"github.com/rtcagent/rtcagent/internal/testkit/testsvc"
 )
 
 // blockedModel waits in its step until the step's context ends, and says so.
@@ -58,13 +58,7 @@ type stallingStore struct {
 func openStalling(t *testing.T) *stallingStore {
 	t.Helper()
 	s := &stallingStore{}
-	st, err := sqlitestore.Open(context.Background(), filepath.Join(t.TempDir(), "s.db"), sqlitestore.Options{
-		Now: func() time.Time { return time.Now().Add(time.Duration(s.skew.Load())) }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	s.Store = st
+	s.Store = testsvc.SQLiteWith(t, sqlitestore.Options{Now: func() time.Time { return time.Now().Add(time.Duration(s.skew.Load())) }})
 	return s
 }
 
