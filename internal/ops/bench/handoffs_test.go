@@ -1,6 +1,10 @@
 package bench
 
-import "testing"
+import (
+	"bytes"
+	"os"
+	"testing"
+)
 
 // Two goroutines that pass a value back and forth ready each other once a
 // pass: the trace counts two goroutines made runnable a round of both, and
@@ -48,5 +52,32 @@ func passBackAndForth(ping chan<- int, pong <-chan int, rounds int) {
 	for i := range rounds {
 		ping <- i
 		<-pong
+	}
+}
+
+// What is not a trace, or a trace cut short, is an error, and so is a
+// window without round trips to count by.
+func TestCountHandoffsRefusesBadInput(t *testing.T) {
+	wt, err := startWindowTrace()
+	if err != nil {
+		t.Skip("the tracer is in use:", err)
+	}
+	defer wt.close()
+	wt.stop()
+	whole, err := os.ReadFile(wt.f.Name())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := countHandoffs(bytes.NewReader(whole), 1); err != nil {
+		t.Fatalf("a whole trace: %v", err)
+	}
+	for name, in := range map[string][]byte{"not a trace": []byte("go 1.26 trace\x00\x00\x00garbage"), "empty": nil,
+		"cut short": whole[:len(whole)/2]} {
+		if _, err := countHandoffs(bytes.NewReader(in), 1); err == nil {
+			t.Errorf("%s: counted", name)
+		}
+	}
+	if _, err := countHandoffs(bytes.NewReader(whole), 0); err == nil {
+		t.Error("counted by no round trip")
 	}
 }
