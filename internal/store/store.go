@@ -29,6 +29,11 @@ type Commit struct {
 // and pgstore.
 type Store interface {
 	// Write runs fn in a write transaction and commits when fn returns nil.
+	// It may run fn more than once (pgstore after a conflict, sqlitestore
+	// after a run off its writer that no longer holds) and keeps only the
+	// last run's work: each run must start from what it reads in the
+	// transaction, and only assign what it captures, never change what it
+	// was given or add to what an earlier run left.
 	Write(ctx context.Context, fn func(tx Tx) error) error
 	// Read runs fn in a read-only snapshot.
 	Read(ctx context.Context, fn func(tx Tx) error) error

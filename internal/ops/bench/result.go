@@ -178,6 +178,11 @@ func (r *Result) Table() string {
 		row("2", fmt.Sprintf("SQLite work per round trip, %d sessions: WAL pages / WAL write calls / writes / commits / writer held / reads", p.Sessions),
 			fmt.Sprintf("%.1f / %.2f / %.2f / %.2f / %.3f ms / %.2f%s", float64(p.SQLite.Pages)/n, float64(p.SQLite.WALWrites)/n, float64(p.SQLite.Writes)/n, commits,
 				float64(p.SQLite.Held)/n/1e6, float64(p.SQLite.Reads)/n, floor), "≤ 12 pages, ≤ 2 writes, writer ≤ 0.1 ms (#28)")
+		if w := float64(p.SQLite.Writes); w > 0 {
+			row("2", fmt.Sprintf("SQLite writes, %d sessions: run off the writer and kept / run off it and again under it / run under it alone", p.Sessions),
+				fmt.Sprintf("%.0f %% / %.0f %% / %.0f %%", 100*float64(p.SQLite.Prepared)/w, 100*float64(p.SQLite.Rerun)/w,
+					100*float64(p.SQLite.Writes-p.SQLite.Prepared-p.SQLite.Rerun)/w), "")
+		}
 	}
 	for _, p := range r.Points {
 		// CPU per round trip in ms: cores / (round trips per second) * 1000.

@@ -24,6 +24,12 @@
 // process, so they have no row. A turn's resumption, the inbox item that
 // the turns already say, is kept the same way (resumes.go) and derived from
 // the turns when the writer starts.
+// A write's function runs first on its caller's goroutine against that
+// memory, its reads noted and its statements recorded (prepared.go); the
+// writer then runs only the recorded statements, when every noted read
+// still holds and they take effect as recorded, and runs the function
+// again itself otherwise. So the writer holds the database for SQLite's
+// work, not for the function's Go work (entities, JSON encoding).
 // synchronous=NORMAL in WAL mode keeps every committed
 // transaction across a process crash (SIGKILL); only an operating-system crash or
 // power loss can drop the last ones.

@@ -59,6 +59,7 @@ type executed struct {
 type write struct {
 	ctx   context.Context
 	fn    func(tx store.Tx) error
+	p     *prepared // its prepared run (prepared.go), if it has one
 	t     *tx
 	err   error
 	panic any
@@ -72,7 +73,7 @@ func (g *group) init(s *Store) {
 }
 
 func (g *group) write(ctx context.Context, fn func(tx store.Tx) error) error {
-	w := &write{ctx: ctx, fn: fn, taken: make(chan struct{}), done: make(chan struct{})}
+	w := &write{ctx: ctx, fn: fn, p: g.s.prepare(ctx, fn), taken: make(chan struct{}), done: make(chan struct{})}
 	g.mu.Lock()
 	g.queue = append(g.queue, w)
 	g.mu.Unlock()
@@ -201,10 +202,10 @@ func (g *group) exec(batch []*write) (ok []*write, committed bool) {
 				return nil, false
 			}
 		}
-		w.t = &tx{q: counted{s.wc}, known: s.known, inboxID: &s.inboxID, rows: &s.rows, leaseTab: &s.leases, resumeTab: &s.resumes, knownInbox: s.inbox,
-			knownSeqs: s.seqs, knownOpen: s.open}
-		w.t.Shared = store.NewShared(driver{w.t}, store.TxState{Ctx: context.WithoutCancel(w.ctx), At: s.now().UTC(), Writable: true, Epoch: s.epoch})
-		w.err = call(w)
+		if err := g.settle(w, single); err != nil {
+			g.abort(batch, err)
+			return nil, false
+		}
 		if single {
 			if w.err != nil {
 				_ = s.wc.end(false)
@@ -336,9 +337,43 @@ func call(w *write) (err error) {
 	return w.t.Batch.SealAll(w.t.writeUpdate)
 }
 
+// settle gives w its outcome under the writer: its prepared run's when that
+// holds (prepared.settle), its function's otherwise, after the prepared
+// run's statements were taken back. An error is one of taking them back: the
+// group's transaction is lost.
+func (g *group) settle(w *write, single bool) error {
+	s := g.s
+	if p := w.p; p != nil {
+		w.p = nil
+		if p.settle(s) {
+			s.countPrepared(true)
+			w.t, w.err = p.t, p.err
+			return nil
+		}
+		s.countPrepared(false)
+		if single {
+			if err := s.wc.end(false); err != nil {
+				return err
+			}
+			if err := s.wc.begin(context.Background(), true); err != nil {
+				return err
+			}
+		} else if _, err := s.wc.ExecContext(context.Background(), "ROLLBACK TO w"); err != nil {
+			return err
+		}
+	}
+	w.t = &tx{q: counted{s.wc}, known: s.known, inboxID: &s.inboxID, rows: &s.rows, leaseTab: &s.leases, resumeTab: &s.resumes, knownInbox: s.inbox,
+		knownSeqs: s.seqs, knownOpen: s.open, mem: &s.mem}
+	w.t.Shared = store.NewShared(driver{w.t}, store.TxState{Ctx: context.WithoutCancel(w.ctx), At: s.now().UTC(), Writable: true, Epoch: s.epoch})
+	w.err = call(w)
+	return nil
+}
+
 // remember keeps what write t read and wrote as the writer's memory of the
 // database (stream positions, rows, leases, inbox items), once t took effect.
 func (s *Store) remember(t *tx) {
+	s.mem.Lock()
+	defer s.mem.Unlock()
 	s.known.commit(t)
 	s.rows.commit(t)
 	s.leases.keep(t.leases)
@@ -360,6 +395,8 @@ func keep[V any](known, staged map[string]V) {
 // forget drops the writer's memory of the database: the group it kept it
 // for was rolled back. The next writes read what they need again.
 func (s *Store) forget() {
+	s.mem.Lock()
+	defer s.mem.Unlock()
 	clear(s.known)
 	s.rows.clear()
 	s.leases.rollBack()

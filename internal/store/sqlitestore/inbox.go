@@ -23,7 +23,7 @@ func (t *tx) items(sessionID string) ([]store.InboxItem, error) {
 	if items, ok := t.inbox[sessionID]; ok {
 		return items, nil
 	}
-	if items, ok := t.knownInbox[sessionID]; ok {
+	if items, ok := t.knownItems(sessionID); ok {
 		read := func(q querier) ([]store.InboxItem, error) { return t.readItems(q, sessionID) }
 		if err := checkKnown(t, "the inbox of", sessionID, items, read, slices.Equal); err != nil {
 			return nil, err
@@ -69,7 +69,7 @@ func (t *tx) InboxInsert(item *store.InboxItem) error {
 		return errReadOnly
 	}
 	item.CreatedAt = time.UnixMilli(ms(t.At)).UTC() // as the row keeps it
-	item.ID = *t.inboxID + 1
+	item.ID = t.inboxID.Add(1)
 	if item.Kind == store.KindTurnResume { // kept in memory (resumes.go): no row to read or write
 		t.noteResumes(item.SessionID, append(slices.Clip(t.resumesOf(item.SessionID)), *item))
 	} else {
@@ -83,7 +83,6 @@ func (t *tx) InboxInsert(item *store.InboxItem) error {
 		}
 		t.noteItems(item.SessionID, append(slices.Clip(items), *item))
 	}
-	*t.inboxID = item.ID
 	t.Wakes.Add(item.SessionID)
 	return nil
 }

@@ -40,7 +40,7 @@ func (t *tx) maxSeq(table, sessionID string) (int64, error) {
 		err := q.QueryRowContext(t.Ctx, store.MaxSeqSQL(table), sessionID).Scan(&n)
 		return n, err
 	}
-	n, ok := t.knownSeqs[key]
+	n, ok := t.knownSeq(key)
 	if ok {
 		if err := checkKnown(t, "the highest seq of", key, n, read, func(a, b int64) bool { return a == b }); err != nil {
 			return 0, err
@@ -70,7 +70,7 @@ func (t *tx) raiseSeq(table, sessionID string, seq int64) {
 	key := table + "/" + sessionID
 	n, ok := t.seqs[key]
 	if !ok {
-		n, ok = t.knownSeqs[key]
+		n, ok = t.knownSeq(key)
 	}
 	if ok {
 		t.noteSeq(key, max(n, seq))
@@ -102,7 +102,7 @@ func (t *tx) RTCListOpenByTurn(turnID string) ([]protocol.RTC, error) {
 	}
 	ids, ok := t.open[turnID]
 	if !ok {
-		ids, ok = t.knownOpen[turnID]
+		ids, ok = t.knownOpenOf(turnID)
 		if ok {
 			read := func(q querier) ([]openRTC, error) { return t.readOpen(q, turnID) }
 			if err := checkKnown(t, "the open calls of", turnID, ids, read, slices.Equal); err != nil {
@@ -167,7 +167,7 @@ func (t *tx) noteOpen(turnID string, ids []openRTC) {
 func (t *tx) openChanged(r *protocol.RTC) {
 	ids, ok := t.open[r.TurnID]
 	if !ok {
-		if ids, ok = t.knownOpen[r.TurnID]; !ok {
+		if ids, ok = t.knownOpenOf(r.TurnID); !ok {
 			return
 		}
 	}

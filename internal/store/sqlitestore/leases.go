@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync/atomic"
 	"time"
 
 	"github.com/rtcagent/rtcagent/internal/store"
@@ -33,7 +34,7 @@ type leaseRow struct {
 // after the session's lease was given back and dropped from the table.
 type leaseTable struct {
 	staged[leaseRow]
-	token int64 // the last token given (the writer's)
+	token atomic.Int64 // the last token given
 }
 
 func newLeaseTable() leaseTable {
@@ -45,7 +46,7 @@ func (t *tx) lease(sessionID string) leaseRow {
 	if l, ok := t.leases[sessionID]; ok {
 		return l
 	}
-	return t.leaseTab.get(sessionID, t.Writable)
+	return t.tableLease(sessionID)
 }
 
 // noteLease records the session's lease as this transaction leaves it.
@@ -68,8 +69,7 @@ func (t *tx) LeaseAcquire(sessionID, holder string, ttl time.Duration) (store.Le
 	case cur.exists && cur.expires > ms(t.At) && t.nodeLive(cur.holder):
 		return l, store.ErrConflict
 	default: // free, expired, or its holder's liveness record expired
-		t.leaseTab.token++
-		l.Token = t.leaseTab.token
+		l.Token = t.leaseTab.token.Add(1)
 	}
 	t.noteLease(sessionID, leaseRow{holder: holder, token: l.Token, expires: ms(l.ExpiresAt), exists: true})
 	t.Wakes.Hold(sessionID)

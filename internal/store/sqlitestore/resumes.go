@@ -64,7 +64,7 @@ func (t *tx) resumesOf(sessionID string) []store.InboxItem {
 	if items, ok := t.resumes[sessionID]; ok {
 		return items
 	}
-	return t.resumeTab.get(sessionID, t.Writable)
+	return t.tableResumes(sessionID)
 }
 
 // noteResumes records the session's resume items as this transaction leaves

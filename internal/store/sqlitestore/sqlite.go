@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
@@ -41,7 +42,7 @@ type Store struct {
 	// inboxID is the id of the newest inbox item (the group's leader's):
 	// items are keyed by session, and take their ids from it in the order
 	// they are queued. A write that rolls back leaves a gap.
-	inboxID int64
+	inboxID atomic.Int64
 	rows    knownRows   // the writer's committed sessions, turns and RTCs (the group's leader's)
 	leases  leaseTable  // the leases of this process's workers (leases.go)
 	resumes resumeTable // the sessions' resume items (resumes.go)
@@ -55,6 +56,12 @@ type Store struct {
 	// Options.Writer); writing once the writer also read what it keeps.
 	writer  *os.File
 	writing bool
+	// mem guards the writer's memory above (known, rows, inbox, seqs, open)
+	// against prepared runs (prepared.go), which read it off the writer
+	// once ready (it was loaded, takeWriter); the writer changes it under
+	// the lock and reads it without.
+	mem   sync.RWMutex
+	ready atomic.Bool
 }
 
 // Options tune a Store; the zero value is fine.
@@ -312,15 +319,18 @@ func (s *Store) takeWriter(ctx context.Context) error {
 	if err := s.lockWriter(); err != nil {
 		return err
 	}
-	if err := s.wc.QueryRowContext(ctx, `SELECT COALESCE(MAX(id), 0) FROM inbox`).Scan(&s.inboxID); err != nil {
+	var inboxID int64
+	if err := s.wc.QueryRowContext(ctx, `SELECT COALESCE(MAX(id), 0) FROM inbox`).Scan(&inboxID); err != nil {
 		return fmt.Errorf("read inbox ids: %w", err)
 	}
+	s.inboxID.Store(inboxID)
 	resumes, err := deriveResumes(ctx, s.wc, s.now())
 	if err != nil {
 		return err
 	}
 	s.resumes.derived(resumes)
 	s.writing = true
+	s.ready.Store(true)
 	return nil
 }
 

@@ -31,6 +31,17 @@ func (st *staged[V]) get(key string, group bool) V {
 	return st.m[key]
 }
 
+// latest returns key's value as the group being committed left it, under
+// the read lock (a prepared run's read, off the writer).
+func (st *staged[V]) latest(key string) V {
+	st.mu.RLock()
+	defer st.mu.RUnlock()
+	if v, ok := st.group[key]; ok {
+		return v
+	}
+	return st.m[key]
+}
+
 // keep stages what a write of the group left, until the group commits or
 // is rolled back.
 func (st *staged[V]) keep(values map[string]V) {

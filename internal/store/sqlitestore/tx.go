@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/rtcagent/rtcagent/internal/protocol"
@@ -47,7 +49,7 @@ type tx struct {
 	// tracking them (a prune), so they are read again after it.
 	known          knownStreams
 	streamsUnknown bool
-	inboxID        *int64                            // the store's newest inbox item id (write transactions)
+	inboxID        *atomic.Int64                     // the store's newest inbox item id (write transactions)
 	rows           *knownRows                        // the writer's known rows (write transactions)
 	leaseTab       *leaseTable                       // the store's leases
 	leases         map[string]leaseRow               // leases read or written here
@@ -60,6 +62,11 @@ type tx struct {
 	seqs           map[string]int64                  // highest seqs read or raised here
 	knownOpen      knownOpen                         // the writer's known open calls of turns (write transactions)
 	open           map[string][]openRTC              // turns' open calls read or changed here
+	// notes: this is a prepared run (prepared.go), which reads the writer's
+	// memory through them; mem: the memory's lock (the writer's
+	// transactions).
+	notes *notes
+	mem   *sync.RWMutex
 }
 
 // streamState is a user's stream as this transaction sees it. Its top offset is
@@ -86,7 +93,7 @@ func ms(tm time.Time) int64 { return tm.UnixMilli() }
 func (t *tx) stream(userID string, create bool) (*streamState, error) {
 	st := t.streams[userID]
 	if st == nil && !t.streamsUnknown {
-		st, _ = t.known.get(userID)
+		st, _ = t.knownStream(userID)
 	}
 	if st == nil {
 		st = &streamState{exists: true}

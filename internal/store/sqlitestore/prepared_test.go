@@ -1,0 +1,170 @@
+package sqlitestore_test
+
+import (
+	"context"
+	"errors"
+	"sync/atomic"
+	"testing"
+
+	"github.com/rtcagent/rtcagent/internal/protocol"
+	"github.com/rtcagent/rtcagent/internal/store"
+	"github.com/rtcagent/rtcagent/internal/store/sqlitestore"
+)
+
+// A write's first run, off the writer, reads a session another write changes
+// before the first reaches the writer: what it read no longer holds, so its
+// function runs again under the writer and both changes stay (no update is
+// lost). A write whose reads still hold takes effect from its first run.
+func TestPreparedRunThatNoLongerHoldsRunsAgain(t *testing.T) {
+	_, s := openWAL(t, sqlitestore.Options{})
+	ctx := context.Background()
+	sess := &protocol.Session{ID: "s1", UserID: "u1", Status: protocol.SessionOpen}
+	mustWrite(t, s, func(tx store.Tx) error { return tx.SessionInsert(sess) })
+	// The writer reads it once, and knows it from then on.
+	mustWrite(t, s, func(tx store.Tx) error { _, err := tx.SessionGet("s1"); return err })
+	addTitle := func(tx store.Tx, c string) error {
+		got, err := tx.SessionGet("s1")
+		if err != nil {
+			return err
+		}
+		got.Title += c
+		return tx.SessionUpdate(got)
+	}
+
+	before := s.Counts()
+	mustWrite(t, s, func(tx store.Tx) error { return addTitle(tx, "a") })
+	if c := s.Counts().Sub(before); c.Prepared != 1 || c.Rerun != 0 {
+		t.Fatalf("a write whose reads the writer knows: %d prepared, %d run again; want 1, 0", c.Prepared, c.Rerun)
+	}
+
+	var runs atomic.Int32
+	read, changed := make(chan struct{}), make(chan struct{})
+	done := make(chan error, 1)
+	before = s.Counts()
+	go func() {
+		done <- s.Write(ctx, func(tx store.Tx) error {
+			got, err := tx.SessionGet("s1")
+			if err != nil {
+				return err
+			}
+			if runs.Add(1) == 1 { // the run off the writer waits for the other write
+				close(read)
+				<-changed
+			}
+			got.Title += "b"
+			return tx.SessionUpdate(got)
+		})
+	}()
+	<-read
+	mustWrite(t, s, func(tx store.Tx) error { return addTitle(tx, "c") })
+	close(changed)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if runs.Load() != 2 {
+		t.Errorf("the function ran %d times, want 2 (off the writer, then under it)", runs.Load())
+	}
+	var title string
+	if err := s.Read(ctx, func(tx store.Tx) error {
+		got, err := tx.SessionGet("s1")
+		title = got.Title
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if title != "acb" {
+		t.Errorf("title %q, want %q: a change was lost", title, "acb")
+	}
+	if c := s.Counts().Sub(before); c.Rerun != 1 {
+		t.Errorf("%d writes run again, want 1", c.Rerun)
+	}
+}
+
+// A prepared run's statement that does not take effect as recorded (here an
+// insert the unique index refuses) is taken back, and the function runs again
+// under the writer, which returns its error.
+func TestPreparedStatementThatFailsRunsAgain(t *testing.T) {
+	_, s := openWAL(t, sqlitestore.Options{})
+	sess := &protocol.Session{ID: "s1", UserID: "u1", Status: protocol.SessionOpen}
+	mustWrite(t, s, func(tx store.Tx) error { return tx.SessionInsert(sess) })
+	insert := func(id string, seq int64) func(tx store.Tx) error {
+		return func(tx store.Tx) error {
+			if _, err := tx.UpdateAppend("u1", "message", map[string]string{"id": id}); err != nil {
+				return err
+			}
+			return tx.MessageInsert(&protocol.Message{ID: id, SessionID: "s1", UserID: "u1", Seq: seq, Status: protocol.MessageComplete}, "key")
+		}
+	}
+	mustWrite(t, s, insert("m1", 1))
+	before := s.Counts()
+	err := s.Write(context.Background(), insert("m2", 2))
+	if !errors.Is(err, store.ErrDuplicate) {
+		t.Fatalf("a second message with the same client key: %v, want ErrDuplicate", err)
+	}
+	if c := s.Counts().Sub(before); c.Rerun != 1 || c.Writes != 0 {
+		t.Errorf("%d run again and %d committed, want 1 and 0", c.Rerun, c.Writes)
+	}
+	// Nothing of it stayed: the stream's next offset is the one after the first message's.
+	mustWrite(t, s, func(tx store.Tx) error {
+		if n, err := tx.NextOffset("u1"); err != nil || n != 2 {
+			t.Errorf("next offset %d (%v), want 2", n, err)
+		}
+		return nil
+	})
+}
+
+func mustWrite(t *testing.T, s *sqlitestore.Store, fn func(tx store.Tx) error) {
+	t.Helper()
+	if err := s.Write(context.Background(), fn); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A prepared compare-and-set on a row the run did not read (so no note
+// covers it) that matches no row under the writer runs again there, and
+// fails as it must.
+func TestPreparedCompareAndSetThatMissesRunsAgain(t *testing.T) {
+	_, s := openWAL(t, sqlitestore.Options{})
+	tr := &protocol.Turn{ID: "t1", SessionID: "s1", UserID: "u1", Seq: 1, Status: protocol.TurnWaiting}
+	mustWrite(t, s, func(tx store.Tx) error {
+		if err := tx.SessionInsert(&protocol.Session{ID: "s1", UserID: "u1", Status: protocol.SessionOpen}); err != nil {
+			return err
+		}
+		return tx.TurnInsert(tr)
+	})
+	before := s.Counts()
+	err := s.Write(context.Background(), func(tx store.Tx) error {
+		changed := *tr
+		changed.Status = protocol.TurnRunning
+		return tx.TurnUpdate(&changed, protocol.TurnRunning) // the turn waits: no row matches
+	})
+	if !errors.Is(err, store.ErrConflict) {
+		t.Fatalf("a compare-and-set expecting another status: %v, want ErrConflict", err)
+	}
+	if c := s.Counts().Sub(before); c.Rerun != 1 {
+		t.Errorf("%d run again, want 1", c.Rerun)
+	}
+}
+
+// A user's stream the writer does not know yet is read under the writer: a
+// run off it that took it for a new one would start it in no epoch.
+func TestPreparedRunReadsAnUnknownStreamUnderTheWriter(t *testing.T) {
+	_, s := openWAL(t, sqlitestore.Options{})
+	appendFor := func(user string) func(tx store.Tx) error {
+		return func(tx store.Tx) error { _, err := tx.UpdateAppend(user, "test.note", 1); return err }
+	}
+	mustWrite(t, s, appendFor("u0"))
+	mustWrite(t, s, appendFor("u1"))
+	var p0, p1 store.StreamPos
+	if err := s.Read(context.Background(), func(tx store.Tx) error {
+		var err0, err1 error
+		p0, err0 = tx.StreamGet("u0")
+		p1, err1 = tx.StreamGet("u1")
+		return errors.Join(err0, err1)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if p1.Epoch == "" || p1.Epoch != p0.Epoch || p1.Top != 1 {
+		t.Errorf("the second user's stream %+v, want the first's epoch (%+v) at offset 1", p1, p0)
+	}
+}
