@@ -35,11 +35,14 @@ import (
 // ends the run, and the write runs under the writer.
 type needsWriter struct{}
 
-// prepared is a write's run on its caller's goroutine.
+// prepared is a write's run on its caller's goroutine: its transaction (t,
+// kept in tx), what it recorded and noted, in one allocation.
 type prepared struct {
-	t   *tx
-	rec *recorder
-	err error // what the function returned
+	t     *tx
+	tx    tx
+	rec   recorder
+	notes notes
+	err   error // what the function returned
 }
 
 // prepare runs fn as a prepared write, or returns nil when it must run under
@@ -55,14 +58,18 @@ func (s *Store) prepare(ctx context.Context, fn func(store.Tx) error) (p *prepar
 			p = nil
 		}
 	}()
-	rec := &recorder{}
-	t := &tx{q: rec, notes: &notes{s: s}, inboxID: &s.inboxID, leaseTab: &s.leases, resumeTab: &s.resumes}
+	p = &prepared{}
+	p.notes.init(s)
+	p.rec.stmts = p.rec.first[:0]
+	p.rec.results = p.rec.firstResults[:0]
+	p.tx = tx{q: &p.rec, notes: &p.notes, inboxID: &s.inboxID, leaseTab: &s.leases, resumeTab: &s.resumes}
+	t := &p.tx
 	t.Shared = store.NewShared(driver{t}, store.TxState{Ctx: context.WithoutCancel(ctx), At: s.now().UTC(), Writable: true, Epoch: s.epoch})
-	err := fn(t)
-	if err == nil {
-		err = t.Batch.SealAll(t.writeUpdate)
+	p.t = t
+	if p.err = fn(t); p.err == nil {
+		p.err = t.Batch.SealAll(t.writeUpdate)
 	}
-	return &prepared{t: t, rec: rec, err: err}
+	return p
 }
 
 // settle makes p the write's outcome under the writer, and reports whether
@@ -70,10 +77,13 @@ func (s *Store) prepare(ctx context.Context, fn func(store.Tx) error) (p *prepar
 // function that failed are not run). When they did not, the caller takes
 // back what ran and runs the write's function.
 func (p *prepared) settle(s *Store) bool {
-	if !p.t.notes.hold(s) {
+	n := p.t.notes
+	// A failed run's outcome, like a run's that did not insert with a key
+	// it took for unused, may rest on that key being unused.
+	if !n.hold(s) || len(n.keys) > 0 && (p.err != nil || !n.keysInserted()) {
 		return false
 	}
-	if err := p.t.notes.check(s); err != nil {
+	if err := n.check(s); err != nil {
 		p.err = err
 		return true
 	}
@@ -97,8 +107,16 @@ func (p *prepared) settle(s *Store) bool {
 }
 
 // recorder is a prepared run's querier: it records the statements that
-// change the database, and a query ends the run (needsWriter).
-type recorder struct{ stmts []recorded }
+// change the database, and a query ends the run (needsWriter). A
+// statement's arguments are built for it and not changed after it is sent,
+// so they are kept as they are. The first few statements and results are
+// kept in the recorder itself.
+type recorder struct {
+	stmts        []recorded
+	results      []recorderResult // a full slice is left for a new one: results are pointed to
+	first        [6]recorded
+	firstResults [6]recorderResult
+}
 
 type recorded struct {
 	query string
@@ -119,8 +137,12 @@ func (r *recorderResult) RowsAffected() (int64, error) {
 }
 
 func (r *recorder) ExecContext(_ context.Context, query string, args ...any) (sql.Result, error) {
-	res := &recorderResult{}
-	r.stmts = append(r.stmts, recorded{query: query, args: slices.Clone(args), res: res})
+	if len(r.results) == cap(r.results) {
+		r.results = make([]recorderResult, 0, 2*cap(r.results))
+	}
+	r.results = r.results[:len(r.results)+1]
+	res := &r.results[len(r.results)-1]
+	r.stmts = append(r.stmts, recorded{query: query, args: args, res: res})
 	return res, nil
 }
 
@@ -138,21 +160,88 @@ func (r *recorder) QueryRowContext(context.Context, string, ...any) *sql.Row {
 // lock, which the writer takes to change it.
 type notes struct {
 	s       *Store
-	streams map[string]note[streamState]
-	rows    map[store.RowKey]note[rowNote]
-	inbox   map[string]note[[]store.InboxItem]
-	seqs    map[string]note[int64]
-	open    map[string]note[[]openRTC]
-	leases  map[string]note[leaseRow]
-	resumes map[string]note[[]store.InboxItem]
+	streams noted[string, streamState]
+	rows    noted[store.RowKey, rowNote]
+	inbox   noted[string, []store.InboxItem]
+	seqs    noted[string, int64]
+	open    noted[string, []openRTC]
+	leases  noted[string, leaseRow]
+	resumes noted[string, []store.InboxItem]
+	// keys are the messages' client keys the run looked up
+	// (MessageByClientID), each with the message it then inserted with it.
+	keys []clientKey
 	// checks, in tests, compare what was read with the database, under the
 	// writer (checkKnown).
 	checks []func(querier) error
+	// The first notes of each kind are kept here: a run reads few.
+	firstStreams [1]keyNote[string, streamState]
+	firstRows    [4]keyNote[store.RowKey, rowNote]
+	firstSeqs    [2]keyNote[string, int64]
+	firstOpen    [4]keyNote[string, []openRTC]
+	firstLeases  [1]keyNote[string, leaseRow]
 }
 
-type note[V any] struct {
-	v  V
+// noted are the notes of one kind, by key: a run reads few of each, so
+// they are a list, searched in order.
+type noted[K comparable, V any] []keyNote[K, V]
+
+type keyNote[K comparable, V any] struct {
+	k K
+	v V
+	// ok: the memory held the key (a key it did not hold is noted too).
 	ok bool
+}
+
+// clientKey is a message's client key a prepared run took for unused, and
+// the stored message it inserted with it (nil until it did).
+type clientKey struct {
+	user, key string
+	data      []byte
+}
+
+// key returns the stored message the run inserted with the key, if it did,
+// noting the key as taken for unused otherwise.
+func (n *notes) key(user, key string) ([]byte, bool) {
+	for _, k := range n.keys {
+		if k.user == user && k.key == key {
+			return k.data, k.data != nil
+		}
+	}
+	n.keys = append(n.keys, clientKey{user: user, key: key})
+	return nil, false
+}
+
+// keyUsed notes the message the run inserted with the key.
+func (n *notes) keyUsed(user, key string, data []byte) {
+	for i, k := range n.keys {
+		if k.user == user && k.key == key {
+			n.keys[i].data = data
+			return
+		}
+	}
+	n.keys = append(n.keys, clientKey{user: user, key: key, data: data})
+}
+
+// keysInserted reports whether the run inserted a message with every key it
+// took for unused, so that the unique index checks each under the writer
+// (a replay's failed statement sends the write to run there again).
+func (n *notes) keysInserted() bool {
+	for _, k := range n.keys {
+		if k.data == nil {
+			return false
+		}
+	}
+	return true
+}
+
+// init points the notes at the first ones kept in n.
+func (n *notes) init(s *Store) {
+	n.s = s
+	n.streams = n.firstStreams[:0]
+	n.rows = n.firstRows[:0]
+	n.seqs = n.firstSeqs[:0]
+	n.open = n.firstOpen[:0]
+	n.leases = n.firstLeases[:0]
 }
 
 // rowNote is a known row: the writer's (its version: a kept row never
@@ -164,15 +253,14 @@ type rowNote struct {
 
 // look returns key's value as the run first read it, reading it (read) the
 // first time.
-func look[K comparable, V any](m *map[K]note[V], key K, read func() (V, bool)) (V, bool) {
-	if n, ok := (*m)[key]; ok {
-		return n.v, n.ok
+func look[K comparable, V any](l *noted[K, V], key K, read func() (V, bool)) (V, bool) {
+	for _, n := range *l {
+		if n.k == key {
+			return n.v, n.ok
+		}
 	}
 	v, ok := read()
-	if *m == nil {
-		*m = map[K]note[V]{}
-	}
-	(*m)[key] = note[V]{v, ok}
+	*l = append(*l, keyNote[K, V]{k: key, v: v, ok: ok})
 	return v, ok
 }
 
@@ -190,9 +278,9 @@ func (n *notes) hold(s *Store) bool {
 		held(n.resumes, func(id string) ([]store.InboxItem, bool) { return s.resumes.get(id, true), true }, slices.Equal)
 }
 
-func held[K comparable, V any](m map[K]note[V], cur func(K) (V, bool), equal func(a, b V) bool) bool {
-	for k, n := range m {
-		v, ok := cur(k)
+func held[K comparable, V any](l noted[K, V], cur func(K) (V, bool), equal func(a, b V) bool) bool {
+	for _, n := range l {
+		v, ok := cur(n.k)
 		if ok != n.ok || ok && !equal(v, n.v) {
 			return false
 		}

@@ -168,3 +168,83 @@ func TestPreparedRunReadsAnUnknownStreamUnderTheWriter(t *testing.T) {
 		t.Errorf("the second user's stream %+v, want the first's epoch (%+v) at offset 1", p1, p0)
 	}
 }
+
+// A run off the writer takes a client key it has not used itself for
+// unused, and holds only when it inserts a message with it: one that only
+// looks the key up runs again under the writer and finds the message, and
+// one that inserts with a used key has its insert refused there and runs
+// again, finding it too.
+func TestPreparedRunTakesAClientKeyForUnusedOnlyWhenItInsertsWithIt(t *testing.T) {
+	_, s := openWAL(t, sqlitestore.Options{})
+	mustWrite(t, s, func(tx store.Tx) error {
+		if _, err := tx.UpdateAppend("u1", "test.note", 1); err != nil { // the writer knows the user's stream
+			return err
+		}
+		return tx.SessionInsert(&protocol.Session{ID: "s1", UserID: "u1", Status: protocol.SessionOpen})
+	})
+	send := func(id string, seq int64, found *string) func(tx store.Tx) error {
+		return func(tx store.Tx) error {
+			*found = ""
+			if m, err := tx.MessageByClientID("u1", "key"); err == nil {
+				*found = m.ID
+				return nil
+			} else if !errors.Is(err, store.ErrNotFound) {
+				return err
+			}
+			if _, err := tx.UpdateAppend("u1", "message", map[string]string{"id": id}); err != nil {
+				return err
+			}
+			return tx.MessageInsert(&protocol.Message{ID: id, SessionID: "s1", UserID: "u1", Seq: seq, Status: protocol.MessageComplete}, "key")
+		}
+	}
+	var found string
+	before := s.Counts()
+	mustWrite(t, s, send("m1", 1, &found))
+	if c := s.Counts().Sub(before); found != "" || c.Prepared != 1 {
+		t.Fatalf("the first send found %q and was prepared %d times; want nothing found, and prepared", found, c.Prepared)
+	}
+	before = s.Counts()
+	mustWrite(t, s, func(tx store.Tx) error {
+		found = ""
+		if m, err := tx.MessageByClientID("u1", "key"); err == nil {
+			found = m.ID
+		}
+		return nil
+	})
+	if c := s.Counts().Sub(before); found != "m1" || c.Rerun != 1 {
+		t.Errorf("a look-up alone found %q and ran again %d times; want m1, once", found, c.Rerun)
+	}
+	before = s.Counts()
+	mustWrite(t, s, send("m2", 2, &found))
+	if c := s.Counts().Sub(before); found != "m1" || c.Rerun != 1 {
+		t.Errorf("a second send with the key found %q and ran again %d times; want m1, once", found, c.Rerun)
+	}
+}
+
+// A new session's highest seqs and inbox, and a new turn's open calls, are
+// known from their insert: the next write reads none of them from the
+// database, so it holds off the writer.
+func TestNewSessionAndTurnAreKnownFromTheirInsert(t *testing.T) {
+	_, s := openWAL(t, sqlitestore.Options{})
+	mustWrite(t, s, func(tx store.Tx) error { _, err := tx.UpdateAppend("u1", "test.note", 1); return err })
+	mustWrite(t, s, func(tx store.Tx) error {
+		if err := tx.SessionInsert(&protocol.Session{ID: "s1", UserID: "u1", Status: protocol.SessionOpen}); err != nil {
+			return err
+		}
+		return tx.TurnInsert(&protocol.Turn{ID: "t1", SessionID: "s1", UserID: "u1", Seq: 1, Status: protocol.TurnRunning})
+	})
+	before := s.Counts()
+	mustWrite(t, s, func(tx store.Tx) error {
+		turns, err1 := tx.TurnMaxSeq("s1")
+		msgs, err2 := tx.MessageMaxSeq("s1")
+		open, err3 := tx.RTCListOpenByTurn("t1")
+		_, err4 := tx.InboxNext("s1")
+		if turns != 1 || msgs != 0 || len(open) != 0 || !errors.Is(err4, store.ErrNotFound) {
+			t.Errorf("turn seq %d, message seq %d, open calls %v, inbox %v; want 1, 0, none, none", turns, msgs, open, err4)
+		}
+		return errors.Join(err1, err2, err3)
+	})
+	if c := s.Counts().Sub(before); c.Prepared != 1 {
+		t.Errorf("%d prepared, want 1: a read went to the database", c.Prepared)
+	}
+}

@@ -15,6 +15,18 @@ func (t *tx) SessionGet(id string) (*protocol.Session, error) {
 	return getRow[protocol.Session](t, "session", id, store.SQLSessionGet)
 }
 
+// SessionInsert inserts the session, whose highest seqs and inbox are then
+// known from the start: a new session has no message, turn or item.
+func (t *tx) SessionInsert(s *protocol.Session) error {
+	if err := t.Shared.SessionInsert(s); err != nil {
+		return err
+	}
+	t.noteSeq("messages/"+s.ID, 0)
+	t.noteSeq("turns/"+s.ID, 0)
+	t.noteItems(s.ID, nil)
+	return nil
+}
+
 func (t *tx) SessionUpdate(s *protocol.Session) error {
 	data, _ := json.Marshal(s)
 	res, err := t.exec(`UPDATE sessions SET data = ? WHERE id = ?`, data, s.ID)
@@ -55,7 +67,27 @@ func (t *tx) MessageInsert(m *protocol.Message, clientID string) error {
 	}
 	t.raiseSeq("messages", m.SessionID, m.Seq)
 	t.Batch.Sent(m, data)
+	if t.notes != nil && clientID != "" {
+		t.notes.keyUsed(m.UserID, clientID, data)
+	}
 	return nil
+}
+
+// MessageByClientID reads the message sent with the key. A prepared run
+// (prepared.go) cannot read the table, so it takes a key it has not used
+// itself for unused: the run holds only if it then inserts a message with
+// that key, which the unique index refuses under the writer when the key was
+// used after all (the write then runs again there and finds the message).
+func (t *tx) MessageByClientID(userID, clientID string) (*protocol.Message, error) {
+	if t.notes == nil {
+		return t.Shared.MessageByClientID(userID, clientID)
+	}
+	var m protocol.Message
+	data, used := t.notes.key(userID, clientID)
+	if !used {
+		return &m, store.ErrNotFound
+	}
+	return &m, json.Unmarshal(data, &m)
 }
 
 // MessageLastByRole walks the session's messages backwards on the (session, seq)
