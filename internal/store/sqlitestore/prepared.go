@@ -179,6 +179,7 @@ type notes struct {
 	firstSeqs    [2]keyNote[string, int64]
 	firstOpen    [4]keyNote[string, []openRTC]
 	firstLeases  [1]keyNote[string, leaseRow]
+	firstItems   [2]keyNote[string, []store.InboxItem] // inbox, then resumes
 }
 
 // noted are the notes of one kind, by key: a run reads few of each, so
@@ -242,6 +243,8 @@ func (n *notes) init(s *Store) {
 	n.seqs = n.firstSeqs[:0]
 	n.open = n.firstOpen[:0]
 	n.leases = n.firstLeases[:0]
+	n.inbox = n.firstItems[:0:1]
+	n.resumes = n.firstItems[1:1]
 }
 
 // rowNote is a known row: the writer's (its version: a kept row never
