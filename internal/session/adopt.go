@@ -43,33 +43,39 @@ func (r *Runner) Adopt(tx store.Tx) (func(committed bool), error) {
 		lease store.Lease
 		first *taken
 	}
+	// held are the sessions reserved here and not given back. A function
+	// that unwinds instead of returning (the store ends a run to run it
+	// again, store.Store.Write) gives them back too: the run that follows
+	// reserves them anew.
 	var claims []claim
-	fail := func(id string, sl *slot, err error) (func(bool), error) {
-		r.endReservation(id, sl)
-		for _, c := range claims {
+	var held []claim
+	defer func() {
+		for _, c := range held {
 			r.endReservation(c.id, c.sl)
 		}
-		return nil, err
-	}
+	}()
 	for _, id := range woken {
 		sl, _ := r.reserve(id)
 		if sl == nil {
 			continue // drained here already (its worker takes the item), or no slot free here
 		}
+		held = append(held, claim{id: id, sl: sl})
 		lease, err := tx.LeaseAcquire(id, r.cfg.Holder, r.cfg.LeaseTTL)
 		if errors.Is(err, store.ErrConflict) {
+			held = held[:len(held)-1]
 			r.endReservation(id, sl) // held elsewhere: its holder drains the item
 			continue
 		}
 		if err != nil {
-			return fail(id, sl, err)
+			return nil, err
 		}
 		first, err := r.take(tx, lease, false)
 		if err != nil {
-			return fail(id, sl, err)
+			return nil, err
 		}
 		claims = append(claims, claim{id: id, sl: sl, lease: lease, first: &first})
 	}
+	held = nil // each is a claim now, given back by the function below when its write does not commit
 	if len(claims) == 0 {
 		return nil, nil
 	}

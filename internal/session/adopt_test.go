@@ -70,12 +70,13 @@ func TestAdoptDeclinesAtCapacity(t *testing.T) {
 	var turns []string
 	send := func(user string, adopt bool) func(bool) {
 		var adopted func(bool)
+		var turn string
 		err := st.Write(ctx, func(tx store.Tx) error {
 			res, err := core.SendMessage(tx, core.Caller{UserID: user, DeviceID: "d"}, &protocol.MessageSendRequest{ClientID: "c-" + user, Content: protocol.MessageContent{Text: "hi"}})
 			if err != nil {
 				return err
 			}
-			turns = append(turns, res.TurnID)
+			turn = res.TurnID // assigned, not added: the function may run twice
 			if adopt {
 				adopted, err = r.Adopt(tx)
 			}
@@ -84,6 +85,7 @@ func TestAdoptDeclinesAtCapacity(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		turns = append(turns, turn)
 		return adopted
 	}
 	send("u1", false) // claimed: takes the only slot, its model step waits at the gate
@@ -206,3 +208,45 @@ func waitRunning(t *testing.T, r *Runner) {
 		time.Sleep(time.Millisecond)
 	}
 }
+
+// An adoption its transaction's run leaves by unwinding (as a run the store
+// ends, to run the function again under its writer) gives back the
+// sessions it reserved: the next run of the function adopts the session,
+// which does not wait for a claim that never comes.
+func TestUnwoundAdoptionGivesItsReservationsBack(t *testing.T) {
+	st := testsvc.SQLite(t)
+	r, ctx := startRunner(t, Config{Store: st, Model: helloModel(t), PollInterval: time.Hour})
+	caller := core.Caller{UserID: "u", DeviceID: "d"}
+	var adopted func(bool)
+	var res *protocol.MessageSendResult
+	err := st.Write(ctx, func(tx store.Tx) error {
+		if adopted != nil { // the function runs again: the earlier run did not commit
+			adopted(false)
+			adopted = nil
+		}
+		var err error
+		if res, err = core.SendMessage(tx, caller, &protocol.MessageSendRequest{ClientID: "c1", Content: protocol.MessageContent{Text: "hi"}}); err != nil {
+			return err
+		}
+		func() {
+			defer func() { _ = recover() }()
+			_, _ = r.Adopt(unwinding{tx})
+		}()
+		if adopted, err = r.Adopt(tx); err == nil && adopted == nil {
+			return errors.New("nothing adopted: the unwound adoption kept its reservation")
+		}
+		return err
+	})
+	if adopted != nil {
+		adopted(err == nil)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitCompleted(ctx, t, st, res.TurnID)
+}
+
+// unwinding is a transaction whose inbox read unwinds the function.
+type unwinding struct{ store.Tx }
+
+func (unwinding) InboxNext(string) (*store.InboxItem, error) { panic("the run ends here") }

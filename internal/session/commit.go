@@ -96,7 +96,8 @@ func finalMessage(tx store.Tx, t *protocol.Turn, out *stepOutput, model string) 
 	}
 	usage := out.usage
 	if out.msg != nil {
-		m := out.msg
+		m := new(protocol.Message)
+		*m = *out.msg // a copy: the write's function may run again, from the streamed message
 		m.Text, m.ToolCalls, m.Status, m.Usage = out.finalText(), calls, protocol.MessageComplete, &usage
 		return m, core.EmitMessage(tx, m, protocol.MessageStreaming, "")
 	}
