@@ -352,9 +352,7 @@ func (g *group) settle(w *write, single bool) error {
 		}
 		s.countPrepared(false)
 		if single {
-			if err := s.wc.end(false); err != nil {
-				return err
-			}
+			_ = s.wc.end(false) // an error when the failed statement ended the transaction already
 			if err := s.wc.begin(context.Background(), true); err != nil {
 				return err
 			}
@@ -363,7 +361,7 @@ func (g *group) settle(w *write, single bool) error {
 		}
 	}
 	w.t = &tx{q: counted{s.wc}, known: s.known, inboxID: &s.inboxID, rows: &s.rows, leaseTab: &s.leases, resumeTab: &s.resumes, knownInbox: s.inbox,
-		knownSeqs: s.seqs, knownOpen: s.open, mem: &s.mem}
+		knownSeqs: s.seqs, knownOpen: s.open, knownStreaming: s.streaming, knownMsgSeqs: s.msgSeqs, mem: &s.mem}
 	w.t.Shared = store.NewShared(driver{w.t}, store.TxState{Ctx: context.WithoutCancel(w.ctx), At: s.now().UTC(), Writable: true, Epoch: s.epoch})
 	w.err = call(w)
 	return nil
@@ -381,6 +379,8 @@ func (s *Store) remember(t *tx) {
 	keep(s.inbox, t.inbox)
 	keep(s.seqs, t.seqs)
 	keep(s.open, t.open)
+	keep(s.streaming, t.streaming)
+	keep(s.msgSeqs, t.msgSeqs)
 }
 
 // keep merges what a write staged into what the writer knows, which starts
@@ -404,4 +404,6 @@ func (s *Store) forget() {
 	clear(s.inbox)
 	clear(s.seqs)
 	clear(s.open)
+	clear(s.streaming)
+	clear(s.msgSeqs)
 }

@@ -69,6 +69,15 @@ func (t *tx) InboxInsert(item *store.InboxItem) error {
 		return errReadOnly
 	}
 	item.CreatedAt = time.UnixMilli(ms(t.At)).UTC() // as the row keeps it
+	if t.notes != nil {
+		// A prepared run notes both kinds of the session's items, so that a
+		// write that queued one of either kind meanwhile sends it to the
+		// writer: the session's ids keep their commit order.
+		if _, err := t.items(item.SessionID); err != nil {
+			return err
+		}
+		t.resumesOf(item.SessionID)
+	}
 	item.ID = t.inboxID.Add(1)
 	if item.Kind == store.KindTurnResume { // kept in memory (resumes.go): no row to read or write
 		t.noteResumes(item.SessionID, append(slices.Clip(t.resumesOf(item.SessionID)), *item))

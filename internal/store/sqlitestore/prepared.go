@@ -88,7 +88,11 @@ func (p *prepared) settle(s *Store) bool {
 		return true
 	}
 	if p.err != nil {
-		return true
+		// A failed run's error is its outcome only if it changed nothing
+		// before failing: a statement it took to take effect (an insert, a
+		// compare-and-set) might not have, and the function would then
+		// have failed otherwise.
+		return len(p.rec.stmts) == 0
 	}
 	q := counted{s.wc}
 	for _, r := range p.rec.stmts {
@@ -167,6 +171,9 @@ type notes struct {
 	open    noted[string, []openRTC]
 	leases  noted[string, leaseRow]
 	resumes noted[string, []store.InboxItem]
+	// streaming and msgSeqs: streaming.go.
+	streaming noted[string, []streamingMsg]
+	msgSeqs   noted[string, int64]
 	// keys are the messages' client keys the run looked up
 	// (MessageByClientID), each with the message it then inserted with it.
 	keys []clientKey
@@ -278,7 +285,9 @@ func (n *notes) hold(s *Store) bool {
 		held(n.seqs, func(k string) (int64, bool) { v, ok := s.seqs[k]; return v, ok }, func(a, b int64) bool { return a == b }) &&
 		held(n.open, func(id string) ([]openRTC, bool) { v, ok := s.open[id]; return v, ok }, slices.Equal) &&
 		held(n.leases, func(id string) (leaseRow, bool) { return s.leases.get(id, true), true }, func(a, b leaseRow) bool { return a == b }) &&
-		held(n.resumes, func(id string) ([]store.InboxItem, bool) { return s.resumes.get(id, true), true }, slices.Equal)
+		held(n.resumes, func(id string) ([]store.InboxItem, bool) { return s.resumes.get(id, true), true }, slices.Equal) &&
+		held(n.streaming, func(id string) ([]streamingMsg, bool) { v, ok := s.streaming[id]; return v, ok }, sameStreaming) &&
+		held(n.msgSeqs, func(id string) (int64, bool) { v, ok := s.msgSeqs[id]; return v, ok }, func(a, b int64) bool { return a == b })
 }
 
 func held[K comparable, V any](l noted[K, V], cur func(K) (V, bool), equal func(a, b V) bool) bool {

@@ -3,6 +3,7 @@ package sqlitestore_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync/atomic"
 	"testing"
 
@@ -246,5 +247,83 @@ func TestNewSessionAndTurnAreKnownFromTheirInsert(t *testing.T) {
 	})
 	if c := s.Counts().Sub(before); c.Prepared != 1 {
 		t.Errorf("%d prepared, want 1: a read went to the database", c.Prepared)
+	}
+}
+
+// A turn's end reads its streaming messages from the writer's memory, kept
+// since the session's insert: after its user message, of that turn, in seq
+// order. So the write holds off the writer (and, in tests, each answer is
+// checked against the database).
+func TestTurnsStreamingMessagesAreKnown(t *testing.T) {
+	_, s := openWAL(t, sqlitestore.Options{})
+	msg := func(id, turn string, seq int64, status string) *protocol.Message {
+		return &protocol.Message{ID: id, SessionID: "s1", TurnID: turn, UserID: "u1", Seq: seq, Role: protocol.RoleAssistant, Status: status}
+	}
+	tr := &protocol.Turn{ID: "t1", SessionID: "s1", UserID: "u1", Seq: 1, Status: protocol.TurnRunning, UserMessageID: "m2"}
+	mustWrite(t, s, func(tx store.Tx) error {
+		if _, err := tx.UpdateAppend("u1", "test.note", 1); err != nil {
+			return err
+		}
+		if err := tx.SessionInsert(&protocol.Session{ID: "s1", UserID: "u1", Status: protocol.SessionOpen}); err != nil {
+			return err
+		}
+		for _, m := range []*protocol.Message{msg("m1", "t1", 1, protocol.MessageStreaming), msg("m2", "t1", 2, protocol.MessageComplete)} {
+			if err := tx.MessageInsert(m, ""); err != nil {
+				return err
+			}
+		}
+		return tx.TurnInsert(tr)
+	})
+	for _, m := range []*protocol.Message{msg("m3", "t1", 3, protocol.MessageStreaming), msg("m4", "t0", 4, protocol.MessageStreaming),
+		msg("m5", "t1", 5, protocol.MessageStreaming)} {
+		mustWrite(t, s, func(tx store.Tx) error { return tx.MessageInsert(m, "") })
+	}
+	done := msg("m3", "t1", 3, protocol.MessageComplete)
+	mustWrite(t, s, func(tx store.Tx) error { return tx.MessageUpdate(done, protocol.MessageStreaming) })
+	before := s.Counts()
+	var got []string
+	mustWrite(t, s, func(tx store.Tx) error {
+		got = nil
+		msgs, err := tx.MessagesStreaming(tr)
+		for _, m := range msgs {
+			got = append(got, m.ID)
+		}
+		return err
+	})
+	if fmt.Sprint(got) != "[m5]" {
+		t.Errorf("streaming messages %v, want [m5]: after the user message, of the turn, still streaming", got)
+	}
+	if c := s.Counts().Sub(before); c.Prepared != 1 {
+		t.Errorf("%d prepared, want 1: the turn's end read the database", c.Prepared)
+	}
+}
+
+// A prepared run that changed something and then failed runs again under
+// the writer: its error may rest on a change that would not have taken
+// effect (here a compare-and-set on a message that is no longer streaming,
+// which the writer's run reports instead).
+func TestFailedPreparedRunThatChangedSomethingRunsAgain(t *testing.T) {
+	_, s := openWAL(t, sqlitestore.Options{})
+	m := &protocol.Message{ID: "m1", SessionID: "s1", UserID: "u1", Seq: 1, Role: protocol.RoleAssistant, Status: protocol.MessageComplete}
+	mustWrite(t, s, func(tx store.Tx) error {
+		if _, err := tx.UpdateAppend("u1", "test.note", 1); err != nil {
+			return err
+		}
+		if err := tx.SessionInsert(&protocol.Session{ID: "s1", UserID: "u1", Status: protocol.SessionOpen}); err != nil {
+			return err
+		}
+		return tx.MessageInsert(m, "")
+	})
+	boom := errors.New("failed after the change")
+	err := s.Write(context.Background(), func(tx store.Tx) error {
+		changed := *m
+		changed.Status = protocol.MessageInterrupted
+		if err := tx.MessageUpdate(&changed, protocol.MessageStreaming); err != nil {
+			return err
+		}
+		return boom
+	})
+	if !errors.Is(err, store.ErrConflict) {
+		t.Errorf("the write failed with %v, want the conflict of its compare-and-set", err)
 	}
 }

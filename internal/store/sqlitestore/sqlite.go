@@ -49,8 +49,12 @@ type Store struct {
 	inbox   knownInbox  // the writer's committed inbox items (the group's leader's)
 	seqs    knownSeqs   // the writer's committed highest seqs of sessions (the group's leader's)
 	open    knownOpen   // the writer's committed open calls of turns (the group's leader's)
-	counts  counters    // this store's Counts
-	path    string
+	// streaming and msgSeqs are the writer's committed streaming messages of
+	// sessions and seqs of messages (the group's leader's).
+	streaming knownStreaming
+	msgSeqs   knownMessageSeqs
+	counts    counters // this store's Counts
+	path      string
 	// writer is the lock file that makes this store its database's one
 	// writer process (takeWriter), nil until its first write (or Open, with
 	// Options.Writer); writing once the writer also read what it keeps.
@@ -113,7 +117,8 @@ func Open(ctx context.Context, path string, opt Options) (*Store, error) {
 	}
 	w.SetMaxOpenConns(1)
 	w.SetConnMaxIdleTime(0)
-	s := &Store{w: w, now: opt.Now, hook: func(store.Commit) {}, known: knownStreams{}, committed: knownStreams{}, inbox: knownInbox{}, seqs: knownSeqs{}, open: knownOpen{}, path: path,
+	s := &Store{w: w, now: opt.Now, hook: func(store.Commit) {}, known: knownStreams{}, committed: knownStreams{}, inbox: knownInbox{}, seqs: knownSeqs{}, open: knownOpen{},
+		streaming: knownStreaming{}, msgSeqs: knownMessageSeqs{}, path: path,
 		leases: newLeaseTable(), resumes: newResumeTable()}
 	s.group.init(s)
 	early := func(err error) (*Store, error) {

@@ -62,6 +62,10 @@ type tx struct {
 	seqs           map[string]int64                  // highest seqs read or raised here
 	knownOpen      knownOpen                         // the writer's known open calls of turns (write transactions)
 	open           map[string][]openRTC              // turns' open calls read or changed here
+	knownStreaming knownStreaming                    // the writer's known streaming messages of sessions (write transactions)
+	streaming      map[string][]streamingMsg         // sessions' streaming messages read or changed here
+	knownMsgSeqs   knownMessageSeqs                  // the writer's known seqs of messages (write transactions)
+	msgSeqs        map[string]int64                  // messages' seqs read or written here
 	// notes: this is a prepared run (prepared.go), which reads the writer's
 	// memory through them; mem: the memory's lock (the writer's
 	// transactions).

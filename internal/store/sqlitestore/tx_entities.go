@@ -15,8 +15,9 @@ func (t *tx) SessionGet(id string) (*protocol.Session, error) {
 	return getRow[protocol.Session](t, "session", id, store.SQLSessionGet)
 }
 
-// SessionInsert inserts the session, whose highest seqs and inbox are then
-// known from the start: a new session has no message, turn or item.
+// SessionInsert inserts the session, whose highest seqs, inbox and
+// streaming messages are then known from the start: a new session has no
+// message, turn or item.
 func (t *tx) SessionInsert(s *protocol.Session) error {
 	if err := t.Shared.SessionInsert(s); err != nil {
 		return err
@@ -24,6 +25,7 @@ func (t *tx) SessionInsert(s *protocol.Session) error {
 	t.noteSeq("messages/"+s.ID, 0)
 	t.noteSeq("turns/"+s.ID, 0)
 	t.noteItems(s.ID, nil)
+	t.noteStreaming(s.ID, nil)
 	return nil
 }
 
@@ -66,6 +68,7 @@ func (t *tx) MessageInsert(m *protocol.Message, clientID string) error {
 		return fmt.Errorf("insert message: %w", err)
 	}
 	t.raiseSeq("messages", m.SessionID, m.Seq)
+	t.messageWritten(m, data)
 	t.Batch.Sent(m, data)
 	if t.notes != nil && clientID != "" {
 		t.notes.keyUsed(m.UserID, clientID, data)
@@ -102,6 +105,7 @@ func (t *tx) MessageUpdate(m *protocol.Message, expectStatus string) error {
 	data, _ := json.Marshal(m)
 	res, err := t.exec(`UPDATE messages SET status = $2, data = $3 WHERE id = $1 AND status = $4`, m.ID, m.Status, data, expectStatus)
 	if err = t.casResult(res, err, "messages", m.ID); err == nil {
+		t.messageWritten(m, data)
 		t.Batch.Sent(m, data)
 	}
 	return err

@@ -1,0 +1,168 @@
+package sqlitestore
+
+import (
+	"bytes"
+	"encoding/json"
+	"slices"
+
+	"github.com/rtcagent/rtcagent/internal/protocol"
+	"github.com/rtcagent/rtcagent/internal/store"
+)
+
+// knownStreaming are sessions' streaming messages, in seq order, and
+// knownMessageSeqs messages' seqs ("<id>"), as the writer last committed
+// them. Like knownSeqs they are true while this store is the database's one
+// writer: messages are written only by MessageInsert and MessageUpdate, a
+// message's seq never changes and no message is deleted. A session's list
+// is known from its insert (a new session has no message), so a turn's end
+// reads its streaming messages (MessagesStreaming) without a statement.
+// In tests every answer from them is checked against the database.
+type (
+	knownStreaming   map[string][]streamingMsg
+	knownMessageSeqs map[string]int64
+)
+
+// streamingMsg is a streaming message as knownStreaming lists it: its
+// stored data, shared and never changed in place.
+type streamingMsg struct {
+	id, turn string
+	seq      int64
+	data     []byte
+}
+
+func sameStreaming(a, b []streamingMsg) bool {
+	return slices.EqualFunc(a, b, func(x, y streamingMsg) bool {
+		return x.id == y.id && x.turn == y.turn && x.seq == y.seq && sameBytes(x.data, y.data)
+	})
+}
+
+// streamingOf returns the session's streaming messages as this transaction
+// sees them, if known.
+func (t *tx) streamingOf(sessionID string) ([]streamingMsg, bool) {
+	if l, ok := t.streaming[sessionID]; ok {
+		return l, true
+	}
+	if t.notes == nil {
+		l, ok := t.knownStreaming[sessionID]
+		return l, ok
+	}
+	s := t.notes.s
+	return look(&t.notes.streaming, sessionID, func() ([]streamingMsg, bool) {
+		s.mem.RLock()
+		defer s.mem.RUnlock()
+		l, ok := s.streaming[sessionID]
+		return l, ok
+	})
+}
+
+// messageSeq returns the message's seq, if known.
+func (t *tx) messageSeq(id string) (int64, bool) {
+	if n, ok := t.msgSeqs[id]; ok {
+		return n, true
+	}
+	if t.notes == nil {
+		n, ok := t.knownMsgSeqs[id]
+		return n, ok
+	}
+	s := t.notes.s
+	return look(&t.notes.msgSeqs, id, func() (int64, bool) {
+		s.mem.RLock()
+		defer s.mem.RUnlock()
+		n, ok := s.msgSeqs[id]
+		return n, ok
+	})
+}
+
+func (t *tx) noteStreaming(sessionID string, l []streamingMsg) {
+	if t.streaming == nil {
+		t.streaming = map[string][]streamingMsg{}
+	}
+	t.streaming[sessionID] = l
+}
+
+// messageWritten keeps the session's known streaming messages and the
+// message's seq in step with m, as written (data) by this transaction.
+func (t *tx) messageWritten(m *protocol.Message, data []byte) {
+	if t.msgSeqs == nil {
+		t.msgSeqs = map[string]int64{}
+	}
+	t.msgSeqs[m.ID] = m.Seq
+	l, ok := t.streamingOf(m.SessionID)
+	if !ok {
+		return
+	}
+	i := slices.IndexFunc(l, func(s streamingMsg) bool { return s.id == m.ID })
+	streaming := m.Status == protocol.MessageStreaming
+	if i < 0 && !streaming {
+		return
+	}
+	l = slices.Clone(l)
+	if i >= 0 {
+		l = slices.Delete(l, i, i+1)
+	}
+	if streaming {
+		i := len(l)
+		for i > 0 && l[i-1].seq > m.Seq {
+			i--
+		}
+		l = slices.Insert(l, i, streamingMsg{id: m.ID, turn: m.TurnID, seq: m.Seq, data: data})
+	}
+	t.noteStreaming(m.SessionID, l)
+}
+
+// MessagesStreaming returns the turn's streaming messages (store.Messages):
+// from the writer's memory when it knows the session's and the seq of the
+// turn's user message.
+func (t *tx) MessagesStreaming(tr *protocol.Turn) ([]protocol.Message, error) {
+	if !t.Writable {
+		return t.Shared.MessagesStreaming(tr)
+	}
+	l, ok := t.streamingOf(tr.SessionID)
+	after := int64(0)
+	if ok && tr.UserMessageID != "" {
+		after, ok = t.messageSeq(tr.UserMessageID)
+	}
+	if !ok {
+		return t.Shared.MessagesStreaming(tr)
+	}
+	var out []protocol.Message
+	for _, s := range l {
+		if s.seq <= after || s.turn != tr.ID {
+			continue
+		}
+		var m protocol.Message
+		if err := json.Unmarshal(s.data, &m); err != nil {
+			return nil, err
+		}
+		out = append(out, m)
+	}
+	read := func(q querier) ([]byte, error) {
+		rows, err := q.QueryContext(t.Ctx, store.SQLMessagesStreaming, tr.SessionID, tr.UserMessageID)
+		if err != nil {
+			return nil, err
+		}
+		defer rows.Close()
+		var stored []protocol.Message
+		err = store.EachJSON(rows, func(data []byte) error {
+			var m protocol.Message
+			if err := json.Unmarshal(data, &m); err != nil {
+				return err
+			}
+			if m.TurnID == tr.ID {
+				stored = append(stored, m)
+			}
+			return nil
+		})
+		return encoded(stored), err
+	}
+	if err := checkKnown(t, "the streaming messages of turn", tr.ID, encoded(out), read, bytes.Equal); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// encoded is ms as JSON, to compare lists of messages in tests.
+func encoded(ms []protocol.Message) []byte {
+	b, _ := json.Marshal(ms)
+	return b
+}
