@@ -361,7 +361,7 @@ func (g *group) settle(w *write, single bool) error {
 		}
 	}
 	w.t = &tx{q: counted{s.wc}, known: s.known, inboxID: &s.inboxID, rows: &s.rows, leaseTab: &s.leases, resumeTab: &s.resumes, knownInbox: s.inbox,
-		knownSeqs: s.seqs, knownOpen: s.open, knownStreaming: s.streaming, knownMsgSeqs: s.msgSeqs, mem: &s.mem}
+		knownSeqs: s.seqs, knownOpen: s.open, knownStreaming: s.streaming, knownMsgSeqs: s.msgSeqs, knownQueued: s.queued, mem: &s.mem}
 	w.t.Shared = store.NewShared(driver{w.t}, store.TxState{Ctx: context.WithoutCancel(w.ctx), At: s.now().UTC(), Writable: true, Epoch: s.epoch})
 	w.err = call(w)
 	return nil
@@ -381,6 +381,7 @@ func (s *Store) remember(t *tx) {
 	keep(s.open, t.open)
 	keep(s.streaming, t.streaming)
 	keep(s.msgSeqs, t.msgSeqs)
+	keep(s.queued, t.queued)
 }
 
 // keep merges what a write staged into what the writer knows, which starts
@@ -406,4 +407,5 @@ func (s *Store) forget() {
 	clear(s.open)
 	clear(s.streaming)
 	clear(s.msgSeqs)
+	clear(s.queued)
 }

@@ -85,6 +85,7 @@ func (t *tx) TurnInsert(tr *protocol.Turn) error {
 		t.wrote("turn", tr.ID, data, tr)
 	}
 	t.raiseSeq("turns", tr.SessionID, tr.Seq)
+	t.turnWritten(tr)
 	t.noteOpen(tr.ID, []openRTC{}) // a new turn has no calls: its open ones are known from the start
 	return nil
 }

@@ -3,7 +3,6 @@ package sqlitestore
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"slices"
 
 	"github.com/rtcagent/rtcagent/internal/store"
@@ -83,19 +82,24 @@ func (p *prepared) settle(s *Store) bool {
 	if !n.hold(s) || len(n.keys) > 0 && (p.err != nil || !n.keysInserted()) {
 		return false
 	}
-	if err := n.check(s); err != nil {
-		p.err = err
-		return true
-	}
-	if p.err != nil {
+	if p.err != nil && p.rec.changes > 0 {
 		// A failed run's error is its outcome only if it changed nothing
 		// before failing: a statement it took to take effect (an insert, a
 		// compare-and-set) might not have, and the function would then
 		// have failed otherwise.
-		return len(p.rec.stmts) == 0
+		return false
 	}
 	q := counted{s.wc}
 	for _, r := range p.rec.stmts {
+		if r.check != nil {
+			// Tests: what the run read of the memory against the database
+			// as the run saw it, its statements before the read run.
+			if err := r.check(uncounted(q)); err != nil {
+				p.err = err
+				return true
+			}
+			continue
+		}
 		res, err := q.ExecContext(p.t.Ctx, r.query, r.args...)
 		if err != nil {
 			return false
@@ -117,6 +121,7 @@ func (p *prepared) settle(s *Store) bool {
 // kept in the recorder itself.
 type recorder struct {
 	stmts        []recorded
+	changes      int              // the statements among stmts
 	results      []recorderResult // a full slice is left for a new one: results are pointed to
 	first        [6]recorded
 	firstResults [6]recorderResult
@@ -126,6 +131,9 @@ type recorded struct {
 	query string
 	args  []any
 	res   *recorderResult
+	// check, in place of a statement: a check of checkKnown, put off to
+	// its place among the statements (tests).
+	check func(querier) error
 }
 
 // recorderResult is a recorded statement's result as the prepared run sees
@@ -147,7 +155,14 @@ func (r *recorder) ExecContext(_ context.Context, query string, args ...any) (sq
 	r.results = r.results[:len(r.results)+1]
 	res := &r.results[len(r.results)-1]
 	r.stmts = append(r.stmts, recorded{query: query, args: args, res: res})
+	r.changes++
 	return res, nil
+}
+
+// putOff records a check of checkKnown (tests), to run under the writer
+// where the run made it.
+func (r *recorder) putOff(check func(querier) error) {
+	r.stmts = append(r.stmts, recorded{check: check})
 }
 
 func (r *recorder) QueryContext(context.Context, string, ...any) (*sql.Rows, error) {
@@ -174,12 +189,10 @@ type notes struct {
 	// streaming and msgSeqs: streaming.go.
 	streaming noted[string, []streamingMsg]
 	msgSeqs   noted[string, int64]
+	queued    noted[string, []queuedTurn] // queued.go
 	// keys are the messages' client keys the run looked up
 	// (MessageByClientID), each with the message it then inserted with it.
 	keys []clientKey
-	// checks, in tests, compare what was read with the database, under the
-	// writer (checkKnown).
-	checks []func(querier) error
 	// The first notes of each kind are kept here: a run reads few.
 	firstStreams [1]keyNote[string, streamState]
 	firstRows    [4]keyNote[store.RowKey, rowNote]
@@ -287,7 +300,8 @@ func (n *notes) hold(s *Store) bool {
 		held(n.leases, func(id string) (leaseRow, bool) { return s.leases.get(id, true), true }, func(a, b leaseRow) bool { return a == b }) &&
 		held(n.resumes, func(id string) ([]store.InboxItem, bool) { return s.resumes.get(id, true), true }, slices.Equal) &&
 		held(n.streaming, func(id string) ([]streamingMsg, bool) { v, ok := s.streaming[id]; return v, ok }, sameStreaming) &&
-		held(n.msgSeqs, func(id string) (int64, bool) { v, ok := s.msgSeqs[id]; return v, ok }, func(a, b int64) bool { return a == b })
+		held(n.msgSeqs, func(id string) (int64, bool) { v, ok := s.msgSeqs[id]; return v, ok }, func(a, b int64) bool { return a == b }) &&
+		held(n.queued, func(id string) ([]queuedTurn, bool) { v, ok := s.queued[id]; return v, ok }, slices.Equal)
 }
 
 func held[K comparable, V any](l noted[K, V], cur func(K) (V, bool), equal func(a, b V) bool) bool {
@@ -298,13 +312,4 @@ func held[K comparable, V any](l noted[K, V], cur func(K) (V, bool), equal func(
 		}
 	}
 	return true
-}
-
-// check runs the checks of checkKnown the run put off (tests).
-func (n *notes) check(s *Store) error {
-	var errs []error
-	for _, c := range n.checks {
-		errs = append(errs, c(uncounted(counted{s.wc})))
-	}
-	return errors.Join(errs...)
 }

@@ -327,3 +327,49 @@ func TestFailedPreparedRunThatChangedSomethingRunsAgain(t *testing.T) {
 		t.Errorf("the write failed with %v, want the conflict of its compare-and-set", err)
 	}
 }
+
+// A turn's end finds the session's next queued turn in the writer's memory,
+// kept since the session's insert, oldest first.
+func TestSessionsQueuedTurnsAreKnown(t *testing.T) {
+	_, s := openWAL(t, sqlitestore.Options{})
+	turn := func(id string, seq int64, status string) *protocol.Turn {
+		return &protocol.Turn{ID: id, SessionID: "s1", UserID: "u1", Seq: seq, Status: status}
+	}
+	mustWrite(t, s, func(tx store.Tx) error {
+		if _, err := tx.UpdateAppend("u1", "test.note", 1); err != nil {
+			return err
+		}
+		if err := tx.SessionInsert(&protocol.Session{ID: "s1", UserID: "u1", Status: protocol.SessionOpen}); err != nil {
+			return err
+		}
+		return tx.TurnInsert(turn("t1", 1, protocol.TurnRunning))
+	})
+	mustWrite(t, s, func(tx store.Tx) error { return tx.TurnInsert(turn("t3", 3, protocol.TurnQueued)) })
+	mustWrite(t, s, func(tx store.Tx) error { return tx.TurnInsert(turn("t2", 2, protocol.TurnQueued)) })
+	next := func() string {
+		var id string
+		mustWrite(t, s, func(tx store.Tx) error {
+			id = ""
+			tr, err := tx.TurnNextQueued("s1")
+			if errors.Is(err, store.ErrNotFound) {
+				return nil
+			}
+			id = tr.ID
+			return err
+		})
+		return id
+	}
+	before := s.Counts()
+	if id := next(); id != "t2" {
+		t.Errorf("next queued %q, want t2", id)
+	}
+	mustWrite(t, s, func(tx store.Tx) error {
+		return tx.TurnUpdate(turn("t2", 2, protocol.TurnRunning), protocol.TurnQueued)
+	})
+	if id := next(); id != "t3" {
+		t.Errorf("next queued %q, want t3", id)
+	}
+	if c := s.Counts().Sub(before); c.Prepared != 3 {
+		t.Errorf("%d prepared, want 3: a read went to the database", c.Prepared)
+	}
+}

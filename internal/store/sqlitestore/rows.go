@@ -152,8 +152,8 @@ func (t *tx) wrote(kind, id string, data []byte, entity protocol.Keyed) {
 
 // checkKnown, in tests, reads again what the writer knows of what of id
 // (known) and fails when the database holds another: a write that did not
-// note it. A prepared run (prepared.go) has it done under the writer, once
-// its notes held.
+// note it. A prepared run (prepared.go) has it done under the writer, in
+// its place among the run's statements.
 func checkKnown[V any](t *tx, what, id string, known V, read func(querier) (V, error), equal func(a, b V) bool) error {
 	if !testing.Testing() {
 		return nil
@@ -165,8 +165,8 @@ func checkKnown[V any](t *tx, what, id string, known V, read func(querier) (V, e
 		}
 		return nil
 	}
-	if t.notes != nil {
-		t.notes.checks = append(t.notes.checks, check)
+	if rec, ok := t.q.(*recorder); ok {
+		rec.putOff(check)
 		return nil
 	}
 	return check(uncounted(t.q))

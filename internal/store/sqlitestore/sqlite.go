@@ -53,7 +53,8 @@ type Store struct {
 	// sessions and seqs of messages (the group's leader's).
 	streaming knownStreaming
 	msgSeqs   knownMessageSeqs
-	counts    counters // this store's Counts
+	queued    knownQueued // the writer's committed queued turns of sessions
+	counts    counters    // this store's Counts
 	path      string
 	// writer is the lock file that makes this store its database's one
 	// writer process (takeWriter), nil until its first write (or Open, with
@@ -118,7 +119,7 @@ func Open(ctx context.Context, path string, opt Options) (*Store, error) {
 	w.SetMaxOpenConns(1)
 	w.SetConnMaxIdleTime(0)
 	s := &Store{w: w, now: opt.Now, hook: func(store.Commit) {}, known: knownStreams{}, committed: knownStreams{}, inbox: knownInbox{}, seqs: knownSeqs{}, open: knownOpen{},
-		streaming: knownStreaming{}, msgSeqs: knownMessageSeqs{}, path: path,
+		streaming: knownStreaming{}, msgSeqs: knownMessageSeqs{}, queued: knownQueued{}, path: path,
 		leases: newLeaseTable(), resumes: newResumeTable()}
 	s.group.init(s)
 	early := func(err error) (*Store, error) {

@@ -66,6 +66,8 @@ type tx struct {
 	streaming      map[string][]streamingMsg         // sessions' streaming messages read or changed here
 	knownMsgSeqs   knownMessageSeqs                  // the writer's known seqs of messages (write transactions)
 	msgSeqs        map[string]int64                  // messages' seqs read or written here
+	knownQueued    knownQueued                       // the writer's known queued turns of sessions (write transactions)
+	queued         map[string][]queuedTurn           // sessions' queued turns read or changed here
 	// notes: this is a prepared run (prepared.go), which reads the writer's
 	// memory through them; mem: the memory's lock (the writer's
 	// transactions).

@@ -15,9 +15,9 @@ func (t *tx) SessionGet(id string) (*protocol.Session, error) {
 	return getRow[protocol.Session](t, "session", id, store.SQLSessionGet)
 }
 
-// SessionInsert inserts the session, whose highest seqs, inbox and
-// streaming messages are then known from the start: a new session has no
-// message, turn or item.
+// SessionInsert inserts the session, whose highest seqs, inbox, streaming
+// messages and queued turns are then known from the start: a new session
+// has no message, turn or item.
 func (t *tx) SessionInsert(s *protocol.Session) error {
 	if err := t.Shared.SessionInsert(s); err != nil {
 		return err
@@ -26,6 +26,7 @@ func (t *tx) SessionInsert(s *protocol.Session) error {
 	t.noteSeq("turns/"+s.ID, 0)
 	t.noteItems(s.ID, nil)
 	t.noteStreaming(s.ID, nil)
+	t.noteQueued(s.ID, nil)
 	return nil
 }
 
@@ -47,6 +48,7 @@ func (t *tx) TurnUpdate(tr *protocol.Turn, expectStatus string) error {
 	sent, data, _ := tr.Encode()
 	res, err := t.exec(`UPDATE turns SET status = ?, data = ? WHERE id = ? AND status = ?`, tr.Status, data, tr.ID, expectStatus)
 	if err = t.casResult(res, err, "turns", tr.ID); err == nil {
+		t.turnWritten(tr)
 		t.Batch.Sent(tr, sent)
 		t.wrote("turn", tr.ID, data, tr)
 	}
