@@ -347,7 +347,7 @@ func (g *group) settle(w *write, single bool) error {
 		w.p = nil
 		if p.settle(s) {
 			s.countPrepared(true)
-			w.t, w.err = p.t, p.err
+			w.t, w.err = &p.tx, p.err
 			return nil
 		}
 		s.countPrepared(false)

@@ -7,18 +7,14 @@ import (
 // A write transaction reads the writer's memory of the database through
 // these: the writer's own directly (it alone changes the memory), a prepared
 // run's (prepared.go) under the memory's read lock, noting what it read.
+// Both hold the writer's maps (known, knownInbox, ...), which the store
+// changes in place and never replaces.
 
 func (t *tx) knownStream(userID string) (*streamState, bool) {
 	if t.notes == nil {
 		return t.known.get(userID)
 	}
-	s := t.notes.s
-	st, ok := look(&t.notes.streams, userID, func() (streamState, bool) {
-		s.mem.RLock()
-		defer s.mem.RUnlock()
-		st, ok := s.known[userID]
-		return st, ok
-	})
+	st, ok := fromMemory(t, t.known, userID, func(n *notes) *noted[string, streamState] { return &n.streams })
 	if !ok {
 		return nil, false
 	}
@@ -34,11 +30,10 @@ func (t *tx) knownRow(key store.RowKey) (*store.DecodedRow, store.DecodedRow, bo
 		}
 		return kr, *kr, true
 	}
-	s := t.notes.s
 	n, ok := look(&t.notes.rows, key, func() (rowNote, bool) {
-		s.mem.RLock()
-		defer s.mem.RUnlock()
-		kr := s.rows.m[key]
+		t.mem.RLock()
+		defer t.mem.RUnlock()
+		kr := t.rows.m[key]
 		if kr == nil {
 			return rowNote{}, false
 		}
@@ -58,46 +53,32 @@ func (t *tx) keepDecoded(kr *store.DecodedRow, v any) {
 	t.mem.Unlock()
 }
 
-func (t *tx) knownItems(sessionID string) ([]store.InboxItem, bool) {
+// fromMemory returns key's value in m, one of the writer's maps, which a
+// prepared run reads under the memory's read lock and notes in the list
+// noted gives.
+func fromMemory[K comparable, V any](t *tx, m map[K]V, key K, noted func(*notes) *noted[K, V]) (V, bool) {
 	if t.notes == nil {
-		items, ok := t.knownInbox[sessionID]
-		return items, ok
+		v, ok := m[key]
+		return v, ok
 	}
-	s := t.notes.s
-	return look(&t.notes.inbox, sessionID, func() ([]store.InboxItem, bool) {
-		s.mem.RLock()
-		defer s.mem.RUnlock()
-		items, ok := s.inbox[sessionID]
-		return items, ok
+	return look(noted(t.notes), key, func() (V, bool) {
+		t.mem.RLock()
+		defer t.mem.RUnlock()
+		v, ok := m[key]
+		return v, ok
 	})
+}
+
+func (t *tx) knownItems(sessionID string) ([]store.InboxItem, bool) {
+	return fromMemory(t, t.knownInbox, sessionID, func(n *notes) *noted[string, []store.InboxItem] { return &n.inbox })
 }
 
 func (t *tx) knownSeq(key string) (int64, bool) {
-	if t.notes == nil {
-		n, ok := t.knownSeqs[key]
-		return n, ok
-	}
-	s := t.notes.s
-	return look(&t.notes.seqs, key, func() (int64, bool) {
-		s.mem.RLock()
-		defer s.mem.RUnlock()
-		n, ok := s.seqs[key]
-		return n, ok
-	})
+	return fromMemory(t, t.knownSeqs, key, func(n *notes) *noted[string, int64] { return &n.seqs })
 }
 
 func (t *tx) knownOpenOf(turnID string) ([]openRTC, bool) {
-	if t.notes == nil {
-		ids, ok := t.knownOpen[turnID]
-		return ids, ok
-	}
-	s := t.notes.s
-	return look(&t.notes.open, turnID, func() ([]openRTC, bool) {
-		s.mem.RLock()
-		defer s.mem.RUnlock()
-		ids, ok := s.open[turnID]
-		return ids, ok
-	})
+	return fromMemory(t, t.knownOpen, turnID, func(n *notes) *noted[string, []openRTC] { return &n.open })
 }
 
 // tableLease is the session's lease in the store's table: as committed

@@ -11,7 +11,7 @@ import (
 // A write's function runs first on its caller's goroutine, before it queues
 // for the writer (prepare): against the writer's memory of the database
 // (stream positions, rows, inbox items, seqs, open calls, leases, resume
-// items), noting each value it read there (notes), with its statements
+// items, streaming messages, queued turns), noting each value it read there (notes), with its statements
 // recorded instead of run (recorder). Under the writer, a prepared write whose
 // notes all still hold (no write committed or grouped since changed what it
 // read) has its statements run as recorded and takes effect as its run left
@@ -21,9 +21,10 @@ import (
 // A prepared run that needs what the memory cannot answer (a row the writer
 // does not know, any query) stops at once (needsWriter), and the write runs
 // under the writer as every write did before. So does one whose notes no
-// longer hold, and one whose statements do not replay as recorded (a
-// compare-and-set that matches no row, a constraint that fails): its
-// statements are rolled back and its function runs again under the writer.
+// longer hold, one whose statements do not replay as recorded (a
+// compare-and-set that matches no row, a constraint that fails) and one
+// that failed after recording a statement: its statements are rolled back
+// and its function runs again under the writer.
 // A function may run twice (the PostgreSQL store reruns one after a
 // conflict too); what it returns is always from the run that took effect.
 // Values drawn from counters (inbox item ids, lease tokens) are drawn at
@@ -34,10 +35,9 @@ import (
 // ends the run, and the write runs under the writer.
 type needsWriter struct{}
 
-// prepared is a write's run on its caller's goroutine: its transaction (t,
-// kept in tx), what it recorded and noted, in one allocation.
+// prepared is a write's run on its caller's goroutine: its transaction,
+// what it recorded and noted, in one allocation.
 type prepared struct {
-	t     *tx
 	tx    tx
 	rec   recorder
 	notes notes
@@ -58,13 +58,14 @@ func (s *Store) prepare(ctx context.Context, fn func(store.Tx) error) (p *prepar
 		}
 	}()
 	p = &prepared{}
-	p.notes.init(s)
+	p.notes.init()
 	p.rec.stmts = p.rec.first[:0]
 	p.rec.results = p.rec.firstResults[:0]
-	p.tx = tx{q: &p.rec, notes: &p.notes, inboxID: &s.inboxID, leaseTab: &s.leases, resumeTab: &s.resumes}
+	p.tx = tx{q: &p.rec, notes: &p.notes, mem: &s.mem, inboxID: &s.inboxID, leaseTab: &s.leases, resumeTab: &s.resumes,
+		rows: &s.rows, known: s.known, knownInbox: s.inbox, knownSeqs: s.seqs, knownOpen: s.open, knownStreaming: s.streaming,
+		knownMsgSeqs: s.msgSeqs, knownQueued: s.queued}
 	t := &p.tx
 	t.Shared = store.NewShared(driver{t}, store.TxState{Ctx: context.WithoutCancel(ctx), At: s.now().UTC(), Writable: true, Epoch: s.epoch})
-	p.t = t
 	if p.err = fn(t); p.err == nil {
 		p.err = t.Batch.SealAll(t.writeUpdate)
 	}
@@ -76,7 +77,7 @@ func (s *Store) prepare(ctx context.Context, fn func(store.Tx) error) (p *prepar
 // function that failed are not run). When they did not, the caller takes
 // back what ran and runs the write's function.
 func (p *prepared) settle(s *Store) bool {
-	n := p.t.notes
+	n := p.tx.notes
 	// A failed run's outcome, like a run's that did not insert with a key
 	// it took for unused, may rest on that key being unused.
 	if !n.hold(s) || len(n.keys) > 0 && (p.err != nil || !n.keysInserted()) {
@@ -100,7 +101,7 @@ func (p *prepared) settle(s *Store) bool {
 			}
 			continue
 		}
-		res, err := q.ExecContext(p.t.Ctx, r.query, r.args...)
+		res, err := q.ExecContext(p.tx.Ctx, r.query, r.args...)
 		if err != nil {
 			return false
 		}
@@ -110,7 +111,7 @@ func (p *prepared) settle(s *Store) bool {
 			}
 		}
 	}
-	p.t.q = q
+	p.tx.q = q
 	return true
 }
 
@@ -178,7 +179,6 @@ func (r *recorder) QueryRowContext(context.Context, string, ...any) *sql.Row {
 // still what the writer knows. Reads of the memory take the store's mem
 // lock, which the writer takes to change it.
 type notes struct {
-	s       *Store
 	streams noted[string, streamState]
 	rows    noted[store.RowKey, rowNote]
 	inbox   noted[string, []store.InboxItem]
@@ -256,8 +256,7 @@ func (n *notes) keysInserted() bool {
 }
 
 // init points the notes at the first ones kept in n.
-func (n *notes) init(s *Store) {
-	n.s = s
+func (n *notes) init() {
 	n.streams = n.firstStreams[:0]
 	n.rows = n.firstRows[:0]
 	n.seqs = n.firstSeqs[:0]
@@ -290,18 +289,26 @@ func look[K comparable, V any](l *noted[K, V], key K, read func() (V, bool)) (V,
 // hold reports whether every value noted is still what the writer knows
 // (the writer calls it, with the group's earlier writes remembered).
 func (n *notes) hold(s *Store) bool {
-	return held(n.streams, func(u string) (streamState, bool) { st, ok := s.known[u]; return st, ok },
-		func(a, b streamState) bool { return a == b }) &&
+	same := func(a, b int64) bool { return a == b }
+	return held(n.streams, in(s.known), func(a, b streamState) bool { return a == b }) &&
 		held(n.rows, func(k store.RowKey) (rowNote, bool) { p := s.rows.m[k]; return rowNote{p: p}, p != nil },
 			func(a, b rowNote) bool { return a.p == b.p }) &&
-		held(n.inbox, func(id string) ([]store.InboxItem, bool) { v, ok := s.inbox[id]; return v, ok }, slices.Equal) &&
-		held(n.seqs, func(k string) (int64, bool) { v, ok := s.seqs[k]; return v, ok }, func(a, b int64) bool { return a == b }) &&
-		held(n.open, func(id string) ([]openRTC, bool) { v, ok := s.open[id]; return v, ok }, slices.Equal) &&
+		held(n.inbox, in(s.inbox), slices.Equal) &&
+		held(n.seqs, in(s.seqs), same) &&
+		held(n.open, in(s.open), slices.Equal) &&
 		held(n.leases, func(id string) (leaseRow, bool) { return s.leases.get(id, true), true }, func(a, b leaseRow) bool { return a == b }) &&
 		held(n.resumes, func(id string) ([]store.InboxItem, bool) { return s.resumes.get(id, true), true }, slices.Equal) &&
-		held(n.streaming, func(id string) ([]streamingMsg, bool) { v, ok := s.streaming[id]; return v, ok }, sameStreaming) &&
-		held(n.msgSeqs, func(id string) (int64, bool) { v, ok := s.msgSeqs[id]; return v, ok }, func(a, b int64) bool { return a == b }) &&
-		held(n.queued, func(id string) ([]queuedTurn, bool) { v, ok := s.queued[id]; return v, ok }, slices.Equal)
+		held(n.streaming, in(s.streaming), sameStreaming) &&
+		held(n.msgSeqs, in(s.msgSeqs), same) &&
+		held(n.queued, in(s.queued), slices.Equal)
+}
+
+// in is the look-up of m.
+func in[K comparable, V any, M ~map[K]V](m M) func(K) (V, bool) {
+	return func(k K) (V, bool) {
+		v, ok := m[k]
+		return v, ok
+	}
 }
 
 func held[K comparable, V any](l noted[K, V], cur func(K) (V, bool), equal func(a, b V) bool) bool {

@@ -31,17 +31,7 @@ func (t *tx) queuedOf(sessionID string) ([]queuedTurn, bool) {
 	if l, ok := t.queued[sessionID]; ok {
 		return l, true
 	}
-	if t.notes == nil {
-		l, ok := t.knownQueued[sessionID]
-		return l, ok
-	}
-	s := t.notes.s
-	return look(&t.notes.queued, sessionID, func() ([]queuedTurn, bool) {
-		s.mem.RLock()
-		defer s.mem.RUnlock()
-		l, ok := s.queued[sessionID]
-		return l, ok
-	})
+	return fromMemory(t, t.knownQueued, sessionID, func(n *notes) *noted[string, []queuedTurn] { return &n.queued })
 }
 
 func (t *tx) noteQueued(sessionID string, l []queuedTurn) {

@@ -42,17 +42,7 @@ func (t *tx) streamingOf(sessionID string) ([]streamingMsg, bool) {
 	if l, ok := t.streaming[sessionID]; ok {
 		return l, true
 	}
-	if t.notes == nil {
-		l, ok := t.knownStreaming[sessionID]
-		return l, ok
-	}
-	s := t.notes.s
-	return look(&t.notes.streaming, sessionID, func() ([]streamingMsg, bool) {
-		s.mem.RLock()
-		defer s.mem.RUnlock()
-		l, ok := s.streaming[sessionID]
-		return l, ok
-	})
+	return fromMemory(t, t.knownStreaming, sessionID, func(n *notes) *noted[string, []streamingMsg] { return &n.streaming })
 }
 
 // messageSeq returns the message's seq, if known.
@@ -60,17 +50,7 @@ func (t *tx) messageSeq(id string) (int64, bool) {
 	if n, ok := t.msgSeqs[id]; ok {
 		return n, true
 	}
-	if t.notes == nil {
-		n, ok := t.knownMsgSeqs[id]
-		return n, ok
-	}
-	s := t.notes.s
-	return look(&t.notes.msgSeqs, id, func() (int64, bool) {
-		s.mem.RLock()
-		defer s.mem.RUnlock()
-		n, ok := s.msgSeqs[id]
-		return n, ok
-	})
+	return fromMemory(t, t.knownMsgSeqs, id, func(n *notes) *noted[string, int64] { return &n.msgSeqs })
 }
 
 func (t *tx) noteStreaming(sessionID string, l []streamingMsg) {
