@@ -360,11 +360,18 @@ func (g *group) settle(w *write, single bool) error {
 			return err
 		}
 	}
-	w.t = &tx{q: counted{s.wc}, known: s.known, inboxID: &s.inboxID, rows: &s.rows, leaseTab: &s.leases, resumeTab: &s.resumes, knownInbox: s.inbox,
-		knownSeqs: s.seqs, knownOpen: s.open, knownStreaming: s.streaming, knownMsgSeqs: s.msgSeqs, knownQueued: s.queued, mem: &s.mem}
-	w.t.Shared = store.NewShared(driver{w.t}, store.TxState{Ctx: context.WithoutCancel(w.ctx), At: s.now().UTC(), Writable: true, Epoch: s.epoch})
+	w.t = new(tx)
+	s.writeTx(w.ctx, w.t, counted{s.wc})
 	w.err = call(w)
 	return nil
+}
+
+// writeTx makes t a write transaction of ctx that sends its statements to
+// q and reads the writer's memory.
+func (s *Store) writeTx(ctx context.Context, t *tx, q querier) {
+	*t = tx{q: q, mem: &s.mem, inboxID: &s.inboxID, leaseTab: &s.leases, resumeTab: &s.resumes, rows: &s.rows, known: s.known,
+		knownInbox: s.inbox, knownSeqs: s.seqs, knownOpen: s.open, knownStreaming: s.streaming, knownMsgSeqs: s.msgSeqs, knownQueued: s.queued}
+	t.Shared = store.NewShared(driver{t}, store.TxState{Ctx: context.WithoutCancel(ctx), At: s.now().UTC(), Writable: true, Epoch: s.epoch})
 }
 
 // remember keeps what write t read and wrote as the writer's memory of the

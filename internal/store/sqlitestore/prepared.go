@@ -61,11 +61,9 @@ func (s *Store) prepare(ctx context.Context, fn func(store.Tx) error) (p *prepar
 	p.notes.init()
 	p.rec.stmts = p.rec.first[:0]
 	p.rec.results = p.rec.firstResults[:0]
-	p.tx = tx{q: &p.rec, notes: &p.notes, mem: &s.mem, inboxID: &s.inboxID, leaseTab: &s.leases, resumeTab: &s.resumes,
-		rows: &s.rows, known: s.known, knownInbox: s.inbox, knownSeqs: s.seqs, knownOpen: s.open, knownStreaming: s.streaming,
-		knownMsgSeqs: s.msgSeqs, knownQueued: s.queued}
 	t := &p.tx
-	t.Shared = store.NewShared(driver{t}, store.TxState{Ctx: context.WithoutCancel(ctx), At: s.now().UTC(), Writable: true, Epoch: s.epoch})
+	s.writeTx(ctx, t, &p.rec)
+	t.notes = &p.notes
 	if p.err = fn(t); p.err == nil {
 		p.err = t.Batch.SealAll(t.writeUpdate)
 	}
