@@ -1,7 +1,6 @@
 package sqlitestore
 
 import (
-	"database/sql"
 	"errors"
 	"slices"
 
@@ -77,13 +76,11 @@ func (t *tx) TurnNextQueued(sessionID string) (*protocol.Turn, error) {
 		next = l[0].id
 	}
 	read := func(q querier) (string, error) {
-		var id string
-		err := q.QueryRowContext(t.Ctx, `SELECT id FROM turns WHERE session_id = $1 AND status = $2 ORDER BY seq LIMIT 1`,
-			sessionID, protocol.TurnQueued).Scan(&id)
-		if errors.Is(err, sql.ErrNoRows) {
+		tr, err := t.on(q).Shared.TurnNextQueued(sessionID)
+		if errors.Is(err, store.ErrNotFound) {
 			return "", nil
 		}
-		return id, err
+		return tr.ID, err
 	}
 	if err := checkKnown(t, "the next queued turn of", sessionID, next, read, func(a, b string) bool { return a == b }); err != nil {
 		return nil, err

@@ -150,6 +150,14 @@ func (t *tx) wrote(kind, id string, data []byte, entity protocol.Keyed) {
 	t.Batch.Decoded(entity, v)
 }
 
+// on is a transaction of t's time that sends its statements to q: what a
+// check of checkKnown reads with.
+func (t *tx) on(q querier) *tx {
+	c := &tx{q: q}
+	c.Shared = store.NewShared(driver{c}, store.TxState{Ctx: t.Ctx, At: t.At, Epoch: t.Epoch})
+	return c
+}
+
 // checkKnown, in tests, reads again what the writer knows of what of id
 // (known) and fails when the database holds another: a write that did not
 // note it. A prepared run (prepared.go) has it done under the writer, in

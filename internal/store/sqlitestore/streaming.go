@@ -6,7 +6,6 @@ import (
 	"slices"
 
 	"github.com/rtcagent/rtcagent/internal/protocol"
-	"github.com/rtcagent/rtcagent/internal/store"
 )
 
 // knownStreaming are sessions' streaming messages, in seq order, and
@@ -105,9 +104,10 @@ func (t *tx) MessagesStreaming(tr *protocol.Turn) ([]protocol.Message, error) {
 	if !ok {
 		return t.Shared.MessagesStreaming(tr)
 	}
+	answers := func(s streamingMsg) bool { return s.seq > after && s.turn == tr.ID }
 	var out []protocol.Message
 	for _, s := range l {
-		if s.seq <= after || s.turn != tr.ID {
+		if !answers(s) {
 			continue
 		}
 		var m protocol.Message
@@ -116,32 +116,37 @@ func (t *tx) MessagesStreaming(tr *protocol.Turn) ([]protocol.Message, error) {
 		}
 		out = append(out, m)
 	}
-	read := func(q querier) ([]byte, error) {
-		rows, err := q.QueryContext(t.Ctx, store.SQLMessagesStreaming, tr.SessionID, tr.UserMessageID)
-		if err != nil {
-			return nil, err
+	// The check compares the list it answered from (the caller may change
+	// the messages it returns before a prepared run's check runs) with the
+	// database's answer, each message as decoded and encoded again.
+	read := func(q querier) ([]streamingMsg, error) {
+		msgs, err := t.on(q).Shared.MessagesStreaming(tr)
+		stored := make([]streamingMsg, len(msgs))
+		for i, m := range msgs {
+			stored[i] = streamingMsg{id: m.ID, turn: m.TurnID, seq: m.Seq, data: encoded([]protocol.Message{m})}
 		}
-		defer rows.Close()
-		var stored []protocol.Message
-		err = store.EachJSON(rows, func(data []byte) error {
-			var m protocol.Message
-			if err := json.Unmarshal(data, &m); err != nil {
-				return err
-			}
-			if m.TurnID == tr.ID {
-				stored = append(stored, m)
-			}
-			return nil
-		})
-		return encoded(stored), err
+		return stored, err
 	}
-	if err := checkKnown(t, "the streaming messages of turn", tr.ID, encoded(out), read, bytes.Equal); err != nil {
+	same := func(stored, known []streamingMsg) bool {
+		var answered []streamingMsg
+		for _, s := range known {
+			if answers(s) {
+				var m protocol.Message
+				_ = json.Unmarshal(s.data, &m)
+				answered = append(answered, streamingMsg{id: s.id, turn: s.turn, seq: s.seq, data: encoded([]protocol.Message{m})})
+			}
+		}
+		return slices.EqualFunc(answered, stored, func(a, b streamingMsg) bool {
+			return a.id == b.id && a.turn == b.turn && a.seq == b.seq && bytes.Equal(a.data, b.data)
+		})
+	}
+	if err := checkKnown(t, "the streaming messages of turn", tr.ID, l, read, same); err != nil {
 		return nil, err
 	}
 	return out, nil
 }
 
-// encoded is ms as JSON, to compare lists of messages in tests.
+// encoded is ms as JSON, to compare lists of messages (tests).
 func encoded(ms []protocol.Message) []byte {
 	b, _ := json.Marshal(ms)
 	return b
