@@ -84,3 +84,54 @@ func TestChangeCarriesTheRowTheWriterKeeps(t *testing.T) {
 	}
 	check("updated")
 }
+
+// The writer keeps a session, turn or call decoded once it was written or
+// decoded: by a write that inserted or changed it, one that read it from the
+// database, and one that decoded the writer's row off the writer (a
+// prepared run), so the next read decodes nothing.
+func TestRowsAreKeptDecoded(t *testing.T) {
+	ctx := context.Background()
+	s := openTemp(t)
+	key := store.RowKey{Kind: "session", ID: "s1"}
+	check := func(when string) {
+		t.Helper()
+		kr := s.rows.m[key]
+		if kr == nil || kr.Value == nil {
+			t.Fatalf("%s: the writer keeps the session undecoded", when)
+		}
+		if err := store.CheckDecoded(key.Kind, key.ID, kr.Data, kr.Value.(*protocol.Session)); err != nil {
+			t.Fatalf("%s: %v", when, err)
+		}
+	}
+	read := func(tx store.Tx) error {
+		_, err := tx.SessionGet("s1")
+		return err
+	}
+	sess := &protocol.Session{ID: "s1", UserID: "u1", Title: "first"}
+	if err := s.Write(ctx, func(tx store.Tx) error { return tx.SessionInsert(sess) }); err != nil {
+		t.Fatal(err)
+	}
+	check("inserted")
+	if err := s.Write(ctx, func(tx store.Tx) error {
+		changed := *sess
+		changed.Title = "second"
+		return tx.SessionUpdate(&changed)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	check("updated")
+	s.forget()
+	if err := s.Write(ctx, read); err != nil {
+		t.Fatal(err)
+	}
+	check("read from the database")
+	s.rows.m[key].Value = nil
+	before := s.Counts()
+	if err := s.Write(ctx, read); err != nil {
+		t.Fatal(err)
+	}
+	if s.Counts().Prepared == before.Prepared {
+		t.Fatal("the read did not run off the writer")
+	}
+	check("decoded off the writer")
+}

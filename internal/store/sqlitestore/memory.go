@@ -21,14 +21,14 @@ func (t *tx) knownStream(userID string) (*streamState, bool) {
 	return &st, true
 }
 
-// knownRow returns the writer's row key and a copy of it.
-func (t *tx) knownRow(key store.RowKey) (*store.DecodedRow, store.DecodedRow, bool) {
+// knownRow returns a copy of the writer's row key.
+func (t *tx) knownRow(key store.RowKey) (store.DecodedRow, bool) {
 	if t.notes == nil {
 		kr := t.rows.m[key]
 		if kr == nil {
-			return nil, store.DecodedRow{}, false
+			return store.DecodedRow{}, false
 		}
-		return kr, *kr, true
+		return *kr, true
 	}
 	n, ok := look(&t.notes.rows, key, func() (rowNote, bool) {
 		t.mem.RLock()
@@ -39,18 +39,7 @@ func (t *tx) knownRow(key store.RowKey) (*store.DecodedRow, store.DecodedRow, bo
 		}
 		return rowNote{p: kr, v: *kr}, true
 	})
-	return n.p, n.v, ok
-}
-
-// keepDecoded sets the value the writer's row kr decodes to, once decoded
-// (the writer's: a prepared run leaves the memory as it is).
-func (t *tx) keepDecoded(kr *store.DecodedRow, v any) {
-	if t.notes != nil {
-		return
-	}
-	t.mem.Lock()
-	kr.Value = v
-	t.mem.Unlock()
+	return n.v, ok
 }
 
 // fromMemory returns key's value in m, one of the writer's maps, which a

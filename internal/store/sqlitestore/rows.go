@@ -47,14 +47,19 @@ func (k *knownRows) commit(t *tx) {
 	}
 	for key, data := range rows {
 		kr := k.m[key]
+		w, decoded := t.decoded[key]
+		decoded = decoded && sameBytes(w.Data, data)
 		if kr != nil && sameBytes(kr.Data, data) {
+			if kr.Value == nil && decoded {
+				kr.Value = w.Value // a read decoded it
+			}
 			continue
 		}
 		if kr != nil {
 			k.bytes -= len(kr.Data)
 		}
 		kr = &store.DecodedRow{Data: data}
-		if w, ok := t.decoded[key]; ok && sameBytes(w.Data, data) {
+		if decoded {
 			kr.Value = w.Value
 		}
 		k.m[key] = kr
@@ -93,7 +98,7 @@ func getRow[T any](t *tx, kind, id, query string) (*T, error) {
 	}
 	key := store.RowKey{Kind: kind, ID: id}
 	data, ok := t.Rows.Get(kind, id)
-	krp, kr, known := t.knownRow(key)
+	kr, known := t.knownRow(key)
 	if !ok && known {
 		read := func(q querier) ([]byte, error) {
 			var stored []byte
@@ -130,9 +135,7 @@ func getRow[T any](t *tx, kind, id, query string) (*T, error) {
 	if err := json.Unmarshal(data, &v); err != nil {
 		return &v, err
 	}
-	if known && sameBytes(kr.Data, data) {
-		t.keepDecoded(krp, store.Clone(&v))
-	}
+	t.decodedAs(key, data, store.Clone(&v))
 	return &v, nil
 }
 
@@ -143,11 +146,18 @@ func getRow[T any](t *tx, kind, id, query string) (*T, error) {
 func (t *tx) wrote(kind, id string, data []byte, entity protocol.Keyed) {
 	v := store.CloneAsDecoded(entity)
 	t.Rows.Put(kind, id, data)
+	t.decodedAs(store.RowKey{Kind: kind, ID: id}, data, v)
+	t.Batch.Decoded(entity, v)
+}
+
+// decodedAs notes v as what the row key's data decodes to: this
+// transaction's next read of it decodes nothing, nor, once the transaction
+// took effect, the writer's (knownRows.commit keeps v).
+func (t *tx) decodedAs(key store.RowKey, data []byte, v any) {
 	if t.decoded == nil {
 		t.decoded = map[store.RowKey]store.DecodedRow{}
 	}
-	t.decoded[store.RowKey{Kind: kind, ID: id}] = store.DecodedRow{Data: data, Value: v}
-	t.Batch.Decoded(entity, v)
+	t.decoded[key] = store.DecodedRow{Data: data, Value: v}
 }
 
 // on is a transaction of t's time that sends its statements to q: what a

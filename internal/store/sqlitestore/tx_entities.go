@@ -15,13 +15,15 @@ func (t *tx) SessionGet(id string) (*protocol.Session, error) {
 	return getRow[protocol.Session](t, "session", id, store.SQLSessionGet)
 }
 
-// SessionInsert inserts the session, whose highest seqs, inbox, streaming
+// SessionInsert inserts the session, kept decoded, whose highest seqs, inbox, streaming
 // messages and queued turns are then known from the start: a new session
 // has no message, turn or item.
 func (t *tx) SessionInsert(s *protocol.Session) error {
 	if err := t.Shared.SessionInsert(s); err != nil {
 		return err
 	}
+	data, _ := t.Rows.Get("session", s.ID)
+	t.wrote("session", s.ID, data, s)
 	t.noteSeq("messages/"+s.ID, 0)
 	t.noteSeq("turns/"+s.ID, 0)
 	t.noteItems(s.ID, nil)
@@ -34,8 +36,8 @@ func (t *tx) SessionUpdate(s *protocol.Session) error {
 	data, _ := json.Marshal(s)
 	res, err := t.exec(`UPDATE sessions SET data = ? WHERE id = ?`, data, s.ID)
 	if err = t.casResult(res, err, "sessions", s.ID); err == nil {
-		t.Rows.Put("session", s.ID, data)
 		t.Batch.Sent(s, data)
+		t.wrote("session", s.ID, data, s)
 	}
 	return err
 }
