@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/rtcagent/rtcagent/internal/protocol"
 )
@@ -174,7 +175,14 @@ func RTCArgs(r *protocol.RTC, dbTime func(time.Time) any) (args []any, data, sen
 		created, ended = dbTime(r.CreatedAt), at(r.Audit.EndedAt)
 	}
 	return []any{r.ID, r.SessionID, r.TurnID, r.UserID, r.Seq, r.Status,
-		!protocol.RTCTerminal(r.Status), at(r.DeadlineAt), r.Audit != nil, created, ended, string(data)}, data, sent
+		!protocol.RTCTerminal(r.Status), at(r.DeadlineAt), r.Audit != nil, created, ended, Text(data)}, data, sent
+}
+
+// Text is stored JSON as a statement's text argument, without a copy: a
+// row's encoding is never changed once made (stores keep it and compare it
+// by identity), so the string it shares bytes with stays as it was.
+func Text(data []byte) string {
+	return unsafe.String(unsafe.SliceData(data), len(data))
 }
 
 // RTCUpdateArgs is the arguments of an RTC's compare-and-set (SQLRTCUpdateSet,

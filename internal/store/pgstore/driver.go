@@ -15,7 +15,7 @@ type driver struct{ *tx }
 
 func (d driver) Time(at time.Time) any { return at }
 
-func (d driver) JSON(data []byte) any { return string(data) }
+func (d driver) JSON(data []byte) any { return store.Text(data) }
 
 func (d driver) Exec(query string, args ...any) (int64, error) {
 	tag, err := d.exec(query, args...)

@@ -125,7 +125,7 @@ func (t *tx) guessNewClientID(m *protocol.Message, clientID string, data []byte)
 		return false
 	}
 	t.pending = append(t.pending, deferred{sql: messageNewClientID,
-		args: []any{m.ID, m.SessionID, m.UserID, m.Seq, m.Status, clientID, string(data)}, mapErr: serverCheck})
+		args: []any{m.ID, m.SessionID, m.UserID, m.Seq, m.Status, clientID, store.Text(data)}, mapErr: serverCheck})
 	t.clientMsgs[key] = data
 	return true
 }

@@ -78,7 +78,7 @@ func (t *tx) SessionUpdate(s *protocol.Session) error {
 	data, _ := json.Marshal(s)
 	err := t.laterCheck(`WITH u AS (UPDATE sessions SET data = $2 WHERE id = $1 RETURNING 1)
 		SELECT CASE WHEN EXISTS (SELECT 1 FROM u) THEN true ELSE rtcagent_fail('RA404', 'update sessions ' || $1 || ': not found') END`,
-		s.ID, string(data))
+		s.ID, store.Text(data))
 	if err != nil {
 		return err
 	}
@@ -138,7 +138,7 @@ func (t *tx) TurnGet(id string) (*protocol.Turn, error) {
 // go with the transaction's next statement.
 func (t *tx) TurnUpdate(tr *protocol.Turn, expectStatus string) error {
 	sent, data, _ := tr.Encode()
-	if err := t.casUpdate("turns", "status = $2, data = $3", tr.ID, tr.Status, string(data), expectStatus); err != nil {
+	if err := t.casUpdate("turns", "status = $2, data = $3", tr.ID, tr.Status, store.Text(data), expectStatus); err != nil {
 		return err
 	}
 	t.Rows.Put("turn", tr.ID, data)
@@ -183,7 +183,7 @@ func (t *tx) insertMessage(m *protocol.Message, clientID string, data []byte) er
 	} else {
 		// Without a key nothing can be a duplicate: sent with the next statement.
 		err := t.later(nil, `INSERT INTO messages (id, session_id, user_id, seq, status, client_id, data)
-			VALUES ($1, $2, $3, $4, $5, NULL, $6)`, m.ID, m.SessionID, m.UserID, m.Seq, m.Status, string(data))
+			VALUES ($1, $2, $3, $4, $5, NULL, $6)`, m.ID, m.SessionID, m.UserID, m.Seq, m.Status, store.Text(data))
 		if err != nil {
 			return fmt.Errorf("insert message: %w", err)
 		}
@@ -197,7 +197,7 @@ func (t *tx) insertMessage(m *protocol.Message, clientID string, data []byte) er
 	tag, err := t.exec(`INSERT INTO messages (id, session_id, user_id, seq, status, client_id, data)
 		VALUES ($1, $2, $3, $4, $5, $6, $7)
 		ON CONFLICT (user_id, client_id) WHERE client_id IS NOT NULL DO NOTHING`,
-		m.ID, m.SessionID, m.UserID, m.Seq, m.Status, cid, string(data))
+		m.ID, m.SessionID, m.UserID, m.Seq, m.Status, cid, store.Text(data))
 	if err != nil {
 		return fmt.Errorf("insert message: %w", err)
 	}
@@ -244,7 +244,7 @@ func (t *tx) MessageLastByRole(sessionID, role string) (*protocol.Message, error
 func (t *tx) MessageUpdate(m *protocol.Message, expectStatus string) error {
 	t.wroteRows(m.UserID)
 	data, _ := json.Marshal(m)
-	err := t.casUpdate("messages", "status = $2, data = $3", m.ID, m.Status, string(data), expectStatus)
+	err := t.casUpdate("messages", "status = $2, data = $3", m.ID, m.Status, store.Text(data), expectStatus)
 	if err == nil {
 		t.Batch.Sent(m, data)
 	}
