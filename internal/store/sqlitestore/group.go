@@ -5,11 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"runtime"
-	"runtime/debug"
 	"sync"
 	"time"
 
+	"github.com/rtcagent/rtcagent/internal/stack"
 	"github.com/rtcagent/rtcagent/internal/store"
 )
 
@@ -18,9 +17,10 @@ import (
 const maxGroup = 32
 
 // group commits concurrent writes together. A write joins the queue; whoever holds
-// the leader token takes the queue and has the engine goroutine (onEngine) run
-// each write's fn in its own savepoint of one transaction, then commit once.
-// Writes that arrive meanwhile form the next group. A single write runs without
+// the leader token takes the queue and runs it on its own goroutine (execHere):
+// each write in its own savepoint of one transaction (its prepared run's
+// statements, or its fn), then one commit. Writes that arrive meanwhile form
+// the next group. A single write runs without
 // savepoints, as a plain transaction.
 //
 // A fn that fails is rolled back to its savepoint and gets its error; the others
@@ -38,21 +38,7 @@ type group struct {
 	publishing sync.Mutex    // held from a group's commit to the end of its publishing
 	mu         sync.Mutex    // guards queue
 	queue      []*write
-	// work and worked reach the engine goroutine (onEngine), started by the
-	// first group; only the token's holder uses them. closed: the store is
-	// closed (stop), and groups fail.
-	work   chan []*write
-	worked chan executed
-	closed bool
-}
-
-// executed is the engine's outcome of a group (exec).
-type executed struct {
-	ok        []*write
-	committed bool
-	panic     any    // exec panicked outside the writes' functions
-	stack     []byte // where
-	goexit    bool   // a write's function ended its goroutine (runtime.Goexit)
+	closed     bool // the store is closed (stop): groups fail; the token's holder reads it
 }
 
 // write is one Write call.
@@ -146,11 +132,10 @@ func (g *group) run(batch []*write) {
 		}
 		return
 	}
-	done := g.onEngine(batch)
-	if !done.committed {
+	ok, committed := g.execHere(batch)
+	if !committed {
 		return
 	}
-	ok := done.ok
 	// Publishing waits for the group before, then lets the next one run.
 	g.publishing.Lock()
 	defer g.publishing.Unlock()
@@ -242,69 +227,37 @@ func (g *group) exec(batch []*write) (ok []*write, committed bool) {
 	return ok, true
 }
 
-// onEngine runs exec on the engine goroutine and waits for it. The engine
-// runs every group's statements for as long as the store is open: SQLite's
-// calls go deep, and a group run on the goroutine of whichever write led it
-// grew that goroutine's stack anew, a copy at each doubling, for each group.
-// A panic in exec goes on in the caller, with the engine's stack; a write's
-// function that ends its goroutine (runtime.Goexit, as a failed test does)
-// ends the caller's, as it did when it ran there.
-func (g *group) onEngine(batch []*write) executed {
-	if g.work == nil {
-		g.work, g.worked = make(chan []*write), make(chan executed, 1)
-		go g.engine(g.work, g.worked)
-	}
-	g.work <- batch
-	done := <-g.worked
-	switch {
-	case done.panic != nil:
-		panic(fmt.Sprintf("%v\n\non the write group's goroutine:\n%s", done.panic, done.stack))
-	case done.goexit:
-		g.work = nil // that engine is gone; the next group starts another
-		runtime.Goexit()
-	}
-	return done
-}
-
-// engine runs the groups it gets until work is closed.
-func (g *group) engine(work <-chan []*write, worked chan<- executed) {
-	for batch := range work {
-		worked <- g.execGuarded(batch, worked)
-	}
-}
-
-// execGuarded is exec, with a panic recovered into its outcome; when a
-// write's function ends the goroutine, it reports so itself. Either way the
-// group's transaction is rolled back, so the writer takes the next group.
-func (g *group) execGuarded(batch []*write, worked chan<- executed) (done executed) {
+// execHere runs exec on the goroutine of the write that leads the group,
+// its stack grown first in one step (stack.Grow): SQLite's calls go deep,
+// and a stack grown a doubling at a time is copied at each. Running the
+// group here, not handing it to a goroutine of its own, spares two hand-offs
+// between goroutines a write. When exec unwinds (a panic outside the writes'
+// functions, or a write's function that ends its goroutine, as a failed test
+// does), the group's transaction is rolled back and every write of it fails,
+// so the writer takes the next group; the panic or the goroutine's end goes
+// on in this goroutine.
+func (g *group) execHere(batch []*write) (ok []*write, committed bool) {
+	stack.Grow()
 	returned := false
 	defer func() {
 		if returned {
 			return
 		}
-		g.s.forget()
-		_ = g.s.wc.end(false) // an error when no transaction was open
-		if p := recover(); p != nil {
-			done = executed{panic: p, stack: debug.Stack()}
-			return
-		}
-		worked <- executed{goexit: true}
+		g.abort(batch, errUnwound)
 	}()
-	done.ok, done.committed = g.exec(batch)
+	ok, committed = g.exec(batch)
 	returned = true
-	return done
+	return ok, committed
 }
 
-// stop ends the engine goroutine once the group running, if any, is done;
-// groups after it fail.
+// errUnwound is the error of a group's writes when running it unwound.
+var errUnwound = errors.New("the group's leader unwound")
+
+// stop waits for the group running, if any; groups after it fail.
 func (g *group) stop() {
 	g.leader <- struct{}{}
 	defer func() { <-g.leader }()
 	g.closed = true
-	if g.work != nil {
-		close(g.work)
-		g.work = nil
-	}
 }
 
 // ErrClosed is the error of a write after Close.
