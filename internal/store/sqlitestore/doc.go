@@ -1,12 +1,13 @@
 // Package sqlitestore implements store.Store on one SQLite file with the pure-Go
 // modernc.org/sqlite driver: the embedded default of RTC Agent.
 //
-// All writes go through one connection, run by one long-lived goroutine. Writes
-// that arrive while another is committing are committed together, each in its
-// own savepoint (group.go): a failing write takes back only its own work, and
-// one commit pays the file writes of the whole group. A group that panics, or
-// whose write ends its goroutine, is rolled back, and the Write that led it
-// panics or ends the same way. Writes after Close fail with ErrClosed. A group publishes its commit (the commit hook,
+// All writes go through one connection, one group at a time, each group run by
+// the goroutine of the write that leads it. Writes that arrive while another is
+// committing are committed together, each in its own savepoint (group.go): a
+// failing write takes back only its own work, and one commit pays the file
+// writes of the whole group. A group that panics before its commit, or whose
+// write ends its goroutine, is rolled back: the Write that led it panics or
+// ends the same way, and its other writes fail. Writes after Close fail with ErrClosed. A group publishes its commit (the commit hook,
 // then the positions readers see) after it gave the writer back, in commit
 // order, and its writes return once it has. Reads use a separate set of
 // read-only connections that see committed data (WAL mode). Every connection keeps

@@ -168,7 +168,6 @@ func (g *group) exec(batch []*write) (ok []*write, committed bool) {
 		}
 		return nil, false
 	}
-	began := time.Now()
 	if err := s.wc.begin(context.Background(), true); err != nil {
 		for _, w := range batch {
 			w.err = err
@@ -221,10 +220,16 @@ func (g *group) exec(batch []*write) (ok []*write, committed bool) {
 		}
 		return nil, false
 	}
+	return ok, true
+}
+
+// settled keeps what a committed group changed in the writer's own tables
+// (leases, resume items) and counts its commit.
+func (g *group) settled(ok []*write, began time.Time) {
+	s := g.s
 	s.leases.committed()
 	s.resumes.committed()
 	s.countCommit(s.wc.c, len(ok), time.Since(began))
-	return ok, true
 }
 
 // execHere runs exec on the goroutine of the write that leads the group,
@@ -233,20 +238,23 @@ func (g *group) exec(batch []*write) (ok []*write, committed bool) {
 // group here, not handing it to a goroutine of its own, spares two hand-offs
 // between goroutines a write. When exec unwinds (a panic outside the writes'
 // functions, or a write's function that ends its goroutine, as a failed test
-// does), the group's transaction is rolled back and every write of it fails,
-// so the writer takes the next group; the panic or the goroutine's end goes
-// on in this goroutine.
+// does) before its commit, the group's transaction is rolled back and each
+// of its writes without an error of its own fails, so the writer takes the
+// next group; the panic or the goroutine's end goes on in this goroutine.
 func (g *group) execHere(batch []*write) (ok []*write, committed bool) {
 	stack.Grow()
+	began := time.Now()
 	returned := false
 	defer func() {
-		if returned {
-			return
+		if !returned {
+			g.abort(batch, errUnwound)
 		}
-		g.abort(batch, errUnwound)
 	}()
 	ok, committed = g.exec(batch)
 	returned = true
+	if committed {
+		g.settled(ok, began)
+	}
 	return ok, committed
 }
 

@@ -264,8 +264,9 @@ func (n *notes) init() {
 	n.resumes = n.firstItems[1:1]
 }
 
-// rowNote is a known row: the writer's (its version: a kept row never
-// changes, its change is a new one) and a copy of it.
+// rowNote is a known row: the writer's (its version: a kept row's data
+// never changes, its change is a new one; only its decoded value may be set
+// once) and a copy of it.
 type rowNote struct {
 	p *store.DecodedRow
 	v store.DecodedRow

@@ -57,7 +57,7 @@ type tx struct {
 	resumes        map[string][]store.InboxItem      // sessions' resume items changed here
 	knownInbox     knownInbox                        // the writer's known inbox items (write transactions)
 	inbox          map[string][]store.InboxItem      // sessions' items read or written here
-	decoded        map[store.RowKey]store.DecodedRow // rows written here, decoded (wrote)
+	decoded        map[store.RowKey]store.DecodedRow // rows written or decoded here, decoded (wrote, decodedAs)
 	knownSeqs      knownSeqs                         // the writer's known highest seqs (write transactions)
 	seqs           map[string]int64                  // highest seqs read or raised here
 	knownOpen      knownOpen                         // the writer's known open calls of turns (write transactions)
