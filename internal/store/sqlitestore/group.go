@@ -59,7 +59,8 @@ func (g *group) init(s *Store) {
 }
 
 func (g *group) write(ctx context.Context, fn func(tx store.Tx) error) error {
-	w := &write{ctx: ctx, fn: fn, p: g.s.prepare(ctx, fn), taken: make(chan struct{}), done: make(chan struct{})}
+	p := g.s.prepare(ctx, fn)
+	w := &write{ctx: ctx, fn: fn, p: p, taken: make(chan struct{}), done: make(chan struct{})}
 	g.mu.Lock()
 	g.queue = append(g.queue, w)
 	g.mu.Unlock()
@@ -82,6 +83,9 @@ func (g *group) write(ctx context.Context, fn func(tx store.Tx) error) error {
 	<-w.done
 	if w.panic != nil {
 		panic(w.panic)
+	}
+	if p != nil {
+		p.done()
 	}
 	return w.err
 }
