@@ -94,7 +94,7 @@ func (p *prepared) settle(s *Store) bool {
 	if !n.hold(s) || len(n.keys) > 0 && (p.err != nil || !n.keysInserted()) {
 		return false
 	}
-	if p.err != nil && p.rec.changes > 0 {
+	if p.err != nil && p.rec.changed() {
 		// A failed run's error is its outcome only if it changed nothing
 		// before failing: a statement it took to take effect (an insert, a
 		// compare-and-set) might not have, and the function would then
@@ -133,7 +133,6 @@ func (p *prepared) settle(s *Store) bool {
 // kept in the recorder itself.
 type recorder struct {
 	stmts        []recorded
-	changes      int              // the statements among stmts
 	results      []recorderResult // a full slice is left for a new one: results are pointed to
 	first        [6]recorded
 	firstResults [6]recorderResult
@@ -167,8 +166,12 @@ func (r *recorder) ExecContext(_ context.Context, query string, args ...any) (sq
 	r.results = r.results[:len(r.results)+1]
 	res := &r.results[len(r.results)-1]
 	r.stmts = append(r.stmts, recorded{query: query, args: args, res: res})
-	r.changes++
 	return res, nil
+}
+
+// changed reports whether the run recorded a statement (not only checks).
+func (r *recorder) changed() bool {
+	return slices.ContainsFunc(r.stmts, func(s recorded) bool { return s.check == nil })
 }
 
 // putOff records a check of checkKnown (tests), to run under the writer

@@ -105,9 +105,32 @@ func (t *tx) MessagesStreaming(tr *protocol.Turn) ([]protocol.Message, error) {
 		return t.Shared.MessagesStreaming(tr)
 	}
 	answers := func(s streamingMsg) bool { return s.seq > after && s.turn == tr.ID }
+	out, err := decodeStreaming(l, answers)
+	if err != nil {
+		return nil, err
+	}
+	// The check compares the list it answered from (the caller may change
+	// the messages it returns before a prepared run's check runs) with the
+	// database's answer, as JSON.
+	read := func(q querier) ([]streamingMsg, error) {
+		msgs, err := t.on(q).Shared.MessagesStreaming(tr)
+		return []streamingMsg{{data: encoded(msgs)}}, err
+	}
+	same := func(stored, known []streamingMsg) bool {
+		answered, err := decodeStreaming(known, answers)
+		return err == nil && bytes.Equal(stored[0].data, encoded(answered))
+	}
+	if err := checkKnown(t, "the streaming messages of turn", tr.ID, l, read, same); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// decodeStreaming decodes the messages of l that keep reports.
+func decodeStreaming(l []streamingMsg, keep func(streamingMsg) bool) ([]protocol.Message, error) {
 	var out []protocol.Message
 	for _, s := range l {
-		if !answers(s) {
+		if !keep(s) {
 			continue
 		}
 		var m protocol.Message
@@ -116,38 +139,15 @@ func (t *tx) MessagesStreaming(tr *protocol.Turn) ([]protocol.Message, error) {
 		}
 		out = append(out, m)
 	}
-	// The check compares the list it answered from (the caller may change
-	// the messages it returns before a prepared run's check runs) with the
-	// database's answer, each message as decoded and encoded again.
-	read := func(q querier) ([]streamingMsg, error) {
-		msgs, err := t.on(q).Shared.MessagesStreaming(tr)
-		stored := make([]streamingMsg, len(msgs))
-		for i, m := range msgs {
-			stored[i] = streamingMsg{id: m.ID, turn: m.TurnID, seq: m.Seq, data: encoded([]protocol.Message{m})}
-		}
-		return stored, err
-	}
-	same := func(stored, known []streamingMsg) bool {
-		var answered []streamingMsg
-		for _, s := range known {
-			if answers(s) {
-				var m protocol.Message
-				_ = json.Unmarshal(s.data, &m)
-				answered = append(answered, streamingMsg{id: s.id, turn: s.turn, seq: s.seq, data: encoded([]protocol.Message{m})})
-			}
-		}
-		return slices.EqualFunc(answered, stored, func(a, b streamingMsg) bool {
-			return a.id == b.id && a.turn == b.turn && a.seq == b.seq && bytes.Equal(a.data, b.data)
-		})
-	}
-	if err := checkKnown(t, "the streaming messages of turn", tr.ID, l, read, same); err != nil {
-		return nil, err
-	}
 	return out, nil
 }
 
-// encoded is ms as JSON, to compare lists of messages (tests).
+// encoded is ms as JSON, to compare lists of messages (tests); no message
+// and an empty list encode alike.
 func encoded(ms []protocol.Message) []byte {
+	if len(ms) == 0 {
+		return []byte("[]")
+	}
 	b, _ := json.Marshal(ms)
 	return b
 }
